@@ -1,0 +1,69 @@
+#ifndef PPR_MODE_H
+#define PPR_MODE_H
+#include "compat.h"
+#include "perfversion.h"
+#include "pyinfo.h"
+
+/*
+ * The one decision that doctor shows and record follows: how to get
+ * Python frames into perf for this interpreter and this perf.
+ *
+ *   perf mode: perf map files (/tmp/perf-PID.map), frame-pointer
+ *              unwinding (perf record -g).  Needs a frame-pointer build.
+ *   jit mode:  jitdump files with unwind info, DWARF unwinding
+ *              (perf record -k 1 --call-graph dwarf,SIZE, then
+ *              perf inject --jit).  Works without frame pointers.
+ */
+enum mode_name {
+	MODE_NONE = 0,
+	MODE_PERF,
+	MODE_JIT,
+	MODE_AUTO,	/* only as a request */
+};
+
+enum mode_trampoline {
+	TRAMPOLINE_NONE = 0,
+	TRAMPOLINE_NATIVE,	/* the interpreter's own -X perf / -X perf_jit */
+	TRAMPOLINE_EMBEDDED,	/* our library, through PEP 523 */
+};
+
+/* Default and limits of the DWARF stack dump (perf's own limit). */
+#define MODE_STACK_DEFAULT 16384u
+#define MODE_STACK_UNOPTIMISED 65528u
+#define MODE_STACK_MAX 65528u
+
+struct mode {
+	enum mode_name name;
+	enum mode_trampoline trampoline;
+	unsigned stack_size;	/* jit mode: bytes of stack per sample */
+	char call_graph[32];	/* "fp" or "dwarf,16384" */
+	char reason[256];	/* one line: why this mode */
+	char problem[256];	/* why Python frames cannot work, or "" */
+	char warning[256];	/* what may go wrong, or "" */
+};
+
+const char *mode_name_str(enum mode_name m);
+const char *mode_trampoline_str(enum mode_trampoline t);
+/* "auto", "perf", "jit" -> enum; -EINVAL otherwise. */
+int mode_parse(const char *s, enum mode_name *out);
+
+/*
+ * Can the embedded trampoline serve this interpreter (CPython 3.8-3.12
+ * on x86-64, not free-threaded)?  why gets the reason when not.
+ */
+int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len);
+
+/*
+ * Decide.  requested is MODE_AUTO, MODE_PERF or MODE_JIT; stack_size 0
+ * means automatic.  jit_fix comes from perf_version_jit_fix() (or from
+ * a probe).  embedded_ready says whether the embedded trampoline library
+ * is built and loadable for this interpreter (it is only used when the
+ * interpreter lacks native support for the mode).  Always fills out;
+ * out->name == MODE_NONE with out->problem set when Python frames cannot
+ * be had.  Returns 0, or -1 when out->problem is set.
+ */
+int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
+		enum tristate jit_fix, enum mode_name requested,
+		unsigned stack_size, int embedded_ready, struct mode *out);
+
+#endif

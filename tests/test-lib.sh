@@ -1,0 +1,242 @@
+# test-lib.sh: the TAP test library every tests/tNNNN-*.sh sources.
+#
+#   test_description='what this file tests'
+#   . ./test-lib.sh
+#   test_expect_success 'title' '
+#           commands chained with && ...
+#   '
+#   test_done
+#
+# Each script runs in its own trash directory ($TRASH, the cwd of the
+# tests), removed at the end unless PPR_KEEP=1.  Helpers:
+#   test_expect_success TITLE BODY, test_expect_success PREREQ TITLE BODY
+#   test_skip TITLE REASON      a skip, printed by `make check` at the end
+#   test_must_fail CMD...       exit status 1..128 (not a signal, not a
+#                               sanitizer report: those exit 198)
+#   test_expect_code N CMD...   exactly N
+#   test_cmp EXPECT ACTUAL      diff -u
+#   test_grep [-v] PATTERN FILE grep -E with a message on failure
+#   test_have_prereq NAME       lazy, cached checks (PERF, JIT, ...)
+#   ppr ARGS...                 the pyperf-run under test (ASan/valgrind aware)
+#   ppr_pythons                 every interpreter found (one path a line)
+#   ppr_python X.Y              the first interpreter of that version, or fail
+#
+# Interpreters are discovered, never hard-coded: PYPERF_TEST_PYTHONS (a
+# colon- or space-separated list of paths) wins; otherwise every
+# python3.N in $(pyenv root)/versions and on PATH (pyenv shims excluded).
+
+: "${PPR_BUILD:?run the tests with make check}"
+: "${PPR_SRCDIR:?run the tests with make check}"
+
+TEST_NAME=$(basename "$0" .sh)
+TEST_DIR=$(cd "$(dirname "$0")" && pwd)
+PPR_BIN=$PPR_BUILD/pyperf-run
+export PPR_BUILD PPR_SRCDIR PPR_BIN TEST_DIR
+LC_ALL=C
+LANG=C
+export LC_ALL LANG
+unset PYTHONPERFSUPPORT PYTHON_PERF_JIT_SUPPORT PYTHONSTARTUP PYTHONPATH
+
+if test "${PPR_SANITIZE:-}" = 1; then
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=198
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=198
+	export ASAN_OPTIONS UBSAN_OPTIONS
+fi
+
+test_count=0
+test_failures=0
+TRASH="$TEST_DIR/trash.$TEST_NAME"
+rm -rf "$TRASH"
+mkdir -p "$TRASH" || exit 1
+cd "$TRASH" || exit 1
+
+ppr() {
+	if test "${PPR_VALGRIND:-}" = 1; then
+		valgrind -q --error-exitcode=198 --leak-check=full \
+			--errors-for-leak-kinds=definite "$PPR_BIN" "$@"
+	else
+		"$PPR_BIN" "$@"
+	fi
+}
+
+say_tap() {
+	printf '%s\n' "$*"
+}
+
+test_ok_() {
+	test_count=$((test_count + 1))
+	say_tap "ok $test_count - $1"
+}
+
+test_failure_() {
+	test_count=$((test_count + 1))
+	test_failures=$((test_failures + 1))
+	say_tap "not ok $test_count - $1"
+	shift
+	printf '%s\n' "$*" | sed -e 's/^/#	/'
+}
+
+test_skip() {
+	test_count=$((test_count + 1))
+	say_tap "ok $test_count # skip $1 ($2)"
+	printf '%s: %s: %s\n' "$TEST_NAME" "$1" "$2" >>"$TEST_DIR/.skipped"
+}
+
+# Prerequisites are shell functions test_prereq_NAME returning 0 when
+# met; their result is cached.  A failed one records why in prereq_why.
+prereq_why=
+test_have_prereq() {
+	for p in $(printf '%s' "$1" | tr ',' ' '); do
+		eval "cached=\${prereq_cache_$p:-}"
+		if test -z "$cached"; then
+			if "test_prereq_$p" >"$TRASH/.prereq.$p" 2>&1; then
+				cached=yes
+			else
+				cached=no
+			fi
+			eval "prereq_cache_$p=$cached"
+		fi
+		if test "$cached" = no; then
+			prereq_why="missing $p$(head -n 1 "$TRASH/.prereq.$p" | sed 's/^/: /')"
+			return 1
+		fi
+	done
+	return 0
+}
+
+test_expect_success() {
+	if test $# = 3; then
+		if ! test_have_prereq "$1"; then
+			test_skip "$2" "$prereq_why"
+			return 0
+		fi
+		shift
+	fi
+	test_out_="$TRASH/.out.$((test_count + 1))"
+	if (eval "$2") >"$test_out_" 2>&1; then
+		test_ok_ "$1"
+	else
+		test_failure_ "$1" "$(tail -n 40 "$test_out_")"
+	fi
+}
+
+test_done() {
+	say_tap "1..$test_count"
+	cd "$TEST_DIR" || exit 1
+	if test "$test_failures" -gt 0; then
+		say_tap "# failed $test_failures of $test_count (trash kept in $TRASH)"
+		exit 1
+	fi
+	test "${PPR_KEEP:-}" = 1 || rm -rf "$TRASH"
+	exit 0
+}
+
+test_must_fail() {
+	"$@"
+	code=$?
+	if test $code = 0; then
+		echo "test_must_fail: '$*' succeeded" >&2
+		return 1
+	elif test $code -gt 128; then
+		echo "test_must_fail: '$*' died with status $code" >&2
+		return 1
+	fi
+	return 0
+}
+
+test_expect_code() {
+	want=$1
+	shift
+	"$@"
+	code=$?
+	if test "$code" != "$want"; then
+		echo "test_expect_code: '$*' exited $code, not $want" >&2
+		return 1
+	fi
+	return 0
+}
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+test_grep() {
+	if test "$1" = -v; then
+		shift
+		if grep -E -e "$1" "$2" >/dev/null; then
+			echo "test_grep: '$1' should not be in $2:" >&2
+			cat "$2" >&2
+			return 1
+		fi
+		return 0
+	fi
+	if ! grep -E -e "$1" "$2" >/dev/null; then
+		echo "test_grep: '$1' not found in $2:" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
+# --- interpreters ----------------------------------------------------------
+ppr_pythons() {
+	if test -n "${PYPERF_TEST_PYTHONS:-}"; then
+		printf '%s\n' "$PYPERF_TEST_PYTHONS" | tr ': ' '\n\n' | sed '/^$/d'
+		return 0
+	fi
+	{
+		root=
+		if command -v pyenv >/dev/null 2>&1; then
+			root=$(pyenv root 2>/dev/null)
+		fi
+		test -n "$root" || root=${PYENV_ROOT:-}
+		if test -n "$root" && test -d "$root/versions"; then
+			for d in "$root"/versions/*/bin; do
+				for p in "$d"/python[0-9].[0-9] "$d"/python[0-9].[0-9][0-9]; do
+					test -x "$p" && echo "$p"
+				done
+			done
+		fi
+		printf '%s\n' "$PATH" | tr ':' '\n' | while read -r d; do
+			case $d in *pyenv/shims*|'') continue ;; esac
+			for p in "$d"/python3.[0-9] "$d"/python3.[0-9][0-9]; do
+				test -x "$p" && echo "$p"
+			done
+		done
+	} | while read -r p; do
+		# one line per distinct real interpreter
+		r=$(readlink -f "$p")
+		echo "$r $p"
+	done | sort -u -k1,1 | awk '{print $2}' | sort -V
+}
+
+# The version "X.Y" of an interpreter.
+ppr_python_version() {
+	"$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null
+}
+
+# First interpreter of version X.Y (optionally not under pyenv: "system").
+ppr_python() {
+	for p in $(ppr_pythons); do
+		if test "$(ppr_python_version "$p")" = "$1"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# --- common prerequisites ---------------------------------------------------
+test_prereq_PERF() {
+	command -v perf >/dev/null || { echo "perf is not installed"; return 1; }
+	perf record -q -e cpu-clock -o "$TRASH/.prereq.data" -- true >/dev/null 2>&1 ||
+		{ echo "perf record is not permitted here"; return 1; }
+	rm -f "$TRASH/.prereq.data"
+}
+
+test_prereq_ROOT() {
+	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
+}
+
+test_prereq_VALGRIND() {
+	command -v valgrind >/dev/null || { echo "valgrind is not installed"; return 1; }
+}

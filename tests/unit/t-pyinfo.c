@@ -1,0 +1,86 @@
+/* Unit tests: lib/pyinfo.c (flags and probe output) and lib/mode.c */
+#include "../../lib/compat.h"
+#include "../../lib/mode.h"
+#include "../../lib/pyinfo.h"
+#include "tap.h"
+
+static void flags(const char *f, int fp, int leaf, const char *opt)
+{
+	struct cflag_facts c;
+
+	pyinfo_parse_cflags(f, &c);
+	TAP_INT(c.fp, fp, "'%s': frame pointers", f);
+	TAP_INT(c.leaf_fp, leaf, "'%s': leaf frame pointers", f);
+	TAP_STR(c.opt, opt, "'%s': optimisation", f);
+}
+
+static const char probe_311[] =
+	"version=3.11.7\nreleaselevel=final\nimplementation=cpython\n"
+	"executable=/opt/py/bin/python3.11\nprefix=/opt/py\n"
+	"base_prefix=/opt/py\npydebug=0\nmachine=x86_64\n"
+	"cv.PY_HAVE_PERF_TRAMPOLINE=0\ncv.Py_GIL_DISABLED=0\ncv.Py_DEBUG=0\n"
+	"cv.SOABI=cpython-311-x86_64-linux-gnu\n"
+	"cv.EXT_SUFFIX=.cpython-311-x86_64-linux-gnu.so\n"
+	"cflags=-Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall\n"
+	"include=/opt/py/include/python3.11\nhas_headers=1\n"
+	"purelib=/opt/py/lib/python3.11/site-packages\nend=1\n";
+
+int main(void)
+{
+	struct pyinfo py;
+	struct mode m;
+	struct perf_version pv;
+	char err[PPR_ERR_LEN];
+
+	flags("", 0, 0, "");
+	flags("-O2 -g", 0, 0, "O2");
+	flags("-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -O3",
+	      1, 1, "O3");
+	flags("-fno-omit-frame-pointer -O2 -fomit-frame-pointer", 0, 0, "O2");
+	flags("-fomit-frame-pointer -fno-omit-frame-pointer", 1, 0, "");
+	flags("-O3 -Og", 0, 0, "Og");
+	flags("-O -g", 0, 0, "O1");
+	flags("  -O0\t-mno-omit-leaf-frame-pointer ", 0, 1, "O0");
+	flags("-Ofast", 0, 0, "Ofast");
+	flags("-Oabcdefghijkl", 0, 0, "");
+
+	memset(&py, 0, sizeof(py));
+	TAP_INT(pyinfo_parse(probe_311, &py, err, sizeof(err)), 0,
+		"parse the probe of a 3.11");
+	TAP_INT(py.major * 100 + py.minor, 311, "version 3.11");
+	TAP_INT(py.micro, 7, "micro 7");
+	TAP_INT(py.native_perf, 0, "no native trampoline");
+	TAP_INT(py.has_headers, 1, "headers");
+	TAP_STR(py.cflags.opt, "O3", "optimisation from cflags");
+
+	perf_version_parse("perf version 6.8.1", &pv);
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 1, &m), 0,
+		"3.11 without frame pointers can be profiled");
+	TAP_STR(mode_name_str(m.name), "jit", "it gets jit mode");
+	TAP_STR(mode_trampoline_str(m.trampoline), "embedded",
+		"with the embedded trampoline");
+	TAP_STR(m.call_graph, "dwarf,16384", "and a 16 KiB stack dump");
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 0, &m), -1,
+		"not without the embedded library");
+	TAP_INT(mode_decide(&py, &pv, TRI_NO, MODE_JIT, 8192, 1, &m), -1,
+		"an old perf is a problem in jit mode");
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_PERF, 0, 1, &m), 0,
+		"perf mode can be forced");
+	TAP_OK(m.warning[0] != '\0', "with a warning about frame pointers");
+	TAP_STR(m.call_graph, "fp", "and fp call graphs");
+	pyinfo_release(&py);
+
+	memset(&py, 0, sizeof(py));
+	TAP_INT(pyinfo_parse("version=2.7.18\nimplementation=cpython\nend=1\n",
+			     &py, err, sizeof(err)), 0, "parse a 2.7 probe");
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 1, &m), -1,
+		"python 2 is refused");
+	TAP_STR(mode_name_str(m.name), "none", "with mode none");
+	pyinfo_release(&py);
+
+	memset(&py, 0, sizeof(py));
+	TAP_INT(pyinfo_parse("garbage\n", &py, err, sizeof(err)), -1,
+		"garbage is not a probe answer");
+	pyinfo_release(&py);
+	return tap_done();
+}
