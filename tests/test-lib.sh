@@ -45,7 +45,7 @@ fi
 
 test_count=0
 test_failures=0
-TRASH="$TEST_DIR/trash.$TEST_NAME"
+TRASH="$TEST_DIR/trash.$TEST_NAME.$$"
 rm -rf "$TRASH"
 mkdir -p "$TRASH" || exit 1
 cd "$TRASH" || exit 1
