@@ -240,3 +240,19 @@ test_prereq_ROOT() {
 test_prereq_VALGRIND() {
 	command -v valgrind >/dev/null || { echo "valgrind is not installed"; return 1; }
 }
+
+# The frame-pointer CPython built by .ci/setup.d/fp-python.sh (or named by
+# PYPERF_TEST_FP_PYTHON); fails when there is none.
+ppr_fp_python() {
+	if test -n "${PYPERF_TEST_FP_PYTHON:-}"; then
+		test -x "$PYPERF_TEST_FP_PYTHON" && echo "$PYPERF_TEST_FP_PYTHON"
+		return
+	fi
+	p=${PYPERF_CACHE:-$HOME/.cache/pyperf-run}/fp-python/bin/python3.11
+	test -x "$p" && echo "$p"
+}
+
+test_prereq_FP_PYTHON() {
+	ppr_fp_python >/dev/null ||
+		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
+}
