@@ -1,19 +1,177 @@
-/* Placeholder until the doctor command lands; replaced by its owner. */
+/*
+ * pyperf-run doctor: check that perf can show Python functions here,
+ * and say why not.  The checks are gathered by lib/doctor.c; this file
+ * parses options, prints the report (text or JSON) and picks the exit
+ * status: 0 when profiling with Python frames will work, 1 when
+ * something blocks it, 2 for usage errors.
+ * Owner: doctor.
+ */
 #include "../lib/compat.h"
+#include "../lib/doctor.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"
 
+#include <getopt.h>
+#include <unistd.h>
+
 static const char *const doctor_synopsis[] = {
-	"pyperf-run doctor",
+	"pyperf-run doctor [--python <path>] [--json] [--probe]",
 	NULL
 };
 
-const struct usage doctor_usage = { doctor_synopsis, NULL };
+static const char doctor_options[] =
+	"    --python <path>   the interpreter to check (default: python3 "
+	"in PATH)\n"
+	"    --json            print one JSON object instead of the report\n"
+	"    --probe           also record a tiny script and check its "
+	"stacks\n"
+	"    -h, --help        print this help\n";
+
+const struct usage doctor_usage = { doctor_synopsis, doctor_options };
+
+struct paint {
+	const char *ok, *warning, *problem, *bold, *dim, *reset;
+};
+
+static void paint_init(struct paint *p)
+{
+	const char *term = getenv("TERM");
+	const char *no = getenv("NO_COLOR");
+
+	if (isatty(1) && term && strcmp(term, "dumb") && !(no && *no)) {
+		p->ok = "\033[32m";
+		p->warning = "\033[33m";
+		p->problem = "\033[1;31m";
+		p->bold = "\033[1m";
+		p->dim = "\033[2m";
+		p->reset = "\033[0m";
+	} else {
+		p->ok = p->warning = p->problem = "";
+		p->bold = p->dim = p->reset = "";
+	}
+}
+
+static const char *level_color(const struct paint *p, enum doctor_level l)
+{
+	return l == DOCTOR_OK ? p->ok : l == DOCTOR_WARNING ? p->warning
+							   : p->problem;
+}
+
+static void print_decision_details(const struct doctor *d,
+				   const struct paint *p)
+{
+	if (d->mode.name == MODE_NONE)
+		return;
+	printf("           %swhy:%s %s\n", p->dim, p->reset, d->mode.reason);
+	if (!d->record_cmd)
+		return;
+	printf("           %srecord runs:%s\n", p->dim, p->reset);
+	printf("             %s\n", d->record_cmd);
+	if (d->inject_cmd)
+		printf("             %s\n", d->inject_cmd);
+	if (d->env_note)
+		printf("           %snote:%s %s\n", p->dim, p->reset,
+		       d->env_note);
+}
+
+static void print_text(const struct doctor *d)
+{
+	struct paint p;
+	const char *section = NULL;
+	size_t i;
+
+	paint_init(&p);
+	for (i = 0; i < d->nr_checks; i++) {
+		const struct doctor_check *c = &d->checks[i];
+
+		if (!section || strcmp(section, c->section)) {
+			if (section && !strcmp(section, "decision"))
+				print_decision_details(d, &p);
+			section = c->section;
+			printf("%s%s%s\n", p.bold, section,
+			       p.reset);
+		}
+		printf("  %s%-8s%s %s\n", level_color(&p, c->level),
+		       doctor_level_name(c->level), p.reset, c->text);
+		if (c->fix)
+			printf("           %sfix:%s %s\n", p.dim, p.reset,
+			       c->fix);
+	}
+	if (section && !strcmp(section, "decision"))
+		print_decision_details(d, &p);
+	putchar('\n');
+	if (doctor_ok(d)) {
+		printf("%sPython frames will work%s: %s mode, %s trampoline",
+		       p.ok, p.reset, mode_name_str(d->mode.name),
+		       mode_trampoline_str(d->mode.trampoline));
+		if (d->nr_warnings)
+			printf(" (%zu warning%s)", d->nr_warnings,
+			       d->nr_warnings == 1 ? "" : "s");
+		printf(".\n");
+	} else {
+		printf("%sPython frames will not work%s: %zu problem%s",
+		       p.problem, p.reset, d->nr_problems,
+		       d->nr_problems == 1 ? "" : "s");
+		if (d->nr_warnings)
+			printf(", %zu warning%s", d->nr_warnings,
+			       d->nr_warnings == 1 ? "" : "s");
+		printf(".\n");
+	}
+}
 
 int cmd_doctor(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("'doctor' is not implemented yet"), EXIT_INTERNAL;
+	static const struct option longopts[] = {
+		{ "python", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "probe", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct doctor_options o;
+	struct doctor d;
+	int json = 0, c, ret;
+
+	memset(&o, 0, sizeof(o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!*optarg)
+				usage_error(&doctor_usage, EXIT_USAGE,
+					    "--python needs a path");
+			o.python = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'P':
+			o.probe = 1;
+			break;
+		case 'h':
+			usage_print(&doctor_usage, stdout);
+			return EXIT_OK;
+		case ':':
+			usage_error(&doctor_usage, EXIT_USAGE,
+				    "option '%s' needs a value",
+				    argv[optind - 1]);
+		default:
+			usage_error(&doctor_usage, EXIT_USAGE,
+				    "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error(&doctor_usage, EXIT_USAGE,
+			    "unexpected argument '%s'", argv[optind]);
+
+	doctor_run(&d, &o);
+	if (json)
+		doctor_write_json(&d, stdout);
+	else
+		print_text(&d);
+	ret = doctor_ok(&d) ? EXIT_OK : EXIT_FAIL;
+	doctor_release(&d);
+	return ret;
 }

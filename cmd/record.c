@@ -1,19 +1,1022 @@
-/* Placeholder until the record command lands; replaced by its owner. */
+/*
+ * pyperf-run record: run a Python program under perf record with Python
+ * frames, and leave a self-contained session directory behind.
+ * Owner: record.
+ *
+ * Processes:
+ *   pyperf-run record          (us: waits, then injects and collects)
+ *     perf record ...          (stderr captured, for its messages)
+ *       pyperf-run record --internal-exec STATUS ERRFD -- PROG...
+ *         PROG...              (the user's program, stdio untouched)
+ *
+ * The internal exec helper is perf's workload: it starts the program,
+ * waits for it and writes its wait status to the STATUS file, because
+ * perf record's own exit status does not tell the program's.  It puts
+ * our original stderr (ERRFD) back as the program's fd 2.
+ */
 #include "../lib/compat.h"
+#include "../lib/alloc.h"
+#include "../lib/embedded.h"
+#include "../lib/mode.h"
+#include "../lib/numparse.h"
+#include "../lib/paths.h"
+#include "../lib/perfcmd.h"
+#include "../lib/perfversion.h"
+#include "../lib/pyinfo.h"
+#include "../lib/record.h"
+#include "../lib/session.h"
+#include "../lib/spawn.h"
+#include "../lib/strbuf.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define INTERNAL_EXEC "--internal-exec"
+#define TRUNCATED_WARN 0.05
+
 static const char *const record_synopsis[] = {
-	"pyperf-run record",
+	"pyperf-run record [<options>] <script.py> [<args>...]",
+	"pyperf-run record [<options>] -m <module> [<args>...]",
+	"pyperf-run record [<options>] -c <code> [<args>...]",
+	"pyperf-run record [<options>] -- <command> [<args>...]",
 	NULL
 };
 
-const struct usage record_usage = { record_synopsis, NULL };
+static const char record_options[] =
+"    -o, --output <dir>     the session directory (default: pyperf.data;\n"
+"                           an existing one is kept as <dir>.old)\n"
+"    --python <path>        the interpreter (default: python3 on PATH)\n"
+"    --mode auto|perf|jit   how to get Python frames (default: auto, the\n"
+"                           mode 'pyperf-run doctor' shows)\n"
+"    -F, --freq <hz>        samples per second (default: 999; at most the\n"
+"                           kernel's perf_event_max_sample_rate)\n"
+"    --stack-size <bytes>   jit mode: stack bytes saved per sample, a\n"
+"                           multiple of 8, at most 65528 (default: by build)\n"
+"    -e, --event <event>    the perf event (default: cpu-clock)\n"
+"    --perf-arg <arg>       pass <arg> to perf record (repeatable)\n"
+"    -q, --quiet            print only errors and warnings\n"
+"    -h, --help             print this help\n";
+
+const struct usage record_usage = { record_synopsis, record_options };
+
+enum target_kind {
+	TARGET_SCRIPT,
+	TARGET_MODULE,
+	TARGET_CODE,
+	TARGET_COMMAND,
+};
+
+struct record_opts {
+	const char *output;
+	const char *python;
+	enum mode_name mode;
+	unsigned long freq;
+	unsigned long stack_size;
+	const char *event;
+	struct strvec perf_args;
+	int quiet;
+	enum target_kind kind;
+	const char *what;	/* script, module, code or command */
+	char **args;		/* the rest */
+	int nr_args;
+};
+
+/* --- the internal exec helper ------------------------------------------ */
+
+static volatile sig_atomic_t exec_child;
+static volatile sig_atomic_t exec_pending;
+
+static void exec_on_term(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/*
+	 * perf answers Ctrl-C (and its own SIGTERM) with SIGTERM to its
+	 * workload, us, at once: the program has its SIGINT already and
+	 * must be let finish handling it, so perf's is dropped.  Signals
+	 * from anyone else (pyperf-run passing on a SIGTERM it got) go on
+	 * to the program.
+	 */
+	if (si && si->si_code == SI_USER && si->si_pid == getppid())
+		return;
+	if (exec_child > 0)
+		kill((pid_t)exec_child, sig);
+	else
+		exec_pending = sig;
+}
+
+static int record_internal_exec(int argc, char **argv)
+{
+	struct spawn sp = SPAWN_INIT;
+	struct sigaction sa;
+	char err[PPR_ERR_LEN];
+	long errfd;
+	int fd, st, r;
+
+	/* argv: --internal-exec STATUS ERRFD -- PROG [ARGS...] */
+	if (argc < 6 || strcmp(argv[4], "--") ||
+	    parse_long(argv[3], 10, 0, 1 << 20, &errfd))
+		return error("bad internal invocation"), EXIT_INTERNAL;
+	fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		  O_CLOEXEC, 0600);
+	if (fd < 0)
+		return error_errno("cannot create '%s'", argv[2]),
+		       EXIT_INTERNAL;
+	if (errfd != 2) {
+		if (dup2((int)errfd, 2) < 0)
+			return error_errno("cannot restore stderr"),
+			       EXIT_INTERNAL;
+		close((int)errfd);
+	}
+
+	record_status_write(fd, RECORD_STATUS_PID, (int)getpid());
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/* Ctrl-C and Ctrl-\\ are for the program, in our process group */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = exec_on_term;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_DFL);
+
+	sp.argv = (const char *const *)argv + 5;
+	sp.flags = SPAWN_DEFAULT_SIGS;
+	r = spawn_start(&sp, err, sizeof(err));
+	if (r < 0) {
+		record_status_write(fd, RECORD_STATUS_ERRNO, -r);
+		close(fd);
+		return r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+	}
+	exec_child = sp.pid;
+	if (exec_pending)
+		kill(sp.pid, exec_pending);
+	st = spawn_finish(&sp);
+	if (st < 0)
+		st = 0x7f00; /* cannot happen: report "exited 127" */
+	record_status_write(fd, RECORD_STATUS_WAIT, st);
+	close(fd);
+	return spawn_exit_code(st);
+}
+
+/* --- option parsing ------------------------------------------------------ */
+
+static PPR_NORETURN void bad_usage(const char *fmt, const char *arg)
+{
+	usage_error(&record_usage, EXIT_INTERNAL, fmt, arg);
+}
+
+static void parse_options(int argc, char **argv, struct record_opts *o)
+{
+	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_PERF_ARG };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "python", required_argument, NULL, OPT_PYTHON },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "stack-size", required_argument, NULL, OPT_STACK },
+		{ "event", required_argument, NULL, 'e' },
+		{ "perf-arg", required_argument, NULL, OPT_PERF_ARG },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, stop = 0;
+
+	opterr = 0;
+	optind = 1;
+	while (!stop &&
+	       (c = getopt_long(argc, argv, "+:o:F:e:qhm:c:", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_PYTHON:
+			o->python = optarg;
+			break;
+		case OPT_MODE:
+			if (mode_parse(optarg, &o->mode))
+				bad_usage("--mode must be auto, perf or jit, "
+					  "not '%s'", optarg);
+			break;
+		case 'F':
+			if (parse_ulong(optarg, 10, 1000000, &o->freq) ||
+			    !o->freq)
+				bad_usage("-F needs a frequency in Hz "
+					  "(1 to 1000000), not '%s'", optarg);
+			break;
+		case OPT_STACK:
+			if (parse_ulong(optarg, 10, MODE_STACK_MAX,
+					&o->stack_size) ||
+			    !o->stack_size || o->stack_size % 8)
+				bad_usage("--stack-size needs a multiple of "
+					  "8 from 8 to 65528, not '%s'",
+					  optarg);
+			break;
+		case 'e':
+			if (!*optarg)
+				bad_usage("-e needs an event%s", "");
+			o->event = optarg;
+			break;
+		case OPT_PERF_ARG:
+			strvec_push(&o->perf_args, optarg);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage_print(&record_usage, stdout);
+			exit(fflush(stdout) ? EXIT_INTERNAL : EXIT_OK);
+		case 'm':
+		case 'c':
+			o->kind = c == 'm' ? TARGET_MODULE : TARGET_CODE;
+			o->what = optarg;
+			stop = 1;
+			break;
+		case ':':
+			bad_usage("option '%s' needs a value",
+				  argv[optind - 1]);
+		default:
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, 0 };
+
+				bad_usage("unknown option '%s'", opt);
+			}
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->kind == TARGET_MODULE || o->kind == TARGET_CODE) {
+		o->args = argv + optind;
+		o->nr_args = argc - optind;
+		return;
+	}
+	if (optind >= argc)
+		bad_usage("nothing to record%s: give a script, -m, -c or "
+			  "-- and a command", "");
+	if (!strcmp(argv[optind - 1], "--") && optind > 1) {
+		o->kind = TARGET_COMMAND;
+	} else {
+		o->kind = TARGET_SCRIPT;
+	}
+	o->what = argv[optind];
+	o->args = argv + optind + 1;
+	o->nr_args = argc - optind - 1;
+}
+
+/* --- checks before recording --------------------------------------------- */
+
+/* 0, or the exit code after printing why the script cannot run. */
+static int check_script(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		int e = errno;
+
+		error_code(-e, "cannot open '%s'", path);
+		return e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND
+						   : EXIT_CANNOT_EXEC;
+	}
+	if (fstat(fd, &st) < 0) {
+		error_errno("cannot stat '%s'", path);
+		close(fd);
+		return EXIT_CANNOT_EXEC;
+	}
+	close(fd);
+	if (S_ISDIR(st.st_mode)) {
+		error("cannot run '%s': it is a directory", path);
+		hint("give a Python script, or '-m <module>'");
+		return EXIT_CANNOT_EXEC;
+	}
+	return 0;
+}
+
+static int check_command(const char *cmd)
+{
+	char *p = spawn_which(cmd);
+	int e = errno;
+
+	if (p) {
+		free(p);
+		return 0;
+	}
+	error_code(-e, "cannot run '%s'", cmd);
+	return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
+
+static unsigned cap_frequency(unsigned long want, int quiet)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned long max = 0;
+
+	if (strbuf_read_file(&sb, "/proc/sys/kernel/perf_event_max_sample_rate",
+			     64) == 0) {
+		strbuf_rtrim(&sb);
+		if (parse_ulong(sb.buf, 10, 100000000, &max))
+			max = 0;
+	}
+	strbuf_release(&sb);
+	if (max && want > max) {
+		(void)quiet;
+		warning("-F %lu is above the kernel's maximum of %lu "
+				"(kernel.perf_event_max_sample_rate): using "
+				"%lu", want, max, max);
+		return (unsigned)max;
+	}
+	return (unsigned)want;
+}
+
+static int perf_version_of(const char *perf, struct perf_version *v)
+{
+	const char *argv[] = { perf, "version", NULL };
+	struct strbuf out = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	int st, ret = -1;
+
+	st = spawn_capture(argv, NULL, &out, NULL, 4096, err, sizeof(err));
+	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st) &&
+	    !perf_version_parse(out.buf, v))
+		ret = 0;
+	strbuf_release(&out);
+	return ret;
+}
+
+/* --- running ------------------------------------------------------------- */
+
+static volatile sig_atomic_t forward_sig;
+
+static void note_signal(int sig)
+{
+	forward_sig = sig;
+}
+
+/* Pass a SIGTERM/SIGHUP we got on to the exec helper, hence the program. */
+static void forward_to_program(const char *statusf, pid_t perf_pid)
+{
+	int value, sig = forward_sig;
+	pid_t exec_pid = 0;
+
+	if (!sig)
+		return;
+	forward_sig = 0;
+	record_status_read(statusf, &value, &exec_pid);
+	if (exec_pid > 0)
+		kill(exec_pid, sig);
+	else
+		kill(perf_pid, sig);	/* not started yet: stop perf */
+}
+
+/*
+ * Run perf record with its stderr into perr; returns its wait status or
+ * -errno.  Ctrl-C is for the program (and perf): we ignore it; a
+ * SIGTERM/SIGHUP sent to us alone is passed to perf, which stops and
+ * passes it on to the program.
+ */
+static int run_perf(const char *const *argv, const char *const *env,
+		    const char *statusf, struct strbuf *perr,
+		    char *err, size_t errlen)
+{
+	struct spawn sp = SPAWN_INIT;
+	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	int r, fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	sa.sa_handler = note_signal;	/* no SA_RESTART: read() returns */
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	sp.argv = argv;
+	sp.env = env;
+	sp.err = SPAWN_PIPE;
+	sp.flags = SPAWN_DEFAULT_SIGS;
+	r = spawn_start(&sp, err, errlen);
+	if (r < 0)
+		goto out;
+	fd = sp.err;
+	for (;;) {
+		char buf[4096];
+		ssize_t n;
+
+		forward_to_program(statusf, sp.pid);
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (perr->len < (1 << 20))
+			strbuf_add(perr, buf, (size_t)n);
+	}
+	close(fd);
+	r = spawn_finish(&sp);
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return r;
+}
+
+/* Run a helper perf command, output to out (or dropped), not on the tty's
+ * process group so that a late Ctrl-C does not cut it short. */
+static int run_quiet(const char *const *argv, struct strbuf *errout,
+		     struct record_scan *scan)
+{
+	struct spawn sp = SPAWN_INIT;
+	struct strbuf pending = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	int r, ofd, efd;
+
+	sp.argv = argv;
+	sp.in = SPAWN_DEVNULL;
+	sp.out = scan ? SPAWN_PIPE : SPAWN_DEVNULL;
+	sp.err = SPAWN_PIPE;
+	sp.flags = SPAWN_NEW_PGRP;
+	r = spawn_start(&sp, err, sizeof(err));
+	if (r < 0) {
+		if (errout)
+			strbuf_addstr(errout, err);
+		return r;
+	}
+	ofd = scan ? sp.out : -1;
+	efd = sp.err;
+	while (ofd >= 0 || efd >= 0) {
+		struct pollfd pf[2];
+		nfds_t k = 0, i;
+
+		if (ofd >= 0)
+			pf[k++] = (struct pollfd){ ofd, POLLIN, 0 };
+		if (efd >= 0)
+			pf[k++] = (struct pollfd){ efd, POLLIN, 0 };
+		if (poll(pf, k, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < k; i++) {
+			char buf[65536];
+			ssize_t n;
+			int *fdp = pf[i].fd == ofd ? &ofd : &efd;
+
+			if (!pf[i].revents)
+				continue;
+			n = read(*fdp, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(*fdp);
+				*fdp = -1;
+				continue;
+			}
+			if (fdp == &ofd)
+				record_scan_feed(scan, &pending, buf,
+						 (size_t)n);
+			else if (errout && errout->len < 65536)
+				strbuf_add(errout, buf, (size_t)n);
+		}
+	}
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0)
+		close(efd);
+	if (scan) {
+		if (pending.len)
+			record_scan_line(scan, pending.buf, pending.len);
+		record_scan_finish(scan);
+	}
+	strbuf_release(&pending);
+	return spawn_finish(&sp);
+}
+
+static void print_indented(const char *text)
+{
+	const char *p = text;
+	int lines = 0;
+
+	while (*p && lines < 20) {
+		size_t n = strcspn(p, "\n");
+
+		if (n)
+			fprintf(stderr, "    %.*s\n", (int)n, p);
+		lines++;
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+static int explain_perf_failure(int st, const char *perr)
+{
+	char desc[128];
+
+	if (strstr(perr, "Access to performance monitoring") ||
+	    strstr(perr, "perf_event_paranoid") ||
+	    strstr(perr, "Permission denied") ||
+	    strstr(perr, "Operation not permitted")) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_read_file(&sb, "/proc/sys/kernel/perf_event_paranoid",
+				 64);
+		strbuf_rtrim(&sb);
+		error("perf is not permitted to record here "
+		      "(kernel.perf_event_paranoid = %s)",
+		      sb.len ? sb.buf : "unknown");
+		hint("as root: 'sysctl kernel.perf_event_paranoid=1' (or "
+		     "-1 for kernel frames), or give perf the CAP_PERFMON "
+		     "capability");
+		hint("'pyperf-run doctor' checks the whole setup");
+		strbuf_release(&sb);
+		return EXIT_INTERNAL;
+	}
+	spawn_describe_status(st, desc, sizeof(desc));
+	error("perf record failed (%s)", desc);
+	print_indented(perr);
+	return EXIT_INTERNAL;
+}
+
+static void target_argv(const struct record_opts *o, const char *python,
+			struct strvec *argv)
+{
+	int i;
+
+	if (o->kind == TARGET_COMMAND) {
+		strvec_push(argv, o->what);
+	} else {
+		strvec_push(argv, python);
+		if (o->kind == TARGET_MODULE)
+			strvec_push(argv, "-m");
+		else if (o->kind == TARGET_CODE)
+			strvec_push(argv, "-c");
+		strvec_push(argv, o->what);
+	}
+	for (i = 0; i < o->nr_args; i++)
+		strvec_push(argv, o->args[i]);
+}
+
+static char *absolute(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	return r ? r : xstrdup(path);
+}
+
+static char *self_exe(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+struct run {
+	struct record_opts *o;
+	struct pyinfo py;
+	int have_py;
+	struct perf_version pv;
+	struct mode mode;
+	char *perf;
+	char *tmp;		/* the session being built */
+	char *python;		/* resolved interpreter path */
+	unsigned freq;
+	double start, end;
+	struct strvec target;
+	struct strvec env_set;
+	struct session_meta meta;
+	struct record_scan scan;
+};
+
+static int prepare(struct run *r)
+{
+	struct record_opts *o = r->o;
+	char err[PPR_ERR_LEN], why[PPR_ERR_LEN];
+	enum tristate fix;
+	int embedded_ready = 0, code;
+	const char *py = o->python ? o->python : "python3";
+
+	/* The target first: the clearest message wins. */
+	if (o->kind == TARGET_SCRIPT && (code = check_script(o->what)))
+		return code;
+	if (o->kind == TARGET_COMMAND && (code = check_command(o->what)))
+		return code;
+
+	r->python = spawn_which(py);
+	if (!r->python) {
+		int e = errno;
+
+		error_code(-e, "cannot run the interpreter '%s'", py);
+		if (!o->python)
+			hint("name one with --python PATH");
+		if (o->kind == TARGET_COMMAND)
+			return EXIT_INTERNAL;
+		return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+	}
+	if (pyinfo_probe(r->python, &r->py, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_INTERNAL;
+	}
+	r->have_py = 1;
+
+	r->perf = spawn_which("perf");
+	if (!r->perf) {
+		error_errno("cannot run 'perf'");
+		hint("install perf (Debian/Ubuntu: linux-perf or "
+		     "linux-tools-$(uname -r); Fedora: perf)");
+		return EXIT_INTERNAL;
+	}
+	if (perf_version_of(r->perf, &r->pv)) {
+		error("cannot tell the version of '%s' ('perf version' "
+		      "failed)", r->perf);
+		return EXIT_INTERNAL;
+	}
+	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
+	embedded_ready = embedded_available(&r->py);
+	mode_decide(&r->py, &r->pv, fix, o->mode, (unsigned)o->stack_size,
+		    embedded_ready, &r->mode);
+	if (r->mode.problem[0]) {
+		error("Python frames are not available: %s",
+		      r->mode.problem);
+		if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
+		    !embedded_ready && embedded_check(&r->py, why,
+						      sizeof(why)) == 0)
+			hint("%s", why);
+		hint("'pyperf-run doctor --python %s' explains the setup",
+		     r->python);
+		return EXIT_INTERNAL;
+	}
+	/*
+	 * When perf's version does not tell whether it unwinds through
+	 * jitted code, the recording does: see report_truncation().
+	 */
+	if (r->mode.warning[0] &&
+	    !(r->mode.name == MODE_JIT && fix == TRI_UNKNOWN))
+		warning("%s", r->mode.warning);
+	if (o->stack_size && r->mode.name == MODE_PERF)
+		warning("--stack-size only matters in jit mode");
+	r->freq = cap_frequency(o->freq ? o->freq : PERFCMD_FREQ_DEFAULT,
+				o->quiet);
+	target_argv(o, r->python, &r->target);
+	return 0;
+}
+
+static void write_meta(struct run *r, int status_known, int status)
+{
+	struct session_meta *m = &r->meta;
+	struct strbuf sb = STRBUF_INIT;
+	char pv[64], cwd[4096];
+	size_t i;
+
+	perf_version_format(&r->pv, pv, sizeof(pv));
+	session_meta_set(m, "format", "%d", SESSION_META_FORMAT);
+	session_meta_set(m, "mode", "%s", mode_name_str(r->mode.name));
+	session_meta_set(m, "trampoline", "%s",
+			 mode_trampoline_str(r->mode.trampoline));
+	session_meta_set(m, "python", "%s", r->python);
+	session_meta_set(m, "python_version", "%s", r->py.version);
+	session_meta_set(m, "perf_version", "%s", pv);
+	session_meta_set(m, "call_graph", "%s", r->mode.call_graph);
+	session_meta_set(m, "stack_size", "%u", r->mode.stack_size);
+	session_meta_set(m, "frequency", "%u", r->freq);
+	session_meta_set(m, "event", "%s",
+			 r->o->event ? r->o->event : PERFCMD_EVENT_DEFAULT);
+	perfcmd_quote_argv(&sb, NULL, r->target.v);
+	session_meta_set(m, "command", "%s", sb.buf);
+	strbuf_reset(&sb);
+	if (status_known)
+		session_meta_set(m, "exit_status", "%d",
+				 spawn_exit_code(status));
+	else
+		session_meta_set(m, "exit_status", "%s", "unknown");
+	session_meta_set(m, "start_time", "%.6f", r->start);
+	session_meta_set(m, "end_time", "%.6f", r->end);
+	session_meta_set(m, "samples", "%lu", r->scan.samples);
+	session_meta_set(m, "truncated", "%.4f",
+			 r->scan.user_samples ?
+			 (double)r->scan.truncated / r->scan.user_samples : 0.0);
+	for (i = 0; i < r->scan.nr_pids; i++)
+		strbuf_addf(&sb, "%s%d", i ? " " : "", (int)r->scan.pids[i]);
+	session_meta_set(m, "pids", "%s", sb.buf);
+	if (getcwd(cwd, sizeof(cwd)))
+		session_meta_set(m, "cwd", "%s", cwd);
+	strbuf_release(&sb);
+}
+
+static void report_truncation(struct run *r)
+{
+	double share;
+	unsigned next;
+
+	if (r->mode.name != MODE_JIT || r->scan.user_samples < 20)
+		return;
+	share = (double)r->scan.truncated / r->scan.user_samples;
+	if (share < TRUNCATED_WARN)
+		return;
+	if (r->scan.truncated_py * 2 > r->scan.truncated) {
+		char pv[64];
+
+		perf_version_format(&r->pv, pv, sizeof(pv));
+		warning("%.0f%% of the samples have stacks that stop at a "
+			"Python frame: perf %s does not unwind through the "
+			"jitted trampolines", share * 100, pv);
+		hint("perf 6.8 or later (or 6.1.91+, 6.6.14+, 6.7.2+) "
+		     "unwinds them; 'pyperf-run doctor --probe' checks");
+		return;
+	}
+	warning("%.0f%% of the samples have truncated stacks (the "
+		"%u-byte stack dump did not reach the program's first "
+		"frame)", share * 100, r->mode.stack_size);
+	next = record_suggest_stack_size(r->mode.stack_size);
+	if (next)
+		hint("record again with --stack-size %u", next);
+	else
+		hint("the stack is deeper than perf can copy; the outer "
+		     "frames are missing");
+}
+
+/*
+ * CPython 3.13.0's jitdump breaks when the process forks (see
+ * record_repair_jitdump()): mend, before perf inject reads them, the
+ * dumps written during the run by our processes that have ended.  A
+ * dump of another run is mended correctly too, so no pid list is
+ * needed; one still being written is left alone.
+ */
+static void repair_dumps(struct run *r, const char *const *srcdirs)
+{
+	size_t j;
+
+	for (j = 0; srcdirs[j]; j++) {
+		DIR *d = opendir(srcdirs[j]);
+		struct dirent *de;
+
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			unsigned long v;
+			const char *end;
+			struct stat st;
+			char *path;
+			long dropped;
+
+			if (strncmp(de->d_name, "jit-", 4) ||
+			    parse_uint_prefix(de->d_name + 4, &v, &end) ||
+			    strcmp(end, ".dump") || !v || v > INT32_MAX)
+				continue;
+			if (kill((pid_t)v, 0) == 0 || errno != ESRCH)
+				continue;
+			path = xasprintf("%s/%s", srcdirs[j], de->d_name);
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_uid == geteuid() &&
+			    st.st_mtim.tv_sec + 1 >= (time_t)r->start) {
+				dropped = record_repair_jitdump(path);
+				if (dropped < 0)
+					warning("cannot repair '%s': %s", path,
+						strerror((int)-dropped));
+			}
+			free(path);
+		}
+		closedir(d);
+	}
+}
+
+static int record_run(struct record_opts *o)
+{
+	struct run r;
+	struct perfcmd_record pc;
+	struct strvec perf_argv = STRVEC_INIT, env = STRVEC_INIT;
+	struct strvec work = STRVEC_INIT, cmd = STRVEC_INIT;
+	struct strbuf perr = STRBUF_INIT, ierr = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	char *self = NULL, *statusf = NULL, *data = NULL, *raw = NULL;
+	char *abs_tmp = NULL, *bid = NULL, *dump_dir = NULL;
+	const char *srcdirs[] = { "/tmp", NULL, NULL };
+	int exists, code = EXIT_INTERNAL, st, errfd = -1, value = 0;
+	enum record_status_kind kind;
+	unsigned moved = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	strvec_init(&r.target);
+	strvec_init(&r.env_set);
+	session_meta_init(&r.meta);
+	record_scan_init(&r.scan);
+
+	code = prepare(&r);
+	if (code)
+		goto out;
+	code = EXIT_INTERNAL;
+	if (session_check_target(o->output, &exists, err, sizeof(err))) {
+		error("%s", err);
+		hint("choose another directory with -o");
+		goto out;
+	}
+	self = self_exe();
+	if (!self) {
+		error_errno("cannot find my own executable");
+		goto out;
+	}
+	if (session_create_tmp(o->output, &r.tmp, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	abs_tmp = absolute(r.tmp);
+	bid = xasprintf("%s/buildid", abs_tmp);
+	statusf = xasprintf("%s/.status", abs_tmp);
+	raw = xasprintf("%s/perf.raw", abs_tmp);
+	data = xasprintf("%s/perf.data", abs_tmp);
+
+	if (r.mode.trampoline == TRAMPOLINE_EMBEDDED) {
+		dump_dir = xasprintf("%s/%s", abs_tmp,
+				     r.mode.name == MODE_JIT ? "jit" : "maps");
+		srcdirs[1] = dump_dir;
+		if (embedded_prepare(&r.py, r.mode.name, dump_dir, &r.env_set,
+				     err, sizeof(err))) {
+			error("cannot prepare the embedded trampoline: %s",
+			      err);
+			goto fail;
+		}
+	} else {
+		perfcmd_python_switches(r.mode.name, NULL, &r.env_set);
+	}
+	spawn_env_build(&env, r.env_set.v);
+
+	errfd = fcntl(2, F_DUPFD, 10);
+	if (errfd < 0) {
+		error_errno("cannot duplicate stderr");
+		goto fail;
+	}
+	strvec_push(&work, self);
+	strvec_push(&work, "record");
+	strvec_push(&work, INTERNAL_EXEC);
+	strvec_push(&work, statusf);
+	strvec_pushf(&work, "%d", errfd);
+	strvec_push(&work, "--");
+	strvec_pushv(&work, r.target.v);
+
+	perfcmd_record_init(&pc);
+	perfcmd_record_set_mode(&pc, &r.mode);
+	pc.perf = r.perf;
+	pc.frequency = r.freq;
+	pc.event = o->event;
+	pc.output = r.mode.name == MODE_JIT ? raw : data;
+	pc.buildid_dir = bid;
+	pc.extra = o->perf_args.nr ? o->perf_args.v : NULL;
+	pc.target = work.v;
+	pc.flags = PERFCMD_QUIET | PERFCMD_NO_BUILDID_CACHE;
+	perfcmd_record_argv(&pc, &perf_argv);
+
+	if (!o->quiet)
+		fprintf(stderr, "pyperf-run: %s mode%s (%s)\n",
+			mode_name_str(r.mode.name),
+			r.mode.trampoline == TRAMPOLINE_EMBEDDED ?
+			", embedded trampoline" : "", r.mode.reason);
+
+	r.start = record_now();
+	st = run_perf(perf_argv.v, env.v, statusf, &perr, err, sizeof(err));
+	r.end = record_now();
+	close(errfd);
+	errfd = -1;
+	if (st < 0) {
+		error("%s", err);
+		goto fail;
+	}
+	kind = record_status_read(statusf, &value, NULL);
+	unlink(statusf);
+	if (kind == RECORD_STATUS_NONE) {
+		code = explain_perf_failure(st, perr.buf);
+		goto fail;
+	}
+	if (kind == RECORD_STATUS_ERRNO) {
+		error_code(-value, "cannot run '%s'", r.target.v[0]);
+		code = value == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		goto fail;
+	}
+	code = spawn_exit_code(value);
+
+	if (access(pc.output, F_OK) < 0) {
+		error("perf record wrote no data");
+		print_indented(perr.buf);
+		code = EXIT_INTERNAL;
+		goto fail;
+	}
+	if (r.mode.name == MODE_JIT) {
+		repair_dumps(&r, srcdirs);
+		perfcmd_inject_argv(r.perf, bid, raw, data, &cmd);
+		st = run_quiet(cmd.v, &ierr, NULL);
+		if (st != 0) {
+			warning("perf inject --jit failed: Python frames "
+				"will be missing");
+			print_indented(ierr.buf);
+			if (rename(raw, data) < 0)
+				error_errno("cannot rename '%s'", raw);
+		} else {
+			unlink(raw);
+		}
+		strvec_clear(&cmd);
+	}
+
+	strvec_push(&cmd, r.perf);
+	strvec_push(&cmd, "--buildid-dir");
+	strvec_push(&cmd, bid);
+	strvec_push(&cmd, "script");
+	strvec_push(&cmd, "-i");
+	strvec_push(&cmd, data);
+	strvec_push(&cmd, "--show-task-events");
+	strvec_push(&cmd, "--no-inline");
+	strvec_push(&cmd, "-F");
+	strvec_push(&cmd, "pid,tid,ip,sym");
+	run_quiet(cmd.v, NULL, &r.scan);
+	strvec_clear(&cmd);
+
+	if (record_collect(abs_tmp, srcdirs, r.scan.pids, r.scan.nr_pids,
+			   r.start, &moved, err, sizeof(err)))
+		warning("%s", err);
+	if (record_prune_buildid(bid) < 0)
+		warning("cannot trim the build-id cache '%s'", bid);
+
+	write_meta(&r, 1, value);
+	if (session_meta_write(r.tmp, &r.meta, err, sizeof(err))) {
+		error("%s", err);
+		code = EXIT_INTERNAL;
+		goto fail;
+	}
+	if (session_commit(r.tmp, o->output, err, sizeof(err))) {
+		error("%s", err);
+		hint("the recording is in '%s'", r.tmp);
+		code = EXIT_INTERNAL;
+		goto out;
+	}
+	report_truncation(&r);
+	if (!o->quiet)
+		fprintf(stderr, "pyperf-run: %lu samples from %zu "
+			"process%s in '%s'; 'pyperf-run report%s%s' shows "
+			"them\n", r.scan.samples, r.scan.nr_pids,
+			r.scan.nr_pids == 1 ? "" : "es", o->output,
+			strcmp(o->output, SESSION_DEFAULT_DIR) ? " -i " : "",
+			strcmp(o->output, SESSION_DEFAULT_DIR) ? o->output :
+			"");
+	goto out;
+fail:
+	if (r.tmp)
+		paths_remove_tree(r.tmp);
+out:
+	if (errfd >= 0)
+		close(errfd);
+	if (r.have_py)
+		pyinfo_release(&r.py);
+	free(r.perf);
+	free(r.python);
+	free(r.tmp);
+	free(self);
+	free(statusf);
+	free(data);
+	free(raw);
+	free(abs_tmp);
+	free(bid);
+	free(dump_dir);
+	strvec_clear(&perf_argv);
+	strvec_clear(&env);
+	strvec_clear(&work);
+	strvec_clear(&cmd);
+	strvec_clear(&r.target);
+	strvec_clear(&r.env_set);
+	strbuf_release(&perr);
+	strbuf_release(&ierr);
+	session_meta_release(&r.meta);
+	record_scan_release(&r.scan);
+	return code;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("'record' is not implemented yet"), EXIT_INTERNAL;
+	struct record_opts o;
+	int code;
+
+	if (argc >= 2 && !strcmp(argv[1], INTERNAL_EXEC))
+		return record_internal_exec(argc, argv);
+	memset(&o, 0, sizeof(o));
+	o.output = SESSION_DEFAULT_DIR;
+	o.mode = MODE_AUTO;
+	strvec_init(&o.perf_args);
+	parse_options(argc, argv, &o);
+	code = record_run(&o);
+	strvec_clear(&o.perf_args);
+	return code;
 }

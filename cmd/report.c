@@ -1,19 +1,698 @@
-/* Placeholder until the report command lands; replaced by its owner. */
+/*
+ * Owned by the report helper.
+ *
+ * pyperf-run report: turn a session (pyperf.data/) into a Python-aware
+ * report in one of the formats of lib/fmt.h, run perf's own report on
+ * it (--perf), or compare two sessions (--diff).
+ */
 #include "../lib/compat.h"
+#include "../lib/alloc.h"
+#include "../lib/fmt.h"
+#include "../lib/numparse.h"
+#include "../lib/profile.h"
+#include "../lib/spawn.h"
+#include "../lib/strbuf.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 static const char *const report_synopsis[] = {
-	"pyperf-run report",
+	"pyperf-run report [-i DIR] [-o FILE] [--format FORMAT] [options]",
+	"pyperf-run report [-i DIR] --perf [-- PERF-REPORT-ARGS...]",
+	"pyperf-run report --diff OLD NEW [--format collapsed|html] [-o FILE]",
 	NULL
 };
 
-const struct usage report_usage = { report_synopsis, NULL };
+static const char report_options[] =
+"  -i, --input DIR       the session (default: pyperf.data)\n"
+"  -o, --output FILE     write the report to FILE (default: stdout)\n"
+"  -f, --format FORMAT   text (default), collapsed, json, html, svg,\n"
+"                        speedscope or pprof\n"
+"      --python-only     only Python frames\n"
+"      --all             every frame, the interpreter's plumbing too\n"
+"                        (default: Python, native and kernel frames,\n"
+"                        plumbing folded away)\n"
+"      --pid PID[,PID]   only these processes\n"
+"      --tid TID[,TID]   only these threads\n"
+"      --per-thread      keep threads apart (collapsed: a \"comm-PID/TID\"\n"
+"                        root frame; json, speedscope: one per thread)\n"
+"      --per-process     keep processes apart (\"comm-PID\")\n"
+"      --time [FROM],[TO]  only samples in this window, in seconds\n"
+"                        from the first sample (e.g. 1.5,3 or ,10)\n"
+"      --min-share PCT   hide frames below PCT% of the samples\n"
+"      --top N           text: rows in the top-functions tables (20)\n"
+"      --tree-min PCT    text: hide call-tree nodes below PCT% (1)\n"
+"      --no-tree         text: no call tree\n"
+"      --inverted        text tree, flame graphs: leaf functions first\n"
+"      --title TEXT      flame graphs: the title\n"
+"      --color WHEN      text: auto (default), always or never\n"
+"      --perf            run perf report on the session, with the map\n"
+"                        files where perf looks for them\n"
+"      --diff OLD NEW    what changed from session OLD to NEW\n"
+"  -h, --help            this help\n";
+
+const struct usage report_usage = { report_synopsis, report_options };
+
+struct report_opts {
+	const char *input;
+	const char *output;
+	int format;
+	int format_set;
+	struct profile_filter filter;
+	struct fmt_opts fo;
+	double min_share;
+	int color;		/* -1 auto */
+	int perf;
+	int diff;
+	const char *diff_old, *diff_new;
+	pid_t *pids, *tids;
+	char **perf_args;
+	int nr_perf_args;
+};
+
+PPR_NORETURN static void bad_usage(const char *fmt, ...) PPR_PRINTF(1, 2);
+
+static void bad_usage(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	usage_error(&report_usage, EXIT_USAGE, "%s", msg);
+}
+
+static size_t parse_id_list(const char *opt, const char *s, pid_t **out,
+			    size_t nr)
+{
+	char *copy = xstrdup(s), *p = copy, *comma;
+	long v;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (parse_long(p, 10, 1, INT32_MAX, &v))
+			bad_usage("%s needs process/thread ids (N[,N...]), "
+				  "not '%s'", opt, s);
+		*out = xrealloc(*out, (nr + 1) * sizeof(**out));
+		(*out)[nr++] = (pid_t)v;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	free(copy);
+	return nr;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || v < 0 || v != v || v > 1e9)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void parse_time(const char *s, struct profile_filter *f)
+{
+	const char *comma = strchr(s, ',');
+	char *from;
+
+	if (!comma)
+		bad_usage("--time needs FROM,TO in seconds (either may be "
+			  "empty), not '%s'", s);
+	from = xstrndup(s, (size_t)(comma - s));
+	f->time_from = -1.0;
+	f->time_to = -1.0;
+	if ((*from && parse_seconds(from, &f->time_from)) ||
+	    (comma[1] && parse_seconds(comma + 1, &f->time_to)) ||
+	    (f->time_to >= 0 && f->time_from > f->time_to)) {
+		free(from);
+		bad_usage("--time needs FROM,TO in seconds (either may be "
+			  "empty), not '%s'", s);
+	}
+	free(from);
+}
+
+static double parse_pct(const char *opt, const char *s)
+{
+	double v;
+
+	if (parse_seconds(s, &v) || v > 100)
+		bad_usage("%s needs a percentage from 0 to 100, not '%s'",
+			  opt, s);
+	return v / 100.0;
+}
+
+static void parse_options(int argc, char **argv, struct report_opts *o)
+{
+	enum {
+		OPT_PY = 256, OPT_ALL, OPT_PID, OPT_TID, OPT_PER_THREAD,
+		OPT_PER_PROCESS, OPT_TIME, OPT_MIN_SHARE, OPT_TOP,
+		OPT_TREE_MIN, OPT_NO_TREE, OPT_INVERTED, OPT_TITLE,
+		OPT_COLOR, OPT_PERF, OPT_DIFF, OPT_VIEW
+	};
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "python-only", no_argument, NULL, OPT_PY },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "view", required_argument, NULL, OPT_VIEW },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "per-process", no_argument, NULL, OPT_PER_PROCESS },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "tree-min", required_argument, NULL, OPT_TREE_MIN },
+		{ "no-tree", no_argument, NULL, OPT_NO_TREE },
+		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "color", required_argument, NULL, OPT_COLOR },
+		{ "perf", no_argument, NULL, OPT_PERF },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t nr_pids = 0, nr_tids = 0;
+	int c, dashdash = argc, i, nargs;
+	unsigned long ul;
+
+	/* everything after "--" is for perf report */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+	o->perf_args = argv + dashdash + (dashdash < argc);
+	o->nr_perf_args = argc - dashdash - (dashdash < argc);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(dashdash, argv, ":i:o:f:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				bad_usage("-o needs a file name");
+			o->output = optarg;
+			break;
+		case 'f':
+			o->format = fmt_parse(optarg);
+			if (o->format < 0)
+				bad_usage("unknown format '%s' (text, "
+					  "collapsed, json, html, svg, "
+					  "speedscope, pprof)", optarg);
+			o->format_set = 1;
+			break;
+		case OPT_PY:
+			o->filter.view = PROFILE_VIEW_PYTHON;
+			break;
+		case OPT_ALL:
+			o->filter.view = PROFILE_VIEW_ALL;
+			break;
+		case OPT_VIEW:
+			if (!strcmp(optarg, "python"))
+				o->filter.view = PROFILE_VIEW_PYTHON;
+			else if (!strcmp(optarg, "all"))
+				o->filter.view = PROFILE_VIEW_ALL;
+			else if (!strcmp(optarg, "mixed"))
+				o->filter.view = PROFILE_VIEW_MIXED;
+			else
+				bad_usage("--view must be mixed, python or "
+					  "all, not '%s'", optarg);
+			break;
+		case OPT_PID:
+			nr_pids = parse_id_list("--pid", optarg, &o->pids,
+						nr_pids);
+			break;
+		case OPT_TID:
+			nr_tids = parse_id_list("--tid", optarg, &o->tids,
+						nr_tids);
+			break;
+		case OPT_PER_THREAD:
+			o->filter.group = PROFILE_BY_THREAD;
+			break;
+		case OPT_PER_PROCESS:
+			o->filter.group = PROFILE_BY_PROCESS;
+			break;
+		case OPT_TIME:
+			parse_time(optarg, &o->filter);
+			break;
+		case OPT_MIN_SHARE:
+			o->min_share = parse_pct("--min-share", optarg);
+			break;
+		case OPT_TOP:
+			if (parse_ulong(optarg, 10, 1000000, &ul) || !ul)
+				bad_usage("--top needs a number from 1 to "
+					  "1000000, not '%s'", optarg);
+			o->fo.top = (unsigned)ul;
+			break;
+		case OPT_TREE_MIN:
+			o->fo.tree_min_share = parse_pct("--tree-min", optarg);
+			if (!o->fo.tree_min_share)
+				o->fo.tree_min_share = 1e-12;
+			break;
+		case OPT_NO_TREE:
+			o->fo.tree = 0;
+			break;
+		case OPT_INVERTED:
+			o->fo.inverted = 1;
+			break;
+		case OPT_TITLE:
+			o->fo.title = optarg;
+			break;
+		case OPT_COLOR:
+			if (!strcmp(optarg, "auto"))
+				o->color = -1;
+			else if (!strcmp(optarg, "always"))
+				o->color = 1;
+			else if (!strcmp(optarg, "never"))
+				o->color = 0;
+			else
+				bad_usage("--color must be auto, always or "
+					  "never, not '%s'", optarg);
+			break;
+		case OPT_PERF:
+			o->perf = 1;
+			break;
+		case OPT_DIFF:
+			o->diff = 1;
+			break;
+		case 'h':
+			usage_print(&report_usage, stdout);
+			exit(fflush(stdout) ? EXIT_FAIL : EXIT_OK);
+		case ':':
+			bad_usage("option '%s' needs a value",
+				  argv[optind - 1]);
+		default:
+			if (optopt)
+				bad_usage("unknown option '-%c'", optopt);
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	o->filter.pids = o->pids;
+	o->filter.nr_pids = nr_pids;
+	o->filter.tids = o->tids;
+	o->filter.nr_tids = nr_tids;
+	nargs = dashdash - optind;
+	if (o->diff) {
+		if (nargs != 2)
+			bad_usage("--diff needs two sessions: OLD NEW");
+		o->diff_old = argv[optind];
+		o->diff_new = argv[optind + 1];
+		if (o->perf)
+			bad_usage("--diff and --perf cannot be combined");
+		if (o->input)
+			bad_usage("--diff takes the sessions as OLD NEW, "
+				  "not -i");
+		if (!o->format_set)
+			o->format = FMT_COLLAPSED;
+		if (o->format != FMT_COLLAPSED && o->format != FMT_HTML)
+			bad_usage("--diff writes collapsed or html, not %s",
+				  fmt_name(o->format));
+	} else if (nargs > 0) {
+		bad_usage("unexpected argument '%s'%s", argv[optind],
+			  o->perf ? " (perf report arguments go after "
+			  "'--')" : "");
+	}
+	if (o->nr_perf_args && !o->perf)
+		bad_usage("arguments after '--' are for --perf only");
+	if (o->perf && (o->output || o->format_set))
+		bad_usage("--perf runs perf report; -o and --format do not "
+			  "apply");
+	if (!o->input)
+		o->input = "pyperf.data";
+}
+
+/* ---- progress -------------------------------------------------------- */
+
+struct progress {
+	struct timespec start;
+	int shown;
+	int enabled;
+};
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) +
+	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void on_progress(void *data, uint64_t bytes, uint64_t samples)
+{
+	struct progress *pr = data;
+
+	if (!pr->enabled || elapsed(&pr->start) < 2.0)
+		return;
+	fprintf(stderr, "\r%s: reading samples: %llu (%.0f MB of perf "
+		"script output)\033[K", ppr_prog,
+		(unsigned long long)samples, (double)bytes / 1e6);
+	pr->shown = 1;
+}
+
+static void progress_end(struct progress *pr)
+{
+	if (pr->shown)
+		fprintf(stderr, "\r\033[K");
+	pr->shown = 0;
+}
+
+/* ---- --perf ---------------------------------------------------------- */
+
+struct tmp_maps {
+	struct strvec created;
+};
+
+/* Copy SESSION/maps/perf-*.map to /tmp where absent; remember them. */
+static void maps_install(const char *session, struct tmp_maps *tm)
+{
+	char *dir = xasprintf("%s/maps", session);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		unsigned long pid;
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+		char *num, *src, *dst;
+		struct strbuf sb = STRBUF_INIT;
+		int fd;
+
+		if (len < 10 || strncmp(n, "perf-", 5) ||
+		    strcmp(n + len - 4, ".map"))
+			continue;
+		num = xstrndup(n + 5, len - 9);
+		if (parse_ulong(num, 10, INT32_MAX, &pid)) {
+			free(num);
+			continue;
+		}
+		free(num);
+		src = xasprintf("%s/%s", dir, n);
+		dst = xasprintf("/tmp/perf-%lu.map", pid);
+		if (strbuf_read_file(&sb, src, (size_t)1 << 30) < 0) {
+			warning("cannot read '%s': %s", src, strerror(errno));
+			goto next;
+		}
+		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0600);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				warning("'%s' exists already; perf report "
+					"uses it for process %lu", dst, pid);
+			else
+				warning("cannot create '%s': %s", dst,
+					strerror(errno));
+			goto next;
+		}
+		strvec_push(&tm->created, dst);
+		if (write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
+			warning("cannot write '%s': %s", dst,
+				strerror(errno));
+		close(fd);
+next:
+		strbuf_release(&sb);
+		free(src);
+		free(dst);
+	}
+	closedir(d);
+	free(dir);
+}
+
+static void maps_remove(struct tmp_maps *tm)
+{
+	size_t i;
+
+	for (i = 0; i < tm->created.nr; i++)
+		if (unlink(tm->created.v[i]) < 0 && errno != ENOENT)
+			warning("cannot remove '%s': %s", tm->created.v[i],
+				strerror(errno));
+	strvec_clear(&tm->created);
+}
+
+static int check_session_dir(const char *dir)
+{
+	struct stat st;
+	char *path;
+	int ret = 0;
+
+	if (stat(dir, &st) < 0) {
+		error_errno("cannot open session '%s'", dir);
+		if (errno == ENOENT)
+			hint("record one first: pyperf-run record -o %s "
+			     "script.py", dir);
+		return -1;
+	}
+	path = xasprintf("%s/perf.data", dir);
+	if (!S_ISDIR(st.st_mode) || stat(path, &st) < 0) {
+		error("'%s' is not a pyperf-run session", dir);
+		ret = -1;
+	} else if (!st.st_size) {
+		error("'%s' is empty (the recording was interrupted?)", path);
+		ret = -1;
+	}
+	free(path);
+	return ret;
+}
+
+static int run_perf_report(const struct report_opts *o)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct tmp_maps tm = { STRVEC_INIT };
+	struct spawn sp = SPAWN_INIT;
+	struct sigaction ign, old_int, old_quit, old_term;
+	const char *perf = getenv("PYPERF_PERF");
+	char *buildid, *data;
+	struct stat st;
+	char err[PPR_ERR_LEN];
+	int status, ret = EXIT_FAIL, i;
+
+	if (check_session_dir(o->input) < 0)
+		return EXIT_FAIL;
+	buildid = xasprintf("%s/buildid", o->input);
+	data = xasprintf("%s/perf.data", o->input);
+	strvec_push(&argv, perf && *perf ? perf : "perf");
+	if (!stat(buildid, &st) && S_ISDIR(st.st_mode)) {
+		strvec_push(&argv, "--buildid-dir");
+		strvec_push(&argv, buildid);
+	}
+	strvec_push(&argv, "report");
+	strvec_push(&argv, "-i");
+	strvec_push(&argv, data);
+	for (i = 0; i < o->nr_perf_args; i++)
+		strvec_push(&argv, o->perf_args[i]);
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	/* Ctrl-C goes to perf; we stay to remove the maps */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &ign, &old_term);
+	maps_install(o->input, &tm);
+	sp.argv = argv.v;
+	sp.flags = SPAWN_DEFAULT_SIGS;
+	if (spawn_start(&sp, err, sizeof(err)) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	status = spawn_finish(&sp);
+	if (status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		ret = EXIT_OK;
+	} else if (status >= 0) {
+		char desc[128];
+
+		spawn_describe_status(status, desc, sizeof(desc));
+		error("perf report %s", desc);
+	}
+out:
+	maps_remove(&tm);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	strvec_clear(&argv);
+	free(buildid);
+	free(data);
+	return ret;
+}
+
+/* ---- the report ------------------------------------------------------- */
+
+static int load(const char *dir, struct report_opts *o, struct profile *p)
+{
+	char err[PPR_ERR_LEN];
+	struct progress pr;
+	int ret;
+
+	memset(&pr, 0, sizeof(pr));
+	pr.enabled = isatty(2);
+	clock_gettime(CLOCK_MONOTONIC, &pr.start);
+	o->filter.progress = on_progress;
+	o->filter.progress_data = &pr;
+	ret = profile_load(p, dir, &o->filter, err, sizeof(err));
+	progress_end(&pr);
+	if (ret < 0) {
+		error("%s", err);
+		if (strstr(err, "No such file or directory") &&
+		    strstr(err, "cannot open session"))
+			hint("record one first: pyperf-run record -o %s "
+			     "script.py", dir);
+		return -1;
+	}
+	if (!p->total_samples) {
+		error("no samples in '%s' match the filters (%llu left out)",
+		      dir, (unsigned long long)p->dropped);
+		return -1;
+	}
+	if (o->min_share > 0)
+		profile_prune(p, o->min_share);
+	return 0;
+}
+
+static FILE *open_output(const struct report_opts *o)
+{
+	FILE *fp;
+
+	if (!o->output || !strcmp(o->output, "-")) {
+		if (fmt_is_binary((enum fmt_format)o->format) && isatty(1)) {
+			error("not writing %s (binary) to a terminal",
+			      fmt_name((enum fmt_format)o->format));
+			hint("use -o FILE");
+			return NULL;
+		}
+		return stdout;
+	}
+	fp = fopen(o->output, "w");
+	if (!fp)
+		error_errno("cannot open '%s'", o->output);
+	return fp;
+}
+
+static int close_output(const struct report_opts *o, FILE *fp, int failed)
+{
+	int bad = ferror(fp);
+
+	if (fp == stdout) {
+		if (fflush(stdout) || bad) {
+			if (!failed)
+				error_errno("write error on stdout");
+			return -1;
+		}
+		return failed ? -1 : 0;
+	}
+	if (fclose(fp) || bad) {
+		if (!failed)
+			error_errno("write error on '%s'", o->output);
+		failed = 1;
+	}
+	if (failed)
+		unlink(o->output);
+	return failed ? -1 : 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return error("'report' is not implemented yet"), EXIT_INTERNAL;
+	struct report_opts o;
+	static const struct profile_filter fdef = PROFILE_FILTER_INIT;
+	static const struct fmt_opts odef = FMT_OPTS_INIT;
+	struct profile p, q;
+	char err[PPR_ERR_LEN];
+	FILE *fp;
+	int ret = EXIT_FAIL, wret;
+
+	memset(&o, 0, sizeof(o));
+	o.filter = fdef;
+	o.fo = odef;
+	o.fo.tree = 1;
+	o.color = -1;
+	parse_options(argc, argv, &o);
+	o.fo.format = (enum fmt_format)o.format;
+	signal(SIGPIPE, SIG_DFL);
+
+	if (o.perf) {
+		ret = run_perf_report(&o);
+		goto out_opts;
+	}
+	if (o.format == FMT_SPEEDSCOPE && o.filter.group == PROFILE_MERGED)
+		o.filter.group = PROFILE_BY_THREAD;
+	if (o.format == FMT_JSON && o.filter.group == PROFILE_MERGED)
+		o.filter.group = PROFILE_BY_THREAD;
+	if (o.color < 0)
+		o.fo.color = !o.output && isatty(1) && !getenv("NO_COLOR") &&
+			(!getenv("TERM") || strcmp(getenv("TERM"), "dumb"));
+	else
+		o.fo.color = o.color;
+	/* json is per thread for its lists, not for its stacks' sake */
+	o.fo.collapsed_pid = 1;
+
+	if (o.diff) {
+		if (load(o.diff_old, &o, &p) < 0) {
+			profile_release(&p);
+			goto out_opts;
+		}
+		if (load(o.diff_new, &o, &q) < 0) {
+			profile_release(&p);
+			profile_release(&q);
+			goto out_opts;
+		}
+		fp = open_output(&o);
+		if (fp) {
+			wret = fmt_diff_write(&p, &q, &o.fo, fp, err,
+					      sizeof(err));
+			if (wret < 0)
+				error("%s", err);
+			if (!close_output(&o, fp, wret < 0))
+				ret = EXIT_OK;
+		}
+		profile_release(&p);
+		profile_release(&q);
+		goto out_opts;
+	}
+
+	if (load(o.input, &o, &p) < 0) {
+		profile_release(&p);
+		goto out_opts;
+	}
+	fp = open_output(&o);
+	if (fp) {
+		wret = fmt_writer((enum fmt_format)o.format)(&p, &o.fo, fp,
+							     err, sizeof(err));
+		if (wret < 0)
+			error("%s", err);
+		if (!close_output(&o, fp, wret < 0))
+			ret = EXIT_OK;
+	}
+	profile_release(&p);
+out_opts:
+	free(o.pids);
+	free(o.tids);
+	return ret;
 }

@@ -86,8 +86,12 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 	char pv[48] = "perf";
 
 	memset(out, 0, sizeof(*out));
-	if (perf)
-		perf_version_format(perf, pv + 0, sizeof(pv));
+	if (perf) {
+		char v[40];
+
+		perf_version_format(perf, v, sizeof(v));
+		snprintf(pv, sizeof(pv), "perf %s", v);
+	}
 	if (py->major < 3) {
 		set_err(out->problem, sizeof(out->problem),
 			"Python %s is not supported (Python 3.8 or later is "

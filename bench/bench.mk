@@ -1,0 +1,21 @@
+# bench/bench.mk: `make bench` (included by Makefile.in; owned by the
+# infra helper).  Prints five tables (overhead, end to end, report speed,
+# data, accuracy) and writes them to bench/results/<date>.md and
+# bench/results/latest.md.  A few minutes on 2 cores.
+#
+#   make bench                    everything
+#   make bench BENCH_PARTS=ace    only some tables
+#   make bench BENCH_QUICK=1      fewer runs, shorter recordings
+#   make bench BENCH_REPS=7       runs per overhead cell (default 5)
+# Environment: BENCH_PYTHONS='path ...' (instead of discovery),
+# PYPERF_CACHE (where the frame-pointer build is), BENCH_KEEP=1.
+
+BENCH_PYTHON ?= $(if $(PYTHON),$(PYTHON),python3)
+BENCH_PARTS ?= abcde
+BENCH_REPS ?= 5
+
+.PHONY: bench
+bench: all
+	$(BENCH_PYTHON) $(srcdir)/bench/run.py --build '$(BUILD)' \
+		--out '$(srcdir)/bench/results' --parts '$(BENCH_PARTS)' \
+		--reps '$(BENCH_REPS)' $(if $(BENCH_QUICK),--quick)

@@ -1,0 +1,974 @@
+#!/usr/bin/env python3
+"""pyperf-run benchmarks (`make bench`; owned by the infra helper).
+
+Five tables, measured side by side in one run, printed as markdown and
+written to bench/results/<date>.md and bench/results/latest.md:
+
+  (a) overhead of the profiled program per interpreter and backend
+      (plain / native -X perf / native -X perf_jit / embedded perf /
+      embedded jit), recursive fib and a mixed workload;
+  (b) end to end: pyperf-run record + report vs the documented manual
+      perf record / perf inject --jit / perf report --stdio pipeline;
+  (c) report speed: report --format collapsed vs perf script alone and
+      vs perf script piped into a plain folding script (bench/fold.py),
+      on a session of >= 100k samples;
+  (d) data: perf.data bytes per sample and stack completeness per
+      --stack-size, and for the automatic choice;
+  (e) accuracy: largest difference (percentage points) between the
+      CPU split a program measures itself and the profiled shares.
+
+A cell that cannot be measured says "n/a (why)"; nothing is estimated.
+Every command is spawned with an argument vector.
+
+Usage: run.py --build BUILD [--out DIR] [--parts abcde] [--reps N]
+                            [--quick]
+Environment: BENCH_PYTHONS (space-separated interpreter paths instead of
+discovery), PYPERF_CACHE (frame-pointer build), BENCH_KEEP=1 (keep the
+scratch directory).
+"""
+
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.path.dirname(HERE)
+WL = os.path.join(HERE, "workloads")
+DEVNULL = subprocess.DEVNULL
+
+
+def log(msg):
+    sys.stderr.write("bench: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def na(reason):
+    return "n/a (%s)" % reason
+
+
+def first_line(text, limit=90):
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("hint:"):
+            continue
+        line = re.sub(r"^pyperf-run( \w+)?: ", "", line)
+        line = line.replace("|", "/")
+        return line if len(line) <= limit else line[:limit - 1] + "…"
+    return "no message"
+
+
+# --- running things -------------------------------------------------------
+
+class Result:
+    def __init__(self, code, wall, cpu, err, pid):
+        self.code = code
+        self.wall = wall
+        self.cpu = cpu
+        self.err = err
+        self.pid = pid
+
+
+def _status(status):
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status)
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return -1
+
+
+def run(argv, env=None, cwd=None, stdout=None, timeout=300):
+    """Run argv; return Result with wall time, the child's CPU time
+    (user + system, from wait4) and its stderr."""
+    errf = tempfile.TemporaryFile()
+    out = stdout if stdout is not None else DEVNULL
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=DEVNULL,
+                         stdout=out, stderr=errf)
+    timer = threading.Timer(timeout, lambda: p.kill())
+    timer.start()
+    try:
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    wall = time.monotonic() - t0
+    p.returncode = _status(status)
+    errf.seek(0)
+    err = errf.read().decode("utf-8", "replace")
+    errf.close()
+    return Result(p.returncode, wall, ru.ru_utime + ru.ru_stime, err,
+                  p.pid)
+
+
+def run_pipe(argv1, argv2, env=None, cwd=None, timeout=300):
+    """argv1 | argv2 > /dev/null; wall time and both CPU times."""
+    errf = tempfile.TemporaryFile()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    p1 = subprocess.Popen(argv1, env=env, cwd=cwd, stdin=DEVNULL,
+                          stdout=subprocess.PIPE, stderr=errf)
+    p2 = subprocess.Popen(argv2, env=env, cwd=cwd, stdin=p1.stdout,
+                          stdout=DEVNULL, stderr=errf)
+    p1.stdout.close()
+    try:
+        p2.wait(timeout)
+        p1.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p1.kill()
+        p2.kill()
+        p1.wait()
+        p2.wait()
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + \
+        (after.ru_stime - before.ru_stime)
+    errf.seek(0)
+    err = errf.read().decode("utf-8", "replace")
+    code = p1.returncode or p2.returncode
+    return Result(code, wall, cpu, err, p1.pid)
+
+
+def clean_env(extra=None):
+    env = dict(os.environ)
+    for k in ("PYTHONPERFSUPPORT", "PYTHON_PERF_JIT_SUPPORT",
+              "PYPERF_TRAMPOLINE", "PYTHONSTARTUP", "PYTHONPATH",
+              "PYTHONDEVMODE"):
+        env.pop(k, None)
+    env["LC_ALL"] = "C"
+    if extra:
+        env.update(extra)
+    return env
+
+
+# --- interpreters ---------------------------------------------------------
+
+PROBE = r"""
+import json, sys, sysconfig
+flags = (sysconfig.get_config_var("CFLAGS") or "").split()
+fp = None
+leaf = False
+for f in flags:
+    if f == "-fno-omit-frame-pointer":
+        fp = True
+    elif f == "-fomit-frame-pointer":
+        fp = False
+    elif f == "-mno-omit-leaf-frame-pointer":
+        leaf = True
+print(json.dumps({
+    "version": "%d.%d" % sys.version_info[:2],
+    "full": sys.version.split()[0],
+    "exe": sys.executable,
+    "tramp": bool(sysconfig.get_config_var("PY_HAVE_PERF_TRAMPOLINE")),
+    "fp": bool(fp) and leaf,
+}))
+"""
+
+
+class Python:
+    def __init__(self, path, origin, info):
+        self.path = path
+        self.origin = origin
+        self.version = info["version"]
+        self.full = info["full"]
+        self.tramp = info["tramp"]
+        self.fp = info["fp"]
+        self.minor = int(self.version.split(".")[1])
+
+    @property
+    def label(self):
+        return "%s (%s)" % (self.full, self.origin)
+
+
+def probe(path, origin):
+    try:
+        r = subprocess.run([path, "-c", PROBE], stdout=subprocess.PIPE,
+                           stderr=DEVNULL, env=clean_env(), timeout=30)
+        if r.returncode != 0:
+            return None
+        return Python(path, origin, json.loads(r.stdout.decode()))
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def fp_python_path():
+    cache = os.environ.get("PYPERF_CACHE") or \
+        os.path.join(os.path.expanduser("~"), ".cache", "pyperf-run")
+    return os.path.join(cache, "fp-python", "bin", "python3.11")
+
+
+def discover():
+    found = []
+    seen = set()
+
+    def add(path, origin):
+        if not os.access(path, os.X_OK):
+            return
+        real = os.path.realpath(path)
+        if real in seen:
+            return
+        py = probe(path, origin)
+        if py is None or not (8 <= py.minor <= 13) or \
+                not py.version.startswith("3."):
+            return
+        seen.add(real)
+        found.append(py)
+
+    if os.environ.get("BENCH_PYTHONS"):
+        for p in os.environ["BENCH_PYTHONS"].replace(":", " ").split():
+            add(p, "given")
+        return found
+    fp = fp_python_path()
+    add(fp, "frame pointers")
+    root = os.environ.get("PYENV_ROOT")
+    try:
+        r = subprocess.run(["pyenv", "root"], stdout=subprocess.PIPE,
+                           stderr=DEVNULL, timeout=10)
+        if r.returncode == 0 and r.stdout.strip():
+            root = r.stdout.decode().strip()
+    except OSError:
+        pass
+    pyenv_paths = []
+    if root:
+        for d in sorted(glob.glob(os.path.join(root, "versions", "*",
+                                               "bin"))):
+            for p in sorted(glob.glob(os.path.join(d, "python3.[0-9]*"))):
+                if re.search(r"python3\.\d+$", p):
+                    pyenv_paths.append(p)
+    for d in os.environ.get("PATH", "").split(":"):
+        if not d or "pyenv" in d:
+            continue
+        for p in sorted(glob.glob(os.path.join(d, "python3.[0-9]*"))):
+            if re.search(r"python3\.\d+$", p):
+                add(p, "system")
+    for p in pyenv_paths:
+        add(p, "pyenv")
+    found.sort(key=lambda py: (py.minor, {"pyenv": 0, "system": 1}.get(
+        py.origin, 2)))
+    return found
+
+
+# --- the tool under test --------------------------------------------------
+
+class Tool:
+    def __init__(self, build):
+        self.build = os.path.abspath(build)
+        self.ppr = os.path.join(self.build, "pyperf-run")
+        self.wrapper = os.path.join(self.build, "wrappers", "pyperf-python")
+        self.have_ppr = os.access(self.ppr, os.X_OK)
+        self.have_wrapper = os.access(self.wrapper, os.X_OK)
+        self._have = {}
+
+    def has(self, sub):
+        """Is `pyperf-run SUB` implemented in this build?"""
+        if sub not in self._have:
+            ok = False
+            if self.have_ppr:
+                r = run([self.ppr, sub, "-h"], timeout=30)
+                ok = r.code == 0 and "not implemented" not in r.err
+            self._have[sub] = ok
+        return self._have[sub]
+
+    def missing(self, sub):
+        if not self.have_ppr:
+            return "no %s" % os.path.relpath(self.ppr, SRCDIR)
+        return "no `%s` yet" % sub
+
+
+def perf_version():
+    try:
+        r = subprocess.run(["perf", "version"], stdout=subprocess.PIPE,
+                           stderr=DEVNULL, timeout=30)
+        return r.stdout.decode().strip()
+    except OSError:
+        return None
+
+
+# --- markdown -------------------------------------------------------------
+
+def table(headers, rows):
+    out = ["| " + " | ".join(headers) + " |",
+           "|" + "|".join("---" for _ in headers) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)
+
+
+def ratio(x, base):
+    return "%.2f×" % (x / base)
+
+
+def ms(x):
+    return "%.0f ms" % (x * 1000)
+
+
+def secs(x):
+    return "%.2f s" % x
+
+
+# --- (a) overhead -----------------------------------------------------------
+
+OVERHEAD_COLS = ["native perf", "native perf_jit", "embedded perf",
+                 "embedded jit"]
+
+
+def trampoline_files(pid, dirs):
+    names = ("perf-%d.map" % pid, "jit-%d.dump" % pid)
+    return [os.path.join(d, n) for d in dirs for n in names
+            if os.path.exists(os.path.join(d, n))]
+
+
+def overhead_configs(py, tool):
+    """{column: argv-prefix or n/a string} for one interpreter."""
+    cfg = {}
+    if py.tramp:
+        cfg["native perf"] = [py.path, "-X", "perf"]
+    else:
+        cfg["native perf"] = na("%s has no trampoline" % py.version)
+    if py.tramp and py.minor >= 13:
+        cfg["native perf_jit"] = [py.path, "-X", "perf_jit"]
+    else:
+        cfg["native perf_jit"] = na("3.13+ only")
+    for col, x in (("embedded perf", "perf"), ("embedded jit", "perf_jit")):
+        if py.minor >= 13:
+            cfg[col] = na("3.13 is native")
+        elif py.minor == 12 and x == "perf":
+            cfg[col] = na("3.12 uses its native perf")
+        elif not tool.have_wrapper:
+            cfg[col] = na("no pyperf-python in build")
+        else:
+            cfg[col] = [tool.wrapper, "--python", py.path, "-X", x]
+    return cfg
+
+
+def check_active(argv, env, dumpdir):
+    """Does this command line activate a trampoline?  None or why not."""
+    code = ("import sys\n"
+            "f = getattr(sys, 'is_stack_trampoline_active', None)\n"
+            "sys.stderr.write('active' if f and f() else 'inactive')\n")
+    r = run(argv + ["-c", code], env=env)
+    for f in trampoline_files(r.pid, ["/tmp", dumpdir]):
+        os.unlink(f)
+    if r.code != 0:
+        return "fails: %s" % first_line(r.err, 60)
+    if not r.err.rstrip().endswith("active") or \
+            r.err.rstrip().endswith("inactive"):
+        return "not activated"
+    return None
+
+
+def part_a(args, pythons, tool, scratch):
+    dumpdir = os.path.join(scratch, "dumps")
+    os.makedirs(dumpdir, exist_ok=True)
+    env = clean_env({"PYPERF_TRAMPOLINE_DIR": dumpdir})
+    workloads = [("fib", [os.path.join(WL, "fib.py")]),
+                 ("mixed", [os.path.join(WL, "mixed.py")])]
+    plan = []          # (py, wl, col, argv)
+    cells = {}         # (py.label, wl, col) -> str (n/a)
+    times = {}         # (py.label, wl, col) -> [cpu seconds]
+    for py in pythons:
+        cfg = overhead_configs(py, tool)
+        for col in OVERHEAD_COLS:
+            if isinstance(cfg[col], list):
+                why = check_active(cfg[col], env, dumpdir)
+                if why:
+                    cfg[col] = na(why)
+        cfg["plain"] = [py.path]
+        for wname, wargv in workloads:
+            for col in ["plain"] + OVERHEAD_COLS:
+                if isinstance(cfg[col], list):
+                    plan.append((py, wname, col, cfg[col] + wargv))
+                    times[(py.label, wname, col)] = []
+                else:
+                    cells[(py.label, wname, col)] = cfg[col]
+    log("(a) %d configurations x %d runs" % (len(plan), args.reps))
+    failed = {}
+    for rep in range(args.reps):
+        for py, wname, col, argv in plan:
+            key = (py.label, wname, col)
+            if key in failed:
+                continue
+            r = run(argv, env=env)
+            files = trampoline_files(r.pid, ["/tmp", dumpdir])
+            for f in files:
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+            for f in glob.glob(os.path.join(dumpdir, "*")):
+                shutil.rmtree(f, ignore_errors=True) if os.path.isdir(f) \
+                    else os.unlink(f)
+            if r.code != 0:
+                failed[key] = na("exit %d: %s" % (r.code, first_line(r.err,
+                                                                      50)))
+            elif col != "plain" and not files:
+                failed[key] = na("no map/dump written")
+            else:
+                times[key].append(r.cpu)
+    rows = []
+    for py in pythons:
+        for wname, _ in workloads:
+            base_key = (py.label, wname, "plain")
+            if base_key in failed:
+                rows.append([py.label, wname, failed[base_key]] +
+                            ["n/a (no baseline)"] * len(OVERHEAD_COLS))
+                continue
+            base = min(times[base_key])
+            row = [py.label, wname, ms(base)]
+            for col in OVERHEAD_COLS:
+                key = (py.label, wname, col)
+                if key in cells:
+                    row.append(cells[key])
+                elif key in failed:
+                    row.append(failed[key])
+                else:
+                    row.append(ratio(min(times[key]), base))
+            rows.append(row)
+    text = ("### (a) Profiled-program overhead (no perf running)\n\n"
+            "CPU time (user+sys) of the whole process, minimum of %d "
+            "interleaved runs; ratios are to `plain`. Embedded columns "
+            "run through `pyperf-python`; a backend counts only if its "
+            "map/dump file was written. Goal: embedded ≤ native where "
+            "both exist.\n\n" % args.reps)
+    text += table(["interpreter", "workload", "plain"] + OVERHEAD_COLS,
+                  rows)
+    return text
+
+
+# --- recording helpers ------------------------------------------------------
+
+def read_meta(session):
+    meta = {}
+    try:
+        with open(os.path.join(session, "meta"), encoding="utf-8",
+                  errors="replace") as f:
+            for line in f:
+                k, sep, v = line.rstrip("\n").partition("=")
+                if sep:
+                    meta[k] = v
+    except OSError:
+        pass
+    return meta
+
+
+def ppr_record(tool, session, script_argv, python=None, mode=None,
+               freq=None, stack=None, env=None):
+    argv = [tool.ppr, "record", "-q", "-o", session]
+    if python:
+        argv += ["--python", python]
+    if mode:
+        argv += ["--mode", mode]
+    if freq:
+        argv += ["-F", str(freq)]
+    if stack:
+        argv += ["--stack-size", str(stack)]
+    return run(argv + script_argv, env=env, timeout=600)
+
+
+def ppr_collapsed(tool, session, env=None):
+    """The collapsed stacks of a session: [(frames, count)] or a str."""
+    outf = tempfile.TemporaryFile()
+    r = run([tool.ppr, "report", "-i", session, "--format", "collapsed"],
+            env=env, stdout=outf, timeout=600)
+    if r.code != 0:
+        outf.close()
+        return na("report: %s" % first_line(r.err, 60))
+    outf.seek(0)
+    stacks = []
+    for raw in outf:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        stacks.append((stack.split(";"), int(count)))
+    outf.close()
+    return stacks
+
+
+def pyframe(name, func, script):
+    """Is collapsed frame name the Python function func of script?"""
+    return name.startswith(func + " (") and \
+        name.rstrip(")").endswith(os.path.basename(script))
+
+
+# --- (b) end to end ---------------------------------------------------------
+
+def part_b(args, pythons, tool, scratch):
+    freq, stack = 999, 16384
+    script = os.path.join(WL, "mixed.py")
+    wl = [script, "120"]
+    cases = []
+    py313 = next((p for p in pythons if p.minor == 13 and p.tramp), None)
+    sys311 = next((p for p in pythons if p.minor == 11 and
+                   p.origin == "system"), None)
+    fp = next((p for p in pythons if p.fp), None)
+    cases.append(("jit", py313, "native -X perf_jit",
+                  lambda py: [py.path, "-X", "perf_jit"]))
+    cases.append(("jit", sys311, "pyperf-python -X perf_jit",
+                  lambda py: [tool.wrapper, "--python", py.path,
+                              "-X", "perf_jit"]))
+    cases.append(("perf", fp, "pyperf-python -X perf",
+                  lambda py: [tool.wrapper, "--python", py.path,
+                              "-X", "perf"]))
+    rows = []
+    for mode, py, how, cmd in cases:
+        if py is None:
+            rows.append([mode, "n/a (no such interpreter)"] + [""] * 8)
+            continue
+        label = "%s, %s" % (mode, py.label)
+        pidfile = os.path.join(scratch, "b.pids")
+        env = clean_env({"PERF_BUILDID_DIR": os.path.join(scratch,
+                                                          "b-buildid"),
+                         "BENCH_PIDFILE": pidfile})
+        ours = {"rec": [], "rep": []}
+        manual = {"rec": [], "inj": [], "rep": []}
+        ours_na = None
+        manual_na = None
+        if not tool.has("record") or not tool.has("report"):
+            ours_na = na(tool.missing("record" if not tool.has("record")
+                                      else "report"))
+        if "pyperf-python" in how and not tool.have_wrapper:
+            manual_na = na("no pyperf-python in build")
+        log("(b) %s" % label)
+        for rep in range(args.reps_e2e):
+            if manual_na is None:
+                d = os.path.join(scratch, "b-manual")
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+                data = os.path.join(d, "perf.data")
+                rec = ["perf", "record", "-q", "-F", str(freq),
+                       "-e", "cpu-clock", "-o", data]
+                if mode == "jit":
+                    rec += ["-k", "1", "--call-graph", "dwarf,%d" % stack]
+                else:
+                    rec += ["-g"]
+                r = run(rec + ["--"] + cmd(py) + wl, env=env, cwd=d)
+                if r.code != 0:
+                    manual_na = na("perf record: %s" % first_line(r.err, 50))
+                    continue
+                manual["rec"].append(r.wall)
+                rep_in = data
+                if mode == "jit":
+                    rep_in = os.path.join(d, "perf.jit.data")
+                    r = run(["perf", "inject", "-i", data, "--jit", "-o",
+                             rep_in], env=env, cwd=d)
+                    if r.code != 0:
+                        manual_na = na("perf inject: %s" % first_line(r.err,
+                                                                     50))
+                        continue
+                    manual["inj"].append(r.wall)
+                r = run(["perf", "report", "--stdio", "-i", rep_in],
+                        env=env, cwd=d)
+                if r.code != 0:
+                    manual_na = na("perf report: %s" % first_line(r.err, 50))
+                    continue
+                manual["rep"].append(r.wall)
+                cleanup_pids(pidfile)
+                shutil.rmtree(d, ignore_errors=True)
+            if ours_na is None:
+                d = os.path.join(scratch, "b-ours")
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+                session = os.path.join(d, "session")
+                r = ppr_record(tool, session, wl, python=py.path,
+                               mode=mode, freq=freq, stack=stack
+                               if mode == "jit" else None, env=env)
+                if r.code != 0:
+                    ours_na = na("record: %s" % first_line(r.err, 60))
+                    continue
+                ours["rec"].append(r.wall)
+                r = run([tool.ppr, "report", "-i", session], env=env)
+                if r.code != 0:
+                    ours_na = na("report: %s" % first_line(r.err, 60))
+                    continue
+                ours["rep"].append(r.wall)
+                cleanup_pids(pidfile)
+                shutil.rmtree(d, ignore_errors=True)
+        row = [label, how]
+        if ours_na:
+            row += [ours_na, "", ""]
+            t_ours = None
+        else:
+            a, b = min(ours["rec"]), min(ours["rep"])
+            t_ours = a + b
+            row += [secs(a), secs(b), secs(t_ours)]
+        if manual_na:
+            row += [manual_na, "", "", ""]
+            t_manual = None
+        else:
+            a = min(manual["rec"])
+            b = min(manual["inj"]) if manual["inj"] else 0.0
+            c = min(manual["rep"])
+            t_manual = a + b + c
+            row += [secs(a), secs(b) if manual["inj"] else "—", secs(c),
+                    secs(t_manual)]
+        if t_ours and t_manual:
+            row.append(ratio(t_ours, t_manual))
+        else:
+            row.append("n/a")
+        rows.append(row)
+    text = ("### (b) End to end: pyperf-run vs the manual pipeline\n\n"
+            "Wall time, minimum of %d runs, `-F %d`, dwarf stack %d "
+            "(jit), workload `mixed.py 120`. Manual: `perf record` "
+            "(`-k 1 --call-graph dwarf,%d` or `-g`), `perf inject --jit` "
+            "(jit), `perf report --stdio`. Goal: ratio < 1.\n\n"
+            % (args.reps_e2e, freq, stack, stack))
+    text += table(["mode, interpreter", "manual Python side",
+                   "ppr record", "ppr report", "ppr total",
+                   "perf record", "perf inject", "perf report",
+                   "manual total", "ppr / manual"], rows)
+    return text
+
+
+def cleanup_pids(pidfile):
+    """Remove what CPython's native backends left in /tmp for our pids."""
+    try:
+        with open(pidfile) as f:
+            pids = [int(x) for x in f.read().split() if x.isdigit()]
+        os.unlink(pidfile)
+    except OSError:
+        return
+    for pid in pids:
+        for f in ("/tmp/perf-%d.map" % pid, "/tmp/jit-%d.dump" % pid):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+
+
+# --- (c) report speed -------------------------------------------------------
+
+def part_c(args, pythons, tool, scratch):
+    freq, nproc, budget = 20000, 2, args.busy_seconds
+    head = ("### (c) Report speed on a large session\n\n")
+    if not tool.has("record") or not tool.has("report"):
+        return head + "n/a (%s)\n" % tool.missing(
+            "record" if not tool.has("record") else "report")
+    fp = next((p for p in pythons if p.fp), None)
+    py = fp or next((p for p in pythons if p.minor == 13), None)
+    if py is None:
+        return head + "n/a (no frame-pointer build and no 3.13)\n"
+    mode = "perf" if py.fp else "jit"
+    session = os.path.join(scratch, "c-session")
+    env = clean_env()
+    log("(c) recording %d processes x %.1f CPU s at -F %d (%s mode, %s)"
+        % (nproc, budget, freq, mode, py.label))
+    r = ppr_record(tool, session, [os.path.join(WL, "busy.py"), str(nproc),
+                                   str(budget)],
+                   python=py.path, mode=mode, freq=freq,
+                   stack=8192 if mode == "jit" else None, env=env)
+    if r.code != 0:
+        return head + na("record: %s" % first_line(r.err)) + "\n"
+    meta = read_meta(session)
+    data = os.path.join(session, "perf.data")
+    size = os.path.getsize(data) if os.path.exists(data) else 0
+    buildid = ["--buildid-dir", os.path.join(session, "buildid")]
+    fields = "comm,pid,tid,time,period,event,ip,sym,dso"
+    cmds = [
+        ("`pyperf-run report --format collapsed`", "one",
+         [tool.ppr, "report", "-i", session, "--format", "collapsed"]),
+        ("`perf script --no-inline` (default fields)", "one",
+         ["perf"] + buildid + ["script", "-i", data, "--no-inline"]),
+        ("`perf script --no-inline -F %s` (what report runs)" % fields,
+         "one",
+         ["perf"] + buildid + ["script", "-i", data, "--no-inline",
+                               "-F", fields]),
+        ("`perf script` (default) `| python3 bench/fold.py`", "pipe",
+         (["perf"] + buildid + ["script", "-i", data],
+          [sys.executable, os.path.join(HERE, "fold.py")])),
+    ]
+    res = {}
+    samples = meta.get("samples")
+    for rep in range(args.reps_report):
+        for name, kind, argv in cmds:
+            if kind == "one":
+                r = run(argv, env=env)
+            else:
+                r = run_pipe(argv[0], argv[1], env=env)
+            if r.code != 0:
+                res[name] = na(first_line(r.err, 60))
+                continue
+            if isinstance(res.get(name), str):
+                continue
+            res.setdefault(name, []).append((r.wall, r.cpu))
+    if not samples:
+        st = ppr_collapsed(tool, session, env)
+        if isinstance(st, list):
+            samples = str(sum(c for _, c in st))
+    base_name = cmds[1][0]
+    base = res.get(base_name)
+    rows = []
+    for name, _, _ in cmds:
+        v = res.get(name)
+        if isinstance(v, str) or v is None:
+            rows.append([name, v or "n/a", "", "", ""])
+            continue
+        wall = min(x[0] for x in v)
+        cpu = min(x[1] for x in v)
+        if isinstance(base, list):
+            bw = min(x[0] for x in base)
+            bc = min(x[1] for x in base)
+            rows.append([name, secs(wall), secs(cpu), ratio(wall, bw),
+                         ratio(cpu, bc)])
+        else:
+            rows.append([name, secs(wall), secs(cpu), "n/a", "n/a"])
+    text = head + ("Session: %s samples, perf.data %.1f MB, %s mode on %s, "
+                   "`-F %d`, %d processes. Minimum of %d runs; CPU = user+"
+                   "sys of all processes of the command. Goal: report ≤ "
+                   "1.2× `perf script --no-inline`.\n\n"
+                   % (samples or "?", size / 1e6, meta.get("mode", mode),
+                      py.label, freq, nproc, args.reps_report))
+    text += table(["command", "wall", "CPU", "wall ×", "CPU ×"], rows)
+    return text
+
+
+# --- (d) data ---------------------------------------------------------------
+
+def completeness(stacks, script):
+    """(complete, total) samples among those that reached script code."""
+    base = os.path.basename(script)
+    total = complete = 0
+    for frames, count in stacks:
+        if not any(f.rstrip(")").endswith(base) for f in frames):
+            continue
+        total += count
+        if any(pyframe(f, "<module>", script) for f in frames):
+            complete += count
+    return complete, total
+
+
+def part_d(args, pythons, tool, scratch):
+    head = "### (d) Data size and stack completeness (jit mode)\n\n"
+    if not tool.has("record") or not tool.has("report"):
+        return head + "n/a (%s)\n" % tool.missing(
+            "record" if not tool.has("record") else "report")
+    script = os.path.join(WL, "deep.py")
+    wl = [script, "60", str(args.deep_seconds)]
+    cands = [next((p for p in pythons if p.minor == 11 and
+                   p.origin == "system"), None),
+             next((p for p in pythons if p.minor == 13 and p.tramp), None)]
+    rows = []
+    env = clean_env()
+    for py in cands:
+        if py is None:
+            continue
+        for size in [8192, 16384, 32768, 65528, None]:
+            label = str(size) if size else "auto"
+            log("(d) %s stack %s" % (py.label, label))
+            session = os.path.join(scratch, "d-session")
+            shutil.rmtree(session, ignore_errors=True)
+            r = ppr_record(tool, session, wl, python=py.path, mode="jit",
+                           stack=size, env=env)
+            if r.code != 0:
+                rows.append([py.label, label,
+                             na("record: %s" % first_line(r.err, 60)),
+                             "", ""])
+                continue
+            meta = read_meta(session)
+            if size is None:
+                label = "auto (%s)" % meta.get("stack_size", "?")
+            st = ppr_collapsed(tool, session, env)
+            if isinstance(st, str):
+                rows.append([py.label, label, st, "", ""])
+                continue
+            complete, total = completeness(st, script)
+            nsamples = int(meta.get("samples") or
+                           sum(c for _, c in st) or 0)
+            dsize = os.path.getsize(os.path.join(session, "perf.data"))
+            rows.append([py.label, label,
+                         "%.0f" % (dsize / nsamples) if nsamples else "n/a",
+                         "%.1f %%" % (100.0 * complete / total)
+                         if total else "n/a (no samples in the script)",
+                         str(nsamples)])
+            shutil.rmtree(session, ignore_errors=True)
+            for old in glob.glob(session + ".old"):
+                shutil.rmtree(old, ignore_errors=True)
+    if not rows:
+        return head + "n/a (no system 3.11 and no 3.13)\n"
+    text = head + ("Workload `deep.py`: 60 Python frames deep (plain calls, "
+                   "methods, a lambda called back from `sorted`), %.1f CPU s "
+                   "at the default frequency. Complete = the stack reaches "
+                   "the script's `<module>` frame, among samples with a "
+                   "frame of the script. Goal: the automatic size keeps "
+                   "≥ 99%% complete at the smallest size that does.\n\n"
+                   % args.deep_seconds)
+    text += table(["interpreter", "--stack-size", "bytes/sample",
+                   "complete stacks", "samples"], rows)
+    return text
+
+
+# --- (e) accuracy -----------------------------------------------------------
+
+def part_e(args, pythons, tool, scratch):
+    head = "### (e) Accuracy: measured vs profiled CPU split\n\n"
+    if not tool.has("record") or not tool.has("report"):
+        return head + "n/a (%s)\n" % tool.missing(
+            "record" if not tool.has("record") else "report")
+    script = os.path.join(WL, "split.py")
+    want = []
+    for pick in (lambda p: p.fp, lambda p: p.minor == 11 and
+                 p.origin == "system", lambda p: p.minor == 12,
+                 lambda p: p.minor == 13, lambda p: p.minor == 8):
+        py = next((p for p in pythons if pick(p)), None)
+        if py is not None and py not in want:
+            want.append(py)
+    rows = []
+    env = clean_env()
+    funcs = ("alpha", "beta", "gamma")
+    for py in want:
+        for mode in ("perf", "jit"):
+            log("(e) %s, %s mode" % (py.label, mode))
+            session = os.path.join(scratch, "e-session")
+            shutil.rmtree(session, ignore_errors=True)
+            out = os.path.join(scratch, "e-split.json")
+            r = ppr_record(tool, session, [script, out,
+                                           str(args.split_seconds)],
+                           python=py.path, mode=mode, env=env)
+            if r.code != 0:
+                rows.append([mode, py.label,
+                             na("record: %s" % first_line(r.err, 70)),
+                             "", "", ""])
+                continue
+            with open(out) as f:
+                m = json.load(f)
+            st = ppr_collapsed(tool, session, env)
+            if isinstance(st, str):
+                rows.append([mode, py.label, st, "", "", ""])
+                continue
+            counts = dict.fromkeys(funcs, 0)
+            denom = 0
+            for frames, c in st:
+                hit = [fn for fn in funcs
+                       if any(pyframe(f, fn, script) for f in frames)]
+                if hit or any(pyframe(f, "main", script) for f in frames):
+                    denom += c
+                for fn in hit:
+                    counts[fn] += c
+            measured = [100.0 * m["functions"][fn] / m["main"]
+                        for fn in funcs]
+            if denom == 0:
+                rows.append([mode, py.label, "/".join(
+                    "%.1f" % x for x in measured),
+                    "n/a (no Python frames of the script)", "", ""])
+                continue
+            prof = [100.0 * counts[fn] / denom for fn in funcs]
+            diff = max(abs(a - b) for a, b in zip(measured, prof))
+            rows.append([mode, py.label,
+                         "/".join("%.1f" % x for x in measured),
+                         "/".join("%.1f" % x for x in prof),
+                         "%.1f" % diff, str(denom)])
+            shutil.rmtree(session, ignore_errors=True)
+    text = head + ("Workload `split.py`: alpha/beta/gamma take about 50/30/"
+                   "20 %% of main()'s CPU time (%.1f s, measured by the "
+                   "program with `time.process_time`); profiled share = "
+                   "samples whose stack holds the function / samples "
+                   "holding main() or any of them, from `report --format "
+                   "collapsed`. Goal: max diff ≤ 3 points.\n\n"
+                   % args.split_seconds)
+    text += table(["mode", "interpreter", "measured α/β/γ %",
+                   "profiled α/β/γ %", "max diff (pp)", "samples"], rows)
+    return text
+
+
+# --- main -------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build/plain")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--parts", default="abcde")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer runs and shorter recordings (a smoke test)")
+    args = ap.parse_args()
+    args.reps_e2e = 2
+    args.reps_report = 2
+    args.busy_seconds = 2.8
+    args.deep_seconds = 1.5
+    args.split_seconds = 2.0
+    if args.quick:
+        args.reps = 2
+        args.reps_e2e = 1
+        args.reps_report = 1
+        args.busy_seconds = 0.5
+        args.deep_seconds = 0.5
+        args.split_seconds = 1.0
+
+    t_start = time.monotonic()
+    tool = Tool(args.build)
+    pythons = discover()
+    pv = perf_version()
+    scratch = tempfile.mkdtemp(prefix="pyperf-bench-")
+    os.chmod(scratch, 0o700)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    head = ["# pyperf-run benchmarks, %s" % now.strftime("%Y-%m-%d %H:%M UTC"),
+            "",
+            "- machine: %s, %d CPUs, Linux %s, load average at start %s"
+            % (platform.machine(), os.cpu_count() or 0, platform.release(),
+               " ".join("%.2f" % x for x in os.getloadavg())),
+            "- perf: %s" % (pv or "not found"),
+            "- build: `%s`; pyperf-python: %s" % (
+                os.path.relpath(tool.build, SRCDIR),
+                "yes" if tool.have_wrapper else "no"),
+            "- interpreters: %s" % ", ".join(
+                "%s%s" % (p.label, " [fp]" if p.fp else "")
+                for p in pythons),
+            "- command: `make bench%s`%s" % (
+                "" if args.parts == "abcde" else
+                " BENCH_PARTS=%s" % args.parts,
+                " (quick)" if args.quick else ""),
+            ""]
+    print("\n".join(head))
+    sys.stdout.flush()
+    parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
+             "e": part_e}
+    body = []
+    old_int = signal.getsignal(signal.SIGINT)
+    try:
+        if pv is None and set(args.parts) - {"a"}:
+            log("perf not found: parts b-e will be n/a")
+        for p in args.parts:
+            if p not in parts:
+                continue
+            t0 = time.monotonic()
+            try:
+                text = parts[p](args, pythons, tool, scratch)
+            except Exception as e:      # report, do not hide, go on
+                text = "### (%s)\n\nn/a (bench error: %s: %s)\n" % (
+                    p, type(e).__name__, e)
+            text += "\n\n_(%s took %.0f s)_\n" % (p, time.monotonic() - t0)
+            print(text)
+            sys.stdout.flush()
+            body.append(text)
+    finally:
+        signal.signal(signal.SIGINT, old_int)
+        if os.environ.get("BENCH_KEEP") != "1":
+            shutil.rmtree(scratch, ignore_errors=True)
+        else:
+            log("scratch kept in %s" % scratch)
+    total = time.monotonic() - t_start
+    tail = "Total: %.0f s.\n" % total
+    print(tail)
+    md = "\n".join(head) + "\n" + "\n".join(body) + "\n" + tail
+    os.makedirs(args.out, exist_ok=True)
+    name = now.strftime("%Y-%m-%d") + ".md"
+    for n in (name, "latest.md"):
+        with open(os.path.join(args.out, n), "w", encoding="utf-8") as f:
+            f.write(md)
+    log("written to %s" % os.path.join(os.path.relpath(args.out, SRCDIR),
+                                       name))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,940 @@
+/*
+ * The checks of `pyperf-run doctor`, gathered and judged silently (see
+ * doctor.h); the self-test lives in doctor_probe.c.
+ * Owner: doctor.
+ */
+#include "compat.h"
+#include "doctor.h"
+#include "alloc.h"
+#include "embedded.h"
+#include "json.h"
+#include "perfcmd.h"
+#include "spawn.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* Stand-ins for the program in the commands shown. */
+#define SHOW_SCRIPT "script.py"
+#define SHOW_SESSION "pyperf.data"
+
+const char *doctor_level_name(enum doctor_level l)
+{
+	switch (l) {
+	case DOCTOR_OK:
+		return "ok";
+	case DOCTOR_WARNING:
+		return "warning";
+	default:
+		return "problem";
+	}
+}
+
+static void add_check(struct doctor *d, const char *section, const char *id,
+		      enum doctor_level level, char *text, char *fix)
+{
+	struct doctor_check *c;
+
+	ALLOC_GROW(d->checks, d->nr_checks + 1, d->alloc_checks);
+	c = &d->checks[d->nr_checks++];
+	c->section = section;
+	c->id = id;
+	c->level = level;
+	c->text = text;
+	c->fix = fix;
+	if (level == DOCTOR_PROBLEM)
+		d->nr_problems++;
+	else if (level == DOCTOR_WARNING)
+		d->nr_warnings++;
+}
+
+/* --- perf ------------------------------------------------------------------ */
+
+static void gather_perf(struct doctor *d, const char *perf)
+{
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	const char *argv[] = { NULL, "version", NULL };
+	char err[PPR_ERR_LEN];
+	int st;
+
+	d->jit_fix = TRI_UNKNOWN;
+	d->perf_path = spawn_which(perf ? perf : "perf");
+	if (!d->perf_path) {
+		set_err(d->perf_error, sizeof(d->perf_error),
+			"'%s' is not installed (not found in PATH)",
+			perf ? perf : "perf");
+		return;
+	}
+	argv[0] = d->perf_path;
+	st = spawn_capture(argv, NULL, &out, &errout, 1 << 16,
+			   err, sizeof(err));
+	if (st < 0) {
+		set_err(d->perf_error, sizeof(d->perf_error), "%s", err);
+		goto out;
+	}
+	out.len = strcspn(out.buf, "\n");
+	out.buf[out.len] = '\0';
+	d->perf_version_text = xstrdup(out.buf);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		char how[128];
+
+		spawn_describe_status(st, how, sizeof(how));
+		errout.len = strcspn(errout.buf, "\n");
+		errout.buf[errout.len] = '\0';
+		set_err(d->perf_error, sizeof(d->perf_error),
+			"'%s version' %s%s%s", d->perf_path, how,
+			errout.len ? ": " : "", errout.buf);
+		goto out;
+	}
+	if (perf_version_parse(out.buf, &d->perf_version)) {
+		set_err(d->perf_error, sizeof(d->perf_error),
+			"cannot understand the output of '%s version': '%.80s'",
+			d->perf_path, out.buf);
+		goto out;
+	}
+	d->perf_version_ok = 1;
+	perf_version_format(&d->perf_version, d->perf_version_str,
+			    sizeof(d->perf_version_str));
+	d->jit_fix = perf_version_jit_fix(&d->perf_version, d->jit_fix_why,
+					  sizeof(d->jit_fix_why));
+out:
+	strbuf_release(&out);
+	strbuf_release(&errout);
+}
+
+static void judge_perf(struct doctor *d)
+{
+	enum doctor_level lvl;
+
+	if (!d->perf_path) {
+		add_check(d, "perf", "perf.path", DOCTOR_PROBLEM,
+			  xstrdup(d->perf_error),
+			  xstrdup("install it: apt-get install linux-perf "
+				  "(Debian), linux-tools-$(uname -r) "
+				  "(Ubuntu), dnf install perf (Fedora)"));
+		return;
+	}
+	if (!d->perf_version_ok) {
+		add_check(d, "perf", "perf.version", DOCTOR_PROBLEM,
+			  xstrdup(d->perf_error),
+			  xasprintf("make sure '%s' is Linux perf and runs: "
+				    "try '%s version'", d->perf_path,
+				    d->perf_path));
+		return;
+	}
+	add_check(d, "perf", "perf.version", DOCTOR_OK,
+		  xasprintf("perf %s (%s)", d->perf_version_str,
+			    d->perf_path), NULL);
+	if (d->jit_fix == TRI_YES) {
+		add_check(d, "perf", "perf.jit_fix", DOCTOR_OK,
+			  xasprintf("unwinds through jitted code: %s",
+				    d->jit_fix_why), NULL);
+		return;
+	}
+	/* Only jit mode needs the fix; the decision says when it blocks. */
+	lvl = d->python_ok && d->mode.name == MODE_PERF ? DOCTOR_OK
+							: DOCTOR_WARNING;
+	if (d->jit_fix == TRI_NO)
+		add_check(d, "perf", "perf.jit_fix", lvl,
+			  xasprintf("cannot unwind through jitted code: %s",
+				    d->jit_fix_why),
+			  lvl == DOCTOR_OK ? NULL :
+			  xstrdup("install perf 6.8 or later (or 6.7.2+, "
+				  "6.6.14+)"));
+	else
+		add_check(d, "perf", "perf.jit_fix", lvl,
+			  xasprintf("unwinding through jitted code: unknown "
+				    "(%s)", d->jit_fix_why),
+			  lvl == DOCTOR_OK ? NULL :
+			  xstrdup("run 'pyperf-run doctor --probe' to find "
+				  "out"));
+}
+
+/* --- kernel ------------------------------------------------------------- */
+
+static char *open_fix(int error)
+{
+	switch (error) {
+	case EACCES:
+	case EPERM:
+		return xstrdup("run as root, or allow it: sudo sysctl "
+			       "kernel.perf_event_paranoid=2");
+	case ENOSYS:
+		return xstrdup("this kernel (or container) has no perf "
+			       "events: run on the host or enable them");
+	default:
+		return xstrdup("check 'perf record -e cpu-clock -g true' "
+			       "by hand");
+	}
+}
+
+static void judge_open(struct doctor *d, const struct sysprobe_open *o,
+		       const char *id, const char *what, int needed)
+{
+	if (o->ok) {
+		add_check(d, "kernel", id, DOCTOR_OK,
+			  xasprintf("can sample %s%s", what,
+				    o->user_only ? " (user space only)" : ""),
+			  NULL);
+		return;
+	}
+	add_check(d, "kernel", id, needed ? DOCTOR_PROBLEM : DOCTOR_WARNING,
+		  xasprintf("perf_event_open(2) refuses sampling %s: %s",
+			    what, strerror(o->error)),
+		  open_fix(o->error));
+}
+
+static void judge_kernel(struct doctor *d)
+{
+	const struct sysprobe_kernel *k = &d->kernel;
+	int jit = !d->python_ok || d->mode.name != MODE_PERF;
+
+	judge_open(d, &k->callchain, "kernel.callchain", "with call chains",
+		   1);
+	if (k->regs_supported)
+		judge_open(d, &k->dwarf, "kernel.dwarf",
+			   "with user registers and stack (--call-graph "
+			   "dwarf)", jit);
+	if (!k->paranoid.have)
+		add_check(d, "kernel", "kernel.perf_event_paranoid",
+			  DOCTOR_WARNING,
+			  xstrdup("cannot read "
+				  "/proc/sys/kernel/perf_event_paranoid"),
+			  xstrdup("is /proc mounted?"));
+	else if (k->privileged || k->paranoid.value < 2)
+		add_check(d, "kernel", "kernel.perf_event_paranoid",
+			  DOCTOR_OK,
+			  xasprintf("perf_event_paranoid = %ld%s",
+				    k->paranoid.value,
+				    k->privileged ? " (does not apply to root)"
+						  : ""), NULL);
+	else
+		add_check(d, "kernel", "kernel.perf_event_paranoid",
+			  DOCTOR_WARNING,
+			  xasprintf("perf_event_paranoid = %ld: user space "
+				    "only, no kernel frames",
+				    k->paranoid.value),
+			  xstrdup("to see kernel frames: sudo sysctl "
+				  "kernel.perf_event_paranoid=1"));
+	if (k->kptr_restrict.have) {
+		int hidden = k->kptr_restrict.value >= 2 ||
+			     (k->kptr_restrict.value == 1 && !k->privileged);
+
+		add_check(d, "kernel", "kernel.kptr_restrict",
+			  hidden ? DOCTOR_WARNING : DOCTOR_OK,
+			  xasprintf("kptr_restrict = %ld%s",
+				    k->kptr_restrict.value,
+				    hidden ? ": kernel symbols are hidden" : ""),
+			  hidden ? xstrdup("to name kernel frames: sudo "
+					   "sysctl kernel.kptr_restrict=0")
+				 : NULL);
+	}
+	if (k->max_sample_rate.have) {
+		int low = k->max_sample_rate.value <
+			  (long)PERFCMD_FREQ_DEFAULT;
+
+		add_check(d, "kernel", "kernel.perf_event_max_sample_rate",
+			  low ? DOCTOR_WARNING : DOCTOR_OK,
+			  xasprintf("perf_event_max_sample_rate = %ld%s",
+				    k->max_sample_rate.value,
+				    low ? ": below record's default "
+					  "frequency" : ""),
+			  low ? xasprintf("record with '-F %ld' or raise it: "
+					  "sudo sysctl kernel."
+					  "perf_event_max_sample_rate=%u",
+					  k->max_sample_rate.value,
+					  PERFCMD_FREQ_DEFAULT)
+			      : NULL);
+	}
+}
+
+/* --- the interpreter ----------------------------------------------------- */
+
+static void gather_python(struct doctor *d, const char *python)
+{
+	struct stat s;
+	char *found;
+
+	d->python_arg = xstrdup(python ? python : "python3");
+	if (!python) {
+		found = spawn_which("python3");
+		if (!found) {
+			set_err(d->python_error, sizeof(d->python_error),
+				"no 'python3' found in PATH");
+			return;
+		}
+		free(found);
+	} else if (strchr(python, '/') && !stat(python, &s) &&
+		   S_ISDIR(s.st_mode)) {
+		set_err(d->python_error, sizeof(d->python_error),
+			"'%s' is a directory, not a Python interpreter",
+			python);
+		return;
+	}
+	if (pyinfo_probe(d->python_arg, &d->py, d->python_error,
+			 sizeof(d->python_error))) {
+		pyinfo_release(&d->py);
+		return;
+	}
+	d->python_ok = 1;
+	d->python_supported = pyinfo_is_cpython(&d->py) &&
+			      pyinfo_cmp(&d->py, 3, 8) >= 0;
+	d->embedded_supported = mode_embedded_supports(&d->py,
+		d->embedded_why, sizeof(d->embedded_why));
+	if (d->embedded_supported) {
+		d->embedded_exact = 1;
+		d->embedded_available = embedded_check(&d->py,
+			d->embedded_why, sizeof(d->embedded_why));
+	}
+}
+
+static const char *fp_words(const struct pyinfo *py)
+{
+	if (py->cflags.fp && py->cflags.leaf_fp)
+		return "yes";
+	if (py->cflags.fp)
+		return "partial (-fno-omit-frame-pointer without "
+		       "-mno-omit-leaf-frame-pointer)";
+	return "no";
+}
+
+static void judge_python(struct doctor *d)
+{
+	const struct pyinfo *py = &d->py;
+	const char *opt;
+
+	if (!d->python_ok) {
+		add_check(d, "python", "python.version", DOCTOR_PROBLEM,
+			  xstrdup(d->python_error),
+			  xstrdup("name a CPython 3.8 or later: "
+				  "--python /path/to/python3"));
+		return;
+	}
+	if (!d->python_supported || d->py.major < 3) {
+		add_check(d, "python", "python.version", DOCTOR_PROBLEM,
+			  xasprintf("%s %s (%s) is not supported: %s",
+				    pyinfo_is_cpython(py) ? "CPython"
+							  : py->implementation,
+				    py->version, py->executable,
+				    pyinfo_is_cpython(py)
+					    ? "CPython 3.8 or later is needed"
+					    : "only CPython can be profiled"),
+			  xstrdup("use CPython 3.8 or later: --python "
+				  "/path/to/python3"));
+		return;
+	}
+	add_check(d, "python", "python.version", DOCTOR_OK,
+		  xasprintf("CPython %s (%s)", py->version, py->executable),
+		  NULL);
+	if (py->native_perf)
+		add_check(d, "python", "python.native_perf", DOCTOR_OK,
+			  xasprintf("native trampoline: -X perf%s "
+				    "(PY_HAVE_PERF_TRAMPOLINE=1)",
+				    py->native_perf_jit ? " and -X perf_jit"
+							: ", no -X perf_jit "
+							  "(3.13+)"), NULL);
+	else
+		add_check(d, "python", "python.native_perf", DOCTOR_OK,
+			  xasprintf("no native trampoline%s",
+				    pyinfo_cmp(py, 3, 12) < 0
+					    ? " (it came in 3.12)"
+					    : " (built without "
+					      "PY_HAVE_PERF_TRAMPOLINE)"),
+			  NULL);
+	add_check(d, "python", "python.frame_pointers", DOCTOR_OK,
+		  xasprintf("frame pointers: %s", fp_words(py)), NULL);
+	opt = py->cflags.opt[0] ? py->cflags.opt : "";
+	if (py->pydebug || !strcmp(opt, "O0") || !strcmp(opt, "Og") ||
+	    !*opt)
+		add_check(d, "python", "python.optimisation", DOCTOR_OK,
+			  xasprintf("optimisation: %s%s%s: larger stack dumps "
+				    "(%u bytes) in jit mode",
+				    *opt ? "-" : "unknown", opt,
+				    py->pydebug ? ", debug build" : "",
+				    MODE_STACK_UNOPTIMISED), NULL);
+	else
+		add_check(d, "python", "python.optimisation", DOCTOR_OK,
+			  xasprintf("optimisation: -%s", opt), NULL);
+	if (!d->embedded_supported) {
+		if (py->native_perf_jit)
+			return;
+		add_check(d, "python", "python.embedded", DOCTOR_OK,
+			  xasprintf("embedded trampoline: not for this "
+				    "interpreter (%s)", d->embedded_why),
+			  NULL);
+		return;
+	}
+	if (d->embedded_available)
+		add_check(d, "python", "python.embedded", DOCTOR_OK,
+			  xstrdup("embedded trampoline: available"), NULL);
+	else
+		add_check(d, "python", "python.embedded",
+			  py->native_perf ? DOCTOR_WARNING : DOCTOR_PROBLEM,
+			  xasprintf("embedded trampoline: unavailable: %s",
+				    d->embedded_why),
+			  xstrdup("install what is missing, then run doctor "
+				  "again"));
+}
+
+/* --- the decision and the commands ---------------------------------------- */
+
+static void decide(struct doctor *d)
+{
+	const struct perf_version *pv =
+		d->perf_version_ok ? &d->perf_version : NULL;
+
+	if (!d->python_ok)
+		return;
+	mode_decide(&d->py, pv, d->jit_fix, MODE_AUTO, 0,
+		    d->embedded_available, &d->mode);
+}
+
+static void build_commands(struct doctor *d)
+{
+	struct perfcmd_record o;
+	struct strbuf sb = STRBUF_INIT;
+	const char *perf = d->perf_path ? d->perf_path : "perf";
+	const char *target[6];
+	size_t n = 0;
+
+	if (!d->python_ok || d->mode.name == MODE_NONE)
+		return;
+	target[n++] = d->py.executable[0] ? d->py.executable : d->py.path;
+	if (d->mode.trampoline == TRAMPOLINE_NATIVE) {
+		target[n++] = "-X";
+		target[n++] = perfcmd_python_xoption(d->mode.name);
+	} else if (d->mode.trampoline == TRAMPOLINE_EMBEDDED) {
+		char *dir = NULL;
+		char err[PPR_ERR_LEN];
+
+		if (!embedded_find(&d->py, &dir) &&
+		    !embedded_env(&d->py, dir, d->mode.name, NULL,
+				  &d->record_env, err, sizeof(err))) {
+			/* Built already: the real settings. */
+		} else {
+			strvec_clear(&d->record_env);
+			d->env_note = xstrdup("the embedded trampoline is "
+					      "built on first use; record "
+					      "then sets PYTHONPATH and "
+					      "PYPERF_TRAMPOLINE");
+		}
+		free(dir);
+	}
+	target[n++] = SHOW_SCRIPT;
+	target[n] = NULL;
+
+	perfcmd_record_init(&o);
+	perfcmd_record_set_mode(&o, &d->mode);
+	o.perf = perf;
+	o.buildid_dir = SHOW_SESSION "/buildid";
+	o.output = d->mode.name == MODE_JIT ? SHOW_SESSION "/perf.data.raw"
+					    : SHOW_SESSION "/perf.data";
+	o.target = target;
+	perfcmd_record_argv(&o, &d->record_argv);
+	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
+	d->record_cmd = strbuf_detach(&sb, NULL);
+	if (d->mode.name == MODE_JIT) {
+		perfcmd_inject_argv(perf, SHOW_SESSION "/buildid",
+				    SHOW_SESSION "/perf.data.raw",
+				    SHOW_SESSION "/perf.data", &d->inject_argv);
+		perfcmd_quote_argv(&sb, NULL, d->inject_argv.v);
+		d->inject_cmd = strbuf_detach(&sb, NULL);
+	}
+}
+
+static void judge_decision(struct doctor *d)
+{
+	const struct mode *m = &d->mode;
+
+	if (!d->python_ok || !d->python_supported)
+		return;
+	if (m->problem[0]) {
+		add_check(d, "decision", "mode", DOCTOR_PROBLEM,
+			  xstrdup(m->problem),
+			  d->jit_fix == TRI_NO && m->name != MODE_PERF
+				  ? xstrdup("install perf 6.8 or later, or "
+					    "use a Python built with frame "
+					    "pointers")
+				  : xstrdup("see the checks above"));
+		return;
+	}
+	add_check(d, "decision", "mode", DOCTOR_OK,
+		  xasprintf("%s mode, %s trampoline, call graph %s",
+			    mode_name_str(m->name),
+			    mode_trampoline_str(m->trampoline),
+			    m->call_graph), NULL);
+	/* The perf version's doubt is reported with perf already. */
+	if (m->warning[0] && m->name == MODE_PERF)
+		add_check(d, "decision", "mode.warning", DOCTOR_WARNING,
+			  xstrdup(m->warning), NULL);
+}
+
+/* --- housekeeping ---------------------------------------------------------- */
+
+static void gather_housekeeping(struct doctor *d, const char *tmpdir)
+{
+	int r;
+
+	d->tmpdir = xstrdup(tmpdir ? tmpdir : "/tmp");
+	d->tmp_free = sysprobe_free_bytes(d->tmpdir);
+	d->stale_error = sysprobe_stale_scan(d->tmpdir, &d->stale);
+	d->buildid_dir = sysprobe_buildid_dir();
+	if (d->buildid_dir) {
+		r = sysprobe_tree_size(d->buildid_dir, 500000,
+				       &d->buildid_bytes, &d->buildid_files,
+				       &d->buildid_truncated);
+		d->buildid_exists = r != -ENOENT;
+	}
+}
+
+static void judge_housekeeping(struct doctor *d)
+{
+	char size[32];
+
+	if (d->tmp_free < 0) {
+		add_check(d, "housekeeping", "housekeeping.tmp_free",
+			  DOCTOR_WARNING,
+			  xasprintf("cannot tell the free space in %s: %s",
+				    d->tmpdir, strerror((int)-d->tmp_free)),
+			  NULL);
+	} else {
+		unsigned long long fb = (unsigned long long)d->tmp_free;
+		enum doctor_level l = fb < (16ULL << 20) ? DOCTOR_PROBLEM
+				    : fb < (512ULL << 20) ? DOCTOR_WARNING
+							  : DOCTOR_OK;
+
+		sysprobe_human_size(fb, size, sizeof(size));
+		add_check(d, "housekeeping", "housekeeping.tmp_free", l,
+			  xasprintf("%s free in %s", size, d->tmpdir),
+			  l == DOCTOR_OK ? NULL :
+			  xasprintf("free space in %s: the interpreter writes "
+				    "its map and jitdump files there",
+				    d->tmpdir));
+	}
+	if (d->stale_error) {
+		add_check(d, "housekeeping", "housekeeping.stale",
+			  DOCTOR_WARNING,
+			  xasprintf("cannot read %s: %s", d->tmpdir,
+				    strerror(-d->stale_error)), NULL);
+	} else if (!d->stale.files) {
+		add_check(d, "housekeeping", "housekeeping.stale", DOCTOR_OK,
+			  xasprintf("no stale perf-*.map, jit-*.dump or "
+				    "jitted-*.so files in %s", d->tmpdir),
+			  NULL);
+	} else {
+		struct strbuf fix = STRBUF_INIT;
+		size_t i, show = d->stale.nr_pids < 6 ? d->stale.nr_pids : 6;
+
+		sysprobe_human_size(d->stale.bytes, size, sizeof(size));
+		strbuf_addstr(&fix, "for p in");
+		for (i = 0; i < show; i++)
+			strbuf_addf(&fix, " %d", (int)d->stale.pids[i]);
+		strbuf_addf(&fix, "; do rm -f %s/perf-$p.map %s/jit-$p.dump "
+			    "%s/jitted-$p-*.so; done", d->tmpdir, d->tmpdir,
+			    d->tmpdir);
+		if (show < d->stale.nr_pids)
+			strbuf_addf(&fix, " (and %zu more PIDs: see --json)",
+				    d->stale.nr_pids - show);
+		add_check(d, "housekeeping", "housekeeping.stale",
+			  DOCTOR_WARNING,
+			  xasprintf("%zu stale file%s (%s) in %s from %zu "
+				    "process%s that %s gone",
+				    d->stale.files,
+				    d->stale.files == 1 ? "" : "s", size,
+				    d->tmpdir, d->stale.nr_pids,
+				    d->stale.nr_pids == 1 ? "" : "es",
+				    d->stale.nr_pids == 1 ? "is" : "are"),
+			  strbuf_detach(&fix, NULL));
+	}
+	if (!d->buildid_dir) {
+		add_check(d, "housekeeping", "housekeeping.buildid",
+			  DOCTOR_OK, xstrdup("no home directory: no build-id "
+					     "cache"), NULL);
+	} else if (!d->buildid_exists) {
+		add_check(d, "housekeeping", "housekeeping.buildid",
+			  DOCTOR_OK, xasprintf("build-id cache %s does not "
+					       "exist", d->buildid_dir), NULL);
+	} else {
+		int big = d->buildid_bytes > (1ULL << 30);
+
+		sysprobe_human_size(d->buildid_bytes, size, sizeof(size));
+		add_check(d, "housekeeping", "housekeeping.buildid",
+			  big ? DOCTOR_WARNING : DOCTOR_OK,
+			  xasprintf("build-id cache %s: %s%s in %zu files",
+				    d->buildid_dir,
+				    d->buildid_truncated ? "more than " : "",
+				    size, d->buildid_files),
+			  big ? xstrdup("empty it: perf buildid-cache "
+					"--purge-all (pyperf-run keeps its "
+					"own per session)") : NULL);
+	}
+}
+
+/* --- the self-test ------------------------------------------------------------ */
+
+static void run_probe(struct doctor *d, const char *tmpdir)
+{
+	struct mode m;
+	const struct perf_version *pv =
+		d->perf_version_ok ? &d->perf_version : NULL;
+
+	if (!d->python_ok || !d->python_supported || !d->perf_version_ok) {
+		d->probe.unavailable = 1;
+		set_err(d->probe.detail, sizeof(d->probe.detail),
+			"needs a working perf and a supported interpreter");
+		return;
+	}
+	/* The mode the probe tests: the decision without the version's
+	 * verdict on unwinding, which is what the probe finds out. */
+	mode_decide(&d->py, pv, TRI_YES, MODE_AUTO, 0,
+		    d->embedded_available, &m);
+	if (m.name == MODE_NONE) {
+		d->probe.unavailable = 1;
+		set_err(d->probe.detail, sizeof(d->probe.detail),
+			"there is no mode to test: %s", m.problem);
+		return;
+	}
+	/* The private directory goes where temporary files go. */
+	if (!tmpdir) {
+		const char *t = getenv("TMPDIR");
+
+		tmpdir = t && t[0] == '/' ? t : NULL;
+	}
+	doctor_probe_run(d->perf_path, &d->py, &m, tmpdir, &d->probe);
+	if (m.name != MODE_JIT || !d->probe.recorded)
+		return;
+	if (d->probe.reached_module) {
+		d->jit_fix = TRI_YES;
+		d->jit_fix_from_probe = 1;
+		set_err(d->jit_fix_why, sizeof(d->jit_fix_why),
+			"the probe's stacks reach the script's top level");
+	} else if (d->probe.names_found) {
+		d->jit_fix = TRI_NO;
+		d->jit_fix_from_probe = 1;
+		set_err(d->jit_fix_why, sizeof(d->jit_fix_why),
+			"the probe's stacks stop at the first Python frame");
+	}
+}
+
+static void judge_probe(struct doctor *d)
+{
+	struct doctor_probe *p = &d->probe;
+
+	if (!p->ran && !p->unavailable)
+		return;
+	if (p->unavailable) {
+		add_check(d, "probe", "probe", DOCTOR_WARNING,
+			  xasprintf("probe not run: %s", p->detail), NULL);
+		return;
+	}
+	if (p->recorded && p->reached_module) {
+		add_check(d, "probe", "probe", DOCTOR_OK,
+			  xasprintf("recorded in %s mode: Python frames "
+				    "down to <module> in %zu of %zu samples",
+				    mode_name_str(p->mode), p->python_samples,
+				    p->samples), NULL);
+		return;
+	}
+	add_check(d, "probe", "probe", DOCTOR_PROBLEM,
+		  xasprintf("%s mode: %s", mode_name_str(p->mode), p->detail),
+		  xstrdup(p->recorded && p->names_found
+			  ? (p->mode == MODE_JIT
+			     ? "install perf 6.8 or later"
+			     : "use a Python built with -fno-omit-frame-"
+			       "pointer -mno-omit-leaf-frame-pointer")
+			  : "see 'pyperf-run record' on a small script for "
+			    "perf's own messages"));
+}
+
+/* --- all of it ------------------------------------------------------------------ */
+
+void doctor_run(struct doctor *d, const struct doctor_options *o)
+{
+	memset(d, 0, sizeof(*d));
+	gather_perf(d, o->perf);
+	sysprobe_kernel(&d->kernel);
+	gather_python(d, o->python);
+	gather_housekeeping(d, o->tmpdir);
+	if (o->probe)
+		run_probe(d, o->tmpdir);
+	decide(d);
+	build_commands(d);
+
+	judge_perf(d);
+	judge_kernel(d);
+	judge_python(d);
+	judge_decision(d);
+	judge_housekeeping(d);
+	judge_probe(d);
+}
+
+int doctor_ok(const struct doctor *d)
+{
+	return d->nr_problems == 0;
+}
+
+void doctor_release(struct doctor *d)
+{
+	size_t i;
+
+	free(d->perf_path);
+	free(d->perf_version_text);
+	free(d->python_arg);
+	if (d->python_ok)
+		pyinfo_release(&d->py);
+	strvec_clear(&d->record_env);
+	strvec_clear(&d->record_argv);
+	strvec_clear(&d->inject_argv);
+	free(d->record_cmd);
+	free(d->inject_cmd);
+	free(d->env_note);
+	free(d->tmpdir);
+	sysprobe_stale_release(&d->stale);
+	free(d->buildid_dir);
+	for (i = 0; i < d->nr_checks; i++) {
+		free(d->checks[i].text);
+		free(d->checks[i].fix);
+	}
+	free(d->checks);
+	memset(d, 0, sizeof(*d));
+}
+
+/* --- JSON ---------------------------------------------------------------------- */
+
+static void json_kv_str(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	json_string(j, v);
+}
+
+static void json_kv_bool(struct json *j, const char *k, int v)
+{
+	json_key(j, k);
+	json_bool(j, v);
+}
+
+static void json_value(struct json *j, const char *k,
+		       const struct sysprobe_value *v)
+{
+	json_key(j, k);
+	if (v->have)
+		json_int(j, v->value);
+	else
+		json_null(j);
+}
+
+static void json_open(struct json *j, const char *k,
+		      const struct sysprobe_open *o)
+{
+	json_key(j, k);
+	json_begin_object(j);
+	json_kv_bool(j, "ok", o->ok);
+	json_kv_bool(j, "user_only", o->user_only);
+	json_kv_str(j, "error", o->ok ? NULL : strerror(o->error));
+	json_end_object(j);
+}
+
+static void json_levels(struct json *j, const struct doctor *d,
+			const char *key, enum doctor_level l)
+{
+	size_t i;
+
+	json_key(j, key);
+	json_begin_array(j);
+	for (i = 0; i < d->nr_checks; i++)
+		if (d->checks[i].level == l)
+			json_string(j, d->checks[i].text);
+	json_end_array(j);
+}
+
+static void json_strvec(struct json *j, const char *k,
+			const struct strvec *sv)
+{
+	size_t i;
+
+	json_key(j, k);
+	json_begin_array(j);
+	for (i = 0; i < sv->nr; i++)
+		json_string(j, sv->v[i]);
+	json_end_array(j);
+}
+
+static void json_python(struct json *j, const struct doctor *d)
+{
+	const struct pyinfo *py = &d->py;
+
+	json_key(j, "python");
+	json_begin_object(j);
+	json_kv_str(j, "path", d->python_arg);
+	if (!d->python_ok) {
+		json_kv_str(j, "executable", NULL);
+		json_kv_str(j, "version", NULL);
+		json_kv_bool(j, "supported", 0);
+		json_kv_str(j, "error", d->python_error);
+		json_end_object(j);
+		return;
+	}
+	json_kv_str(j, "executable", py->executable);
+	json_kv_str(j, "version", py->version);
+	json_kv_str(j, "implementation", py->implementation);
+	json_kv_bool(j, "supported", d->python_supported);
+	json_kv_bool(j, "native_perf", py->native_perf);
+	json_kv_bool(j, "native_perf_jit", py->native_perf_jit);
+	json_kv_bool(j, "frame_pointers", py->cflags.fp && py->cflags.leaf_fp);
+	json_kv_bool(j, "fno_omit_frame_pointer", py->cflags.fp);
+	json_kv_bool(j, "mno_omit_leaf_frame_pointer", py->cflags.leaf_fp);
+	json_kv_str(j, "optimisation", py->cflags.opt);
+	json_kv_bool(j, "debug", py->pydebug);
+	json_kv_bool(j, "has_headers", py->has_headers);
+	json_key(j, "embedded");
+	json_begin_object(j);
+	json_kv_bool(j, "supported", d->embedded_supported);
+	json_kv_bool(j, "available", d->embedded_available);
+	json_kv_str(j, "why_not", d->embedded_available ? NULL
+							: d->embedded_why);
+	json_end_object(j);
+	json_end_object(j);
+}
+
+static void json_probe(struct json *j, const struct doctor_probe *p)
+{
+	json_key(j, "probe");
+	if (!p->ran && !p->unavailable) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kv_bool(j, "ran", p->ran);
+	json_kv_bool(j, "ok", p->recorded && p->reached_module);
+	json_kv_str(j, "mode", p->ran ? mode_name_str(p->mode) : NULL);
+	json_kv_bool(j, "recorded", p->recorded);
+	json_kv_bool(j, "names_found", p->names_found);
+	json_kv_bool(j, "reached_module", p->reached_module);
+	json_key(j, "samples");
+	json_uint(j, p->samples);
+	json_key(j, "python_samples");
+	json_uint(j, p->python_samples);
+	json_kv_str(j, "detail", p->detail[0] ? p->detail : NULL);
+	json_key(j, "pid");
+	if (p->pid)
+		json_int(j, p->pid);
+	else
+		json_null(j);
+	json_kv_str(j, "workdir", p->workdir[0] ? p->workdir : NULL);
+	json_end_object(j);
+}
+
+void doctor_write_json(const struct doctor *d, FILE *fp)
+{
+	const struct sysprobe_kernel *k = &d->kernel;
+	struct json j;
+	size_t i;
+
+	json_init(&j, fp, 1);
+	json_begin_object(&j);
+	json_kv_bool(&j, "ok", doctor_ok(d));
+	json_levels(&j, d, "problems", DOCTOR_PROBLEM);
+	json_levels(&j, d, "warnings", DOCTOR_WARNING);
+
+	json_python(&j, d);
+
+	json_key(&j, "perf");
+	json_begin_object(&j);
+	json_kv_str(&j, "path", d->perf_path);
+	json_kv_str(&j, "version", d->perf_version_ok ? d->perf_version_str
+						      : NULL);
+	json_kv_str(&j, "version_text", d->perf_version_text);
+	json_kv_str(&j, "jit_fix", tristate_name(d->jit_fix));
+	json_kv_str(&j, "jit_fix_why", d->perf_version_ok || d->jit_fix_from_probe
+					       ? d->jit_fix_why : NULL);
+	json_kv_str(&j, "jit_fix_source", d->jit_fix_from_probe ? "probe"
+					  : d->perf_version_ok ? "version"
+							       : NULL);
+	json_kv_str(&j, "error", d->perf_error[0] ? d->perf_error : NULL);
+	json_end_object(&j);
+
+	json_key(&j, "kernel");
+	json_begin_object(&j);
+	json_value(&j, "perf_event_paranoid", &k->paranoid);
+	json_value(&j, "kptr_restrict", &k->kptr_restrict);
+	json_value(&j, "perf_event_max_sample_rate", &k->max_sample_rate);
+	json_value(&j, "perf_event_max_stack", &k->max_stack);
+	json_kv_bool(&j, "privileged", k->privileged);
+	json_open(&j, "callchain", &k->callchain);
+	if (k->regs_supported)
+		json_open(&j, "dwarf", &k->dwarf);
+	json_end_object(&j);
+
+	json_key(&j, "mode");
+	json_begin_object(&j);
+	json_kv_str(&j, "name", mode_name_str(d->mode.name));
+	json_kv_str(&j, "trampoline", mode_trampoline_str(d->mode.trampoline));
+	json_kv_str(&j, "call_graph", d->mode.call_graph[0]
+					      ? d->mode.call_graph : NULL);
+	json_key(&j, "stack_size");
+	if (d->mode.name == MODE_JIT)
+		json_uint(&j, d->mode.stack_size);
+	else
+		json_null(&j);
+	json_kv_str(&j, "reason", d->mode.reason[0] ? d->mode.reason : NULL);
+	json_kv_str(&j, "problem", d->mode.problem[0] ? d->mode.problem
+						      : NULL);
+	json_kv_str(&j, "warning", d->mode.warning[0] ? d->mode.warning
+						      : NULL);
+	json_end_object(&j);
+
+	json_key(&j, "commands");
+	json_begin_object(&j);
+	json_strvec(&j, "environment", &d->record_env);
+	json_kv_str(&j, "environment_note", d->env_note);
+	json_kv_str(&j, "record", d->record_cmd);
+	json_strvec(&j, "record_argv", &d->record_argv);
+	json_kv_str(&j, "inject", d->inject_cmd);
+	json_strvec(&j, "inject_argv", &d->inject_argv);
+	json_end_object(&j);
+
+	json_key(&j, "housekeeping");
+	json_begin_object(&j);
+	json_kv_str(&j, "tmpdir", d->tmpdir);
+	json_key(&j, "tmp_free_bytes");
+	if (d->tmp_free >= 0)
+		json_int(&j, d->tmp_free);
+	else
+		json_null(&j);
+	json_key(&j, "stale_files");
+	json_uint(&j, d->stale.files);
+	json_key(&j, "stale_bytes");
+	json_uint(&j, d->stale.bytes);
+	json_key(&j, "stale_pids");
+	json_begin_array(&j);
+	for (i = 0; i < d->stale.nr_pids; i++)
+		json_int(&j, d->stale.pids[i]);
+	json_end_array(&j);
+	json_key(&j, "live_files");
+	json_uint(&j, d->stale.live);
+	json_kv_str(&j, "buildid_dir", d->buildid_dir);
+	json_key(&j, "buildid_bytes");
+	if (d->buildid_exists)
+		json_uint(&j, d->buildid_bytes);
+	else
+		json_null(&j);
+	json_end_object(&j);
+
+	json_probe(&j, &d->probe);
+
+	json_key(&j, "checks");
+	json_begin_array(&j);
+	for (i = 0; i < d->nr_checks; i++) {
+		const struct doctor_check *c = &d->checks[i];
+
+		json_begin_object(&j);
+		json_kv_str(&j, "id", c->id);
+		json_kv_str(&j, "level", doctor_level_name(c->level));
+		json_kv_str(&j, "text", c->text);
+		json_kv_str(&j, "fix", c->fix);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}

@@ -1,0 +1,574 @@
+/*
+ * pyperf-run flame graph page: builds the call tree from the embedded
+ * profile and draws it on a canvas.  Owned by the flame helper.
+ *
+ * Data (the JSON in <script id="ppr-data">), written by lib/fmt_html.c:
+ *   title, meta: [[label, value], ...], unit, total, diff (0/1),
+ *   total0 (diff: samples of the old profile),
+ *   strings: ["", ...],
+ *   frames: [name, file, dso, kind, ...]   (string indices; 0 = none)
+ *   nodes:  [frame, depth, self, ...]      (preorder, depth >= 1,
+ *            siblings sorted by name; diff: [frame, depth, self, self0])
+ * Kinds: 0 python, 1 libpython, 2 extension, 3 system library,
+ *   4 other native, 5 kernel, 6 interpreter plumbing, 7 unknown,
+ *   8 process/thread.
+ */
+(function () {
+"use strict";
+var D = JSON.parse(document.getElementById("ppr-data").textContent);
+var S = D.strings, FR = D.frames, DIFF = !!D.diff;
+var NF = FR.length / 4;
+var KINDS = [
+	["Python", [46, 139, 87], 25],
+	["libpython (interpreter)", [222, 184, 49], 14],
+	["C extension", [236, 132, 45], 16],
+	["system library (libc, ld.so…)", [196, 150, 110], 12],
+	["other native", [214, 108, 72], 14],
+	["kernel", [199, 70, 96], 14],
+	["interpreter plumbing", [170, 170, 150], 8],
+	["unknown", [160, 160, 160], 6],
+	["process / thread", [120, 144, 176], 6]
+];
+var ROW = 18;
+
+function fname(f) { return S[FR[4 * f]]; }
+function ffile(f) { return S[FR[4 * f + 1]]; }
+function fdso(f) { return S[FR[4 * f + 2]]; }
+function fkind(f) { return FR[4 * f + 3]; }
+
+/* --- trees: struct-of-arrays, node 0 is the root ----------------------- */
+function Tree(n) {
+	this.n = 0;
+	this.frame = new Int32Array(n);
+	this.parent = new Int32Array(n);
+	this.first = new Int32Array(n).fill(-1);
+	this.next = new Int32Array(n).fill(-1);
+	this.depth = new Int32Array(n);
+	this.self = new Float64Array(n);
+	this.tot = new Float64Array(n);
+	this.self0 = DIFF ? new Float64Array(n) : null;
+	this.tot0 = DIFF ? new Float64Array(n) : null;
+	this.maxDepth = 0;
+}
+Tree.prototype.add = function (frame, parent, depth) {
+	var i = this.n++;
+	this.frame[i] = frame;
+	this.parent[i] = parent;
+	this.depth[i] = depth;
+	if (depth > this.maxDepth)
+		this.maxDepth = depth;
+	return i;
+};
+/* Totals from selves (children always come after their parent). */
+Tree.prototype.sum = function () {
+	for (var i = this.n - 1; i > 0; i--) {
+		this.tot[i] += this.self[i];
+		this.tot[this.parent[i]] += this.tot[i];
+		if (DIFF) {
+			this.tot0[i] += this.self0[i];
+			this.tot0[this.parent[i]] += this.tot0[i];
+		}
+	}
+	this.tot[0] += this.self[0];
+	if (DIFF)
+		this.tot0[0] += this.self0[0];
+};
+
+function buildTopDown() {
+	var N = D.nodes, w = DIFF ? 4 : 3, n = N.length / w;
+	var t = new Tree(n + 1), path = [0], lastKid = new Int32Array(n + 1);
+	lastKid.fill(-1);
+	t.add(-1, -1, 0);
+	for (var k = 0; k < n; k++) {
+		var d = N[w * k + 1], p = path[d - 1];
+		var i = t.add(N[w * k], p, d);
+		if (lastKid[p] >= 0)
+			t.next[lastKid[p]] = i;
+		else
+			t.first[p] = i;
+		lastKid[p] = i;
+		path[d] = i;
+		t.self[i] = N[w * k + 2];
+		if (DIFF)
+			t.self0[i] = N[w * k + 3];
+	}
+	t.sum();
+	return t;
+}
+
+/* The inverted tree: for every node with samples ending there, its path
+ * leaf first, merged; siblings sorted by name like the top-down tree. */
+function buildInverted(td) {
+	var cap = 1024, t = new Tree(cap), key = new Map();
+	function grow() {
+		var o = t;
+		cap *= 2;
+		t = new Tree(cap);
+		["frame", "parent", "first", "next", "depth", "self", "tot",
+		 "self0", "tot0"].forEach(function (a) {
+			if (o[a])
+				t[a].set(o[a]);
+		});
+		t.n = o.n;
+		t.maxDepth = o.maxDepth;
+	}
+	t.add(-1, -1, 0);
+	var kids = [[]];
+	for (var i = 1; i < td.n; i++) {
+		var s = td.self[i], s0 = DIFF ? td.self0[i] : 0;
+		if (!s && !s0)
+			continue;
+		var cur = 0, d = 0;
+		for (var j = i; j > 0; j = td.parent[j]) {
+			var f = td.frame[j], kk = cur * (NF + 1) + f, c = key.get(kk);
+			d++;
+			if (c === undefined) {
+				if (t.n === cap)
+					grow();
+				c = t.add(f, cur, d);
+				key.set(kk, c);
+				kids[cur].push(c);
+				kids.push([]);
+			}
+			/* an inverted node counts the samples whose leaf path
+			 * passes through it: give them to every node on the
+			 * way, as "self" of the deepest and carried by sum() */
+			cur = c;
+		}
+		t.self[cur] += s;
+		if (DIFF)
+			t.self0[cur] += s0;
+	}
+	t.sum();
+	for (var p = 0; p < t.n; p++) {
+		var ks = kids[p];
+		if (!ks.length)
+			continue;
+		ks.sort(function (a, b) {
+			var x = fname(t.frame[a]), y = fname(t.frame[b]);
+			return x < y ? -1 : x > y ? 1 : 0;
+		});
+		t.first[p] = ks[0];
+		for (var q = 0; q + 1 < ks.length; q++)
+			t.next[ks[q]] = ks[q + 1];
+	}
+	return t;
+}
+
+/* --- state ------------------------------------------------------------ */
+var topdown = buildTopDown(), inverted = null;
+var tree = topdown, isInverted = false, zoom = 0, matchRe = null;
+var frameMatch = null;		/* Uint8Array per frame */
+var canvas = document.getElementById("flame");
+var ctx = canvas.getContext("2d");
+var tip = document.getElementById("tip");
+var details = document.getElementById("details");
+var rows = [];			/* per row: [x0, x1, node, ...] drawn */
+var labelled = [];		/* nodes drawn wide enough for a label */
+var W = 0, CHW = 7;
+
+/* --- header ----------------------------------------------------------- */
+function esc(s) {
+	return String(s).replace(/[&<>"]/g, function (c) {
+		return { "&": "&amp;", "<": "&lt;", ">": "&gt;",
+			 '"': "&quot;" }[c];
+	});
+}
+document.getElementById("title").innerHTML = esc(D.title || "");
+if (D.titleCode)
+	document.getElementById("title").innerHTML +=
+		" <code>" + esc(D.titleCode) + "</code>";
+document.title = (D.titleCode ? D.titleCode + " — " : "") +
+	(D.title || "pyperf-run");
+document.getElementById("meta").innerHTML = (D.meta || []).map(
+	function (m) {
+		return "<div><dt>" + esc(m[0]) + "</dt><dd>" + esc(m[1]) +
+			"</dd></div>";
+	}).join("");
+
+/* Share of samples per kind (leaf frames), for the legend. */
+(function legend() {
+	var per = new Float64Array(KINDS.length), html = [];
+	for (var i = 1; i < topdown.n; i++)
+		per[fkind(topdown.frame[i])] += topdown.self[i];
+	var tot = topdown.tot[0] || 1;
+	if (DIFF) {
+		html.push('<span><span class="sw" style="background:' +
+			"rgb(230,80,70)" + '"></span>more samples in NEW</span>');
+		html.push('<span><span class="sw" style="background:' +
+			"rgb(80,120,230)" + '"></span>fewer samples in NEW</span>');
+		html.push('<span>width: samples in NEW</span>');
+	}
+	KINDS.forEach(function (k, i) {
+		var seen = false;
+		for (var f = 0; f < NF && !seen; f++)
+			seen = fkind(f) === i;
+		if (!seen)
+			return;
+		var c = k[1];
+		html.push('<span><span class="sw" style="background:rgb(' +
+			c.join(",") + ')"></span>' + esc(k[0]) +
+			(DIFF ? "" : " " + (100 * per[i] / tot).toFixed(1) +
+			 "% self") + "</span>");
+	});
+	html.push('<span><span class="sw" style="background:' +
+		'var(--match)"></span>search match</span>');
+	document.getElementById("legend").innerHTML = html.join("");
+})();
+
+/* --- colours ---------------------------------------------------------- */
+function hash(s) {
+	var h = 2166136261;
+	for (var i = 0; i < s.length; i++) {
+		h ^= s.charCodeAt(i);
+		h = Math.imul(h, 16777619);
+	}
+	return ((h >>> 0) % 1000) / 1000;
+}
+var colourCache = new Array(NF);
+function colour(f) {
+	var c = colourCache[f];
+	if (c)
+		return c;
+	var k = KINDS[fkind(f)] || KINDS[7], base = k[1], v = k[2];
+	var r = (hash(fname(f)) - 0.5) * 2 * v;
+	c = "rgb(" + base.map(function (x) {
+		return Math.max(0, Math.min(255, Math.round(x + r)));
+	}).join(",") + ")";
+	colourCache[f] = c;
+	return c;
+}
+function diffColour(i) {
+	var a = tree.tot[i] / (tree.tot[0] || 1);
+	var b = tree.tot0[i] / (tree.tot0[0] || 1);
+	var d = a - b;		/* share change, of all samples */
+	var m = Math.min(1, Math.abs(d) / 0.05);
+	var lo = Math.round(245 - 160 * m);
+	if (Math.abs(d) < 0.0005)
+		return "rgb(236,236,236)";
+	return d > 0 ? "rgb(245," + lo + "," + lo + ")" :
+		"rgb(" + lo + "," + Math.round(lo + 30 * m) + ",245)";
+}
+
+/* --- layout & drawing ------------------------------------------------- */
+function nodeIsAncestorOf(a, b) {
+	for (; b >= 0; b = tree.parent[b])
+		if (b === a)
+			return true;
+	return false;
+}
+
+function resize() {
+	var dpr = window.devicePixelRatio || 1;
+	W = canvas.parentNode.clientWidth - 32;
+	if (W < 200)
+		W = 200;
+	var h = Math.min(32000, (tree.maxDepth + 1) * ROW + 4);
+	canvas.style.height = h + "px";
+	canvas.width = Math.round(W * dpr);
+	canvas.height = Math.round(h * dpr);
+	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+	ctx.font = "11.5px ui-monospace, 'DejaVu Sans Mono', monospace";
+	CHW = ctx.measureText("mmmmmmmmmm").width / 10;
+}
+
+function rowY(d) {
+	/* top-down: root at the bottom (a flame); inverted: root on top */
+	var H = (tree.maxDepth + 1) * ROW;
+	return isInverted ? d * ROW : H - (d + 1) * ROW;
+}
+
+function label(i) {
+	return i === 0 ? (isInverted ? "all (leaf functions above)" :
+			  "all") : fname(tree.frame[i]);
+}
+
+function drawBox(i, x, w, d, dim) {
+	var y = rowY(d);
+	var f = tree.frame[i];
+	var matched = frameMatch && i > 0 && frameMatch[f];
+	ctx.fillStyle = matched ? "rgb(214,59,208)" :
+		i === 0 ? "rgb(140,150,165)" :
+		DIFF ? diffColour(i) : colour(f);
+	ctx.globalAlpha = dim ? 0.45 : 1;
+	ctx.fillRect(x, y, Math.max(w - 0.5, 0.5), ROW - 1);
+	var r = rows[d];
+	r.push(x, x + w, i);
+	if (w > 3 * CHW && i > 0)
+		labelled.push(i);
+	if (w > 3 * CHW) {
+		var t = label(i), max = Math.floor((w - 6) / CHW);
+		if (t.length > max)
+			t = max > 2 ? t.slice(0, max - 2) + ".." : "";
+		if (t) {
+			ctx.fillStyle = matched || (i === 0) ? "#fff" : "#111";
+			ctx.fillText(t, x + 3, y + ROW - 5.5);
+		}
+	}
+	ctx.globalAlpha = 1;
+}
+
+function draw() {
+	resize();
+	ctx.clearRect(0, 0, W, canvas.height);
+	rows = [];
+	labelled = [];
+	for (var d = 0; d <= tree.maxDepth + 1; d++)
+		rows.push([]);
+	/* ancestors of the zoomed node: full width, dimmed */
+	var chain = [];
+	for (var a = zoom; a >= 0; a = tree.parent[a])
+		chain.push(a);
+	for (var c = chain.length - 1; c > 0; c--)
+		drawBox(chain[c], 0, W, tree.depth[chain[c]], true);
+	var scale = W / (tree.tot[zoom] || 1);
+	/* iterative preorder walk of the zoomed subtree */
+	var stack = [zoom, 0];
+	while (stack.length) {
+		var x = stack.pop(), i = stack.pop();
+		var w = tree.tot[i] * scale;
+		drawBox(i, x, w, tree.depth[i], false);
+		var cx = x, kids = [];
+		for (var k = tree.first[i]; k >= 0; k = tree.next[k]) {
+			var kw = tree.tot[k] * scale;
+			if (kw >= 0.35)
+				kids.push(k, cx);
+			cx += kw;
+		}
+		for (var q = kids.length - 2; q >= 0; q -= 2)
+			stack.push(kids[q], kids[q + 1]);
+	}
+	crumbs();
+}
+
+function pct(a, b) {
+	if (!b)
+		return "0%";
+	var p = 100 * a / b;
+	return (p >= 10 ? p.toFixed(1) : p >= 0.1 ? p.toFixed(2) :
+		p.toPrecision(2)) + "%";
+}
+
+function crumbs() {
+	var el = document.getElementById("crumbs");
+	document.getElementById("reset").disabled = zoom === 0;
+	if (zoom === 0) {
+		el.textContent = isInverted ?
+			"Inverted view: the top row holds the functions where samples were taken; below them, their callers." :
+			"Top-down view: the bottom row is the whole profile; each frame's callees stand on it.";
+		return;
+	}
+	var parts = [];
+	for (var a = zoom; a > 0; a = tree.parent[a])
+		parts.unshift(label(a));
+	el.textContent = "Zoomed: " + parts.join(" \u2192 ") + " (" +
+		pct(tree.tot[zoom], tree.tot[0]) + " of all)";
+}
+
+/* --- interaction ------------------------------------------------------ */
+function hit(ev) {
+	var rect = canvas.getBoundingClientRect();
+	var x = ev.clientX - rect.left, y = ev.clientY - rect.top;
+	var H = (tree.maxDepth + 1) * ROW;
+	var d = isInverted ? Math.floor(y / ROW) :
+		Math.floor((H - y) / ROW);
+	var r = rows[d];
+	if (!r)
+		return -1;
+	for (var k = 0; k < r.length; k += 3)
+		if (x >= r[k] && x < r[k + 1])
+			return r[k + 2];
+	return -1;
+}
+
+function describe(i) {
+	var f = tree.frame[i], T = tree.tot[0] || 1;
+	var h = "<b>" + esc(label(i)) + "</b>";
+	if (i > 0) {
+		var k = KINDS[fkind(f)] || KINDS[7];
+		h += '<span class="k">kind</span> ' + esc(k[0]) + "<br>";
+		if (ffile(f))
+			h += '<span class="k">file</span> ' + esc(ffile(f)) + "<br>";
+		if (fdso(f))
+			h += '<span class="k">object</span> ' + esc(fdso(f)) + "<br>";
+	}
+	var u = D.unit || "samples";
+	h += '<span class="k">' + u + "</span> " + tree.tot[i].toLocaleString() +
+		" (" + pct(tree.tot[i], T) + " of all";
+	if (zoom > 0)
+		h += ", " + pct(tree.tot[i], tree.tot[zoom]) + " of zoom";
+	h += ")<br>";
+	var selfv = isInverted ? (tree.first[i] < 0 ? tree.tot[i] : 0) :
+		tree.self[i];
+	if (!isInverted && i > 0)
+		h += '<span class="k">self</span> ' + selfv.toLocaleString() +
+			" (" + pct(selfv, T) + ")<br>";
+	if (DIFF) {
+		var o = tree.tot0[i], T0 = tree.tot0[0] || 1;
+		var dd = 100 * (tree.tot[i] / T - o / T0);
+		h += '<span class="k">old</span> ' + o.toLocaleString() + " (" +
+			pct(o, T0) + ")<br>" + '<span class="k">change</span> ' +
+			(dd >= 0 ? "+" : "") + dd.toFixed(2) +
+			" points of all samples<br>";
+	}
+	return h;
+}
+
+canvas.addEventListener("mousemove", function (ev) {
+	var i = hit(ev);
+	if (i < 0) {
+		tip.style.display = "none";
+		return;
+	}
+	tip.innerHTML = describe(i);
+	tip.style.display = "block";
+	var tx = ev.clientX + 14, ty = ev.clientY + 14;
+	if (tx + tip.offsetWidth > window.innerWidth - 8)
+		tx = ev.clientX - tip.offsetWidth - 10;
+	if (ty + tip.offsetHeight > window.innerHeight - 8)
+		ty = ev.clientY - tip.offsetHeight - 10;
+	tip.style.left = Math.max(4, tx) + "px";
+	tip.style.top = Math.max(4, ty) + "px";
+	details.textContent = label(i) + " \u2014 " +
+		tree.tot[i].toLocaleString() + " " + (D.unit || "samples") +
+		", " + pct(tree.tot[i], tree.tot[0]);
+});
+canvas.addEventListener("mouseleave", function () {
+	tip.style.display = "none";
+});
+canvas.addEventListener("click", function (ev) {
+	var i = hit(ev);
+	if (i < 0)
+		return;
+	zoom = i === zoom ? Math.max(tree.parent[i], 0) : i;
+	draw();
+});
+
+function setView(inv) {
+	if (inv === isInverted)
+		return;
+	if (inv && !inverted)
+		inverted = buildInverted(topdown);
+	isInverted = inv;
+	tree = inv ? inverted : topdown;
+	zoom = 0;
+	document.getElementById("v-flame").setAttribute("aria-pressed", !inv);
+	document.getElementById("v-inverted").setAttribute("aria-pressed", inv);
+	search();
+}
+document.getElementById("v-flame").onclick = function () { setView(false); };
+document.getElementById("v-inverted").onclick = function () { setView(true); };
+document.getElementById("reset").onclick = function () {
+	zoom = 0;
+	draw();
+};
+
+var sInput = document.getElementById("search");
+function search() {
+	var q = sInput.value, info = document.getElementById("matchinfo");
+	frameMatch = null;
+	if (q) {
+		try {
+			matchRe = new RegExp(q, "i");
+		} catch (e) {
+			matchRe = new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g,
+						 "\\$&"), "i");
+		}
+		frameMatch = new Uint8Array(NF);
+		for (var f = 0; f < NF; f++)
+			frameMatch[f] = matchRe.test(fname(f)) ||
+				(ffile(f) && matchRe.test(ffile(f))) ? 1 : 0;
+		/* samples under a match, each counted once: nodes that
+		 * match with no matching ancestor */
+		var sum = 0, under = new Uint8Array(tree.n);
+		for (var i = 1; i < tree.n; i++) {
+			var p = tree.parent[i];
+			if (under[p]) {
+				under[i] = 1;
+			} else if (frameMatch[tree.frame[i]]) {
+				under[i] = 1;
+				sum += tree.tot[i];
+			}
+		}
+		info.textContent = "Matched: " + pct(sum, tree.tot[0]) + " (" +
+			sum.toLocaleString() + " " + (D.unit || "samples") + ")";
+	} else {
+		info.textContent = "";
+	}
+	draw();
+}
+var timer = 0;
+sInput.addEventListener("input", function () {
+	clearTimeout(timer);
+	timer = setTimeout(search, 120);
+});
+document.getElementById("clear").onclick = function () {
+	sInput.value = "";
+	search();
+};
+document.addEventListener("keydown", function (ev) {
+	if (ev.key === "Escape") {
+		if (document.activeElement === sInput && sInput.value) {
+			sInput.value = "";
+			search();
+		} else {
+			zoom = 0;
+			draw();
+		}
+	} else if ((ev.ctrlKey || ev.metaKey) && ev.key === "f") {
+		ev.preventDefault();
+		sInput.focus();
+	}
+});
+var rt = 0;
+window.addEventListener("resize", function () {
+	clearTimeout(rt);
+	rt = setTimeout(draw, 60);
+});
+
+/* For tests and scripts: the page's state. */
+window.pyperfFlame = {
+	nodes: function () { return tree.n; },
+	zoomed: function () { return zoom === 0 ? null : label(zoom); },
+	inverted: function () { return isInverted; },
+	/* full names of the frames drawn with a label */
+	labels: function () {
+		return labelled.map(function (i) { return label(i); });
+	},
+	/* names of the drawn frames that are highlighted by the search */
+	highlighted: function () {
+		var out = [];
+		rows.forEach(function (r) {
+			for (var k = 0; k < r.length; k += 3)
+				if (r[k + 2] > 0 && frameMatch &&
+				    frameMatch[tree.frame[r[k + 2]]])
+					out.push(label(r[k + 2]));
+		});
+		return out;
+	},
+	/* centre of the widest drawn frame called name, canvas pixels */
+	locate: function (name) {
+		var best = null;
+		rows.forEach(function (r, d) {
+			for (var k = 0; k < r.length; k += 3) {
+				var w = r[k + 1] - r[k];
+				if (label(r[k + 2]) === name &&
+				    (!best || w > best.w))
+					best = { x: r[k] + w / 2,
+						 y: rowY(d) + ROW / 2, w: w };
+			}
+		});
+		return best;
+	},
+	width: function (name) {
+		var b = this.locate(name);
+		return b ? b.w / W : 0;
+	}
+};
+if (D.inverted)
+	setView(true);
+else
+	draw();
+window.pyperfFlame.renderMs = performance.now();
+document.body.setAttribute("data-ready", "1");
+})();

@@ -1,0 +1,101 @@
+#ifndef PPR_FMT_H
+#define PPR_FMT_H
+/*
+ * Owned by the report helper (the interface); the writers of html, svg,
+ * speedscope, pprof and the diff (lib/fmt_html.c, fmt_svg.c,
+ * fmt_speedscope.c, fmt_pprof.c, fmt_diff.c) are owned by the flame
+ * helper.
+ *
+ * Report writers.  Each turns a loaded profile (lib/profile.h) into one
+ * format on a FILE * the caller owns (the caller opens, flushes and
+ * closes it and checks for write errors; writers may also return -1 on
+ * a write error they notice).  Writers never print: on failure they
+ * return -1 (or -errno) and fill err.
+ *
+ * The profile already reflects the view (python / mixed / all), the
+ * pid/tid/time filters, the grouping (merged / per process / per
+ * thread) and the --min-share pruning; writers write what they get.
+ * When p->group is not PROFILE_MERGED, stacks carry a task index and
+ * per-task formats (speedscope, json) write one profile per task;
+ * the others may merge them.
+ */
+#include "compat.h"
+#include "profile.h"
+
+enum fmt_format {
+	FMT_TEXT = 0,
+	FMT_COLLAPSED,
+	FMT_JSON,
+	FMT_HTML,
+	FMT_SVG,
+	FMT_SPEEDSCOPE,
+	FMT_PPROF,
+	FMT_NR
+};
+
+struct fmt_opts {
+	enum fmt_format format;
+	const char *title;	/* NULL: derived from p->command */
+	int inverted;		/* html/svg/text tree: start bottom-up */
+	/* text */
+	unsigned top;		/* rows in the top-functions tables (0: 20) */
+	int tree;		/* also print the call tree */
+	double tree_min_share;	/* tree: hide nodes below this share
+				   (0: 1%) */
+	int color;		/* text: ANSI colours (stdout is a tty) */
+	/* collapsed */
+	int collapsed_pid;	/* prefix each stack with "comm-pid" / "comm-
+				   pid/tid" roots when grouped (FlameGraph's
+				   --pid / --tid style) */
+};
+
+#define FMT_OPTS_INIT { FMT_TEXT, NULL, 0, 0, 0, 0.0, 0, 1 }
+
+/* "text" -> FMT_TEXT ...; -1 when unknown. */
+int fmt_parse(const char *name);
+const char *fmt_name(enum fmt_format f);
+/* Is the output binary (pprof: gzipped protobuf)?  cmd/ refuses a tty. */
+int fmt_is_binary(enum fmt_format f);
+
+typedef int (*fmt_write_fn)(const struct profile *p,
+			    const struct fmt_opts *o, FILE *fp,
+			    char *err, size_t errlen);
+
+/* The writer for f (never NULL for f < FMT_NR). */
+fmt_write_fn fmt_writer(enum fmt_format f);
+
+/* Report-helper writers. */
+int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp, char *err, size_t errlen);
+int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
+			FILE *fp, char *err, size_t errlen);
+int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp, char *err, size_t errlen);
+
+/* Flame-helper writers. */
+int fmt_html_write(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp, char *err, size_t errlen);
+int fmt_svg_write(const struct profile *p, const struct fmt_opts *o,
+		  FILE *fp, char *err, size_t errlen);
+int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
+			 FILE *fp, char *err, size_t errlen);
+int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
+		    FILE *fp, char *err, size_t errlen);
+
+/*
+ * The differential report between two sessions loaded with the same
+ * filter: o->format is FMT_COLLAPSED (FlameGraph's difffolded lines:
+ * "stack samples_old samples_new") or FMT_HTML (a differential flame
+ * graph).  Other formats: -ENOSYS-like failure with a message.
+ */
+int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
+		   const struct fmt_opts *o, FILE *fp, char *err,
+		   size_t errlen);
+
+/*
+ * The name of frame f in the collapsed format: f->name, plus "_[k]" for
+ * kernel frames.  Written to fp (no separator).
+ */
+void fmt_collapsed_name(FILE *fp, const struct frame *f);
+
+#endif

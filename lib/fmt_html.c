@@ -1,0 +1,208 @@
+/*
+ * Owned by the flame helper.
+ *
+ * --format html: one self-contained page (lib/flame/flame.html, inlined
+ * into lib/flame_assets.h) with the profile embedded as JSON: a string
+ * table, a frame table and the merged call tree in preorder
+ * ([frame, depth, self] per node).  The page builds its trees from that
+ * and draws them on a canvas; it loads nothing from the network.
+ */
+#include "compat.h"
+#include "fmt.h"
+#include "flame.h"
+#include "flame_assets.h"
+#include "alloc.h"
+
+/* String table: name/file/dso strings, deduplicated by pointer value. */
+struct strtab {
+	const char **v;
+	size_t nr, alloc;
+	const char **keys;	/* open addressing on string contents */
+	uint32_t *ids;
+	size_t cap;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static uint32_t strtab_id(struct strtab *st, const char *s)
+{
+	size_t h, i;
+
+	if (!s || !*s)
+		return 0;
+	if ((st->nr + 1) * 2 > st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 1024;
+
+		free(st->keys);
+		free(st->ids);
+		st->keys = xcalloc(cap, sizeof(*st->keys));
+		st->ids = xcalloc(cap, sizeof(*st->ids));
+		st->cap = cap;
+		for (i = 1; i < st->nr; i++) {
+			h = str_hash(st->v[i]) & (cap - 1);
+			while (st->keys[h])
+				h = (h + 1) & (cap - 1);
+			st->keys[h] = st->v[i];
+			st->ids[h] = (uint32_t)i;
+		}
+	}
+	h = str_hash(s) & (st->cap - 1);
+	while (st->keys[h]) {
+		if (!strcmp(st->keys[h], s))
+			return st->ids[h];
+		h = (h + 1) & (st->cap - 1);
+	}
+	ALLOC_GROW(st->v, st->nr + 1, st->alloc);
+	st->v[st->nr] = s;
+	st->keys[h] = s;
+	st->ids[h] = (uint32_t)st->nr;
+	return (uint32_t)st->nr++;
+}
+
+static void strtab_release(struct strtab *st)
+{
+	free(st->v);
+	free(st->keys);
+	free(st->ids);
+}
+
+static void json_kv_str(FILE *fp, const char *key, const char *val)
+{
+	fprintf(fp, "\"%s\":\"", key);
+	flame_json_str(fp, val ? val : "");
+	fputs("\",\n", fp);
+}
+
+int flame_html_page(const struct flame_tree *t, const struct profile *p,
+		    const struct profile *old_p, const struct fmt_opts *o,
+		    FILE *fp, char *err, size_t errlen)
+{
+	struct strtab st = { 0 };
+	const char *labels[16];
+	char *vals[16];
+	size_t nmeta, i;
+	uint32_t n, *fids;
+	int diff = old_p != NULL;
+
+	ALLOC_GROW(st.v, 1, st.alloc);
+	st.v[0] = "";
+	st.nr = 1;
+	fids = xmalloc((t->nr_frames * 3 + 1) * sizeof(*fids));
+	for (i = 0; i < t->nr_frames; i++) {
+		fids[3 * i] = strtab_id(&st, t->frames[i].name);
+		fids[3 * i + 1] = strtab_id(&st, t->frames[i].file);
+		fids[3 * i + 2] = strtab_id(&st, t->frames[i].dso);
+	}
+
+	fputs(flame_html_head, fp);
+	fputs("<script id=\"ppr-data\" type=\"application/json\">{\n", fp);
+	fputs("\"v\":1,\n", fp);
+	if (o && o->title) {
+		json_kv_str(fp, "title", o->title);
+	} else {
+		json_kv_str(fp, "title", diff ?
+			    "pyperf-run differential flame graph" :
+			    "pyperf-run flame graph");
+		if (p->command)
+			json_kv_str(fp, "titleCode", p->command);
+	}
+	json_kv_str(fp, "unit", "samples");
+	fprintf(fp, "\"total\":%llu,\n\"diff\":%d,\n\"inverted\":%d,\n",
+		(unsigned long long)t->nodes[0].total[0], diff,
+		o && o->inverted ? 1 : 0);
+	if (diff)
+		fprintf(fp, "\"total0\":%llu,\n",
+			(unsigned long long)t->nodes[0].total[1]);
+	fputs("\"meta\":[", fp);
+	nmeta = flame_meta_lines(p, labels, vals, ARRAY_SIZE(labels));
+	for (i = 0; i < nmeta; i++) {
+		fputs(i ? ",\n[\"" : "\n[\"", fp);
+		flame_json_str(fp, labels[i]);
+		fputs("\",\"", fp);
+		flame_json_str(fp, vals[i]);
+		fputs("\"]", fp);
+		free(vals[i]);
+	}
+	if (diff) {
+		fputs(nmeta ? ",\n[\"old samples\",\"" : "\n[\"old samples\",\"",
+		      fp);
+		fprintf(fp, "%llu", (unsigned long long)old_p->total_samples);
+		fputs("\"]", fp);
+		if (old_p->command) {
+			fputs(",\n[\"old command\",\"", fp);
+			flame_json_str(fp, old_p->command);
+			fputs("\"]", fp);
+		}
+	}
+	fputs("],\n\"strings\":[", fp);
+	for (i = 0; i < st.nr; i++) {
+		fputs(i ? ",\"" : "\"", fp);
+		flame_json_str(fp, st.v[i]);
+		fputc('"', fp);
+		if (i % 8 == 7)
+			fputc('\n', fp);
+	}
+	fputs("],\n\"frames\":[", fp);
+	for (i = 0; i < t->nr_frames; i++) {
+		fprintf(fp, "%s%u,%u,%u,%d", i ? "," : "", fids[3 * i],
+			fids[3 * i + 1], fids[3 * i + 2],
+			(int)t->frames[i].kind);
+		if (i % 16 == 15)
+			fputc('\n', fp);
+	}
+	fputs("],\n\"nodes\":[", fp);
+	i = 0;
+	/*
+	 * The diff page draws the new profile (slot 0) and colours by the
+	 * old one (slot 1); nodes only in the old profile stay (with zero
+	 * width) so the tooltip totals add up.
+	 */
+	for (n = flame_tree_next(t, 0); n != FLAME_NONE;
+	     n = flame_tree_next(t, n)) {
+		const struct flame_node *nd = &t->nodes[n];
+
+		if (diff)
+			fprintf(fp, "%s%u,%u,%llu,%llu", i ? "," : "",
+				nd->frame, nd->depth,
+				(unsigned long long)nd->self[0],
+				(unsigned long long)nd->self[1]);
+		else
+			fprintf(fp, "%s%u,%u,%llu", i ? "," : "", nd->frame,
+				nd->depth, (unsigned long long)nd->self[0]);
+		if (++i % 16 == 0)
+			fputc('\n', fp);
+	}
+	fputs("]\n}</script>\n", fp);
+	fputs(flame_html_tail, fp);
+	free(fids);
+	strtab_release(&st);
+	if (ferror(fp)) {
+		set_err(err, errlen, "cannot write the html report: %s",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int fmt_html_write(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp, char *err, size_t errlen)
+{
+	struct flame_tree t;
+	int ret;
+
+	flame_tree_init(&t, 1);
+	flame_tree_add(&t, p, 0);
+	flame_tree_finish(&t);
+	ret = flame_html_page(&t, p, NULL, o, fp, err, errlen);
+	flame_tree_release(&t);
+	return ret;
+}

@@ -1,0 +1,248 @@
+/*
+ * Owned by the report helper.
+ *
+ * The JSON summary (man/pyperf-run-report.1 documents it):
+ *
+ * {
+ *   "format": "pyperf-run-report", "version": 1,
+ *   "session": { "command", "mode", "python", "python_version",
+ *                "perf_version", "event", "frequency", "duration" },
+ *   "view": "mixed" | "python" | "all",
+ *   "samples": N, "period": N, "filtered_out": N,
+ *   "functions": [ FUNCTION... ],      (by total samples, descending)
+ *   "processes": [ { "pid", "comm", "samples", "share",
+ *                    "functions": [...],        (when grouped)
+ *                    "threads": [ { "tid", "comm", "samples", "share",
+ *                                   "functions": [...] } ] } ]
+ * }
+ * FUNCTION: { "name", "kind", "function", "file", "dso",
+ *             "self_samples", "total_samples", "self_share",
+ *             "total_share" }   (shares are fractions of "samples",
+ *             0..1; shares of per-task lists are of that task)
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "fmt.h"
+#include "json.h"
+
+static const uint64_t *sort_total, *sort_self;
+
+static int by_total(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (sort_total[x] != sort_total[y])
+		return sort_total[x] > sort_total[y] ? -1 : 1;
+	if (sort_self[x] != sort_self[y])
+		return sort_self[x] > sort_self[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static double share(uint64_t n, uint64_t total)
+{
+	return total ? (double)n / (double)total : 0.0;
+}
+
+static void functions(struct json *j, const struct profile *p,
+		      const uint64_t *self, const uint64_t *total,
+		      uint64_t all, uint32_t *order)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < p->nr_frames; i++)
+		if (total[i])
+			order[n++] = (uint32_t)i;
+	sort_total = total;
+	sort_self = self;
+	qsort(order, n, sizeof(*order), by_total);
+	json_key(j, "functions");
+	json_begin_array(j);
+	for (i = 0; i < n; i++) {
+		const struct frame *f = &p->frames[order[i]];
+
+		json_begin_object(j);
+		json_key(j, "name");
+		json_string(j, f->name);
+		json_key(j, "kind");
+		json_string(j, frame_kind_name(f->kind));
+		json_key(j, "function");
+		json_string(j, f->func);
+		json_key(j, "file");
+		json_string(j, f->file);
+		json_key(j, "dso");
+		json_string(j, f->dso);
+		json_key(j, "self_samples");
+		json_uint(j, self[order[i]]);
+		json_key(j, "total_samples");
+		json_uint(j, total[order[i]]);
+		json_key(j, "self_share");
+		json_double(j, share(self[order[i]], all));
+		json_key(j, "total_share");
+		json_double(j, share(total[order[i]], all));
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
+static void kv_str(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	json_string(j, v);
+}
+
+static const char *view_str(enum profile_view v)
+{
+	return v == PROFILE_VIEW_PYTHON ? "python" :
+		v == PROFILE_VIEW_ALL ? "all" : "mixed";
+}
+
+/* Sum of per-task totals into acc for the tasks of pid. */
+static void add_task(const struct profile *p, uint32_t task, uint64_t *s,
+		     uint64_t *t, uint64_t *acc_s, uint64_t *acc_t)
+{
+	size_t i;
+
+	profile_frame_totals(p, task, s, t);
+	for (i = 0; i < p->nr_frames; i++) {
+		acc_s[i] += s[i];
+		acc_t[i] += t[i];
+	}
+}
+
+int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp, char *err, size_t errlen)
+{
+	size_t n = p->nr_frames ? p->nr_frames : 1, i, k;
+	uint64_t *self = xcalloc(n, sizeof(*self));
+	uint64_t *total = xcalloc(n, sizeof(*total));
+	uint64_t *ps = xcalloc(n, sizeof(*ps)), *pt = xcalloc(n, sizeof(*pt));
+	uint32_t *order = xmalloc(n * sizeof(*order));
+	pid_t *pids = xmalloc((p->nr_threads + 1) * sizeof(*pids));
+	size_t npids = 0;
+	struct json j;
+	int ret = 0;
+
+	json_init(&j, fp, 1);
+	json_begin_object(&j);
+	kv_str(&j, "format", "pyperf-run-report");
+	json_key(&j, "version");
+	json_int(&j, 1);
+	json_key(&j, "session");
+	json_begin_object(&j);
+	kv_str(&j, "command", p->command);
+	kv_str(&j, "mode", p->mode);
+	kv_str(&j, "python", p->python);
+	kv_str(&j, "python_version", p->python_version);
+	kv_str(&j, "perf_version", p->perf_version);
+	kv_str(&j, "event", p->event);
+	json_key(&j, "frequency");
+	if (p->frequency)
+		json_uint(&j, p->frequency);
+	else
+		json_null(&j);
+	json_key(&j, "duration");
+	if (p->duration >= 0)
+		json_double(&j, p->duration);
+	else
+		json_null(&j);
+	json_end_object(&j);
+	kv_str(&j, "view", view_str(p->view));
+	json_key(&j, "samples");
+	json_uint(&j, p->total_samples);
+	json_key(&j, "period");
+	json_uint(&j, p->total_period);
+	json_key(&j, "filtered_out");
+	json_uint(&j, p->dropped);
+
+	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
+	functions(&j, p, self, total, p->total_samples, order);
+
+	/* processes in order of appearance */
+	for (i = 0; i < p->nr_threads; i++) {
+		for (k = 0; k < npids; k++)
+			if (pids[k] == p->threads[i].pid)
+				break;
+		if (k == npids)
+			pids[npids++] = p->threads[i].pid;
+	}
+	json_key(&j, "processes");
+	json_begin_array(&j);
+	for (k = 0; k < npids; k++) {
+		uint64_t samples = 0;
+		const char *comm = NULL;
+		int have_tasks = 0;
+
+		for (i = 0; i < p->nr_threads; i++) {
+			if (p->threads[i].pid != pids[k])
+				continue;
+			samples += p->threads[i].samples;
+			if (!comm || p->threads[i].tid == pids[k])
+				comm = p->threads[i].comm;
+		}
+		json_begin_object(&j);
+		json_key(&j, "pid");
+		json_int(&j, pids[k]);
+		kv_str(&j, "comm", comm);
+		json_key(&j, "samples");
+		json_uint(&j, samples);
+		json_key(&j, "share");
+		json_double(&j, share(samples, p->total_samples));
+		if (p->group != PROFILE_MERGED) {
+			memset(ps, 0, n * sizeof(*ps));
+			memset(pt, 0, n * sizeof(*pt));
+			for (i = 0; i < p->nr_tasks; i++) {
+				if (p->tasks[i].pid != pids[k])
+					continue;
+				add_task(p, (uint32_t)i, self, total, ps, pt);
+				have_tasks = 1;
+			}
+			if (have_tasks)
+				functions(&j, p, ps, pt, samples, order);
+		}
+		json_key(&j, "threads");
+		json_begin_array(&j);
+		for (i = 0; i < p->nr_threads; i++) {
+			const struct task *t = &p->threads[i];
+			size_t ti;
+
+			if (t->pid != pids[k])
+				continue;
+			json_begin_object(&j);
+			json_key(&j, "tid");
+			json_int(&j, t->tid);
+			kv_str(&j, "comm", t->comm);
+			json_key(&j, "samples");
+			json_uint(&j, t->samples);
+			json_key(&j, "share");
+			json_double(&j, share(t->samples, p->total_samples));
+			if (p->group == PROFILE_BY_THREAD) {
+				for (ti = 0; ti < p->nr_tasks; ti++)
+					if (p->tasks[ti].pid == t->pid &&
+					    p->tasks[ti].tid == t->tid)
+						break;
+				if (ti < p->nr_tasks) {
+					profile_frame_totals(p, (uint32_t)ti,
+							     self, total);
+					functions(&j, p, self, total,
+						  t->samples, order);
+				}
+			}
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	if (json_finish(&j) < 0 || ferror(fp))
+		ret = set_err(err, errlen, "write error: %s",
+			      strerror(errno));
+	free(self);
+	free(total);
+	free(ps);
+	free(pt);
+	free(order);
+	free(pids);
+	(void)o;
+	return ret;
+}

@@ -1,0 +1,163 @@
+/*
+ * Owned by the flame helper.
+ *
+ * --format speedscope: speedscope's file format
+ * (https://www.speedscope.app/file-format-schema.json): every frame of
+ * the profile in shared.frames (Python frames: name = qualname, file =
+ * source file; native and kernel frames: name = symbol, file = object
+ * file), and one "sampled" profile per process/thread when the profile
+ * is grouped (one for the whole session otherwise).  Samples are frame
+ * indices root first, weighted by their sample counts (unit "none").
+ */
+#include "compat.h"
+#include "fmt.h"
+#include "json.h"
+#include "alloc.h"
+
+static const char *frame_display(const struct frame *f)
+{
+	if (f->kind == FRAME_PYTHON && f->func)
+		return f->func;
+	return f->name ? f->name : "?";
+}
+
+static void write_profile(struct json *j, const struct profile *p,
+			  const char *name, const size_t *idx, size_t nr)
+{
+	uint64_t sum = 0;
+	size_t i, d;
+
+	json_begin_object(j);
+	json_key(j, "type");
+	json_string(j, "sampled");
+	json_key(j, "name");
+	json_string(j, name);
+	json_key(j, "unit");
+	json_string(j, "none");
+	json_key(j, "startValue");
+	json_int(j, 0);
+	for (i = 0; i < nr; i++)
+		sum += p->stacks[idx[i]].samples;
+	json_key(j, "endValue");
+	json_uint(j, sum);
+	json_key(j, "samples");
+	json_begin_array(j);
+	for (i = 0; i < nr; i++) {
+		const struct stack *st = &p->stacks[idx[i]];
+
+		json_begin_array(j);
+		for (d = 0; d < st->depth; d++)
+			json_uint(j, st->frames[d]);
+		json_end_array(j);
+	}
+	json_end_array(j);
+	json_key(j, "weights");
+	json_begin_array(j);
+	for (i = 0; i < nr; i++)
+		json_uint(j, p->stacks[idx[i]].samples);
+	json_end_array(j);
+	json_end_object(j);
+}
+
+int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
+			 FILE *fp, char *err, size_t errlen)
+{
+	struct json j;
+	size_t i, *idx = xmalloc((p->nr_stacks + 1) * sizeof(*idx));
+	const char *title = o && o->title ? o->title :
+		p->command ? p->command : "pyperf-run profile";
+	int grouped = p->group != PROFILE_MERGED && p->nr_tasks;
+
+	json_init(&j, fp, 0);
+	json_begin_object(&j);
+	json_key(&j, "$schema");
+	json_string(&j, "https://www.speedscope.app/file-format-schema.json");
+	json_key(&j, "name");
+	json_string(&j, title);
+	json_key(&j, "exporter");
+	json_string(&j, "pyperf-run " PPR_VERSION);
+	json_key(&j, "activeProfileIndex");
+	json_int(&j, 0);
+	json_key(&j, "shared");
+	json_begin_object(&j);
+	json_key(&j, "frames");
+	json_begin_array(&j);
+	for (i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = &p->frames[i];
+		const char *file = f->kind == FRAME_PYTHON ? f->file : f->dso;
+
+		json_begin_object(&j);
+		json_key(&j, "name");
+		json_string(&j, frame_display(f));
+		if (file) {
+			json_key(&j, "file");
+			json_string(&j, file);
+		}
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_key(&j, "profiles");
+	json_begin_array(&j);
+	if (!grouped) {
+		for (i = 0; i < p->nr_stacks; i++)
+			idx[i] = i;
+		write_profile(&j, p, title, idx, p->nr_stacks);
+	} else {
+		/* bucket the stacks by task, keeping their order */
+		size_t *start = xcalloc(p->nr_tasks + 2, sizeof(*start));
+		size_t t;
+
+		for (i = 0; i < p->nr_stacks; i++) {
+			t = p->stacks[i].task < p->nr_tasks ?
+				p->stacks[i].task : p->nr_tasks;
+			start[t + 1]++;
+		}
+		for (t = 0; t <= p->nr_tasks; t++)
+			start[t + 1] += start[t];
+		{
+			size_t *fill = xmalloc((p->nr_tasks + 2) *
+					       sizeof(*fill));
+
+			memcpy(fill, start, (p->nr_tasks + 2) *
+			       sizeof(*fill));
+			for (i = 0; i < p->nr_stacks; i++) {
+				t = p->stacks[i].task < p->nr_tasks ?
+					p->stacks[i].task : p->nr_tasks;
+				idx[fill[t]++] = i;
+			}
+			free(fill);
+		}
+		for (t = 0; t <= p->nr_tasks; t++) {
+			const struct task *tk = t < p->nr_tasks ?
+				&p->tasks[t] : NULL;
+			char *name;
+
+			if (start[t] == start[t + 1])
+				continue;
+			if (!tk)
+				name = xstrdup("(no task)");
+			else if (p->group == PROFILE_BY_THREAD)
+				name = xasprintf("%s (pid %ld, tid %ld)",
+					tk->comm ? tk->comm : "?",
+					(long)tk->pid, (long)tk->tid);
+			else
+				name = xasprintf("%s (pid %ld)",
+					tk->comm ? tk->comm : "?",
+					(long)tk->pid);
+			write_profile(&j, p, name, idx + start[t],
+				      start[t + 1] - start[t]);
+			free(name);
+		}
+		free(start);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	free(idx);
+	if (json_finish(&j) < 0 || ferror(fp)) {
+		set_err(err, errlen, "cannot write the speedscope report: %s",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}

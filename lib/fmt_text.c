@@ -1,0 +1,326 @@
+/*
+ * Owned by the report helper.
+ *
+ * The default text report: a header, the top functions by self and by
+ * total share, the processes and threads, and the call tree.
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "fmt.h"
+#include "strbuf.h"
+
+#define C_RESET "\033[0m"
+#define C_PY "\033[1;32m"
+#define C_NAT "\033[36m"
+#define C_KER "\033[33m"
+#define C_DIM "\033[2m"
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The name as the text report shows it. */
+static void text_name(struct strbuf *sb, const struct frame *f)
+{
+	strbuf_reset(sb);
+	switch (f->kind) {
+	case FRAME_PYTHON:
+		if (f->func && f->file && *f->file)
+			strbuf_addf(sb, "%s (%s)", f->func,
+				    basename_of(f->file));
+		else
+			strbuf_addstr(sb, f->name);
+		break;
+	case FRAME_KERNEL:
+		strbuf_addf(sb, "%s [kernel]", f->name);
+		break;
+	case FRAME_NATIVE:
+	case FRAME_PLUMBING:
+		if (f->func && f->dso && f->dso[0] == '[')
+			strbuf_addf(sb, "%s %s", f->name, f->dso);
+		else if (f->func && f->dso)
+			strbuf_addf(sb, "%s [%s]", f->name,
+				    basename_of(f->dso));
+		else
+			strbuf_addstr(sb, f->name);
+		break;
+	default:
+		strbuf_addstr(sb, f->name);
+	}
+}
+
+static const char *color_of(const struct fmt_opts *o, const struct frame *f)
+{
+	if (!o->color)
+		return "";
+	switch (f->kind) {
+	case FRAME_PYTHON:
+		return C_PY;
+	case FRAME_KERNEL:
+		return C_KER;
+	case FRAME_NATIVE:
+		return C_NAT;
+	default:
+		return C_DIM;
+	}
+}
+
+static double pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static const uint64_t *sort_key, *sort_key2;
+
+static int by_key(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (sort_key[x] != sort_key[y])
+		return sort_key[x] > sort_key[y] ? -1 : 1;
+	if (sort_key2[x] != sort_key2[y])
+		return sort_key2[x] > sort_key2[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static const char *view_name(enum profile_view v)
+{
+	switch (v) {
+	case PROFILE_VIEW_PYTHON:
+		return "python (only Python frames)";
+	case PROFILE_VIEW_ALL:
+		return "all (every frame, nothing folded)";
+	default:
+		return "mixed (interpreter plumbing folded)";
+	}
+}
+
+static void header(const struct profile *p, FILE *fp)
+{
+	size_t nproc = 0, i, j;
+
+	for (i = 0; i < p->nr_threads; i++) {
+		for (j = 0; j < i; j++)
+			if (p->threads[j].pid == p->threads[i].pid)
+				break;
+		if (j == i)
+			nproc++;
+	}
+	if (p->command)
+		fprintf(fp, "# command:  %s\n", p->command);
+	if (p->mode || p->python_version || p->python)
+		fprintf(fp, "# mode:     %s%s%s%s%s\n",
+			p->mode ? p->mode : "?",
+			p->python_version || p->python ? ", python " : "",
+			p->python_version ? p->python_version : "",
+			p->python_version && p->python ? " " : "",
+			p->python ? p->python : "");
+	fprintf(fp, "# samples:  %llu", (unsigned long long)p->total_samples);
+	if (p->event)
+		fprintf(fp, " of %s", p->event);
+	if (p->frequency)
+		fprintf(fp, " at %lu Hz", p->frequency);
+	if (p->duration >= 0)
+		fprintf(fp, ", %.2f s", p->duration);
+	fprintf(fp, ", %zu process%s, %zu thread%s\n", nproc,
+		nproc == 1 ? "" : "es", p->nr_threads,
+		p->nr_threads == 1 ? "" : "s");
+	if (p->dropped)
+		fprintf(fp, "# filtered: %llu samples left out\n",
+			(unsigned long long)p->dropped);
+	fprintf(fp, "# view:     %s\n", view_name(p->view));
+}
+
+static void table(const struct profile *p, const struct fmt_opts *o,
+		  FILE *fp, const char *title, const uint32_t *order,
+		  size_t n, const uint64_t *self, const uint64_t *total,
+		  int by_total)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned top = o->top ? o->top : 20;
+	size_t i;
+
+	fprintf(fp, "\n%s\n", title);
+	fprintf(fp, "%8s %8s %9s  %s\n", by_total ? "Total%" : "Self%",
+		by_total ? "Self%" : "Total%", "Samples", "Function");
+	for (i = 0; i < n && i < top; i++) {
+		uint32_t f = order[i];
+		uint64_t a = by_total ? total[f] : self[f];
+		uint64_t b = by_total ? self[f] : total[f];
+
+		if (!a)
+			break;
+		text_name(&sb, &p->frames[f]);
+		fprintf(fp, "%7.2f%% %7.2f%% %9llu  %s%s%s\n",
+			pct(a, p->total_samples), pct(b, p->total_samples),
+			(unsigned long long)a, color_of(o, &p->frames[f]),
+			sb.buf, o->color ? C_RESET : "");
+	}
+	strbuf_release(&sb);
+}
+
+static void tasks(const struct profile *p, FILE *fp)
+{
+	size_t i;
+
+	if (p->nr_threads < 2)
+		return;
+	fprintf(fp, "\nProcesses and threads\n");
+	fprintf(fp, "%8s %9s %8s %8s  %s\n", "Share", "Samples", "PID", "TID",
+		"Command");
+	for (i = 0; i < p->nr_threads; i++) {
+		const struct task *t = &p->threads[i];
+
+		fprintf(fp, "%7.2f%% %9llu %8ld %8ld  %s\n",
+			pct(t->samples, p->total_samples),
+			(unsigned long long)t->samples, (long)t->pid,
+			(long)t->tid, t->comm ? t->comm : "?");
+	}
+}
+
+struct tree_ctx {
+	const struct profile *p;
+	const struct fmt_opts *o;
+	const struct profile_tree *t;
+	FILE *fp;
+	uint64_t limit;
+	uint64_t total;
+	struct strbuf name;
+	struct strbuf prefix;
+	uint32_t *kids;
+	size_t kids_alloc;
+	size_t lines;
+};
+
+/* Children of a node with total >= limit, by total descending. */
+static const struct profile_tree *cmp_tree;
+
+static int by_node_total(const void *a, const void *b)
+{
+	const struct tree_node *x = &cmp_tree->nodes[*(const uint32_t *)a];
+	const struct tree_node *y = &cmp_tree->nodes[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void tree_walk(struct tree_ctx *c, uint32_t node)
+{
+	const struct tree_node *nd = &c->t->nodes[node];
+	uint32_t child, *kids;
+	size_t n = 0, i, plen;
+	uint64_t hidden = 0;
+
+	for (child = nd->first_child; child != TREE_NONE;
+	     child = c->t->nodes[child].next_sibling) {
+		if (c->t->nodes[child].total < c->limit) {
+			hidden += c->t->nodes[child].total;
+			continue;
+		}
+		n++;
+	}
+	/* mention hidden callees only when they add up to something */
+	if (hidden < c->limit)
+		hidden = 0;
+	if (!n && !hidden)
+		return;
+	kids = xmalloc((n ? n : 1) * sizeof(*kids));
+	n = 0;
+	for (child = nd->first_child; child != TREE_NONE;
+	     child = c->t->nodes[child].next_sibling)
+		if (c->t->nodes[child].total >= c->limit)
+			kids[n++] = child;
+	cmp_tree = c->t;
+	qsort(kids, n, sizeof(*kids), by_node_total);
+	plen = c->prefix.len;
+	for (i = 0; i < n; i++) {
+		const struct tree_node *k = &c->t->nodes[kids[i]];
+		const struct frame *f = &c->p->frames[k->frame];
+		int last = i + 1 == n && !hidden;
+
+		text_name(&c->name, f);
+		fprintf(c->fp, "%7.2f%% %7.2f%%  %s%s%s%s%s\n",
+			pct(k->total, c->total), pct(k->self, c->total),
+			c->prefix.buf, node ? (last ? "`- " : "|- ") : "",
+			color_of(c->o, f), c->name.buf,
+			c->o->color ? C_RESET : "");
+		c->lines++;
+		if (node)
+			strbuf_addstr(&c->prefix, last ? "   " : "|  ");
+		tree_walk(c, kids[i]);
+		strbuf_setlen(&c->prefix, plen);
+	}
+	if (hidden)
+		fprintf(c->fp, "%7.2f%% %8s  %s%s%s(%s)%s\n",
+			pct(hidden, c->total), "", c->prefix.buf,
+			node ? "`- " : "", c->o->color ? C_DIM : "",
+			"smaller callees", c->o->color ? C_RESET : "");
+	free(kids);
+}
+
+static void call_tree(const struct profile *p, const struct fmt_opts *o,
+		      FILE *fp)
+{
+	struct profile_tree t;
+	struct tree_ctx c;
+	double share = o->tree_min_share > 0 ? o->tree_min_share : 0.01;
+
+	profile_tree_build(p, PROFILE_NO_TASK, o->inverted, &t);
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.o = o;
+	c.t = &t;
+	c.fp = fp;
+	c.total = p->total_samples;
+	c.limit = (uint64_t)(share * (double)p->total_samples);
+	if (!c.limit)
+		c.limit = 1;
+	strbuf_init(&c.name, 64);
+	strbuf_init(&c.prefix, 64);
+	fprintf(fp, "\nCall tree (%s; callees below %.1f%% hidden)\n",
+		o->inverted ? "inverted: leaf functions first, callers "
+		"below them" : "callers first", 100.0 * share);
+	fprintf(fp, "%8s %8s  %s\n", "Total%", "Self%", "Function");
+	tree_walk(&c, 0);
+	strbuf_release(&c.name);
+	strbuf_release(&c.prefix);
+	profile_tree_release(&t);
+}
+
+int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp, char *err, size_t errlen)
+{
+	size_t n = p->nr_frames, i;
+	uint64_t *self = xcalloc(n ? n : 1, sizeof(*self));
+	uint64_t *total = xcalloc(n ? n : 1, sizeof(*total));
+	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
+
+	header(p, fp);
+	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	sort_key = self;
+	sort_key2 = total;
+	qsort(order, n, sizeof(*order), by_key);
+	table(p, o, fp, "Top functions by self time", order, n, self, total,
+	      0);
+	sort_key = total;
+	sort_key2 = self;
+	qsort(order, n, sizeof(*order), by_key);
+	table(p, o, fp, "Top functions by total time (self + callees)",
+	      order, n, self, total, 1);
+	tasks(p, fp);
+	if (o->tree)
+		call_tree(p, o, fp);
+	free(self);
+	free(total);
+	free(order);
+	if (ferror(fp))
+		return set_err(err, errlen, "write error: %s",
+			       strerror(errno));
+	return 0;
+}

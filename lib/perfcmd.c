@@ -1,0 +1,185 @@
+/*
+ * The perf command lines pyperf-run runs (see perfcmd.h).
+ * Owner: doctor.
+ */
+#include "compat.h"
+#include "perfcmd.h"
+
+void perfcmd_record_init(struct perfcmd_record *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = MODE_JIT;
+}
+
+void perfcmd_record_set_mode(struct perfcmd_record *o, const struct mode *m)
+{
+	if (m->name == MODE_NONE || m->name == MODE_AUTO)
+		return;
+	o->mode = m->name;
+	o->stack_size = m->stack_size;
+}
+
+static void push_global(struct strvec *out, const char *perf,
+			const char *buildid_dir)
+{
+	strvec_push(out, perf ? perf : "perf");
+	if (buildid_dir) {
+		strvec_push(out, "--buildid-dir");
+		strvec_push(out, buildid_dir);
+	}
+}
+
+void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
+{
+	unsigned freq = o->frequency ? o->frequency : PERFCMD_FREQ_DEFAULT;
+
+	push_global(out, o->perf, o->buildid_dir);
+	strvec_push(out, "record");
+	if (o->flags & PERFCMD_QUIET)
+		strvec_push(out, "-q");
+	strvec_push(out, "-e");
+	strvec_push(out, o->event ? o->event : PERFCMD_EVENT_DEFAULT);
+	strvec_push(out, "-F");
+	strvec_pushf(out, "%u", freq);
+	if (o->mode == MODE_PERF) {
+		strvec_push(out, "-g");
+	} else {
+		unsigned size = o->stack_size ? o->stack_size
+					      : MODE_STACK_DEFAULT;
+
+		/* jitdump timestamps are CLOCK_MONOTONIC: perf inject
+		 * refuses data recorded with another clock. */
+		strvec_push(out, "-k");
+		strvec_push(out, "1");
+		strvec_push(out, "--call-graph");
+		strvec_pushf(out, "dwarf,%u", size);
+	}
+	if (!o->buildid_dir || (o->flags & PERFCMD_NO_BUILDID_CACHE))
+		strvec_push(out, "-N");
+	strvec_push(out, "-o");
+	strvec_push(out, o->output ? o->output : PERFCMD_OUTPUT_DEFAULT);
+	if (o->extra)
+		strvec_pushv(out, o->extra);
+	strvec_push(out, "--");
+	if (o->target)
+		strvec_pushv(out, o->target);
+}
+
+void perfcmd_inject_argv(const char *perf, const char *buildid_dir,
+			 const char *in, const char *output,
+			 struct strvec *out)
+{
+	push_global(out, perf, buildid_dir);
+	strvec_push(out, "inject");
+	strvec_push(out, "--jit");
+	strvec_push(out, "-i");
+	strvec_push(out, in);
+	strvec_push(out, "-o");
+	strvec_push(out, output);
+}
+
+const char *perfcmd_python_xoption(enum mode_name mode)
+{
+	switch (mode) {
+	case MODE_PERF:
+		return "perf";
+	case MODE_JIT:
+		return "perf_jit";
+	default:
+		return NULL;
+	}
+}
+
+const char *perfcmd_python_env(enum mode_name mode)
+{
+	switch (mode) {
+	case MODE_PERF:
+		return "PYTHONPERFSUPPORT=1";
+	case MODE_JIT:
+		return "PYTHON_PERF_JIT_SUPPORT=1";
+	default:
+		return NULL;
+	}
+}
+
+void perfcmd_python_switches(enum mode_name mode, struct strvec *args,
+			     struct strvec *env)
+{
+	const char *x = perfcmd_python_xoption(mode);
+
+	if (!x)
+		return;
+	if (args) {
+		strvec_push(args, "-X");
+		strvec_push(args, x);
+	}
+	if (env)
+		strvec_push(env, perfcmd_python_env(mode));
+}
+
+static int safe_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || strchr("_@%+=:,./-", c);
+}
+
+static int needs_quotes(const char *w)
+{
+	if (!*w)
+		return 1;
+	for (; *w; w++)
+		if (!safe_char((unsigned char)*w))
+			return 1;
+	return 0;
+}
+
+static void quote_word(struct strbuf *sb, const char *word, int force)
+{
+	const char *p;
+
+	if (!force && !needs_quotes(word)) {
+		strbuf_addstr(sb, word);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (p = word; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+void perfcmd_quote_word(struct strbuf *sb, const char *word)
+{
+	quote_word(sb, word, 0);
+}
+
+void perfcmd_quote_argv(struct strbuf *sb, const char *const *env,
+			const char *const *argv)
+{
+	int first = 1, cmdpos = 1;
+
+	for (; env && *env; env++) {
+		const char *eq = strchr(*env, '=');
+
+		if (!first)
+			strbuf_addch(sb, ' ');
+		first = 0;
+		/* NAME=value: the name stays bare so that it still assigns. */
+		if (eq && eq != *env) {
+			strbuf_add(sb, *env, (size_t)(eq - *env) + 1);
+			quote_word(sb, eq + 1, 0);
+		} else {
+			quote_word(sb, *env, 0);
+		}
+	}
+	for (; argv && *argv; argv++) {
+		if (!first)
+			strbuf_addch(sb, ' ');
+		/* A bare NAME=x in command position would be an assignment. */
+		quote_word(sb, *argv, cmdpos && strchr(*argv, '='));
+		first = cmdpos = 0;
+	}
+}

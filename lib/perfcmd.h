@@ -1,0 +1,108 @@
+#ifndef PPR_PERFCMD_H
+#define PPR_PERFCMD_H
+#include "compat.h"
+#include "mode.h"
+#include "strbuf.h"
+
+/*
+ * The perf command lines pyperf-run runs, built in one place so that
+ * `record` runs exactly what `doctor` shows.
+ *
+ *   perf mode:  perf [--buildid-dir D] record -e EV -F HZ -g
+ *                    [-N] -o OUT [EXTRA...] -- TARGET...
+ *   jit mode:   perf [--buildid-dir D] record -e EV -F HZ -k 1
+ *                    --call-graph dwarf,SIZE [-N] -o OUT [EXTRA...]
+ *                    -- TARGET...
+ *               perf [--buildid-dir D] inject --jit -i IN -o OUT
+ *
+ * Build-ids (checked with perf 6.1): `perf record` copies every DSO
+ * with samples into the build-id cache (~/.debug, or --buildid-dir),
+ * unless -N (--no-buildid-cache).  `perf inject --jit` always copies
+ * the jitted-PID-N.so files it synthesises into the cache, so only a
+ * --buildid-dir keeps ~/.debug from growing in jit mode.  Hence: with
+ * a buildid_dir, record caches into it (the session keeps what it
+ * needs); without one, record gets -N.
+ *
+ * All functions append to a caller-owned strvec (release it with
+ * strvec_clear()); none print.
+ */
+
+#define PERFCMD_EVENT_DEFAULT "cpu-clock"
+#define PERFCMD_FREQ_DEFAULT 999u
+#define PERFCMD_OUTPUT_DEFAULT "perf.data"
+
+enum perfcmd_flags {
+	PERFCMD_QUIET = (1 << 0),	/* -q: no "[ perf record: ... ]" */
+	PERFCMD_NO_BUILDID_CACHE = (1 << 1), /* -N even with buildid_dir */
+};
+
+struct perfcmd_record {
+	const char *perf;	/* the perf program; NULL = "perf" */
+	enum mode_name mode;	/* MODE_PERF or MODE_JIT (else: as JIT) */
+	unsigned stack_size;	/* jit mode: bytes; 0 = MODE_STACK_DEFAULT */
+	unsigned frequency;	/* -F; 0 = PERFCMD_FREQ_DEFAULT */
+	const char *event;	/* -e; NULL = PERFCMD_EVENT_DEFAULT */
+	const char *output;	/* -o; NULL = PERFCMD_OUTPUT_DEFAULT */
+	const char *buildid_dir; /* perf's global --buildid-dir, or NULL */
+	const char *const *extra;  /* NULL-terminated user args, or NULL */
+	const char *const *target; /* NULL-terminated command, or NULL */
+	unsigned flags;		/* enum perfcmd_flags */
+};
+
+/* All defaults: mode MODE_JIT, every pointer NULL, flags 0. */
+void perfcmd_record_init(struct perfcmd_record *o);
+
+/*
+ * Take mode and stack size from a decision (lib/mode.h).  A mode of
+ * MODE_NONE leaves o->mode as it was.
+ */
+void perfcmd_record_set_mode(struct perfcmd_record *o, const struct mode *m);
+
+/*
+ * Append the whole `perf record` argv (starting with the perf program)
+ * to out.  Strings in o are copied; o may be freed afterwards.
+ */
+void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out);
+
+/*
+ * Append `perf [--buildid-dir D] inject --jit -i IN -o OUT` to out.
+ * perf NULL = "perf"; buildid_dir may be NULL (then perf caches into
+ * ~/.debug: see above).
+ */
+void perfcmd_inject_argv(const char *perf, const char *buildid_dir,
+			 const char *in, const char *output,
+			 struct strvec *out);
+
+/*
+ * How to switch on an interpreter's native trampoline (CPython 3.12+)
+ * for a mode: the -X option value ("perf" for MODE_PERF, "perf_jit"
+ * for MODE_JIT) and the equivalent environment setting
+ * ("PYTHONPERFSUPPORT=1" / "PYTHON_PERF_JIT_SUPPORT=1"), which also
+ * reaches a Python started indirectly (`record -- make test`).
+ * Static strings; NULL for other modes.
+ */
+const char *perfcmd_python_xoption(enum mode_name mode);
+const char *perfcmd_python_env(enum mode_name mode);
+
+/*
+ * Append "-X" and the option value for mode to args (when args is not
+ * NULL) and the environment setting to env (when env is not NULL).
+ * Nothing is appended for modes without a switch.
+ */
+void perfcmd_python_switches(enum mode_name mode, struct strvec *args,
+			     struct strvec *env);
+
+/*
+ * Render argv as one line a POSIX shell would split back into the same
+ * words: words made only of [A-Za-z0-9_@%+=:,./-] stay bare, others are
+ * single-quoted (a ' becomes '\''), the empty word is ''.  A leading
+ * word of "NAME=value" strings can be given as env (NULL-terminated, or
+ * NULL); they are quoted the same way and printed first.  Appends to sb.
+ */
+void perfcmd_quote_argv(struct strbuf *sb, const char *const *env,
+			const char *const *argv);
+
+/* Append one word, quoted as perfcmd_quote_argv() does. */
+void perfcmd_quote_word(struct strbuf *sb, const char *word);
+
+#endif

@@ -1,0 +1,746 @@
+/*
+ * Owned by the report helper.
+ *
+ * The profile model: interning of frames, tasks and stacks, totals,
+ * pruning and call trees.  Loading a session (perf script, parsing,
+ * classification and folding) is in profile_load.c.
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "profile.h"
+#include "profile_priv.h"
+#include "numparse.h"
+#include "strbuf.h"
+
+#include <limits.h>
+
+/* ---- hashing ------------------------------------------------------- */
+
+uint64_t prof_hash(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ULL), w;
+
+	while (len >= 8) {
+		memcpy(&w, p, 8);
+		h ^= w * 0xbf58476d1ce4e5b9ULL;
+		h = (h << 27 | h >> 37) * 0x94d049bb133111ebULL;
+		p += 8;
+		len -= 8;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h ^= w * 0xbf58476d1ce4e5b9ULL;
+		h = (h << 27 | h >> 37) * 0x94d049bb133111ebULL;
+	}
+	h ^= h >> 31;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+void htab_init(struct htab *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void htab_release(struct htab *h)
+{
+	free(h->slots);
+	htab_init(h);
+}
+
+static void htab_grow(struct htab *h)
+{
+	size_t n = h->size ? h->size * 2 : 1024, i, j;
+	struct htab_slot *s = xcalloc(n, sizeof(*s));
+
+	for (i = 0; i < h->size; i++) {
+		if (!h->slots[i].id)
+			continue;
+		j = (size_t)h->slots[i].hash & (n - 1);
+		while (s[j].id)
+			j = (j + 1) & (n - 1);
+		s[j] = h->slots[i];
+	}
+	free(h->slots);
+	h->slots = s;
+	h->size = n;
+}
+
+uint32_t htab_find(const struct htab *h, uint64_t hash,
+		   int (*eq)(const void *ctx, uint32_t id), const void *ctx)
+{
+	size_t i;
+
+	if (!h->size)
+		return HTAB_NONE;
+	i = (size_t)hash & (h->size - 1);
+	while (h->slots[i].id) {
+		if (h->slots[i].hash == hash && eq(ctx, h->slots[i].id - 1))
+			return h->slots[i].id - 1;
+		i = (i + 1) & (h->size - 1);
+	}
+	return HTAB_NONE;
+}
+
+void htab_insert(struct htab *h, uint64_t hash, uint32_t id)
+{
+	size_t i;
+
+	if ((h->nr + 1) * 4 > h->size * 3)
+		htab_grow(h);
+	i = (size_t)hash & (h->size - 1);
+	while (h->slots[i].id)
+		i = (i + 1) & (h->size - 1);
+	h->slots[i].hash = hash;
+	h->slots[i].id = id + 1;
+	h->nr++;
+}
+
+/* ---- profile ------------------------------------------------------- */
+
+static const char *const kind_names[FRAME_KIND_NR] = {
+	"python", "native", "kernel", "plumbing", "unknown"
+};
+
+const char *frame_kind_name(enum frame_kind kind)
+{
+	if ((unsigned)kind >= FRAME_KIND_NR)
+		return "unknown";
+	return kind_names[kind];
+}
+
+void profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->duration = -1.0;
+	p->priv = xcalloc(1, sizeof(struct profile_priv));
+}
+
+static void free_tasks(struct task *t, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free((char *)t[i].comm);
+	free(t);
+}
+
+void profile_release(struct profile *p)
+{
+	struct profile_priv *pp = p->priv;
+	size_t i;
+
+	for (i = 0; i < p->nr_frames; i++) {
+		free((char *)p->frames[i].name);
+		free((char *)p->frames[i].func);
+		free((char *)p->frames[i].file);
+		free((char *)p->frames[i].dso);
+	}
+	free(p->frames);
+	free(p->stacks);
+	free_tasks(p->tasks, p->nr_tasks);
+	free_tasks(p->threads, p->nr_threads);
+	for (i = 0; i < p->nr_meta; i++) {
+		free((char *)p->meta[i].key);
+		free((char *)p->meta[i].value);
+	}
+	free(p->meta);
+	free((char *)p->session);
+	if (pp) {
+		htab_release(&pp->frame_tab);
+		htab_release(&pp->stack_tab);
+		htab_release(&pp->task_tab);
+		htab_release(&pp->thread_tab);
+		free(pp->pool);
+		free(pp->stack_off);
+		free(pp);
+	}
+	memset(p, 0, sizeof(*p));
+	p->duration = -1.0;
+}
+
+const char *profile_meta_get(const struct profile *p, const char *key)
+{
+	size_t i;
+
+	for (i = p->nr_meta; i-- > 0;)
+		if (!strcmp(p->meta[i].key, key))
+			return p->meta[i].value;
+	return NULL;
+}
+
+static void meta_fields(struct profile *p)
+{
+	const char *v;
+	double a, b;
+	char *end;
+
+	p->command = profile_meta_get(p, "command");
+	p->mode = profile_meta_get(p, "mode");
+	p->python = profile_meta_get(p, "python");
+	p->python_version = profile_meta_get(p, "python_version");
+	p->perf_version = profile_meta_get(p, "perf_version");
+	p->event = profile_meta_get(p, "event");
+	p->frequency = 0;
+	v = profile_meta_get(p, "frequency");
+	if (v) {
+		unsigned long f;
+
+		if (!parse_ulong(v, 10, ULONG_MAX, &f))
+			p->frequency = f;
+	}
+	p->duration = -1.0;
+	v = profile_meta_get(p, "start_time");
+	if (v) {
+		a = strtod(v, &end);
+		if (end != v && !*end) {
+			v = profile_meta_get(p, "end_time");
+			if (v) {
+				b = strtod(v, &end);
+				if (end != v && !*end && b >= a)
+					p->duration = b - a;
+			}
+		}
+	}
+}
+
+void profile_meta_set(struct profile *p, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_meta; i++) {
+		if (!strcmp(p->meta[i].key, key)) {
+			free((char *)p->meta[i].value);
+			p->meta[i].value = xstrdup(value);
+			meta_fields(p);
+			return;
+		}
+	}
+	p->meta = xrealloc(p->meta, (p->nr_meta + 1) * sizeof(*p->meta));
+	p->meta[p->nr_meta].key = xstrdup(key);
+	p->meta[p->nr_meta].value = xstrdup(value);
+	p->nr_meta++;
+	meta_fields(p);
+}
+
+/* -- frames -- */
+
+struct frame_key {
+	enum frame_kind kind;
+	const char *name, *func, *file, *dso;
+};
+
+static int streq_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+static int frame_eq(const void *ctx, uint32_t id)
+{
+	const struct frame_key *k = ((const void *const *)ctx)[0];
+	const struct profile *p = ((const void *const *)ctx)[1];
+	const struct frame *f = &p->frames[id];
+
+	return f->kind == k->kind && streq_null(f->func, k->func) &&
+	       streq_null(f->file, k->file) && streq_null(f->dso, k->dso) &&
+	       (!k->name || !strcmp(f->name, k->name));
+}
+
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	return s ? prof_hash(s, strlen(s), seed) : seed * 31 + 7;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static char *sanitize(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		if (*p == ';' || *p == '\n' || *p == '\r')
+			*p = '_';
+	return s;
+}
+
+char *profile_display_name(enum frame_kind kind, const char *func,
+			   const char *file, const char *dso)
+{
+	switch (kind) {
+	case FRAME_PYTHON:
+		if (file && *file)
+			return sanitize(xasprintf("%s (%s)",
+						  func ? func : "", file));
+		return sanitize(xstrdup(func ? func : ""));
+	case FRAME_NATIVE:
+	case FRAME_KERNEL:
+	case FRAME_PLUMBING:
+		if (func && *func && strcmp(func, "[unknown]"))
+			return sanitize(xstrdup(func));
+		if (dso && *dso && strcmp(dso, "[unknown]"))
+			return sanitize(xasprintf("[%s]", basename_of(dso)));
+		return xstrdup("[unknown]");
+	default:
+		if (func && *func)
+			return sanitize(xstrdup(func));
+		return xstrdup("[unknown]");
+	}
+}
+
+uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
+			      enum native_class native, const char *name,
+			      const char *func, const char *file,
+			      const char *dso)
+{
+	struct profile_priv *pp = p->priv;
+	struct frame_key k = { kind, name, func, file, dso };
+	const void *ctx[2] = { &k, p };
+	uint64_t h = hash_str(func, (uint64_t)kind + 1);
+	uint32_t id;
+	struct frame *f;
+
+	h = hash_str(file, h);
+	h = hash_str(dso, h);
+	if (name)
+		h = hash_str(name, h);
+	id = htab_find(&pp->frame_tab, h, frame_eq, ctx);
+	if (id != HTAB_NONE)
+		return id;
+	ALLOC_GROW(p->frames, p->nr_frames + 1, pp->frames_alloc);
+	id = (uint32_t)p->nr_frames++;
+	f = &p->frames[id];
+	f->kind = kind;
+	f->native = native;
+	f->func = func ? xstrdup(func) : NULL;
+	f->file = file ? xstrdup(file) : NULL;
+	f->dso = dso ? xstrdup(dso) : NULL;
+	f->name = name ? sanitize(xstrdup(name)) :
+		profile_display_name(kind, func, file, dso);
+	htab_insert(&pp->frame_tab, h, id);
+	return id;
+}
+
+/* -- tasks -- */
+
+struct task_key {
+	const struct task *v;
+	pid_t pid, tid;
+};
+
+static int task_eq(const void *ctx, uint32_t id)
+{
+	const struct task_key *k = ctx;
+
+	return k->v[id].pid == k->pid && k->v[id].tid == k->tid;
+}
+
+static uint32_t task_intern(struct task **v, size_t *nr, size_t *alloc,
+			    struct htab *tab, pid_t pid, pid_t tid,
+			    const char *comm, size_t comm_len)
+{
+	struct task_key k = { *v, pid, tid };
+	uint64_t h = ((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid) *
+		0x9e3779b97f4a7c15ULL;
+	uint32_t id;
+	struct task *t;
+
+	h ^= h >> 29;
+	id = htab_find(tab, h, task_eq, &k);
+	if (id == HTAB_NONE) {
+		ALLOC_GROW(*v, *nr + 1, *alloc);
+		id = (uint32_t)(*nr)++;
+		t = &(*v)[id];
+		t->pid = pid;
+		t->tid = tid;
+		t->comm = NULL;
+		t->samples = 0;
+		htab_insert(tab, h, id);
+	}
+	t = &(*v)[id];
+	if (comm && comm_len &&
+	    (!t->comm || strlen(t->comm) != comm_len ||
+	     memcmp(t->comm, comm, comm_len))) {
+		free((char *)t->comm);
+		t->comm = xstrndup(comm, comm_len);
+	}
+	return id;
+}
+
+uint32_t profile_task_intern(struct profile *p, pid_t pid, pid_t tid,
+			     const char *comm)
+{
+	struct profile_priv *pp = p->priv;
+
+	return task_intern(&p->tasks, &p->nr_tasks, &pp->tasks_alloc,
+			   &pp->task_tab, pid, tid, comm,
+			   comm ? strlen(comm) : 0);
+}
+
+uint32_t prof_thread_intern(struct profile *p, pid_t pid, pid_t tid,
+			    const char *comm, size_t comm_len)
+{
+	struct profile_priv *pp = p->priv;
+
+	return task_intern(&p->threads, &p->nr_threads, &pp->threads_alloc,
+			   &pp->thread_tab, pid, tid, comm, comm_len);
+}
+
+uint32_t prof_task_intern_len(struct profile *p, pid_t pid, pid_t tid,
+			      const char *comm, size_t comm_len)
+{
+	struct profile_priv *pp = p->priv;
+
+	return task_intern(&p->tasks, &p->nr_tasks, &pp->tasks_alloc,
+			   &pp->task_tab, pid, tid, comm, comm_len);
+}
+
+/* -- stacks -- */
+
+struct stack_key {
+	const struct profile *p;
+	const uint32_t *frames;
+	uint32_t depth;
+	uint32_t task;
+};
+
+static int stack_eq(const void *ctx, uint32_t id)
+{
+	const struct stack_key *k = ctx;
+	const struct profile_priv *pp = k->p->priv;
+	const struct stack *s = &k->p->stacks[id];
+
+	return s->depth == k->depth && s->task == k->task &&
+	       !memcmp(pp->pool + pp->stack_off[id], k->frames,
+		       k->depth * sizeof(uint32_t));
+}
+
+static void fix_frame_pointers(struct profile *p)
+{
+	struct profile_priv *pp = p->priv;
+	size_t i;
+
+	for (i = 0; i < p->nr_stacks; i++)
+		p->stacks[i].frames = pp->pool + pp->stack_off[i];
+	pp->pool_moved = 0;
+}
+
+void profile_stack_add(struct profile *p, const uint32_t *frames,
+		       uint32_t depth, uint32_t task, uint64_t samples,
+		       uint64_t period)
+{
+	struct profile_priv *pp = p->priv;
+	struct stack_key k = { p, frames, depth, task };
+	uint64_t h = prof_hash(frames, depth * sizeof(uint32_t), task);
+	uint32_t id = htab_find(&pp->stack_tab, h, stack_eq, &k);
+	struct stack *s;
+
+	if (id == HTAB_NONE) {
+		uint32_t *old = pp->pool;
+
+		ALLOC_GROW(pp->pool, pp->pool_nr + depth + 1, pp->pool_alloc);
+		if (old != pp->pool)
+			pp->pool_moved = 1;
+		memcpy(pp->pool + pp->pool_nr, frames,
+		       depth * sizeof(uint32_t));
+		ALLOC_GROW(p->stacks, p->nr_stacks + 1, pp->stacks_alloc);
+		ALLOC_GROW(pp->stack_off, p->nr_stacks + 1,
+			   pp->stack_off_alloc);
+		id = (uint32_t)p->nr_stacks++;
+		pp->stack_off[id] = pp->pool_nr;
+		pp->pool_nr += depth;
+		s = &p->stacks[id];
+		s->depth = depth;
+		s->task = task;
+		s->samples = 0;
+		s->period = 0;
+		s->frames = pp->pool + pp->stack_off[id];
+		htab_insert(&pp->stack_tab, h, id);
+		if (pp->pool_moved)
+			fix_frame_pointers(p);
+	}
+	s = &p->stacks[id];
+	s->samples += samples;
+	s->period += period;
+	p->total_samples += samples;
+	p->total_period += period;
+	if (task != PROFILE_NO_TASK && task < p->nr_tasks)
+		p->tasks[task].samples += samples;
+}
+
+/* ---- totals, pruning, trees ------------------------------------------ */
+
+void profile_frame_totals(const struct profile *p, uint32_t task,
+			  uint64_t *self, uint64_t *total)
+{
+	uint32_t *seen = xcalloc(p->nr_frames ? p->nr_frames : 1,
+				 sizeof(*seen));
+	uint32_t mark = 0;
+	size_t i, j;
+
+	memset(self, 0, p->nr_frames * sizeof(*self));
+	memset(total, 0, p->nr_frames * sizeof(*total));
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		if (task != PROFILE_NO_TASK && s->task != task)
+			continue;
+		if (!s->depth)
+			continue;
+		if (++mark == 0) {
+			memset(seen, 0, p->nr_frames * sizeof(*seen));
+			mark = 1;
+		}
+		self[s->frames[s->depth - 1]] += s->samples;
+		for (j = 0; j < s->depth; j++) {
+			uint32_t f = s->frames[j];
+
+			if (seen[f] != mark) {
+				seen[f] = mark;
+				total[f] += s->samples;
+			}
+		}
+	}
+	free(seen);
+}
+
+/* Tree building: a hash of (parent, frame) -> node. */
+struct tree_key {
+	const struct profile_tree *t;
+	uint32_t parent, frame;
+};
+
+static int tree_eq(const void *ctx, uint32_t id)
+{
+	const struct tree_key *k = ctx;
+
+	return k->t->nodes[id].parent == k->parent &&
+	       k->t->nodes[id].frame == k->frame;
+}
+
+static const struct profile *sort_profile;
+
+struct child_ref {
+	uint32_t frame;
+	uint32_t node;
+};
+
+static int child_ref_cmp(const void *a, const void *b)
+{
+	const struct child_ref *x = a, *y = b;
+	int c = strcmp(sort_profile->frames[x->frame].name,
+		       sort_profile->frames[y->frame].name);
+
+	if (c)
+		return c;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+void profile_tree_build(const struct profile *p, uint32_t task,
+			int inverted, struct profile_tree *t)
+{
+	struct htab tab;
+	size_t alloc = 0, i, j;
+	struct child_ref *refs = NULL;
+	size_t refs_alloc = 0;
+
+	htab_init(&tab);
+	t->nodes = NULL;
+	t->nr = 0;
+	ALLOC_GROW(t->nodes, 1, alloc);
+	t->nodes[0].frame = PROFILE_NO_FRAME;
+	t->nodes[0].parent = TREE_NONE;
+	t->nodes[0].first_child = TREE_NONE;
+	t->nodes[0].next_sibling = TREE_NONE;
+	t->nodes[0].depth = 0;
+	t->nodes[0].total = 0;
+	t->nodes[0].self = 0;
+	t->nr = 1;
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+		uint32_t node = 0;
+
+		if (task != PROFILE_NO_TASK && s->task != task)
+			continue;
+		t->nodes[0].total += s->samples;
+		for (j = 0; j < s->depth; j++) {
+			uint32_t f = inverted ? s->frames[s->depth - 1 - j] :
+				s->frames[j];
+			struct tree_key k = { t, node, f };
+			uint64_t h = ((uint64_t)node << 32 | f) *
+				0x9e3779b97f4a7c15ULL;
+			uint32_t id;
+
+			h ^= h >> 31;
+			id = htab_find(&tab, h, tree_eq, &k);
+			if (id == HTAB_NONE) {
+				ALLOC_GROW(t->nodes, t->nr + 1, alloc);
+				id = (uint32_t)t->nr++;
+				t->nodes[id].frame = f;
+				t->nodes[id].parent = node;
+				t->nodes[id].first_child = TREE_NONE;
+				t->nodes[id].next_sibling = TREE_NONE;
+				t->nodes[id].depth = (uint32_t)j + 1;
+				t->nodes[id].total = 0;
+				t->nodes[id].self = 0;
+				htab_insert(&tab, h, id);
+			}
+			t->nodes[id].total += s->samples;
+			node = id;
+		}
+		t->nodes[node].self += s->samples;
+	}
+	htab_release(&tab);
+	/* link children sorted by name: gather (parent, child) pairs */
+	sort_profile = p;
+	{
+		/* count children per node, then sort each group */
+		uint32_t *cnt = xcalloc(t->nr + 1, sizeof(*cnt));
+		uint32_t *start = xcalloc(t->nr + 1, sizeof(*start));
+		uint32_t *order;
+		size_t n;
+
+		for (i = 1; i < t->nr; i++)
+			cnt[t->nodes[i].parent]++;
+		for (i = 0, n = 0; i < t->nr; i++) {
+			start[i] = (uint32_t)n;
+			n += cnt[i];
+		}
+		order = xmalloc((n ? n : 1) * sizeof(*order));
+		memset(cnt, 0, (t->nr + 1) * sizeof(*cnt));
+		for (i = 1; i < t->nr; i++) {
+			uint32_t par = t->nodes[i].parent;
+
+			order[start[par] + cnt[par]++] = (uint32_t)i;
+		}
+		for (i = 0; i < t->nr; i++) {
+			uint32_t c = cnt[i], k;
+
+			if (!c)
+				continue;
+			ALLOC_GROW(refs, c, refs_alloc);
+			for (k = 0; k < c; k++) {
+				refs[k].node = order[start[i] + k];
+				refs[k].frame =
+					t->nodes[refs[k].node].frame;
+			}
+			if (c > 1)
+				qsort(refs, c, sizeof(*refs), child_ref_cmp);
+			t->nodes[i].first_child = refs[0].node;
+			for (k = 0; k + 1 < c; k++)
+				t->nodes[refs[k].node].next_sibling =
+					refs[k + 1].node;
+			t->nodes[refs[c - 1].node].next_sibling = TREE_NONE;
+		}
+		free(cnt);
+		free(start);
+		free(order);
+	}
+	free(refs);
+	sort_profile = NULL;
+}
+
+void profile_tree_release(struct profile_tree *t)
+{
+	free(t->nodes);
+	t->nodes = NULL;
+	t->nr = 0;
+}
+
+void profile_prune(struct profile *p, double min_share)
+{
+	struct profile_tree t;
+	struct profile q;
+	uint32_t *buf = NULL;
+	size_t alloc = 0, i, j;
+	uint64_t limit;
+	uint32_t small;
+
+	if (min_share <= 0 || !p->total_samples)
+		return;
+	limit = (uint64_t)(min_share * (double)p->total_samples);
+	if (!limit)
+		return;
+	/*
+	 * Per task trees would be exact for grouped profiles; the merged
+	 * tree is what a flame graph of the whole shows, so use it.
+	 */
+	profile_tree_build(p, PROFILE_NO_TASK, 0, &t);
+	profile_init(&q);
+	q.view = p->view;
+	q.group = p->group;
+	for (i = 0; i < p->nr_frames; i++) {
+		const struct frame *f = &p->frames[i];
+
+		profile_frame_intern(&q, f->kind, f->native, f->name,
+				     f->func, f->file, f->dso);
+	}
+	small = profile_frame_intern(&q, FRAME_UNKNOWN, NATIVE_NONE,
+				     "[small frames]", NULL, NULL, NULL);
+	for (i = 0; i < p->nr_tasks; i++) {
+		const struct task *tk = &p->tasks[i];
+
+		profile_task_intern(&q, tk->pid, tk->tid, tk->comm);
+	}
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+		uint32_t node = 0, d = 0;
+
+		ALLOC_GROW(buf, s->depth + 1, alloc);
+		for (j = 0; j < s->depth; j++) {
+			uint32_t c;
+
+			/* find the child of node with this frame */
+			for (c = t.nodes[node].first_child; c != TREE_NONE;
+			     c = t.nodes[c].next_sibling)
+				if (t.nodes[c].frame == s->frames[j])
+					break;
+			if (c == TREE_NONE || t.nodes[c].total < limit) {
+				buf[d++] = small;
+				break;
+			}
+			buf[d++] = s->frames[j];
+			node = c;
+		}
+		profile_stack_add(&q, buf, d, s->task, s->samples,
+				  s->period);
+	}
+	free(buf);
+	profile_tree_release(&t);
+	/* move q's frames/stacks/tasks into p, keep p's metadata */
+	{
+		struct profile keep = *p;
+
+		keep.frames = q.frames;
+		keep.nr_frames = q.nr_frames;
+		keep.stacks = q.stacks;
+		keep.nr_stacks = q.nr_stacks;
+		keep.tasks = q.tasks;
+		keep.nr_tasks = q.nr_tasks;
+		keep.priv = q.priv;
+		q.frames = p->frames;
+		q.nr_frames = p->nr_frames;
+		q.stacks = p->stacks;
+		q.nr_stacks = p->nr_stacks;
+		q.tasks = p->tasks;
+		q.nr_tasks = p->nr_tasks;
+		q.priv = p->priv;
+		q.threads = NULL;
+		q.nr_threads = 0;
+		q.meta = NULL;
+		q.nr_meta = 0;
+		q.session = NULL;
+		*p = keep;
+		/* task sample counts were recomputed by stack_add */
+		profile_release(&q);
+	}
+}

@@ -1,0 +1,282 @@
+#ifndef PPR_PROFILE_H
+#define PPR_PROFILE_H
+/*
+ * Owned by the report helper.
+ *
+ * The profile data model every report format writes from: interned
+ * frames, unique stacks (root first) with sample counts, the tasks
+ * (processes / threads) they were taken in, and the session metadata.
+ *
+ * A profile is built by profile_load() from a session directory (it
+ * runs `perf script`, parses the stream, resolves perf-map addresses,
+ * classifies and folds frames, aggregates stacks; memory grows with the
+ * number of distinct stacks, not with samples), or by hand with
+ * profile_init() / profile_frame_intern() / profile_task_intern() /
+ * profile_stack_add() (tests, the diff, other sources).
+ *
+ * Ownership: everything a profile points to is owned by it and freed by
+ * profile_release().  Writers take a `const struct profile *`.
+ */
+#include "compat.h"
+
+/* What a frame is; the views and the colours of the formats follow it. */
+enum frame_kind {
+	FRAME_PYTHON = 0,	/* a Python function: qualname + file */
+	FRAME_NATIVE,		/* user-space machine code: C extensions,
+				   libpython, libc, the executable... */
+	FRAME_KERNEL,		/* kernel code ([kernel.kallsyms], modules) */
+	FRAME_PLUMBING,		/* the interpreter's own call machinery
+				   between Python frames (eval loop,
+				   vectorcall, trampolines): present only
+				   in the "all" view */
+	FRAME_UNKNOWN,		/* no symbol and no object file */
+	FRAME_KIND_NR
+};
+
+/* For FRAME_NATIVE and FRAME_PLUMBING: where the code lives. */
+enum native_class {
+	NATIVE_NONE = 0,	/* not native (python, kernel, unknown) */
+	NATIVE_LIBPYTHON,	/* libpython*.so or a static python binary */
+	NATIVE_EXTENSION,	/* a CPython extension module (*.cpython-*.so,
+				   lib-dynload, site-packages .so) */
+	NATIVE_SYSTEM,		/* libc, libm, ld.so, libpthread, ... */
+	NATIVE_OTHER		/* any other executable or shared object,
+				   including our embedded trampoline */
+};
+
+/* "python", "native", "kernel", "plumbing", "unknown". */
+const char *frame_kind_name(enum frame_kind kind);
+
+/*
+ * One interned frame.  Frames are identified by their index in
+ * profile->frames (a frame id).  Two frames never have the same
+ * (kind, func, file, dso).
+ *
+ * name: the display name, also used by the collapsed format (without
+ *   the kernel suffix, see fmt_collapsed_name()):
+ *     python  "qualname (filename)"   e.g. "Foo.bar (/src/app.py)"
+ *     native  "symbol"                or "[libfoo.so.1]" (dso basename)
+ *                                     when perf has no symbol
+ *     kernel  "symbol"
+ *     unknown "[unknown]"
+ *   Names never contain ';', '\n' or '\r' (replaced by '_' on intern).
+ * func: python qualname / native or kernel symbol (NULL when unknown).
+ * file: python: the code object's file name as Python recorded it (may
+ *   be relative or "<string>"); NULL otherwise.
+ * dso:  native/kernel/plumbing: the object file as perf named it
+ *   ("/usr/lib/x86_64-linux-gnu/libc.so.6", "[kernel.kallsyms]");
+ *   NULL for python and unknown frames.
+ */
+struct frame {
+	const char *name;
+	const char *func;
+	const char *file;
+	const char *dso;
+	enum frame_kind kind;
+	enum native_class native;
+};
+
+/*
+ * A process or thread the samples came from.  profile->tasks are what
+ * stacks are grouped by: empty with PROFILE_MERGED, one entry per
+ * process with PROFILE_BY_PROCESS (tid == pid, comm of the main thread
+ * when known), one per thread with PROFILE_BY_THREAD.  profile->threads
+ * always lists every thread with kept samples, whatever the grouping
+ * (for headers and per-thread summaries).
+ */
+struct task {
+	pid_t pid;
+	pid_t tid;
+	const char *comm;	/* last command name perf reported */
+	uint64_t samples;	/* samples kept after filtering */
+};
+
+#define PROFILE_NO_TASK UINT32_MAX
+
+/*
+ * A unique stack: frame ids root first (frames[0] is the outermost
+ * caller, frames[depth - 1] the leaf where the sample hit).  depth may
+ * be 0 only if every frame was filtered away (never stored: such
+ * samples are counted in profile->dropped).
+ */
+struct stack {
+	const uint32_t *frames;
+	uint32_t depth;
+	uint32_t task;		/* index in profile->tasks, or PROFILE_NO_TASK
+				   when merged */
+	uint64_t samples;	/* number of samples */
+	uint64_t period;	/* sum of the samples' periods (event units:
+				   nanoseconds for cpu-clock/task-clock) */
+};
+
+enum profile_view {
+	PROFILE_VIEW_MIXED = 0,	/* default: Python + native + kernel,
+				   plumbing folded away */
+	PROFILE_VIEW_PYTHON,	/* only Python frames (a sample with no
+				   Python frame is kept as one frame naming
+				   where it was: "[native]" / "[kernel]") */
+	PROFILE_VIEW_ALL	/* every frame as perf reported it */
+};
+
+enum profile_group {
+	PROFILE_MERGED = 0,	/* one set of stacks for the whole session */
+	PROFILE_BY_PROCESS,	/* stacks keyed by (stack, pid) */
+	PROFILE_BY_THREAD	/* stacks keyed by (stack, pid, tid) */
+};
+
+/* What to load and how; PROFILE_FILTER_INIT gives the defaults. */
+struct profile_filter {
+	enum profile_view view;
+	enum profile_group group;
+	const pid_t *pids;	/* keep only these processes (nr_pids > 0) */
+	size_t nr_pids;
+	const pid_t *tids;	/* keep only these threads (nr_tids > 0) */
+	size_t nr_tids;
+	/*
+	 * Time window in seconds relative to the first sample of the
+	 * session; a negative value means unbounded.
+	 */
+	double time_from;
+	double time_to;
+	/*
+	 * Progress callback (may be NULL): called now and then while
+	 * loading with the number of bytes of perf script output parsed
+	 * and the samples seen so far.
+	 */
+	void (*progress)(void *data, uint64_t bytes, uint64_t samples);
+	void *progress_data;
+};
+
+#define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
+			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL }
+
+/* One key=value line of the session's meta file. */
+struct meta_entry {
+	const char *key;
+	const char *value;
+};
+
+struct profile {
+	struct frame *frames;
+	size_t nr_frames;
+	struct stack *stacks;
+	size_t nr_stacks;
+	struct task *tasks;
+	size_t nr_tasks;
+	struct task *threads;
+	size_t nr_threads;
+
+	enum profile_view view;
+	enum profile_group group;
+
+	uint64_t total_samples;	/* sum of stacks[].samples */
+	uint64_t total_period;	/* sum of stacks[].period */
+	uint64_t dropped;	/* samples filtered out (pid/tid/time) */
+	double first_time;	/* perf time of the first/last kept sample */
+	double last_time;	/*   (seconds; 0 when no sample) */
+
+	/*
+	 * Session metadata (from SESSION/meta), all may be NULL: command
+	 * (shell-quoted for display), mode ("perf"/"jit"), python (path),
+	 * python_version, perf_version, event (e.g. "cpu-clock"),
+	 * frequency (Hz), duration (seconds, end - start; < 0 unknown).
+	 */
+	const char *command;
+	const char *mode;
+	const char *python;
+	const char *python_version;
+	const char *perf_version;
+	const char *event;
+	unsigned long frequency;
+	double duration;
+	/* Every meta line, in file order (including the ones above). */
+	struct meta_entry *meta;
+	size_t nr_meta;
+
+	const char *session;	/* the session directory, or NULL */
+
+	void *priv;		/* interning tables (profile.c) */
+};
+
+/* An empty profile (for building by hand). */
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+
+/*
+ * Load SESSION (a pyperf-run session directory) into p (initialised
+ * here).  f may be NULL (defaults).  Returns 0, or -1 with err filled
+ * ("'dir' is not a pyperf-run session (no meta file)", "perf script
+ * failed: ...", ...).  The perf executable is $PYPERF_PERF or "perf".
+ */
+int profile_load(struct profile *p, const char *session,
+		 const struct profile_filter *f, char *err, size_t errlen);
+
+/* The value of a meta key, or NULL. */
+const char *profile_meta_get(const struct profile *p, const char *key);
+
+/*
+ * Building by hand.  Strings are copied.  profile_frame_intern()
+ * returns the id of the frame (creating it when new); name may be NULL
+ * to derive it from kind/func/file/dso as described above.
+ * profile_stack_add() adds samples to the stack (frames root first,
+ * copied; task PROFILE_NO_TASK or an id from profile_task_intern()).
+ */
+uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
+			      enum native_class native, const char *name,
+			      const char *func, const char *file,
+			      const char *dso);
+uint32_t profile_task_intern(struct profile *p, pid_t pid, pid_t tid,
+			     const char *comm);
+void profile_stack_add(struct profile *p, const uint32_t *frames,
+		       uint32_t depth, uint32_t task, uint64_t samples,
+		       uint64_t period);
+void profile_meta_set(struct profile *p, const char *key,
+		      const char *value);
+
+/*
+ * Per-frame totals over every stack (sizes: p->nr_frames): self =
+ * samples where the frame is the leaf; total = samples where it appears
+ * at least once (recursion counted once).  task: only stacks of that
+ * task, or PROFILE_NO_TASK for all.
+ */
+void profile_frame_totals(const struct profile *p, uint32_t task,
+			  uint64_t *self, uint64_t *total);
+
+/*
+ * Hide frames below a share: every stack prefix (call-tree node) whose
+ * inclusive samples are below min_share * total_samples is cut; the
+ * samples under it are kept, ending in the nearest kept ancestor
+ * followed by one frame "[small frames]" (FRAME_UNKNOWN).  Totals are
+ * unchanged.  min_share <= 0 does nothing.
+ */
+void profile_prune(struct profile *p, double min_share);
+
+/*
+ * A call tree (trie of the stacks), for flame graphs and the text tree.
+ * Node 0 is the root (frame PROFILE_NO_FRAME, total = all samples of
+ * the selected task).  Children of a node are linked by next_sibling,
+ * sorted by frame name.  inverted: leaf first (bottom-up / icicle).
+ */
+#define PROFILE_NO_FRAME UINT32_MAX
+#define TREE_NONE UINT32_MAX
+
+struct tree_node {
+	uint32_t frame;		/* frame id, PROFILE_NO_FRAME for the root */
+	uint32_t parent;	/* TREE_NONE for the root */
+	uint32_t first_child;	/* TREE_NONE when a leaf */
+	uint32_t next_sibling;	/* TREE_NONE when the last child */
+	uint32_t depth;		/* root 0 */
+	uint64_t total;		/* samples in this subtree */
+	uint64_t self;		/* samples ending exactly here */
+};
+
+struct profile_tree {
+	struct tree_node *nodes;
+	size_t nr;
+};
+
+void profile_tree_build(const struct profile *p, uint32_t task,
+			int inverted, struct profile_tree *t);
+void profile_tree_release(struct profile_tree *t);
+
+#endif

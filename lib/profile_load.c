@@ -1,0 +1,925 @@
+/*
+ * Owned by the report helper.
+ *
+ * profile_load(): run `perf script` on a session, parse the stream
+ * (lib/perfscript.h), resolve perf-map addresses from the session's own
+ * maps/ (lib/perfmap.h), classify frames, apply the view (folding the
+ * interpreter's plumbing), and aggregate unique stacks.
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "numparse.h"
+#include "perfmap.h"
+#include "perfscript.h"
+#include "profile.h"
+#include "profile_priv.h"
+#include "spawn.h"
+#include "strbuf.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Internal classes of raw frames. */
+enum rclass {
+	C_PY = 0,
+	C_NATIVE,
+	C_KERNEL,
+	C_PLUMB,
+	C_UNKNOWN
+};
+
+struct rframe {
+	const char *key;	/* "sym\0dso" */
+	uint32_t keylen;
+	uint32_t frame;		/* profile frame id (fallback when resolving) */
+	uint8_t cls;
+	uint8_t startup;	/* interpreter / libc start-up code */
+	uint8_t resolve;	/* look the ip up in a session map */
+	pid_t map_pid;		/* from "/tmp/perf-PID.map", or 0 */
+};
+
+struct pmap {
+	pid_t pid;
+	int loaded;		/* 1 ok, -1 missing */
+	struct perfmap map;
+	uint32_t *ids;		/* frame id per entry, HTAB_NONE = not yet */
+};
+
+struct loader {
+	struct profile *p;
+	const struct profile_filter *f;
+	const char *session;
+
+	struct htab raw_tab;
+	struct rframe *raw;
+	size_t nr_raw, raw_alloc;
+
+	struct pmap *maps;
+	size_t nr_maps, maps_alloc;
+	size_t last_map;
+
+	/* per-sample scratch */
+	uint32_t *ids;
+	uint8_t *cls;
+	uint8_t *startup;
+	size_t scratch_alloc;
+	uint32_t *out;
+	size_t out_alloc;
+
+	uint64_t first_ns, last_ns;
+	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
+	int have_first;
+	uint32_t pseudo_native, pseudo_kernel, unknown_frame;
+	uint64_t next_progress;
+};
+
+/* ---- classification -------------------------------------------------- */
+
+static const char *const plumbing_names[] = {
+	/* the eval loop and its entry points */
+	"_PyEval_EvalFrameDefault", "_PyEval_EvalFrame", "_PyEval_Vector",
+	"_PyEval_EvalCode", "_PyEval_EvalCodeWithName", "PyEval_EvalCode",
+	"PyEval_EvalCodeEx", "PyEval_EvalFrame", "PyEval_EvalFrameEx",
+	/* calling a Python function */
+	"_PyFunction_Vectorcall", "_PyFunction_FastCallDict",
+	"_PyFunction_FastCallKeywords", "_PyFunction_FastCall",
+	"function_code_fastcall",
+	/* the generic call protocol */
+	"PyObject_Vectorcall", "PyObject_VectorcallDict",
+	"PyObject_VectorcallMethod", "_PyObject_VectorcallTstate",
+	"_PyObject_Vectorcall", "_PyObject_VectorcallDictTstate",
+	"_PyObject_FastCall", "_PyObject_FastCallDict",
+	"_PyObject_FastCallDictTstate", "_PyObject_FastCallKeywords",
+	"_PyObject_FastCall_Prepend", "_PyObject_Call", "PyObject_Call",
+	"_PyObject_MakeTpCall", "_PyObject_Call_Prepend",
+	"PyObject_CallObject", "PyObject_CallOneArg", "PyObject_CallNoArgs",
+	"_PyObject_CallNoArgs", "_PyObject_CallNoArg",
+	"_PyObject_CallNoArgsTstate", "PyObject_CallFunctionObjArgs",
+	"PyObject_CallMethodObjArgs", "_PyObject_CallMethod",
+	"_PyObject_CallMethodId", "_PyObject_CallMethodIdObjArgs",
+	"PyObject_CallMethod", "PyObject_CallFunction",
+	"_PyObject_CallFunction_SizeT", "PyVectorcall_Call",
+	"_PyVectorcall_Call", "_PyObject_VectorcallMethod",
+	"object_vacall", "_PyObject_CallMethodIdOneArg",
+	/* bound methods and C functions called from Python */
+	"method_vectorcall", "method_vectorcall_NOARGS",
+	"method_vectorcall_O", "method_vectorcall_FASTCALL",
+	"method_vectorcall_FASTCALL_KEYWORDS",
+	"method_vectorcall_FASTCALL_KEYWORDS_METHOD",
+	"method_vectorcall_VARARGS", "method_vectorcall_VARARGS_KEYWORDS",
+	"method_call", "methoddescr_call", "classmethoddescr_call",
+	"wrapperdescr_call", "wrapper_call", "cfunction_call",
+	"cfunction_call_varargs", "cfunction_vectorcall_FASTCALL",
+	"cfunction_vectorcall_FASTCALL_KEYWORDS",
+	"cfunction_vectorcall_FASTCALL_KEYWORDS_METHOD",
+	"cfunction_vectorcall_NOARGS", "cfunction_vectorcall_O",
+	"_PyCFunction_FastCallKeywords", "_PyCFunction_FastCallDict",
+	"_PyMethodDef_RawFastCallKeywords", "_PyMethodDef_RawFastCallDict",
+	"PyCFunction_Call", "vectorcall_method", "vectorcall_unbound",
+	"call_unbound", "call_unbound_noarg", "call_method", "type_call",
+	"partial_vectorcall", "partial_call",
+	/* generators and coroutines resuming */
+	"gen_send_ex", "gen_send_ex2", "gen_iternext", "gen_send",
+	"_PyGen_Send", "gen_throw", "_gen_throw", "coro_wrapper_iternext",
+	"coro_wrapper_send", "PyIter_Send", "PyIter_Next",
+	"async_gen_asend_send",
+	"async_gen_asend_iternext", "async_gen_athrow_send",
+	/* CPython's perf trampoline */
+	"py_trampoline_evaluator", "_Py_trampoline_func_start",
+	"_Py_trampoline_func_end",
+};
+
+static struct htab plumbing_tab;
+static int plumbing_ready;
+
+static int plumb_eq(const void *ctx, uint32_t id)
+{
+	const struct ps_str *s = ctx;
+	const char *n = plumbing_names[id];
+
+	return strlen(n) == s->len && !memcmp(n, s->s, s->len);
+}
+
+static void plumbing_init(void)
+{
+	size_t i;
+
+	if (plumbing_ready)
+		return;
+	htab_init(&plumbing_tab);
+	for (i = 0; i < ARRAY_SIZE(plumbing_names); i++)
+		htab_insert(&plumbing_tab,
+			    prof_hash(plumbing_names[i],
+				      strlen(plumbing_names[i]), 0),
+			    (uint32_t)i);
+	plumbing_ready = 1;
+}
+
+static int has_prefix(const char *s, size_t len, const char *pfx)
+{
+	size_t n = strlen(pfx);
+
+	return len >= n && !memcmp(s, pfx, n);
+}
+
+static int contains(const char *s, size_t len, const char *needle)
+{
+	return memmem(s, len, needle, strlen(needle)) != NULL;
+}
+
+/* Is the symbol (without .cold/.isra.0/... suffixes) plumbing? */
+static int is_plumbing_sym(const char *sym, size_t len)
+{
+	const char *dot = memchr(sym, '.', len);
+	struct ps_str s;
+
+	if (dot)
+		len = (size_t)(dot - sym);
+	if (len >= 5 && !memcmp(sym, "slot_", 5))
+		return 1;	/* slot_tp_call, slot_nb_add, ... */
+	s.s = sym;
+	s.len = len;
+	return htab_find(&plumbing_tab, prof_hash(sym, len, 0), plumb_eq,
+			 &s) != HTAB_NONE;
+}
+
+static int is_kernel_dso(const char *dso, size_t len)
+{
+	if (!len || dso[0] != '[')
+		return 0;
+	if (has_prefix(dso, len, "[kernel") || has_prefix(dso, len, "[guest"))
+		return 1;
+	/* modules are "[name]"; user-space pseudo objects are not kernel */
+	return !(has_prefix(dso, len, "[vdso") ||
+		 has_prefix(dso, len, "[vsyscall") ||
+		 has_prefix(dso, len, "[unknown") ||
+		 has_prefix(dso, len, "[heap") ||
+		 has_prefix(dso, len, "[stack") ||
+		 has_prefix(dso, len, "[anon") ||
+		 has_prefix(dso, len, "[uprobes"));
+}
+
+/* "/tmp/perf-PID.map" -> PID, else 0 */
+static pid_t map_dso_pid(const char *dso, size_t len)
+{
+	const char *base = dso, *p;
+	unsigned long pid = 0;
+
+	for (p = dso; p < dso + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	len -= (size_t)(base - dso);
+	if (len < 10 || memcmp(base, "perf-", 5) ||
+	    memcmp(base + len - 4, ".map", 4))
+		return 0;
+	for (p = base + 5; p < base + len - 4; p++) {
+		if (*p < '0' || *p > '9' || pid > 1000000000UL)
+			return 0;
+		pid = pid * 10 + (unsigned long)(*p - '0');
+	}
+	return (pid_t)pid;
+}
+
+static int is_python_exe(const char *base, size_t len)
+{
+	size_t i = 6;
+
+	if (len < 6 || memcmp(base, "python", 6))
+		return 0;
+	while (i < len && ((base[i] >= '0' && base[i] <= '9') ||
+			   base[i] == '.'))
+		i++;
+	while (i < len && base[i] >= 'a' && base[i] <= 'z')
+		i++;
+	return i == len;
+}
+
+static enum native_class dso_class(const char *dso, size_t len,
+				   int *trampoline)
+{
+	const char *base = dso, *p;
+	size_t blen;
+
+	*trampoline = 0;
+	for (p = dso; p < dso + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	blen = len - (size_t)(base - dso);
+	if (has_prefix(base, blen, "libpython") || is_python_exe(base, blen))
+		return NATIVE_LIBPYTHON;
+	if (has_prefix(base, blen, "_pyperf_trampoline")) {
+		*trampoline = 1;
+		return NATIVE_OTHER;
+	}
+	if (contains(base, blen, ".cpython-") || contains(base, blen, ".abi3.") ||
+	    contains(dso, len, "/lib-dynload/") ||
+	    contains(dso, len, "/site-packages/") ||
+	    contains(dso, len, "/dist-packages/"))
+		return NATIVE_EXTENSION;
+	if (has_prefix(dso, len, "[vdso") || has_prefix(dso, len, "[vsyscall") ||
+	    has_prefix(dso, len, "/lib/") || has_prefix(dso, len, "/lib64/") ||
+	    has_prefix(dso, len, "/usr/lib/") ||
+	    has_prefix(dso, len, "/usr/lib64/") ||
+	    has_prefix(dso, len, "/usr/libexec/"))
+		return NATIVE_SYSTEM;
+	return NATIVE_OTHER;
+}
+
+/* "py::QUALNAME:FILE" -> python frame id */
+static uint32_t intern_python(struct profile *p, const char *sym, size_t len)
+{
+	const char *q = sym + 4, *e = sym + len;
+	const char *colon = memchr(q, ':', (size_t)(e - q));
+	char *func, *file = NULL;
+	uint32_t id;
+
+	if (colon) {
+		func = xstrndup(q, (size_t)(colon - q));
+		file = xstrndup(colon + 1, (size_t)(e - colon - 1));
+	} else {
+		func = xstrndup(q, (size_t)(e - q));
+	}
+	id = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL, func,
+				  file, NULL);
+	free(func);
+	free(file);
+	return id;
+}
+
+static int raw_eq(const void *ctx, uint32_t id)
+{
+	const struct ps_frame *f = ((const void *const *)ctx)[0];
+	const struct loader *l = ((const void *const *)ctx)[1];
+	const struct rframe *r = &l->raw[id];
+
+	return r->keylen == f->sym.len + 1 + f->dso.len &&
+	       !memcmp(r->key, f->sym.s, f->sym.len) &&
+	       !r->key[f->sym.len] &&
+	       !memcmp(r->key + f->sym.len + 1, f->dso.s, f->dso.len);
+}
+
+static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
+{
+	const void *ctx[2] = { f, l };
+	uint64_t h = prof_hash(f->sym.s, f->sym.len,
+			       prof_hash(f->dso.s, f->dso.len, 0));
+	uint32_t id = htab_find(&l->raw_tab, h, raw_eq, ctx);
+	struct rframe *r;
+	char *key, *sym, *dso;
+	int tramp = 0, unknown_sym;
+	enum native_class nc;
+
+	if (id != HTAB_NONE)
+		return &l->raw[id];
+	ALLOC_GROW(l->raw, l->nr_raw + 1, l->raw_alloc);
+	id = (uint32_t)l->nr_raw++;
+	r = &l->raw[id];
+	memset(r, 0, sizeof(*r));
+	key = xmalloc(f->sym.len + f->dso.len + 2);
+	memcpy(key, f->sym.s, f->sym.len);
+	key[f->sym.len] = '\0';
+	memcpy(key + f->sym.len + 1, f->dso.s, f->dso.len);
+	key[f->sym.len + 1 + f->dso.len] = '\0';
+	r->key = key;
+	r->keylen = (uint32_t)(f->sym.len + 1 + f->dso.len);
+	htab_insert(&l->raw_tab, h, id);
+
+	sym = key;
+	dso = key + f->sym.len + 1;
+	unknown_sym = !strcmp(sym, "[unknown]");
+	if (has_prefix(sym, f->sym.len, "py::")) {
+		r->cls = C_PY;
+		r->frame = intern_python(l->p, sym, f->sym.len);
+		return r;
+	}
+	if (is_kernel_dso(dso, f->dso.len) ||
+	    (!strcmp(dso, "[unknown]") && f->ip >= 0xffff800000000000ULL &&
+	     !unknown_sym)) {
+		r->cls = C_KERNEL;
+		r->frame = profile_frame_intern(l->p, FRAME_KERNEL, NATIVE_NONE,
+						NULL, sym, NULL, dso);
+		return r;
+	}
+	r->map_pid = map_dso_pid(dso, f->dso.len);
+	if (r->map_pid || !strcmp(dso, "[unknown]") || !strcmp(dso, "//anon")) {
+		/* anonymous code: a perf map may name it */
+		r->resolve = 1;
+		r->cls = C_UNKNOWN;
+		r->frame = l->unknown_frame;
+		if (!unknown_sym) {
+			/* perf resolved it itself (the map was in /tmp) */
+			r->cls = C_NATIVE;
+			r->frame = profile_frame_intern(l->p, FRAME_NATIVE,
+							NATIVE_OTHER, NULL,
+							sym, NULL, dso);
+		}
+		return r;
+	}
+	nc = dso_class(dso, f->dso.len, &tramp);
+	if (tramp || (nc == NATIVE_LIBPYTHON &&
+		      (unknown_sym || is_plumbing_sym(sym, f->sym.len)))) {
+		r->cls = C_PLUMB;
+		r->startup = 1;
+		r->frame = profile_frame_intern(l->p, FRAME_PLUMBING, nc, NULL,
+						sym, NULL, dso);
+		return r;
+	}
+	r->cls = C_NATIVE;
+	r->startup = nc == NATIVE_LIBPYTHON || nc == NATIVE_SYSTEM;
+	r->frame = profile_frame_intern(l->p, FRAME_NATIVE, nc, NULL,
+					unknown_sym ? NULL : sym, NULL, dso);
+	return r;
+}
+
+/* ---- session maps ---------------------------------------------------- */
+
+static struct pmap *map_get(struct loader *l, pid_t pid)
+{
+	struct pmap *m;
+	char *path;
+	size_t i;
+
+	if (l->last_map < l->nr_maps && l->maps[l->last_map].pid == pid)
+		return &l->maps[l->last_map];
+	for (i = 0; i < l->nr_maps; i++)
+		if (l->maps[i].pid == pid) {
+			l->last_map = i;
+			return &l->maps[i];
+		}
+	ALLOC_GROW(l->maps, l->nr_maps + 1, l->maps_alloc);
+	m = &l->maps[l->nr_maps];
+	l->last_map = l->nr_maps++;
+	m->pid = pid;
+	m->ids = NULL;
+	perfmap_init(&m->map);
+	m->loaded = -1;
+	if (l->session) {
+		path = xasprintf("%s/maps/perf-%ld.map", l->session,
+				 (long)pid);
+		if (!perfmap_read(&m->map, path) && m->map.nr) {
+			m->loaded = 1;
+			m->ids = xmalloc(m->map.nr * sizeof(*m->ids));
+			memset(m->ids, 0xff, m->map.nr * sizeof(*m->ids));
+		}
+		free(path);
+	}
+	return m;
+}
+
+/* The frame for ip in pid's map, or HTAB_NONE. */
+static uint32_t map_resolve(struct loader *l, pid_t pid, uint64_t ip)
+{
+	struct pmap *m = map_get(l, pid);
+	const struct perfmap_entry *e;
+	size_t idx;
+
+	if (m->loaded < 0)
+		return HTAB_NONE;
+	e = perfmap_lookup(&m->map, ip);
+	if (!e)
+		return HTAB_NONE;
+	idx = (size_t)(e - m->map.entries);
+	if (m->ids[idx] == HTAB_NONE) {
+		size_t n = strlen(e->name);
+
+		if (has_prefix(e->name, n, "py::"))
+			m->ids[idx] = intern_python(l->p, e->name, n);
+		else
+			m->ids[idx] = profile_frame_intern(l->p, FRAME_NATIVE,
+							   NATIVE_OTHER, NULL,
+							   e->name, NULL,
+							   NULL);
+	}
+	return m->ids[idx];
+}
+
+/* ---- per sample ------------------------------------------------------ */
+
+static int pid_in(const pid_t *v, size_t n, pid_t x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static int on_sample(void *data, const struct ps_sample *s)
+{
+	struct loader *l = data;
+	struct profile *p = l->p;
+	const struct profile_filter *f = l->f;
+	size_t n = s->nr_frames, i, d = 0, outer;
+	uint32_t task = PROFILE_NO_TASK, th;
+	int any_py = 0;
+
+	if (!l->have_first) {
+		l->have_first = 1;
+		l->first_ns = s->time_ns;
+		if (f->time_from > 0)
+			l->from_ns = s->time_ns +
+				(uint64_t)(f->time_from * 1e9);
+		if (f->time_to >= 0)
+			l->to_ns = s->time_ns + (uint64_t)(f->time_to * 1e9);
+	}
+	if ((f->nr_pids && !pid_in(f->pids, f->nr_pids, s->pid)) ||
+	    (f->nr_tids && !pid_in(f->tids, f->nr_tids, s->tid)) ||
+	    (l->from_ns && s->time_ns < l->from_ns) ||
+	    (f->time_to >= 0 && s->time_ns > l->to_ns)) {
+		p->dropped++;
+		return 0;
+	}
+	if (!p->first_time || (double)s->time_ns / 1e9 < p->first_time)
+		p->first_time = (double)s->time_ns / 1e9;
+	if ((double)s->time_ns / 1e9 > p->last_time)
+		p->last_time = (double)s->time_ns / 1e9;
+
+	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
+	p->threads[th].samples++;
+	if (f->group == PROFILE_BY_THREAD) {
+		task = prof_task_intern_len(p, s->pid, s->tid, s->comm.s,
+					    s->comm.len);
+	} else if (f->group == PROFILE_BY_PROCESS) {
+		int main_thread = s->pid == s->tid;
+
+		task = prof_task_intern_len(p, s->pid, s->pid,
+					    main_thread ? s->comm.s : NULL,
+					    main_thread ? s->comm.len : 0);
+		if (!p->tasks[task].comm)
+			p->tasks[task].comm = xstrndup(s->comm.s,
+						       s->comm.len);
+	}
+
+	if (n + 1 > l->scratch_alloc) {
+		l->scratch_alloc = (n + 1) * 2;
+		l->ids = xrealloc(l->ids, l->scratch_alloc * sizeof(*l->ids));
+		l->cls = xrealloc(l->cls, l->scratch_alloc);
+		l->startup = xrealloc(l->startup, l->scratch_alloc);
+		l->out = xrealloc(l->out, l->scratch_alloc * sizeof(*l->out));
+	}
+	/* classify, leaf first */
+	for (i = 0; i < n; i++) {
+		const struct ps_frame *fr = &s->frames[i];
+		struct rframe *r = raw_intern(l, fr);
+		uint32_t id = r->frame;
+		uint8_t c = r->cls;
+
+		if (r->resolve) {
+			uint32_t rid = HTAB_NONE;
+
+			if (r->map_pid)
+				rid = map_resolve(l, r->map_pid, fr->ip);
+			if (rid == HTAB_NONE && r->map_pid != s->pid &&
+			    fr->ip < 0xffff800000000000ULL)
+				rid = map_resolve(l, s->pid, fr->ip);
+			if (rid != HTAB_NONE) {
+				id = rid;
+				c = p->frames[rid].kind == FRAME_PYTHON ?
+					C_PY : C_NATIVE;
+			}
+		}
+		l->ids[i] = id;
+		l->cls[i] = c;
+		l->startup[i] = r->startup;
+		if (c == C_PY)
+			any_py = 1;
+	}
+
+	switch (f->view) {
+	case PROFILE_VIEW_ALL:
+		for (i = n; i-- > 0;)
+			l->out[d++] = l->ids[i];
+		break;
+	case PROFILE_VIEW_PYTHON:
+		for (i = n; i-- > 0;)
+			if (l->cls[i] == C_PY)
+				l->out[d++] = l->ids[i];
+		if (!d) {
+			int user = 0;
+
+			for (i = 0; i < n; i++)
+				if (l->cls[i] != C_KERNEL)
+					user = 1;
+			l->out[d++] = user || !n ? l->pseudo_native :
+				l->pseudo_kernel;
+		}
+		break;
+	default:
+		/* mixed: drop plumbing; below the outermost Python frame
+		 * also drop interpreter / libc start-up frames */
+		outer = n;
+		if (any_py) {
+			for (i = n; i-- > 0;)
+				if (l->cls[i] == C_PY) {
+					outer = i;
+					break;
+				}
+		}
+		for (i = n; i-- > 0;) {
+			if (l->cls[i] == C_PLUMB)
+				continue;
+			if (i > outer && l->startup[i])
+				continue;
+			l->out[d++] = l->ids[i];
+		}
+		if (!d && n)
+			l->out[d++] = l->ids[0];
+		break;
+	}
+	if (!d)
+		l->out[d++] = l->unknown_frame;
+	profile_stack_add(p, l->out, (uint32_t)d, task, 1, s->period);
+	return 0;
+}
+
+/* ---- the session ----------------------------------------------------- */
+
+static int read_meta(struct profile *p, const char *dir, char *err,
+		     size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/meta", dir);
+	int ret = strbuf_read_file(&sb, path, 1 << 20), format = 0;
+	char *line, *next, *eq;
+
+	if (ret < 0) {
+		if (ret == -ENOENT)
+			set_err(err, errlen,
+				"'%s' is not a pyperf-run session (no meta "
+				"file)", dir);
+		else
+			set_err(err, errlen, "cannot read '%s': %s", path,
+				strerror(-ret));
+		ret = -1;
+		goto out;
+	}
+	if (memchr(sb.buf, '\0', sb.len)) {
+		ret = set_err(err, errlen,
+			      "'%s' is not a pyperf-run session meta file",
+			      path);
+		goto out;
+	}
+	for (line = sb.buf; line && *line; line = next) {
+		struct strbuf v = STRBUF_INIT;
+		const char *q;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			ret = set_err(err, errlen,
+				      "'%s' is not a pyperf-run session meta "
+				      "file (bad line '%.40s')", path, line);
+			goto out;
+		}
+		*eq = '\0';
+		for (q = eq + 1; *q; q++) {
+			if (*q == '\\' && q[1] == 'n') {
+				strbuf_addch(&v, '\n');
+				q++;
+			} else if (*q == '\\' && q[1] == '\\') {
+				strbuf_addch(&v, '\\');
+				q++;
+			} else {
+				strbuf_addch(&v, *q);
+			}
+		}
+		profile_meta_set(p, line, v.buf);
+		if (!strcmp(line, "format"))
+			format = 1;
+		strbuf_release(&v);
+	}
+	if (!format) {
+		ret = set_err(err, errlen,
+			      "'%s' is not a pyperf-run session meta file "
+			      "(no format line)", path);
+		goto out;
+	}
+	if (strcmp(profile_meta_get(p, "format"), "1")) {
+		ret = set_err(err, errlen,
+			      "session '%s' has format %s; this pyperf-run "
+			      "reads format 1", dir,
+			      profile_meta_get(p, "format"));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(path);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int check_session(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	char *path;
+
+	if (stat(dir, &st) < 0)
+		return set_err(err, errlen, "cannot open session '%s': %s",
+			       dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return set_err(err, errlen,
+			       "'%s' is not a pyperf-run session (not a "
+			       "directory)", dir);
+	path = xasprintf("%s/perf.data", dir);
+	if (stat(path, &st) < 0) {
+		int e = errno;
+
+		free(path);
+		if (e == ENOENT)
+			return set_err(err, errlen,
+				       "session '%s' has no perf.data "
+				       "(recording failed or incomplete?)",
+				       dir);
+		return set_err(err, errlen, "cannot open '%s/perf.data': %s",
+			       dir, strerror(e));
+	}
+	free(path);
+	if (!S_ISREG(st.st_mode))
+		return set_err(err, errlen,
+			       "'%s/perf.data' is not a regular file", dir);
+	if (!st.st_size)
+		return set_err(err, errlen,
+			       "'%s/perf.data' is empty (the recording "
+			       "was interrupted?)", dir);
+	return 0;
+}
+
+static void add_id_list(struct strvec *argv, const char *opt,
+			const pid_t *v, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (!n)
+		return;
+	strbuf_addf(&sb, "%s=", opt);
+	for (i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%ld", i ? "," : "", (long)v[i]);
+	strvec_push(argv, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The last non-empty line of perf's stderr, for messages. */
+static void last_line(struct strbuf *sb, char *buf, size_t len)
+{
+	char *e;
+
+	strbuf_rtrim(sb);
+	e = strrchr(sb->buf, '\n');
+	snprintf(buf, len, "%s", e ? e + 1 : sb->buf);
+}
+
+static const char *perf_program(void)
+{
+	const char *perf = getenv("PYPERF_PERF");
+
+	return perf && *perf ? perf : "perf";
+}
+
+static void perf_missing(char *err, size_t errlen)
+{
+	set_err(err, errlen,
+		"cannot run '%s': not found (install perf, e.g. the Debian "
+		"package linux-perf)", perf_program());
+}
+
+static int run_perf_script(struct loader *l, const char *dir, char *err,
+			   size_t errlen)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct spawn sp = SPAWN_INIT;
+	struct strbuf errout = STRBUF_INIT;
+	struct perfscript ps;
+	struct stat st;
+	char *buildid = xasprintf("%s/buildid", dir);
+	char *data = xasprintf("%s/perf.data", dir);
+	char *chunk = xmalloc(1 << 18);
+	struct pollfd pfd[2];
+	int ret = -1, status, open_fds = 2, cb_ret = 0;
+	char line[256];
+
+	perfscript_init(&ps, on_sample, l);
+	strvec_push(&argv, perf_program());
+	if (!stat(buildid, &st) && S_ISDIR(st.st_mode)) {
+		strvec_push(&argv, "--buildid-dir");
+		strvec_push(&argv, buildid);
+	}
+	strvec_push(&argv, "script");
+	strvec_push(&argv, "-i");
+	strvec_push(&argv, data);
+	strvec_push(&argv, "--no-inline");
+	strvec_push(&argv, "-F");
+	strvec_push(&argv, PERFSCRIPT_FIELDS);
+	add_id_list(&argv, "--pid", l->f->pids, l->f->nr_pids);
+	add_id_list(&argv, "--tid", l->f->tids, l->f->nr_tids);
+
+	sp.argv = argv.v;
+	sp.in = SPAWN_DEVNULL;
+	sp.out = SPAWN_PIPE;
+	sp.err = SPAWN_PIPE;
+	sp.flags = SPAWN_DEFAULT_SIGS;
+	ret = spawn_start(&sp, err, errlen);
+	if (ret < 0) {
+		if (ret == -ENOENT)
+			perf_missing(err, errlen);
+		ret = -1;
+		goto out;
+	}
+	ret = -1;
+	pfd[0].fd = sp.out;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sp.err;
+	pfd[1].events = POLLIN;
+	while (open_fds) {
+		int i;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			set_err(err, errlen, "poll: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < 2; i++) {
+			ssize_t r;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			r = read(pfd[i].fd, chunk, 1 << 18);
+			if (r < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (r <= 0) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				open_fds--;
+				continue;
+			}
+			if (i == 1) {
+				if (errout.len < (1 << 16))
+					strbuf_add(&errout, chunk, (size_t)r);
+				continue;
+			}
+			if (!cb_ret)
+				cb_ret = perfscript_feed(&ps, chunk,
+							 (size_t)r);
+			if (l->f->progress && ps.bytes >= l->next_progress) {
+				l->f->progress(l->f->progress_data,
+					       ps.bytes, ps.samples);
+				l->next_progress = ps.bytes + (4 << 20);
+			}
+		}
+	}
+	if (!cb_ret)
+		cb_ret = perfscript_finish(&ps);
+	status = spawn_finish(&sp);
+	if (l->f->progress)
+		l->f->progress(l->f->progress_data, ps.bytes, ps.samples);
+	if (status < 0) {
+		set_err(err, errlen, "waiting for perf: %s", strerror(-status));
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		char desc[128];
+
+		spawn_describe_status(status, desc, sizeof(desc));
+		last_line(&errout, line, sizeof(line));
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+		    !ps.bytes) {
+			perf_missing(err, errlen);
+			goto out;
+		}
+		set_err(err, errlen, "perf script %s%s%s", desc,
+			*line ? ": " : "", line);
+		goto out;
+	}
+	if (!ps.samples && !ps.bytes && errout.len) {
+		/* perf said why it produced nothing */
+		last_line(&errout, line, sizeof(line));
+		set_err(err, errlen, "perf script produced no samples: %s",
+			line);
+		goto out;
+	}
+	ret = 0;
+out:
+	perfscript_release(&ps);
+	strbuf_release(&errout);
+	strvec_clear(&argv);
+	free(chunk);
+	free(buildid);
+	free(data);
+	return ret;
+}
+
+int profile_load(struct profile *p, const char *session,
+		 const struct profile_filter *f, char *err, size_t errlen)
+{
+	static const struct profile_filter defaults = PROFILE_FILTER_INIT;
+	struct loader l;
+	size_t i;
+	int ret;
+
+	plumbing_init();
+	if (!f)
+		f = &defaults;
+	profile_init(p);
+	p->view = f->view;
+	p->group = f->group;
+	p->session = xstrdup(session);
+	memset(&l, 0, sizeof(l));
+	l.p = p;
+	l.f = f;
+	l.session = session;
+	htab_init(&l.raw_tab);
+
+	if (check_session(session, err, errlen) < 0 ||
+	    read_meta(p, session, err, errlen) < 0) {
+		ret = -1;
+		goto out;
+	}
+	l.unknown_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+					       NULL, NULL, NULL, NULL);
+	if (f->view == PROFILE_VIEW_PYTHON) {
+		l.pseudo_native = profile_frame_intern(p, FRAME_NATIVE,
+						       NATIVE_NONE,
+						       "[native]", NULL, NULL,
+						       NULL);
+		l.pseudo_kernel = profile_frame_intern(p, FRAME_KERNEL,
+						       NATIVE_NONE,
+						       "[kernel]", NULL, NULL,
+						       NULL);
+	}
+	ret = run_perf_script(&l, session, err, errlen);
+	if (ret < 0)
+		goto out;
+	if (!p->total_samples && !p->dropped) {
+		ret = set_err(err, errlen,
+			      "no samples in '%s/perf.data' (empty, "
+			      "truncated or not a recording with call "
+			      "graphs?)", session);
+		goto out;
+	}
+	if (p->duration < 0 && p->last_time > p->first_time)
+		p->duration = p->last_time - p->first_time;
+out:
+	htab_release(&l.raw_tab);
+	for (i = 0; i < l.nr_raw; i++)
+		free((char *)l.raw[i].key);
+	free(l.raw);
+	for (i = 0; i < l.nr_maps; i++) {
+		perfmap_release(&l.maps[i].map);
+		free(l.maps[i].ids);
+	}
+	free(l.maps);
+	free(l.ids);
+	free(l.cls);
+	free(l.startup);
+	free(l.out);
+	return ret;
+}

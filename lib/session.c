@@ -1,0 +1,320 @@
+/*
+ * The session directory and its meta file (see session.h).
+ * Owner: record.
+ */
+#include "compat.h"
+#include "session.h"
+#include "alloc.h"
+#include "paths.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void session_meta_init(struct session_meta *m)
+{
+	strvec_init(&m->keys);
+	strvec_init(&m->values);
+}
+
+void session_meta_release(struct session_meta *m)
+{
+	strvec_clear(&m->keys);
+	strvec_clear(&m->values);
+}
+
+static long meta_find(const struct session_meta *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->keys.nr; i++)
+		if (!strcmp(m->keys.v[i], key))
+			return (long)i;
+	return -1;
+}
+
+void session_meta_set(struct session_meta *m, const char *key,
+		      const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	long i;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	i = meta_find(m, key);
+	if (i >= 0) {
+		free((char *)m->values.v[i]);
+		m->values.v[i] = strbuf_detach(&sb, NULL);
+		return;
+	}
+	strvec_push(&m->keys, key);
+	strvec_push(&m->values, sb.buf);
+	strbuf_release(&sb);
+}
+
+const char *session_meta_get(const struct session_meta *m, const char *key)
+{
+	long i = meta_find(m, key);
+
+	return i < 0 ? NULL : m->values.v[i];
+}
+
+int session_meta_print(const struct session_meta *m, FILE *fp)
+{
+	size_t i;
+
+	for (i = 0; i < m->keys.nr; i++) {
+		const char *v;
+
+		fprintf(fp, "%s=", m->keys.v[i]);
+		for (v = m->values.v[i]; *v; v++) {
+			if (*v == '\\')
+				fputs("\\\\", fp);
+			else if (*v == '\n')
+				fputs("\\n", fp);
+			else
+				fputc(*v, fp);
+		}
+		fputc('\n', fp);
+	}
+	return ferror(fp) ? -1 : 0;
+}
+
+static int valid_key(const char *k, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') ||
+		      (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return 0;
+	return 1;
+}
+
+int session_meta_parse(struct session_meta *m, const char *text,
+		       size_t len, char *err, size_t errlen)
+{
+	const char *p = text, *end = text + len;
+	unsigned line = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		const char *eq = memchr(p, '=', (size_t)(eol - p));
+		struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
+		const char *v;
+
+		line++;
+		if (eol == p) {
+			p = eol + 1;
+			continue;
+		}
+		if (!eq || !valid_key(p, (size_t)(eq - p)))
+			return set_err(err, errlen,
+				       "line %u is not a key=value line",
+				       line);
+		strbuf_add(&key, p, (size_t)(eq - p));
+		for (v = eq + 1; v < eol; v++) {
+			if (*v == '\\' && v + 1 < eol) {
+				v++;
+				strbuf_addch(&val, *v == 'n' ? '\n' : *v);
+			} else {
+				strbuf_addch(&val, *v);
+			}
+		}
+		session_meta_set(m, key.buf, "%s", val.buf);
+		strbuf_release(&key);
+		strbuf_release(&val);
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+int session_meta_write(const char *dir, const struct session_meta *m,
+		       char *err, size_t errlen)
+{
+	char *tmp = xasprintf("%s/meta.tmp", dir);
+	char *path = xasprintf("%s/meta", dir);
+	FILE *fp = NULL;
+	int fd, ret = -1;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		set_err(err, errlen, "cannot create '%s': %s", tmp,
+			strerror(errno));
+		goto out;
+	}
+	fp = fdopen(fd, "w");
+	if (!fp) {
+		set_err(err, errlen, "cannot write '%s': %s", tmp,
+			strerror(errno));
+		close(fd);
+		goto out;
+	}
+	if (session_meta_print(m, fp) || fflush(fp) || fsync(fd) < 0) {
+		set_err(err, errlen, "cannot write '%s': %s", tmp,
+			strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		set_err(err, errlen, "cannot rename '%s': %s", tmp,
+			strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fp)
+		fclose(fp);
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	free(path);
+	return ret;
+}
+
+int session_meta_read(const char *dir, struct session_meta *m,
+		      char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/meta", dir);
+	char why[PPR_ERR_LEN];
+	int r, ret = -1;
+
+	r = strbuf_read_file(&sb, path, 1 << 20);
+	if (r < 0) {
+		set_err(err, errlen, "cannot read '%s': %s", path,
+			strerror(-r));
+		goto out;
+	}
+	if (session_meta_parse(m, sb.buf, sb.len, why, sizeof(why))) {
+		set_err(err, errlen, "'%s' is corrupt: %s", path, why);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	free(path);
+	return ret;
+}
+
+/* 1 when dir holds nothing, or looks like a session. */
+static int dir_is_session_or_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int entries = 0, session = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		entries++;
+		if (!strcmp(de->d_name, "meta") ||
+		    !strcmp(de->d_name, "perf.data"))
+			session = 1;
+	}
+	closedir(d);
+	return session || !entries;
+}
+
+int session_check_target(const char *dir, int *exists,
+			 char *err, size_t errlen)
+{
+	struct stat st;
+
+	*exists = 0;
+	if (!*dir)
+		return set_err(err, errlen, "the session directory name "
+			       "is empty");
+	if (lstat(dir, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return set_err(err, errlen, "cannot use '%s': %s", dir,
+			       strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return set_err(err, errlen, "'%s' exists and is not a "
+			       "directory", dir);
+	if (!dir_is_session_or_empty(dir))
+		return set_err(err, errlen, "'%s' exists and is not a "
+			       "pyperf-run session", dir);
+	*exists = 1;
+	return 0;
+}
+
+int session_create_tmp(const char *dir, char **tmp, char *err,
+		       size_t errlen)
+{
+	static const char *const subdirs[] = { "maps", "jit", "buildid" };
+	char *t;
+	size_t n = strlen(dir), i;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	t = xasprintf("%.*s.tmp-XXXXXX", (int)n, dir);
+	if (!mkdtemp(t)) {
+		set_err(err, errlen, "cannot create a directory next to "
+			"'%s': %s", dir, strerror(errno));
+		free(t);
+		return -1;
+	}
+	for (i = 0; i < ARRAY_SIZE(subdirs); i++) {
+		char *s = xasprintf("%s/%s", t, subdirs[i]);
+		int r = mkdir(s, 0700);
+
+		if (r < 0) {
+			set_err(err, errlen, "cannot create '%s': %s", s,
+				strerror(errno));
+			free(s);
+			paths_remove_tree(t);
+			free(t);
+			return -1;
+		}
+		free(s);
+	}
+	*tmp = t;
+	return 0;
+}
+
+int session_commit(const char *tmp, const char *dir, char *err,
+		   size_t errlen)
+{
+	char *old = NULL;
+	size_t n = strlen(dir);
+	struct stat st;
+	int ret = -1;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	old = xasprintf("%.*s.old", (int)n, dir);
+	if (lstat(dir, &st) == 0) {
+		int r = paths_remove_tree(old);
+
+		if (r < 0 && r != -ENOENT) {
+			set_err(err, errlen, "cannot remove '%s': %s", old,
+				strerror(-r));
+			goto out;
+		}
+		if (rename(dir, old) < 0) {
+			set_err(err, errlen, "cannot rename '%s' to '%s': %s",
+				dir, old, strerror(errno));
+			goto out;
+		}
+	}
+	if (rename(tmp, dir) < 0) {
+		set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp,
+			dir, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(old);
+	return ret;
+}

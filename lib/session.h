@@ -1,0 +1,96 @@
+#ifndef PPR_SESSION_H
+#define PPR_SESSION_H
+#include "compat.h"
+#include "strbuf.h"
+
+/*
+ * The session directory `pyperf-run record` writes and `report` reads
+ * (owned by the record part).  Layout (mode 0700):
+ *
+ *   perf.data   the recording; in jit mode already `perf inject --jit`ed
+ *   meta        key=value lines (see below)
+ *   maps/       perf-<pid>.map of every process of the run
+ *   jit/        jit-<pid>.dump and jitted-<pid>-<n>.so of every process
+ *   buildid/    perf's --buildid-dir for this session: only the jitted
+ *               objects (`perf --buildid-dir DIR/buildid script -i
+ *               DIR/perf.data` resolves Python frames with it)
+ *
+ * A session is built in a temporary directory next to its final place
+ * ("<dir>.tmp-XXXXXX") and renamed into place when complete; an
+ * existing session there is first renamed to "<dir>.old" (replacing an
+ * older "<dir>.old"), as perf does with perf.data.
+ *
+ * meta: one "key=value" line each, in the order written; keys are
+ * [a-z0-9_]; in values a backslash is written "\\" and a newline "\n",
+ * so a value always stays on its line.  Keys written by record: format
+ * (1), mode, trampoline, python, python_version, perf_version,
+ * call_graph, stack_size, frequency, event, command (shell-quoted, for
+ * display), exit_status, start_time, end_time (UNIX seconds with
+ * decimals), samples, truncated (share of incomplete stacks, 0..1),
+ * pids (space-separated), cwd.
+ */
+
+#define SESSION_DEFAULT_DIR "pyperf.data"
+#define SESSION_META_FORMAT 1
+
+struct session_meta {
+	struct strvec keys;
+	struct strvec values;
+};
+
+#define SESSION_META_INIT { STRVEC_INIT, STRVEC_INIT }
+
+void session_meta_init(struct session_meta *m);
+void session_meta_release(struct session_meta *m);
+/* Set (replace or append) key to the formatted value. */
+void session_meta_set(struct session_meta *m, const char *key,
+		      const char *fmt, ...) PPR_PRINTF(3, 4);
+/* The value of key, or NULL.  Owned by m. */
+const char *session_meta_get(const struct session_meta *m, const char *key);
+
+/* Write m to fp (escaped as above).  Returns 0 or -1 on a write error. */
+int session_meta_print(const struct session_meta *m, FILE *fp);
+/*
+ * Parse meta text into m (appending).  Lines without '=' or with a bad
+ * key are errors.  Returns 0, or -1 with err filled.
+ */
+int session_meta_parse(struct session_meta *m, const char *text,
+		       size_t len, char *err, size_t errlen);
+/*
+ * Write DIR/meta atomically (DIR/meta.tmp, fsync, rename), mode 0600.
+ * Returns 0, or -1 with err filled.
+ */
+int session_meta_write(const char *dir, const struct session_meta *m,
+		       char *err, size_t errlen);
+/* Read DIR/meta into m.  Returns 0, or -1 with err filled. */
+int session_meta_read(const char *dir, struct session_meta *m,
+		      char *err, size_t errlen);
+
+/*
+ * Can a new session be put at dir?  Yes when nothing is there, or when
+ * it is a directory holding a session (meta or perf.data) or nothing;
+ * then *exists says whether it will be rotated to <dir>.old.  Anything
+ * else (a file, a directory with other contents) is refused, so that
+ * `-o src` never moves a user's directory away.  Returns 0, or -1 with
+ * err filled.
+ */
+int session_check_target(const char *dir, int *exists,
+			 char *err, size_t errlen);
+
+/*
+ * Create the temporary session directory next to dir, with maps/, jit/
+ * and buildid/, mode 0700.  *tmp (caller owns it) is its path.  Returns
+ * 0, or -1 with err filled.
+ */
+int session_create_tmp(const char *dir, char **tmp, char *err,
+		       size_t errlen);
+
+/*
+ * Put the finished tmp in place of dir, keeping an existing session as
+ * <dir>.old.  Returns 0, or -1 with err filled (tmp is then left where
+ * it is, for the caller to remove or point at).
+ */
+int session_commit(const char *tmp, const char *dir, char *err,
+		   size_t errlen);
+
+#endif

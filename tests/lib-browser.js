@@ -1,0 +1,240 @@
+#!/usr/bin/env node
+/*
+ * Owned by the flame helper.  Drives Debian's chromium through
+ * playwright-core for the t6xxx tests: opens a pyperf-run HTML or SVG
+ * flame graph from a file:// URL, uses it the way a person does (mouse
+ * clicks, typing, hovering) and prints what it saw as "key=value" lines
+ * (one value per line; lists repeat the key).  Any request to anything
+ * but the file itself is recorded as "request=URL" and then refused.
+ *
+ *   node lib-browser.js html FILE [--zoom NAME] [--search TERM]
+ *        [--hover NAME] [--inverted] [--screenshot PNG]
+ *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]
+ *        [--screenshot PNG]
+ *
+ * Environment: PPR_CHROMIUM (default /usr/bin/chromium).
+ */
+"use strict";
+const path = require("path");
+const fs = require("fs");
+const { chromium } = require("playwright-core");
+
+function parse(argv) {
+	const o = { kind: argv[0], file: path.resolve(argv[1]) };
+	for (let i = 2; i < argv.length; i++) {
+		const a = argv[i];
+		if (a === "--inverted")
+			o.inverted = true;
+		else
+			o[a.replace(/^--/, "")] = argv[++i];
+	}
+	return o;
+}
+
+function out(k, v) {
+	process.stdout.write(k + "=" + String(v).replace(/\n/g, " ") + "\n");
+}
+
+/* playwright gives every launch a fresh, empty user-data-dir */
+async function launch() {
+	const browser = await chromium.launch({
+		executablePath: process.env.PPR_CHROMIUM || "/usr/bin/chromium",
+		args: ["--headless", "--no-sandbox", "--disable-gpu",
+		       "--disable-background-networking",
+		       "--disable-component-update", "--disable-sync",
+		       "--no-first-run", "--disable-quic"]
+	});
+	return browser;
+}
+
+async function page_for(browser, file) {
+	const ctx = await browser.newContext({
+		viewport: { width: 1280, height: 900 }
+	});
+	const page = await ctx.newPage();
+	const self = "file://" + file;
+	await page.route("**/*", (route) => {
+		const u = route.request().url();
+		if (u === self || u.startsWith(self + "?")) {
+			route.continue();
+		} else {
+			out("request", u);
+			route.abort();
+		}
+	});
+	page.on("pageerror", (e) => out("pageerror", e.message));
+	page.on("console", (m) => {
+		if (m.type() === "error")
+			out("console_error", m.text());
+	});
+	return page;
+}
+
+async function html(browser, o) {
+	const page = await page_for(browser, o.file);
+	const t0 = Date.now();
+	await page.goto("file://" + o.file);
+	await page.waitForSelector("body[data-ready='1']", { timeout: 60000 });
+	out("load_ms", Date.now() - t0);
+	out("render_ms", Math.round(await page.evaluate(
+		() => window.pyperfFlame.renderMs)));
+	out("title", await page.title());
+	out("header", await page.textContent("header"));
+	out("legend", await page.textContent("#legend"));
+	out("nodes", await page.evaluate(() => window.pyperfFlame.nodes()));
+	for (const l of await page.evaluate(() => window.pyperfFlame.labels()))
+		out("label", l);
+	const canvas = await page.$("canvas#flame");
+	const box = await canvas.boundingBox();
+	if (o.hover) {
+		const at = await page.evaluate((n) =>
+			window.pyperfFlame.locate(n), o.hover);
+		if (at) {
+			await page.mouse.move(box.x + at.x, box.y + at.y);
+			out("tooltip", await page.textContent("#tip"));
+			out("tooltip_visible", await page.isVisible("#tip"));
+		} else {
+			out("tooltip", "(frame not drawn)");
+		}
+	}
+	if (o.zoom) {
+		const at = await page.evaluate((n) =>
+			window.pyperfFlame.locate(n), o.zoom);
+		if (at) {
+			out("width_before", at.w / box.width);
+			const t1 = Date.now();
+			await page.mouse.click(box.x + at.x, box.y + at.y);
+			out("zoom_ms", Date.now() - t1);
+			out("zoomed", await page.evaluate(
+				() => window.pyperfFlame.zoomed()));
+			out("width_after", await page.evaluate((n) =>
+				window.pyperfFlame.width(n), o.zoom));
+			out("crumbs", await page.textContent("#crumbs"));
+			if (o.screenshot)
+				await page.screenshot({ path: o.screenshot.replace(
+					/\.png$/, "-zoom.png"), fullPage: true });
+			await page.click("#reset");
+			out("zoomed_after_reset", await page.evaluate(
+				() => window.pyperfFlame.zoomed()));
+		} else {
+			out("zoomed", "(frame not drawn)");
+		}
+	}
+	if (o.search) {
+		const t1 = Date.now();
+		await page.fill("#search", o.search);
+		await page.waitForFunction(() =>
+			document.getElementById("matchinfo").textContent !== "",
+			null, { timeout: 20000 });
+		out("search_ms", Date.now() - t1);
+		out("matched", await page.textContent("#matchinfo"));
+		for (const l of await page.evaluate(
+			() => window.pyperfFlame.highlighted()))
+			out("highlighted", l);
+		if (o.screenshot)
+			await page.screenshot({ path: o.screenshot.replace(
+				/\.png$/, "-search.png"), fullPage: true });
+		await page.click("#clear");
+	}
+	if (o.inverted) {
+		const t1 = Date.now();
+		await page.click("#v-inverted");
+		out("inverted_ms", Date.now() - t1);
+		out("inverted", await page.evaluate(
+			() => window.pyperfFlame.inverted()));
+		for (const l of await page.evaluate(
+			() => window.pyperfFlame.labels()))
+			out("inv_label", l);
+		if (o.screenshot)
+			await page.screenshot({ path: o.screenshot.replace(
+				/\.png$/, "-inverted.png"), fullPage: true });
+		await page.click("#v-flame");
+	}
+	if (o.screenshot)
+		await page.screenshot({ path: o.screenshot, fullPage: true });
+}
+
+async function svg(browser, o) {
+	const page = await page_for(browser, o.file);
+	let answer = null;
+	page.on("dialog", (d) => d.accept(answer || ""));
+	const t0 = Date.now();
+	await page.goto("file://" + o.file);
+	await page.waitForSelector("svg[data-ready='1']", { timeout: 60000 });
+	out("load_ms", Date.now() - t0);
+	out("title", await page.textContent("#title"));
+	out("subtitle", await page.textContent("#subtitle"));
+	out("frames", await page.$$eval("g.f", (g) => g.length));
+	for (const t of await page.$$eval("g.f", (gs) => gs.filter((g) =>
+		g.querySelector("text").textContent.length > 2).map(
+		(g) => g.getAttribute("data-n"))))
+		out("label", t);
+	if (o.zoom) {
+		const sel = "g.f[data-n=" + JSON.stringify(o.zoom) + "] rect";
+		const els = await page.$$(sel);
+		let best = null, bw = -1;
+		for (const e of els) {
+			const b = await e.boundingBox();
+			if (b && b.width > bw) {
+				bw = b.width;
+				best = e;
+			}
+		}
+		if (best) {
+			out("width_before", bw);
+			const b = await best.boundingBox();
+			await page.mouse.click(b.x + b.width / 2,
+					       b.y + b.height / 2);
+			out("zoomed", await page.getAttribute("svg",
+							     "data-zoomed"));
+			out("width_after", (await best.boundingBox()).width);
+			out("unzoom_visible", await page.isVisible("#unzoom"));
+			if (o.screenshot)
+				await page.screenshot({ path: o.screenshot.replace(
+					/\.png$/, "-zoom.png") });
+			await page.click("#unzoom");
+			out("zoomed_after_reset", await page.getAttribute(
+				"svg", "data-zoomed"));
+		} else {
+			out("zoomed", "(frame not drawn)");
+		}
+	}
+	if (o.search) {
+		answer = o.search;
+		await page.click("#search");
+		await page.waitForFunction(() =>
+			document.getElementById("matched").textContent !== "",
+			null, { timeout: 20000 });
+		out("matched", await page.textContent("#matched"));
+		out("highlighted", await page.$$eval("g.f rect", (rs) =>
+			rs.filter((r) => r.getAttribute("fill") ===
+				  "rgb(214,59,208)").length));
+	}
+	if (o.screenshot)
+		await page.screenshot({ path: o.screenshot });
+}
+
+(async () => {
+	const o = parse(process.argv.slice(2));
+	let browser, status = 0;
+	try {
+		browser = await launch();
+	} catch (e) {
+		out("error", e.message);
+		process.exit(1);
+	}
+	try {
+		if (o.kind === "html")
+			await html(browser, o);
+		else if (o.kind === "svg")
+			await svg(browser, o);
+		else
+			throw new Error("unknown kind " + o.kind);
+	} catch (e) {
+		out("error", e.message);
+		status = 1;
+	} finally {
+		await browser.close();
+	}
+	process.exit(status);
+})();

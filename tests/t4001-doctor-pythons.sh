@@ -1,0 +1,112 @@
+#!/bin/sh
+test_description='doctor on every interpreter of the machine, in text and JSON'
+. ./test-lib.sh
+
+json_get() {
+	python3 - "$1" "$2" <<-\PY
+	import json, sys
+	with open(sys.argv[1]) as f:
+	    v = json.load(f)
+	for k in sys.argv[2].split("."):
+	    v = v[k]
+	print(v if isinstance(v, str) else json.dumps(v))
+	PY
+}
+
+# Built with frame pointers (both flags), asked of the interpreter itself.
+has_fp() {
+	"$1" -c '
+import sys
+try:
+    import sysconfig
+    f = (sysconfig.get_config_var("PY_CORE_CFLAGS") or
+         sysconfig.get_config_var("CFLAGS") or "").split()
+except Exception:
+    f = []
+def last(a, b):
+    i = max([n for n, x in enumerate(f) if x == a] or [-1])
+    j = max([n for n, x in enumerate(f) if x == b] or [-1])
+    return i > j
+sys.exit(0 if last("-fno-omit-frame-pointer", "-fomit-frame-pointer") and
+         last("-mno-omit-leaf-frame-pointer", "-momit-leaf-frame-pointer")
+         else 1)' 2>/dev/null
+}
+
+# expect_for PYTHON: "exit mode trampoline" that doctor must answer.
+expect_for() {
+	v=$(ppr_python_version "$1")
+	major=${v%%.*}
+	minor=${v#*.}
+	if test "$major" -lt 3 || test "$minor" -lt 8; then
+		echo "1 none none"
+		return
+	fi
+	if has_fp "$1"; then mode=perf; else mode=jit; fi
+	if test "$minor" -ge 13; then
+		tramp=native
+	elif test "$minor" = 12 && test $mode = perf; then
+		tramp=native
+	else
+		tramp=embedded
+	fi
+	echo "0 $mode $tramp"
+}
+
+pythons=$(ppr_pythons)
+fp=$(ppr_fp_python || true)
+test -n "$fp" && pythons="$pythons $fp"
+if test -z "$pythons"; then
+	test_skip 'doctor on every interpreter' 'no interpreter found'
+fi
+
+n=0
+for py in $pythons; do
+	n=$((n + 1))
+	set -- $(expect_for "$py")
+	want_code=$1 want_mode=$2 want_tramp=$3
+	v=$(ppr_python_version "$py")
+
+	test_expect_success "$v ($py): JSON says $want_mode/$want_tramp" "
+		ppr doctor --json --python '$py' >out.$n 2>err.$n; code=\$? &&
+		! test -s err.$n &&
+		python3 -m json.tool out.$n >/dev/null &&
+		test \"\$(json_get out.$n python.version | cut -d. -f1-2)\" = '$v' &&
+		test \"\$(json_get out.$n mode.name)\" = '$want_mode' &&
+		test \"\$(json_get out.$n mode.trampoline)\" = '$want_tramp' &&
+		case '$want_mode' in
+		jit) json_get out.$n mode.call_graph | grep -E '^dwarf,[0-9]+\$' ;;
+		perf) test \"\$(json_get out.$n mode.call_graph)\" = fp ;;
+		none) test \"\$(json_get out.$n ok)\" = false &&
+		      test \$code = 1 &&
+		      json_get out.$n problems | grep 'is not supported' ;;
+		esac &&
+		if test '$want_code' = 0 && test_have_prereq PERF; then
+			test \$code = 0 && test \"\$(json_get out.$n ok)\" = true
+		fi
+	"
+
+	test_expect_success "$v ($py): the text report says the same" "
+		ppr doctor --python '$py' >text.$n 2>err.$n; code=\$? &&
+		! test -s err.$n &&
+		if test '$want_mode' = none; then
+			test \$code = 1 &&
+			test_grep '^  problem  CPython $v.* is not supported: CPython 3.8 or later is needed' text.$n &&
+			test_grep '^Python frames will not work: ' text.$n &&
+			test_grep -v '^decision' text.$n
+		else
+			test_grep '^  ok       $want_mode mode, $want_tramp trampoline, call graph ' text.$n &&
+			test_grep '^  ok       CPython $v' text.$n &&
+			test_grep 'record runs:' text.$n &&
+			if test '$want_tramp' = native; then
+				test_grep ' -X perf(_jit)? script.py' text.$n
+			else
+				test_grep -v ' -X perf.* script.py' text.$n
+			fi &&
+			if test \$code = 0; then
+				test_grep '^Python frames will work: $want_mode mode, $want_tramp trampoline' text.$n
+			fi
+		fi
+	"
+done
+
+test_done

@@ -1,0 +1,142 @@
+#!/bin/sh
+test_description='doctor --probe: a real recording of a bundled script, cleaned up after'
+. ./test-lib.sh
+
+json_get() {
+	python3 - "$1" "$2" <<-\PY
+	import json, sys
+	with open(sys.argv[1]) as f:
+	    v = json.load(f)
+	for k in sys.argv[2].split("."):
+	    v = v[k]
+	print(v if isinstance(v, str) else json.dumps(v))
+	PY
+}
+
+test_prereq_PY313() {
+	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
+}
+test_prereq_PY312() {
+	(ppr_python 3.12) >/dev/null || { echo "no CPython 3.12 found"; return 1; }
+}
+
+# Nothing of the probe may stay behind: its private directory, the files
+# its interpreter wrote in /tmp, or a build-id cache in $HOME.
+no_leftovers() {
+	pid=$(json_get "$1" probe.pid) &&
+	dir=$(json_get "$1" probe.workdir) &&
+	test "$pid" != null && test "$dir" != null &&
+	! test -e "$dir" &&
+	! test -e "/tmp/perf-$pid.map" &&
+	! test -e "/tmp/jit-$pid.dump" &&
+	! ls /tmp/jitted-$pid-*.so 2>/dev/null &&
+	! test -e "$TRASH/home/.debug" &&
+	test -z "$(ls "$TRASH/tmp")"
+}
+
+mkdir -p "$TRASH/home" "$TRASH/tmp"
+
+test_expect_success PERF,PY313 '--probe on 3.13 (jit, native): frames down to <module>, jit_fix yes' '
+	py=$(ppr_python 3.13) &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err &&
+	! test -s err &&
+	test "$(json_get out probe.ok)" = true &&
+	test "$(json_get out probe.mode)" = jit &&
+	test "$(json_get out probe.names_found)" = true &&
+	test "$(json_get out probe.reached_module)" = true &&
+	test "$(json_get out perf.jit_fix)" = yes &&
+	test "$(json_get out perf.jit_fix_source)" = probe &&
+	test "$(json_get out mode.name)" = jit &&
+	test "$(json_get out mode.trampoline)" = native &&
+	test "$(json_get out ok)" = true &&
+	case $(json_get out probe.workdir) in "$TRASH/tmp/pyperf-doctor-"*) ;; *) false ;; esac &&
+	no_leftovers out
+'
+
+test_expect_success PERF,PY313 '--probe text: a probe section with the sample counts' '
+	py=$(ppr_python 3.13) &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --python "$py" >out 2>err &&
+	! test -s err &&
+	test_grep "^probe$" out &&
+	test_grep "^  ok       recorded in jit mode: Python frames down to <module> in [1-9][0-9]* of [1-9][0-9]* samples$" out &&
+	test_grep "^  ok       unwinds through jitted code: the probe" out &&
+	test_grep "^Python frames will work: jit mode, native trampoline" out
+'
+
+test_expect_success PERF,PY312 '--probe on 3.12 (jit, embedded trampoline)' '
+	py=$(ppr_python 3.12) &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err &&
+	test "$(json_get out mode.trampoline)" = embedded &&
+	test "$(json_get out probe.ok)" = true &&
+	test "$(json_get out probe.reached_module)" = true &&
+	no_leftovers out
+'
+
+test_expect_success PERF,FP_PYTHON '--probe on the frame-pointer Python (perf mode, embedded)' '
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$(ppr_fp_python)" >out 2>err &&
+	test "$(json_get out mode.name)" = perf &&
+	test "$(json_get out probe.mode)" = perf &&
+	test "$(json_get out probe.ok)" = true &&
+	no_leftovers out
+'
+
+# A perf whose recordings only hold the innermost Python frame: what an
+# old perf does with jitted code.  It runs the probe script itself so
+# that the pid and files are real.
+test_expect_success PY313 'a probe whose stacks stop early turns jit_fix into no' '
+	py=$(ppr_python 3.13) &&
+	mkdir -p fakebin &&
+	cat >fakebin/perf <<-\SH &&
+	#!/bin/sh
+	while test $# -gt 0; do
+		case $1 in
+		version) echo "perf version 6.1.187"; exit 0 ;;
+		--buildid-dir) shift 2 ;;
+		record|inject|script) cmd=$1; shift; break ;;
+		*) shift ;;
+		esac
+	done
+	case $cmd in
+	record)
+		while test $# -gt 0; do
+			case $1 in -o) out=$2; shift 2 ;; --) shift; break ;; *) shift ;; esac
+		done
+		"$@" && : >"$out" ;;
+	inject)
+		while test $# -gt 0; do
+			case $1 in -o) : >"$2"; shift 2 ;; *) shift ;; esac
+		done ;;
+	script)
+		printf "python3.13 1\n\t 85 py::pyperf_probe_inner:/x/probe.py (/tmp/jitted-1-1.so)\n\t 2bc5f0 py_trampoline_evaluator (libpython)\n\n"
+		printf "python3.13 1\n\t 85 py::pyperf_probe_inner:/x/probe.py (/tmp/jitted-1-1.so)\n\n" ;;
+	esac
+	SH
+	chmod +x fakebin/perf &&
+	PATH="$TRASH/fakebin:$PATH" HOME="$TRASH/home" TMPDIR="$TRASH/tmp" \
+		test_expect_code 1 "$PPR_BIN" doctor --probe --json --python "$py" >out &&
+	test "$(json_get out probe.names_found)" = true &&
+	test "$(json_get out probe.reached_module)" = false &&
+	test "$(json_get out probe.samples)" = 2 &&
+	test "$(json_get out perf.jit_fix)" = no &&
+	test "$(json_get out perf.jit_fix_source)" = probe &&
+	json_get out problems | grep "stacks stop before the script" &&
+	no_leftovers out
+'
+
+test_expect_success PY313 'a perf record that fails is reported with perf'"'"'s words' '
+	py=$(ppr_python 3.13) &&
+	mkdir -p badbin &&
+	printf "#!/bin/sh\ntest \"\$1\" = version && { echo perf version 6.1.187; exit 0; }\necho \"failed to mmap with 12 (Cannot allocate memory)\" >&2\nexit 255\n" >badbin/perf &&
+	chmod +x badbin/perf &&
+	PATH="$TRASH/badbin:$PATH" HOME="$TRASH/home" TMPDIR="$TRASH/tmp" \
+		test_expect_code 1 "$PPR_BIN" doctor --probe --python "$py" >out &&
+	test_grep "^  problem  jit mode: perf record exited with status 255: failed to mmap with 12 \(Cannot allocate memory\)$" out &&
+	test -z "$(ls "$TRASH/tmp")"
+'
+
+test_expect_success '--probe with an unusable interpreter says the probe was not run' '
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" test_expect_code 1 ppr doctor --probe --python /bin/true >out &&
+	test_grep "^  warning  probe not run: needs a working perf and a supported interpreter$" out
+'
+
+test_done

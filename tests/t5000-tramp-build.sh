@@ -1,0 +1,92 @@
+#!/bin/sh
+test_description='embedded trampoline: trampoline/build.sh'
+. ./test-lib.sh
+. "$TEST_DIR/fixtures/tramp-lib.sh"
+
+build=$PPR_SRCDIR/trampoline/build.sh
+
+test_expect_success TRAMP_PYTHONS,TRAMP_CC 'builds for every CPython 3.8-3.12 found' '
+	for py in $(tramp_pythons); do
+		tramp_build "$py" || return 1
+		ext=$("$py" -c "import sysconfig; print(sysconfig.get_config_var(\"EXT_SUFFIX\"))") &&
+		test -f "$TRAMP_OUT/boot/_pyperf_trampoline$ext" || return 1
+	done &&
+	test -f "$TRAMP_OUT/boot/sitecustomize.py" &&
+	test -f "$TRAMP_OUT/boot/_pyperf_trampoline_boot.py" &&
+	test -f "$TRAMP_OUT/site/pyperf_trampoline.pth"
+'
+
+test_expect_success TRAMP_PYTHONS 'every built extension imports and reports its arch' '
+	for py in $(tramp_pythons); do
+		tramp_run "$py" -c "import _pyperf_trampoline_boot as b; m = b._load(); s = m._state(); assert s[\"arch\"] == \"x86_64\" and not s[\"active\"], s; print(\"ok\")" >out 2>err &&
+		test_grep "^ok$" out || return 1
+		! test -s err || { cat err; return 1; }
+	done
+'
+
+test_expect_success 'usage: wrong number of arguments' '
+	test_expect_code 2 "$build" 2>err &&
+	test_grep "^build.sh: usage: " err
+'
+
+test_expect_success 'a missing interpreter is an error' '
+	test_expect_code 1 "$build" "$TRASH/no-such-python" out 2>err &&
+	test_grep "^build.sh: cannot run .*no-such-python.: not found" err
+'
+
+test_expect_success 'interpreters with native support or too old are refused' '
+	n=0 &&
+	for py in $(ppr_pythons); do
+		case $(ppr_python_version "$py") in
+		3.8|3.9|3.10|3.11|3.12) continue ;;
+		esac
+		n=$((n + 1))
+		test_expect_code 3 "$build" "$py" out3 2>err || return 1
+		test_grep "^build.sh: Python [0-9.]+ (has native perf support|is not supported)" err || return 1
+		! test -e out3/boot/_pyperf_trampoline_boot.py || return 1
+	done &&
+	echo "checked $n"
+'
+
+# A fake interpreter reporting an include dir without Python.h.
+write_fake() {
+	cat >fakepy <<-FAKE
+	#!/bin/sh
+	echo "$1 .cpython-311-x86_64-linux-gnu.so $2 $3 $TRASH/noinc $TRASH/noinc"
+	FAKE
+	chmod +x fakepy
+}
+
+test_expect_success 'missing Python.h names the package to install' '
+	write_fake 3.11 0 0 &&
+	test_expect_code 1 "$build" ./fakepy out4 2>err &&
+	test_grep "^build.sh: Python.h for Python 3.11 not found" err &&
+	test_grep "^hint: .*apt-get install python3.11-dev.*dnf install python3.11-devel" err
+'
+
+test_expect_success 'debug and free-threaded builds are refused clearly' '
+	write_fake 3.11 1 0 &&
+	test_expect_code 3 "$build" ./fakepy out5 2>err &&
+	test_grep "is a debug build \(Py_DEBUG\)" err &&
+	write_fake 3.12 0 1 &&
+	test_expect_code 3 "$build" ./fakepy out5 2>err &&
+	test_grep "is a free-threaded build" err
+'
+
+test_expect_success TRAMP_PYTHONS 'a missing compiler names the package to install' '
+	py=$(tramp_pythons | head -n 1) &&
+	CC=$TRASH/no-such-cc test_expect_code 1 "$build" "$py" out6 2>err &&
+	test_grep "^build.sh: C compiler .*no-such-cc. not found" err &&
+	test_grep "^hint: .*apt-get install gcc" err
+'
+
+test_expect_success TRAMP_PYTHONS 'a compile error fails without leaving an extension' '
+	py=$(tramp_pythons | head -n 1) &&
+	CFLAGS=-DTRAMP_FORCE_ERROR=1 CC="${CC:-cc} -include $TRASH/bad.h" &&
+	echo "#error forced" >bad.h &&
+	CC="$CC" test_expect_code 1 "$build" "$py" out7 2>err &&
+	test_grep "^build.sh: compiling the trampoline for Python" err &&
+	! ls out7/boot/_pyperf_trampoline*.so 2>/dev/null
+'
+
+test_done

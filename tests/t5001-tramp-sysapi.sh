@@ -1,0 +1,159 @@
+#!/bin/sh
+test_description='embedded trampoline: sys API, activation switches, loading'
+. ./test-lib.sh
+. "$TEST_DIR/fixtures/tramp-lib.sh"
+
+mkdir -p d
+D=$TRASH/d
+export PYPERF_TRAMPOLINE_DIR="$D"
+
+test_expect_success TRAMP_PYTHONS,TRAMP_CC 'build for every interpreter' '
+	for py in $(tramp_pythons); do tramp_build "$py" || return 1; done
+'
+
+# 3.12's native "perf" always writes to /tmp.
+mapdir_for() {
+	case $(ppr_python_version "$1") in
+	3.12) echo /tmp ;;
+	*) echo "$D" ;;
+	esac
+}
+
+test_expect_success TRAMP_PYTHONS 'sys API behaves like CPython 3.12/3.13' '
+	for py in $(tramp_pythons); do
+		echo "== $py" &&
+		tramp_run "$py" "$TRAMP_FIX/tramp-sysapi.py" "$(mapdir_for "$py")" "$D" >out 2>err ||
+			{ cat out err; return 1; }
+		test_grep "^ok$" out && ! test -s err || return 1
+	done
+'
+
+test_expect_success 'the same checks pass on native CPython 3.13+ (reference)' '
+	n=0 &&
+	for py in $(ppr_pythons); do
+		case $(ppr_python_version "$py") in
+		3.1[3-9]) ;;
+		*) continue ;;
+		esac
+		# 3.13.0 cannot activate perf_jit at run time (gh-141579)
+		"$py" "$TRAMP_FIX/tramp-sysapi.py" /tmp nojit >out 2>err ||
+			{ cat out err; return 1; }
+		test_grep "^ok$" out || return 1
+		n=$((n + 1))
+	done &&
+	echo "checked $n"
+'
+
+cat >prog.py <<'PROG'
+import sys
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print(fib(15), sys.argv[1:])
+print([p for p in sys.path if "tramp-out" in p])
+sys.stderr.write("to stderr\n")
+sys.exit(3)
+PROG
+
+test_expect_success TRAMP_PYTHONS 'loading and activating changes no output, status or sys.path' '
+	for py in $(tramp_pythons); do
+		test_expect_code 3 "$py" prog.py a b >expect 2>expect.err &&
+		for sw in "" "-X perf" "-X perf_jit"; do
+			test_expect_code 3 tramp_run "$py" $sw prog.py a b >actual 2>actual.err &&
+			test_cmp expect actual && test_cmp expect.err actual.err || return 1
+		done
+	done
+'
+
+test_expect_success TRAMP_PYTHONS 'environment switches activate the right backend' '
+	for py in $(tramp_pythons); do
+		v=$(ppr_python_version "$py")
+		for spec in "PYTHONPERFSUPPORT=1:perf" "PYTHON_PERF_JIT_SUPPORT=1:perf_jit" \
+			"PYTHONPERFSUPPORT=0:none" "PYPERF_TRAMPOLINE=jit:perf_jit" \
+			"PYPERF_TRAMPOLINE=perf:perf" "PYPERF_TRAMPOLINE=off:none"; do
+			want=${spec#*:}
+			env "${spec%%:*}" PYTHONPATH="$TRAMP_OUT/boot" "$py" -c "
+import sys
+m = sys.modules.get(\"_pyperf_trampoline\")
+b = m._state()[\"backend\"] if m and m.is_active() else None
+if b is None and sys.is_stack_trampoline_active():
+    b = \"perf\"   # 3.12 native
+print(b or \"none\")" >out 2>err || return 1
+			echo "$want" >expect &&
+			test_cmp expect out || { echo "$v $spec"; return 1; }
+		done
+	done
+'
+
+test_expect_success TRAMP_PYTHONS '-X wins over the environment; PYPERF_TRAMPOLINE over both' '
+	py=$(tramp_pythons | head -n 1) &&
+	PYTHON_PERF_JIT_SUPPORT=1 tramp_run "$py" -X perf -c "import sys; print(sys.modules[\"_pyperf_trampoline\"]._state()[\"backend\"])" >out &&
+	echo perf >expect && test_cmp expect out &&
+	PYPERF_TRAMPOLINE=jit tramp_run "$py" -X perf -c "import sys; print(sys.modules[\"_pyperf_trampoline\"]._state()[\"backend\"])" >out &&
+	echo perf_jit >expect && test_cmp expect out
+'
+
+test_expect_success TRAMP_PYTHONS 'the user sitecustomize and usercustomize still run' '
+	mkdir -p usc ub &&
+	echo "import sys; print(\"user sitecustomize\", __name__, file=sys.stderr)" >usc/sitecustomize.py &&
+	for py in $(tramp_pythons); do
+		us=$(PYTHONUSERBASE=$TRASH/ub "$py" -c "import site; print(site.getusersitepackages())") &&
+		mkdir -p "$us" &&
+		echo "import sys; print(\"usercustomize ran\", file=sys.stderr)" >"$us/usercustomize.py" &&
+		PYTHONUSERBASE=$TRASH/ub PYTHONPATH=$TRAMP_OUT/boot:$TRASH/usc "$py" -X perf_jit -c "import sitecustomize, sys; print(sitecustomize.__file__); print(sys.is_stack_trampoline_active())" >out 2>err &&
+		test_grep "usc/sitecustomize.py$" out &&
+		test_grep "^True$" out &&
+		test_grep "^user sitecustomize sitecustomize$" err &&
+		test_grep "^usercustomize ran$" err || return 1
+	done
+'
+
+test_expect_success TRAMP_PYTHONS 'an error in the user sitecustomize is reported as usual' '
+	mkdir -p bad &&
+	echo "raise RuntimeError(\"boom\")" >bad/sitecustomize.py &&
+	py=$(tramp_pythons | tail -n 1) &&
+	PYTHONPATH=$TRASH/bad "$py" -c "print(1)" >expect 2>expect.err &&
+	PYTHONPATH=$TRAMP_OUT/boot:$TRASH/bad "$py" -c "print(1)" >out 2>err &&
+	test_cmp expect out &&
+	test_grep "Error in sitecustomize" err &&
+	test_grep "boom" err
+'
+
+test_expect_success TRAMP_PYTHONS 'Python 2 and 3.13 are left alone on the same PYTHONPATH' '
+	for py in $(ppr_pythons); do
+		case $(ppr_python_version "$py") in
+		3.8|3.9|3.10|3.11|3.12|"") continue ;;
+		esac
+		PYTHONPATH=$TRAMP_OUT/boot "$py" -c "print(42)" >out 2>err &&
+		echo 42 >expect && test_cmp expect out && ! test -s err || return 1
+	done
+'
+
+test_expect_success TRAMP_PYTHONS 'a forced backend without a built extension warns once' '
+	mkdir -p empty/boot &&
+	cp "$TRAMP_OUT/boot/"*.py empty/boot/ &&
+	py=$(tramp_pythons | head -n 1) &&
+	PYPERF_TRAMPOLINE=jit PYTHONPATH=$TRASH/empty/boot "$py" -c "print(1)" >out 2>err &&
+	echo 1 >expect && test_cmp expect out &&
+	test_grep "^pyperf-trampoline: cannot activate perf_jit: no _pyperf_trampoline built for Python" err &&
+	test $(wc -l <err) = 1
+'
+
+test_expect_success TRAMP_PYTHONS '.pth install: works under -I, costs no import otherwise' '
+	for py in $(tramp_pythons); do
+		rm -rf venv &&
+		"$py" -m venv --without-pip venv 2>err || { cat err; continue; }
+		sp=$(venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])") &&
+		cp "$TRAMP_OUT/boot/_pyperf_trampoline_boot.py" "$TRAMP_OUT"/boot/_pyperf_trampoline.cpython-$(venv/bin/python -c "import sys; print(\"%d%d\" % sys.version_info[:2])")-*.so \
+			"$TRAMP_OUT/site/pyperf_trampoline.pth" "$sp/" &&
+		venv/bin/python -I -c "import sys; print(\"_pyperf_trampoline\" in sys.modules, sys.is_stack_trampoline_active())" >out &&
+		echo "False False" >expect && test_cmp expect out &&
+		venv/bin/python -I -X perf_jit -c "import sys, os; print(sys.is_stack_trampoline_active()); print(os.path.exists(\"$D/jit-%d.dump\" % os.getpid()))" >out &&
+		printf "True\nTrue\n" >expect && test_cmp expect out &&
+		PYTHONPERFSUPPORT=1 venv/bin/python -I -c "import sys; print(sys.is_stack_trampoline_active())" >out &&
+		echo False >expect && test_cmp expect out &&
+		venv/bin/python -I -c "import sys; sys.activate_stack_trampoline(\"perf_jit\"); print(sys.is_stack_trampoline_active())" >out &&
+		echo True >expect && test_cmp expect out || return 1
+	done
+'
+
+test_done

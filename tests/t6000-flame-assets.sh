@@ -1,0 +1,38 @@
+#!/bin/sh
+# Owned by the flame helper.
+test_description='generated sources of the report formats are up to date'
+. ./test-lib.sh
+. "$TEST_DIR/lib-flame.sh"
+
+src=$PPR_SRCDIR/lib
+
+test_expect_success 'lib/flame_assets.h matches lib/flame/*' '
+	sh "$src/flame/gen-assets.sh" "$TRASH/assets.h" &&
+	test_cmp "$src/flame_assets.h" "$TRASH/assets.h"
+'
+
+test_prereq_PROTOC_C() {
+	command -v protoc-c >/dev/null ||
+		{ echo "protoc-c is not installed (apt-get install protobuf-c-compiler)"; return 1; }
+}
+
+test_expect_success PROTOC_C 'lib/pprof.pb-c.[ch] match lib/pprof.proto' '
+	mkdir gen &&
+	cp "$src/pprof.proto" gen/ &&
+	(cd gen && protoc-c --c_out=. pprof.proto) &&
+	test_cmp "$src/pprof.pb-c.c" gen/pprof.pb-c.c &&
+	test_cmp "$src/pprof.pb-c.h" gen/pprof.pb-c.h
+'
+
+test_expect_success NODE 'the page and SVG scripts parse' '
+	node --check "$src/flame/flame.js" &&
+	node --check "$src/flame/flame-svg.js"
+'
+
+test_expect_success 'the page loads nothing from the network' '
+	! grep -n -E "(src|href)=|@import|url\\(|https?://" \
+		"$src/flame/flame.html" "$src/flame/flame.css" \
+		"$src/flame/flame.js"
+'
+
+test_done

@@ -1,0 +1,510 @@
+/*
+ * Owned by the flame helper.  Unit tests of the flame-graph tree and the
+ * html, svg, speedscope, pprof and diff writers on hand-built profiles.
+ *
+ * With arguments it is also the synthetic-profile generator of the
+ * format tests (t6xxx):
+ *   t-fmt-flame synth NSTACKS FORMAT [inverted]
+ * writes a deterministic profile of NSTACKS distinct stacks (Python,
+ * libpython, extension, libc and kernel frames) in FORMAT (html, svg,
+ * speedscope, pprof, diff-html, diff-collapsed) to stdout.
+ */
+#include "../../lib/compat.h"
+#include "../../lib/fmt.h"
+#include "../../lib/flame.h"
+#include "../../lib/alloc.h"
+#include "../../lib/pprof.pb-c.h"
+#include "tap.h"
+#include <zlib.h>
+
+enum { F_MAIN, F_WORK, F_HELPER, F_LAMBDA, F_APPEND, F_MEMCPY, F_SYSCALL,
+       F_COS, F_NR };
+
+static uint32_t fr[F_NR];
+
+/*
+ * main -> work            50   (self in work)
+ * main -> work -> helper  30
+ * main -> <lambda> -> PyList_Append -> memcpy 10
+ * main -> work -> cos      5
+ * main -> work -> helper -> do_syscall_64 5
+ */
+static void build(struct profile *p, int variant)
+{
+	uint32_t s1[] = { 0, 0 }, s2[3], s3[4], s4[3], s5[4];
+
+	profile_init(p);
+	fr[F_MAIN] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+					  "<module>", "prog.py", NULL);
+	fr[F_WORK] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+					  "Worker.work", "prog.py", NULL);
+	fr[F_HELPER] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE,
+					    NULL, "helper", "lib/util.py",
+					    NULL);
+	fr[F_LAMBDA] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE,
+					    NULL, "<lambda>", "prog.py",
+					    NULL);
+	fr[F_APPEND] = profile_frame_intern(p, FRAME_NATIVE, NATIVE_LIBPYTHON,
+					    NULL, "PyList_Append", NULL,
+					    "/usr/lib/libpython3.13.so.1.0");
+	fr[F_MEMCPY] = profile_frame_intern(p, FRAME_NATIVE, NATIVE_SYSTEM,
+					    NULL, "__memcpy_avx_unaligned",
+					    NULL, "/usr/lib/libc.so.6");
+	fr[F_SYSCALL] = profile_frame_intern(p, FRAME_KERNEL, NATIVE_NONE,
+					     NULL, "do_syscall_64", NULL,
+					     "[kernel.kallsyms]");
+	fr[F_COS] = profile_frame_intern(p, FRAME_NATIVE, NATIVE_EXTENSION,
+					 NULL, "math_cos", NULL,
+					 "/usr/lib/math.cpython-313.so");
+	s1[0] = fr[F_MAIN];
+	s1[1] = fr[F_WORK];
+	s2[0] = fr[F_MAIN];
+	s2[1] = fr[F_WORK];
+	s2[2] = fr[F_HELPER];
+	s3[0] = fr[F_MAIN];
+	s3[1] = fr[F_LAMBDA];
+	s3[2] = fr[F_APPEND];
+	s3[3] = fr[F_MEMCPY];
+	s4[0] = fr[F_MAIN];
+	s4[1] = fr[F_WORK];
+	s4[2] = fr[F_COS];
+	s5[0] = fr[F_MAIN];
+	s5[1] = fr[F_WORK];
+	s5[2] = fr[F_HELPER];
+	s5[3] = fr[F_SYSCALL];
+	profile_stack_add(p, s1, 2, PROFILE_NO_TASK, variant ? 20 : 50,
+			  50000000);
+	profile_stack_add(p, s2, 3, PROFILE_NO_TASK, variant ? 60 : 30,
+			  30000000);
+	profile_stack_add(p, s3, 4, PROFILE_NO_TASK, 10, 10000000);
+	if (!variant)
+		profile_stack_add(p, s4, 3, PROFILE_NO_TASK, 5, 5000000);
+	profile_stack_add(p, s5, 4, PROFILE_NO_TASK, 5, 5000000);
+	profile_meta_set(p, "command", "python3.13 prog.py --n 3");
+	profile_meta_set(p, "mode", "jit");
+	profile_meta_set(p, "python", "/usr/bin/python3.13");
+	profile_meta_set(p, "python_version", "3.13.0");
+	profile_meta_set(p, "event", "cpu-clock");
+	profile_meta_set(p, "frequency", "999");
+	profile_meta_set(p, "start_time", "1700000000.5");
+	profile_meta_set(p, "end_time", "1700000002.5");
+}
+
+static char *write_mem(int (*fn)(const struct profile *,
+				 const struct fmt_opts *, FILE *, char *,
+				 size_t),
+		       const struct profile *p, const struct fmt_opts *o,
+		       size_t *len, int *ret)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	char err[PPR_ERR_LEN] = "";
+
+	*ret = fn(p, o, fp, err, sizeof(err));
+	fclose(fp);
+	if (*ret)
+		printf("# writer failed: %s\n", err);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	const char *s = hay;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+static void test_tree(const struct profile *p)
+{
+	struct flame_tree t;
+	uint32_t n, c;
+	const char *names[16];
+	size_t k = 0;
+
+	flame_tree_init(&t, 1);
+	flame_tree_add(&t, p, 0);
+	flame_tree_finish(&t);
+	TAP_INT(t.nodes[0].total[0], 100, "tree: root holds all samples");
+	TAP_INT(t.max_depth, 4, "tree: depth 4");
+	TAP_INT(t.nr_nodes, 9, "tree: 8 distinct call paths + root");
+	n = t.nodes[0].first_child;
+	TAP_STR(t.frames[t.nodes[n].frame].name, "<module> (prog.py)",
+		"tree: root child is the module");
+	for (c = t.nodes[n].first_child; c != FLAME_NONE;
+	     c = t.nodes[c].next_sibling)
+		names[k++] = t.frames[t.nodes[c].frame].name;
+	TAP_INT(k, 2, "tree: two callees of <module>");
+	TAP_OK(k == 2 && strcmp(names[0], names[1]) < 0,
+	       "tree: siblings sorted by name");
+	for (c = t.nodes[n].first_child; c != FLAME_NONE;
+	     c = t.nodes[c].next_sibling)
+		if (!strcmp(t.frames[t.nodes[c].frame].name,
+			    "Worker.work (prog.py)"))
+			break;
+	TAP_OK(c != FLAME_NONE && t.nodes[c].total[0] == 90 &&
+	       t.nodes[c].self[0] == 50, "tree: work total 90, self 50");
+	TAP_INT(t.frames[t.nodes[c].frame].kind, FLAME_PYTHON,
+		"tree: python kind");
+	flame_tree_release(&t);
+
+	flame_tree_init(&t, 1);
+	t.inverted = 1;
+	flame_tree_add(&t, p, 0);
+	flame_tree_finish(&t);
+	k = 0;
+	for (c = t.nodes[0].first_child; c != FLAME_NONE;
+	     c = t.nodes[c].next_sibling)
+		k++;
+	TAP_INT(k, 5, "inverted: five distinct leaf functions at the top");
+	flame_tree_release(&t);
+}
+
+static void test_html(const struct profile *p)
+{
+	struct fmt_opts o = FMT_OPTS_INIT;
+	int ret;
+	size_t len;
+	char *s;
+
+	o.format = FMT_HTML;
+	s = write_mem(fmt_html_write, p, &o, &len, &ret);
+	TAP_INT(ret, 0, "html: written");
+	TAP_OK(!strncmp(s, "<!DOCTYPE html>", 15), "html: a document");
+	TAP_OK(strstr(s, "Worker.work (prog.py)") != NULL,
+	       "html: names the Python function");
+	TAP_OK(strstr(s, "\\u003clambda\\u003e (prog.py)") != NULL,
+	       "html: '<' escaped inside the data script");
+	TAP_INT(count(s, "</script>"), 2, "html: data and page scripts only");
+	TAP_OK(!strstr(s, " src=") && !strstr(s, "<link") &&
+	       !strstr(s, "@import") && !strstr(s, "url(http"),
+	       "html: loads nothing from elsewhere");
+	TAP_OK(strstr(s, "python3.13 prog.py --n 3") != NULL,
+	       "html: header names the command");
+	TAP_OK(strstr(s, "\"total\":100,") != NULL, "html: total samples");
+	free(s);
+}
+
+static void test_svg(const struct profile *p)
+{
+	struct fmt_opts o = FMT_OPTS_INIT;
+	int ret;
+	char *s;
+
+	o.format = FMT_SVG;
+	s = write_mem(fmt_svg_write, p, &o, NULL, &ret);
+	TAP_INT(ret, 0, "svg: written");
+	TAP_OK(strstr(s, "<svg ") && strstr(s, "</svg>\n"),
+	       "svg: one svg element");
+	TAP_OK(strstr(s, "data-n=\"&lt;lambda&gt; (prog.py)\"") != NULL,
+	       "svg: names escaped for XML");
+	TAP_OK(strstr(s, "Worker.work (prog.py) (90 samples, 90.00%)") !=
+	       NULL, "svg: title gives samples and share");
+	TAP_INT(count(s, "<g class=\"f\""), 9, "svg: one group per node");
+	TAP_OK(!strstr(s, "]]>") || count(s, "]]>") == 1,
+	       "svg: script CDATA closed once");
+	free(s);
+	o.inverted = 1;
+	s = write_mem(fmt_svg_write, p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "Icicle graph"), "svg: inverted icicle");
+	free(s);
+}
+
+static void test_speedscope(const struct profile *p)
+{
+	struct fmt_opts o = FMT_OPTS_INIT;
+	int ret;
+	char *s;
+
+	o.format = FMT_SPEEDSCOPE;
+	s = write_mem(fmt_speedscope_write, p, &o, NULL, &ret);
+	TAP_INT(ret, 0, "speedscope: written");
+	TAP_OK(strstr(s, "\"$schema\":\"https://www.speedscope.app/"
+		      "file-format-schema.json\"") != NULL,
+	       "speedscope: schema named");
+	TAP_OK(strstr(s, "{\"name\":\"Worker.work\",\"file\":\"prog.py\"}")
+	       != NULL, "speedscope: python frame with its file");
+	TAP_OK(strstr(s, "\"weights\":[50,30,10,5,5]") != NULL,
+	       "speedscope: weights are the sample counts");
+	TAP_OK(strstr(s, "\"endValue\":100") != NULL,
+	       "speedscope: endValue is the total");
+	free(s);
+}
+
+static uint8_t *gunzip(const uint8_t *in, size_t n, size_t *outlen)
+{
+	z_stream zs;
+	size_t cap = 1 << 16;
+	uint8_t *out = xmalloc(cap);
+	int r;
+
+	memset(&zs, 0, sizeof(zs));
+	inflateInit2(&zs, 15 + 16);
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (uInt)n;
+	do {
+		if (zs.total_out == cap) {
+			cap *= 2;
+			out = xrealloc(out, cap);
+		}
+		zs.next_out = out + zs.total_out;
+		zs.avail_out = (uInt)(cap - zs.total_out);
+		r = inflate(&zs, Z_NO_FLUSH);
+	} while (r == Z_OK);
+	*outlen = zs.total_out;
+	inflateEnd(&zs);
+	if (r != Z_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void test_pprof(const struct profile *p)
+{
+	struct fmt_opts o = FMT_OPTS_INIT;
+	Perftools__Profiles__Profile *pb;
+	int ret, found = 0;
+	size_t len, raw_len, i;
+	char *s;
+	uint8_t *raw;
+	int64_t sum = 0;
+
+	o.format = FMT_PPROF;
+	s = write_mem(fmt_pprof_write, p, &o, &len, &ret);
+	TAP_INT(ret, 0, "pprof: written");
+	TAP_OK(len > 2 && (uint8_t)s[0] == 0x1f && (uint8_t)s[1] == 0x8b,
+	       "pprof: gzip");
+	raw = gunzip((uint8_t *)s, len, &raw_len);
+	TAP_OK(raw != NULL, "pprof: gunzips");
+	pb = raw ? perftools__profiles__profile__unpack(NULL, raw_len, raw) :
+		NULL;
+	TAP_OK(pb != NULL, "pprof: a profile.proto message");
+	if (!pb)
+		goto out;
+	TAP_INT(pb->n_sample, 5, "pprof: one sample per stack");
+	for (i = 0; i < pb->n_sample; i++)
+		sum += pb->sample[i]->value[0];
+	TAP_INT(sum, 100, "pprof: sample counts add up");
+	TAP_INT(pb->n_sample_type, 2, "pprof: two sample types");
+	TAP_STR(pb->string_table[pb->sample_type[1]->unit], "nanoseconds",
+		"pprof: cpu-clock in nanoseconds");
+	TAP_INT(pb->period, 1000000000 / 999, "pprof: period from -F");
+	TAP_INT(pb->time_nanos, 1700000000500000000LL,
+		"pprof: time from start_time");
+	for (i = 0; i < pb->n_function; i++) {
+		Perftools__Profiles__Function *f = pb->function[i];
+
+		if (!strcmp(pb->string_table[f->name], "helper") &&
+		    !strcmp(pb->string_table[f->filename], "lib/util.py"))
+			found = 1;
+	}
+	TAP_OK(found, "pprof: python function with its file name");
+	/* leaf first: the work->helper->syscall sample starts in kernel */
+	found = 0;
+	for (i = 0; i < pb->n_sample; i++)
+		if (pb->sample[i]->n_location_id == 4 &&
+		    pb->sample[i]->location_id[0] == fr[F_SYSCALL] + 1)
+			found = 1;
+	TAP_OK(found, "pprof: locations leaf first");
+	TAP_INT(pb->n_mapping, 4, "pprof: a mapping per object file");
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+out:
+	free(raw);
+	free(s);
+}
+
+static void test_diff(const struct profile *old_p, const struct profile *new_p)
+{
+	struct fmt_opts o = FMT_OPTS_INIT;
+	char *buf = NULL, err[PPR_ERR_LEN];
+	size_t n = 0;
+	FILE *fp;
+	int ret;
+	const char *want =
+		"<module> (prog.py);<lambda> (prog.py);PyList_Append;"
+		"__memcpy_avx_unaligned 10 10\n"
+		"<module> (prog.py);Worker.work (prog.py) 50 20\n"
+		"<module> (prog.py);Worker.work (prog.py);helper (lib/util.py)"
+		" 30 60\n"
+		"<module> (prog.py);Worker.work (prog.py);helper (lib/util.py)"
+		";do_syscall_64_[k] 5 5\n"
+		"<module> (prog.py);Worker.work (prog.py);math_cos 5 0\n";
+
+	o.format = FMT_COLLAPSED;
+	fp = open_memstream(&buf, &n);
+	ret = fmt_diff_write(old_p, new_p, &o, fp, err, sizeof(err));
+	fclose(fp);
+	TAP_INT(ret, 0, "diff: collapsed written");
+	TAP_STR(buf, want, "diff: difffolded lines 'stack old new'");
+	free(buf);
+
+	o.format = FMT_HTML;
+	buf = NULL;
+	fp = open_memstream(&buf, &n);
+	ret = fmt_diff_write(old_p, new_p, &o, fp, err, sizeof(err));
+	fclose(fp);
+	TAP_OK(!ret && strstr(buf, "\"diff\":1,") &&
+	       strstr(buf, "\"total0\":100,"), "diff: html page");
+	free(buf);
+
+	o.format = FMT_PPROF;
+	fp = fopen("/dev/null", "w");
+	ret = fmt_diff_write(old_p, new_p, &o, fp, err, sizeof(err));
+	fclose(fp);
+	TAP_OK(ret < 0 && strstr(err, "collapsed"),
+	       "diff: other formats refused with a message");
+}
+
+static void test_escape(void)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+
+	flame_json_str(fp, "a\"b</script>\xff\xc3\xa9\n");
+	fclose(fp);
+	TAP_STR(buf, "a\\\"b\\u003c/script\\u003e\\ufffd\xc3\xa9\\u000a",
+		"json escape: quotes, tags, bad UTF-8, controls");
+	free(buf);
+	buf = NULL;
+	fp = open_memstream(&buf, &n);
+	flame_xml_str(fp, "<a & 'b'>\x01", 10);
+	fclose(fp);
+	TAP_STR(buf, "&lt;a &amp; &#39;b&#39;&gt;?", "xml escape");
+	free(buf);
+}
+
+/* --- the synthetic profile of the t6xxx tests -------------------------- */
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void build_synth(struct profile *p, unsigned long nstacks, int var)
+{
+	uint32_t py[400], nat[60], kern[20], st[64];
+	char name[64], file[64];
+	unsigned long i;
+	size_t k;
+
+	profile_init(p);
+	for (k = 0; k < ARRAY_SIZE(py); k++) {
+		snprintf(name, sizeof(name), "mod%zu.func_%zu", k % 23, k);
+		snprintf(file, sizeof(file), "/src/pkg/mod%zu.py", k % 23);
+		py[k] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE,
+					     NULL, name, file, NULL);
+	}
+	for (k = 0; k < ARRAY_SIZE(nat); k++) {
+		enum native_class nc = k < 20 ? NATIVE_LIBPYTHON :
+			k < 40 ? NATIVE_EXTENSION : NATIVE_SYSTEM;
+
+		snprintf(name, sizeof(name), "%s_%zu", k < 20 ? "PyObject_Op" :
+			 k < 40 ? "ext_kernel" : "libc_call", k);
+		nat[k] = profile_frame_intern(p, FRAME_NATIVE, nc, NULL, name,
+					      NULL, k < 20 ? "libpython3.13.so" :
+					      k < 40 ? "_ext.cpython-313.so" :
+					      "libc.so.6");
+	}
+	for (k = 0; k < ARRAY_SIZE(kern); k++) {
+		snprintf(name, sizeof(name), "kernel_fn_%zu", k);
+		kern[k] = profile_frame_intern(p, FRAME_KERNEL, NATIVE_NONE,
+					       NULL, name, NULL,
+					       "[kernel.kallsyms]");
+	}
+	for (i = 0; i < nstacks; i++) {
+		size_t depth = 4 + next_rand() % 30, d;
+		uint64_t w = 1 + next_rand() % 20;
+
+		/* a shared prefix so the tree looks like a program */
+		st[0] = py[0];
+		st[1] = py[1 + next_rand() % 3];
+		for (d = 2; d < depth; d++)
+			st[d] = py[next_rand() % ARRAY_SIZE(py)];
+		/* unique tail: the stack number in base 400 */
+		st[depth++] = py[i % 400];
+		st[depth++] = py[(i / 400) % 400];
+		st[depth++] = py[(i / 160000) % 400];
+		if (next_rand() % 3 == 0)
+			st[depth++] = nat[next_rand() % ARRAY_SIZE(nat)];
+		if (next_rand() % 5 == 0)
+			st[depth++] = kern[next_rand() % ARRAY_SIZE(kern)];
+		if (var && st[1] == py[2])
+			w *= 2;
+		profile_stack_add(p, st, (uint32_t)depth, PROFILE_NO_TASK, w,
+				  w * 1001001);
+	}
+	profile_meta_set(p, "command", "python3.13 synthetic.py");
+	profile_meta_set(p, "mode", "jit");
+	profile_meta_set(p, "python_version", "3.13.0");
+	profile_meta_set(p, "event", "cpu-clock");
+	profile_meta_set(p, "frequency", "999");
+}
+
+static int synth(int argc, char **argv)
+{
+	struct profile p, old;
+	struct fmt_opts o = FMT_OPTS_INIT;
+	char err[PPR_ERR_LEN] = "";
+	unsigned long n = strtoul(argv[2], NULL, 10);
+	const char *f = argv[3];
+	int ret;
+
+	build_synth(&p, n, 1);
+	o.inverted = argc > 4 && !strcmp(argv[4], "inverted");
+	if (!strcmp(f, "html")) {
+		ret = fmt_html_write(&p, &o, stdout, err, sizeof(err));
+	} else if (!strcmp(f, "svg")) {
+		ret = fmt_svg_write(&p, &o, stdout, err, sizeof(err));
+	} else if (!strcmp(f, "speedscope")) {
+		ret = fmt_speedscope_write(&p, &o, stdout, err, sizeof(err));
+	} else if (!strcmp(f, "pprof")) {
+		ret = fmt_pprof_write(&p, &o, stdout, err, sizeof(err));
+	} else if (!strncmp(f, "diff-", 5)) {
+		rng = 88172645463325252ULL;
+		build_synth(&old, n, 0);
+		o.format = !strcmp(f + 5, "html") ? FMT_HTML : FMT_COLLAPSED;
+		ret = fmt_diff_write(&old, &p, &o, stdout, err, sizeof(err));
+		profile_release(&old);
+	} else {
+		fprintf(stderr, "unknown format '%s'\n", f);
+		ret = -1;
+	}
+	if (ret)
+		fprintf(stderr, "error: %s\n", err);
+	profile_release(&p);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct profile p, p2;
+
+	if (argc >= 4 && !strcmp(argv[1], "synth"))
+		return synth(argc, argv);
+	build(&p, 0);
+	test_tree(&p);
+	test_html(&p);
+	test_svg(&p);
+	test_speedscope(&p);
+	test_pprof(&p);
+	build(&p2, 1);
+	test_diff(&p, &p2);
+	test_escape();
+	profile_release(&p);
+	profile_release(&p2);
+	return tap_done();
+}

@@ -1,0 +1,1098 @@
+/*
+ * _pyperf_trampoline.c - the embedded perf trampoline for CPython
+ * 3.8-3.12.  Owner: tramp-core.  See trampoline/README.md.
+ *
+ * A PEP 523 frame-evaluation hook gives every code object, the first
+ * time it runs, its own copy of a tiny machine-code template (an arena
+ * mapped RW, filled, then made RX; never unmapped).  The trampoline calls
+ * the evaluator that was installed before us (the default one, or a
+ * debugger's hook: we chain), so every Python frame has a unique return
+ * address on the native stack, and a backend tells perf what it is:
+ *   perf      START SIZE py::qualname:filename lines in perf-<pid>.map
+ *   perf_jit  a jitdump jit-<pid>.dump with unwind info per trampoline
+ * Everything runs with the GIL held (3.8-3.12 have one; free-threaded
+ * builds are refused at compile time).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <frameobject.h>
+
+#if PY_VERSION_HEX < 0x03080000 || PY_VERSION_HEX >= 0x030D0000
+#error "the embedded trampoline is for CPython 3.8-3.12"
+#endif
+#ifdef Py_DEBUG
+#error "debug builds of CPython (Py_DEBUG) are not supported"
+#endif
+#ifdef Py_GIL_DISABLED
+#error "free-threaded builds of CPython are not supported"
+#endif
+
+#if PY_VERSION_HEX < 0x03090000
+/* 3.8 has no setter: interp->eval_frame lives in the internal struct. */
+#define Py_BUILD_CORE
+#include "internal/pycore_pystate.h"
+#undef Py_BUILD_CORE
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tramp_arch.h"
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define code_get_extra PyUnstable_Code_GetExtra
+#define code_set_extra PyUnstable_Code_SetExtra
+#define request_extra_index PyUnstable_Eval_RequestCodeExtraIndex
+#else
+#define code_get_extra _PyCode_GetExtra
+#define code_set_extra _PyCode_SetExtra
+#define request_extra_index _PyEval_RequestCodeExtraIndex
+#endif
+
+/*
+ * Frame -> code object.  3.11 and 3.12 only have the internal
+ * _PyInterpreterFrame; its f_code offset is pinned per minor version and
+ * checked against the internal header when that is installed.
+ */
+#if PY_VERSION_HEX >= 0x030B0000
+#if PY_VERSION_HEX >= 0x030C0000
+#define FRAME_CODE_OFFSET 0
+#else
+#define FRAME_CODE_OFFSET 32
+#endif
+#if defined(__has_include) && !defined(TRAMP_NO_LAYOUT_CHECK)
+#if __has_include("internal/pycore_frame.h")
+#define Py_BUILD_CORE
+#define Py_BUILD_CORE_MODULE
+#include "internal/pycore_frame.h"
+#undef Py_BUILD_CORE
+#undef Py_BUILD_CORE_MODULE
+_Static_assert(offsetof(struct _PyInterpreterFrame, f_code) ==
+	       FRAME_CODE_OFFSET, "_PyInterpreterFrame.f_code moved");
+#endif
+#endif
+#define FRAME_CODE(f) \
+	(*(PyCodeObject **)((char *)(f) + FRAME_CODE_OFFSET))
+#define HOOK_PARAMS PyThreadState *ts, struct _PyInterpreterFrame *f, int thr
+#define CALL_PREV() prev_eval(ts, f, thr)
+typedef PyObject *(*tramp_fn)(PyThreadState *, struct _PyInterpreterFrame *,
+			      int, _PyFrameEvalFunction);
+#define CALL_TRAMP(t) ((tramp_fn)(t))(ts, f, thr, prev_eval)
+#elif PY_VERSION_HEX >= 0x03090000
+#define FRAME_CODE(f) ((f)->f_code)
+#define HOOK_PARAMS PyThreadState *ts, PyFrameObject *f, int thr
+#define CALL_PREV() prev_eval(ts, f, thr)
+typedef PyObject *(*tramp_fn)(PyThreadState *, PyFrameObject *, int,
+			      _PyFrameEvalFunction);
+#define CALL_TRAMP(t) ((tramp_fn)(t))(ts, f, thr, prev_eval)
+#else
+#define FRAME_CODE(f) ((f)->f_code)
+#define HOOK_PARAMS PyFrameObject *f, int thr
+#define CALL_PREV() prev_eval(f, thr)
+/* 3rd argument unused: the evaluator must be the 4th (rcx / x3). */
+typedef PyObject *(*tramp_fn)(PyFrameObject *, int, void *,
+			      _PyFrameEvalFunction);
+#define CALL_TRAMP(t) ((tramp_fn)(t))(f, thr, NULL, prev_eval)
+#endif
+
+#define ARENA_SIZE (64 * 1024)
+/*
+ * Slot spacing: perf inject maps ALIGN_8(code) + mapped unwind size per
+ * jitted function (0x60 on x86-64); overlapping maps confuse it.
+ */
+#define SLOT_SIZE 128
+
+enum backend { BK_PERF, BK_JIT, BK_NR };
+
+static const char *const backend_names[BK_NR] = { "perf", "perf_jit" };
+
+struct code_info {
+	void *tramp;
+	char *qualname;		/* 3.8-3.10: from the enclosing code */
+};
+
+struct tramp_entry {
+	uintptr_t addr;
+	char *name;
+};
+
+struct backend_state {
+	int fd;
+	size_t written;		/* registry entries already in the file */
+	uint64_t code_index;	/* jitdump */
+	int failed;		/* a write failed: stop trying */
+};
+
+static const struct tramp_arch *arch = TRAMP_ARCH;
+static Py_ssize_t extra_index = -1;
+static _PyFrameEvalFunction prev_eval;
+static int hook_in_chain;	/* our hook is (still) in the chain */
+static int tramp_active;
+static enum backend active_backend = BK_PERF;
+static struct backend_state bk[BK_NR] = { { -1, 0, 0, 0 }, { -1, 0, 0, 0 } };
+static struct tramp_entry *reg;
+static size_t reg_nr, reg_alloc;
+static unsigned char *arena_next;
+static size_t arena_left;
+static uint64_t salt;
+static pid_t my_pid;
+static int child_dirty;		/* set by the atfork child handler */
+
+/* ---------------------------------------------------------------- arenas */
+
+static unsigned char *arena_new(void)
+{
+	unsigned char *p, *slot;
+	size_t fill;
+
+	p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	/* x86: int3 between trampolines; aarch64: zero is "udf #0". */
+	fill = arch->elf_machine == 62 ? 0xcc : 0x00;
+	memset(p, (int)fill, ARENA_SIZE);
+	for (slot = p; slot + SLOT_SIZE <= p + ARENA_SIZE; slot += SLOT_SIZE)
+		memcpy(slot, arch->code, arch->code_size);
+	if (mprotect(p, ARENA_SIZE, PROT_READ | PROT_EXEC) < 0) {
+		munmap(p, ARENA_SIZE);
+		return NULL;
+	}
+	__builtin___clear_cache((char *)p, (char *)p + ARENA_SIZE);
+	return p;
+}
+
+/* Arenas are never unmapped: frames may be returning through them. */
+static void *slot_alloc(void)
+{
+	void *t;
+
+	if (arena_left < SLOT_SIZE) {
+		unsigned char *p = arena_new();
+
+		if (!p)
+			return NULL;
+		arena_next = p;
+		arena_left = ARENA_SIZE;
+	}
+	t = arena_next;
+	arena_next += SLOT_SIZE;
+	arena_left -= SLOT_SIZE;
+	return t;
+}
+
+/* ----------------------------------------------------------------- files */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Create DIR/perf-PID.map or DIR/jit-PID.dump for us alone: never follow
+ * a symlink, never open a FIFO or device, never write through a hard link
+ * or into someone else's file; a stale file of ours (an earlier process
+ * with the same pid) is truncated so it cannot leak wrong names.
+ * Returns the fd, or -1 with a Python exception set.
+ */
+static int open_private(const char *path)
+{
+	struct stat st;
+	int fd, flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC;
+
+	fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EEXIST)
+		goto errno_fail;
+	fd = open(path, flags | O_NONBLOCK);
+	if (fd < 0)
+		goto errno_fail;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		goto errno_fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		close(fd);
+		PyErr_Format(PyExc_PermissionError,
+			     "refusing to write '%s': not a regular file of "
+			     "ours with a single link", path);
+		return -1;
+	}
+	if (ftruncate(fd, 0) < 0 || fchmod(fd, 0600) < 0 ||
+	    fcntl(fd, F_SETFL, 0) < 0) {
+		close(fd);
+		goto errno_fail;
+	}
+	return fd;
+errno_fail:
+	PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+	return -1;
+}
+
+static int file_path(char *buf, size_t len, enum backend b)
+{
+	const char *dir = getenv("PYPERF_TRAMPOLINE_DIR");
+	int n;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = snprintf(buf, len, "%s/%s-%ld.%s", dir,
+		     b == BK_PERF ? "perf" : "jit", (long)getpid(),
+		     b == BK_PERF ? "map" : "dump");
+	if (n < 0 || (size_t)n >= len) {
+		PyErr_SetString(PyExc_ValueError,
+				"PYPERF_TRAMPOLINE_DIR is too long");
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Little helpers to lay out jitdump records in native byte order. */
+struct rec {
+	unsigned char *buf;
+	size_t len, alloc;
+};
+
+static int rec_put(struct rec *r, const void *p, size_t n)
+{
+	if (r->len + n > r->alloc) {
+		size_t na = (r->len + n) * 2 + 256;
+		unsigned char *nb = realloc(r->buf, na);
+
+		if (!nb)
+			return -1;
+		r->buf = nb;
+		r->alloc = na;
+	}
+	memcpy(r->buf + r->len, p, n);
+	r->len += n;
+	return 0;
+}
+
+static int rec_u32(struct rec *r, uint32_t v)
+{
+	return rec_put(r, &v, sizeof(v));
+}
+
+static int rec_u64(struct rec *r, uint64_t v)
+{
+	return rec_put(r, &v, sizeof(v));
+}
+
+static int rec_u8(struct rec *r, unsigned v)
+{
+	unsigned char c = (unsigned char)v;
+
+	return rec_put(r, &c, 1);
+}
+
+static void rec_set_u32(struct rec *r, size_t off, uint32_t v)
+{
+	memcpy(r->buf + off, &v, sizeof(v));
+}
+
+static void rec_set_i32(struct rec *r, size_t off, int32_t v)
+{
+	memcpy(r->buf + off, &v, sizeof(v));
+}
+
+#define JIT_MAGIC 0x4A695444u
+#define JIT_CODE_LOAD 0
+#define JIT_CODE_UNWINDING_INFO 4
+#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/*
+ * .eh_frame (one CIE, one FDE) followed by .eh_frame_hdr, laid out for
+ * perf's synthesized ELF: .text at 0x80, .eh_frame at ALIGN_8(0x80 +
+ * code size), .eh_frame_hdr right after it.  All pointers are relative.
+ */
+static int put_unwind_data(struct rec *r, size_t *eh_size, size_t *hdr_size)
+{
+	size_t start = r->len, cie, fde, len_off, n;
+	int32_t text_from_eh = (int32_t)ALIGN_UP(arch->code_size, 8);
+	int rc = 0;
+
+	/* CIE */
+	cie = r->len;
+	rc |= rec_u32(r, 0);			/* length, patched */
+	rc |= rec_u32(r, 0);			/* CIE id */
+	rc |= rec_u8(r, 1);			/* version */
+	rc |= rec_put(r, "zR", 3);		/* augmentation + NUL */
+	rc |= rec_u8(r, arch->code_align);	/* ULEB128, < 0x80 */
+	rc |= rec_u8(r, (unsigned char)arch->data_align & 0x7f); /* SLEB */
+	rc |= rec_u8(r, arch->ra_reg);		/* ULEB128, < 0x80 */
+	rc |= rec_u8(r, 1);			/* augmentation data length */
+	rc |= rec_u8(r, DW_EH_PE_pcrel_sdata4);	/* FDE pointer encoding */
+	rc |= rec_put(r, arch->cie_insns, arch->cie_insns_len);
+	while ((r->len - cie) % 8)
+		rc |= rec_u8(r, 0);		/* DW_CFA_nop */
+	if (rc)
+		return -1;
+	rec_set_u32(r, cie, (uint32_t)(r->len - cie - 4));
+
+	/* FDE */
+	fde = r->len;
+	rc |= rec_u32(r, 0);			/* length, patched */
+	rc |= rec_u32(r, (uint32_t)(r->len - cie)); /* back to the CIE */
+	len_off = r->len;
+	rc |= rec_u32(r, 0);			/* pc_begin, patched */
+	rc |= rec_u32(r, arch->code_size);	/* pc_range */
+	rc |= rec_u8(r, 0);			/* augmentation data length */
+	rc |= rec_put(r, arch->fde_insns, arch->fde_insns_len);
+	while ((r->len - fde) % 8)
+		rc |= rec_u8(r, 0);
+	if (rc)
+		return -1;
+	rec_set_u32(r, fde, (uint32_t)(r->len - fde - 4));
+	/* pc_begin: .text minus the address of this field */
+	rec_set_i32(r, len_off,
+		    -(text_from_eh + (int32_t)(len_off - start)));
+	*eh_size = r->len - start;
+
+	/* .eh_frame_hdr */
+	n = r->len;
+	rc |= rec_u8(r, 1);			/* version */
+	rc |= rec_u8(r, DW_EH_PE_pcrel_sdata4);	/* eh_frame_ptr encoding */
+	rc |= rec_u8(r, DW_EH_PE_udata4);	/* fde_count encoding */
+	rc |= rec_u8(r, DW_EH_PE_datarel_sdata4); /* table encoding */
+	rc |= rec_u32(r, (uint32_t)-(int32_t)(*eh_size + 4));
+	rc |= rec_u32(r, 1);			/* fde_count */
+	rc |= rec_u32(r, (uint32_t)-(text_from_eh + (int32_t)*eh_size));
+	rc |= rec_u32(r, (uint32_t)-(int32_t)(*eh_size - (fde - start)));
+	if (rc)
+		return -1;
+	*hdr_size = r->len - n;
+	return 0;
+}
+
+static int jit_write_header(int fd)
+{
+	struct rec r = { NULL, 0, 0 };
+	int rc = 0;
+
+	rc |= rec_u32(&r, JIT_MAGIC);
+	rc |= rec_u32(&r, 1);			/* version */
+	rc |= rec_u32(&r, 40);			/* header size */
+	rc |= rec_u32(&r, arch->elf_machine);
+	rc |= rec_u32(&r, 0);			/* pad */
+	rc |= rec_u32(&r, (uint32_t)getpid());
+	rc |= rec_u64(&r, mono_ns());
+	rc |= rec_u64(&r, 0);			/* flags */
+	if (!rc)
+		rc = write_all(fd, r.buf, r.len);
+	free(r.buf);
+	return rc;
+}
+
+/* UNWINDING_INFO + CODE_LOAD for one trampoline, in one write(2). */
+static int jit_write_entry(struct backend_state *s, const struct tramp_entry *e)
+{
+	struct rec r = { NULL, 0, 0 };
+	size_t start, eh_size, hdr_size, unw_size, code_off, i;
+	uint64_t ts = mono_ns(), idx = ++s->code_index, mix;
+	int rc = 0;
+
+	/* UNWINDING_INFO */
+	start = r.len;
+	rc |= rec_u32(&r, JIT_CODE_UNWINDING_INFO);
+	rc |= rec_u32(&r, 0);			/* total size, patched */
+	rc |= rec_u64(&r, ts);
+	rc |= rec_u64(&r, 0);			/* unwinding_size, patched */
+	rc |= rec_u64(&r, 0);			/* eh_frame_hdr_size, patched */
+	rc |= rec_u64(&r, 0);			/* mapped_size, patched */
+	if (rc || put_unwind_data(&r, &eh_size, &hdr_size) < 0)
+		goto fail;
+	unw_size = eh_size + hdr_size;
+	while ((r.len - start) % 8)
+		rc |= rec_u8(&r, 0);
+	if (rc)
+		goto fail;
+	rec_set_u32(&r, start + 4, (uint32_t)(r.len - start));
+	{
+		uint64_t v[3] = { unw_size, hdr_size, ALIGN_UP(unw_size, 16) };
+
+		memcpy(r.buf + start + 16, v, sizeof(v));
+	}
+
+	/* CODE_LOAD */
+	start = r.len;
+	rc |= rec_u32(&r, JIT_CODE_LOAD);
+	rc |= rec_u32(&r, 0);			/* total size, patched */
+	rc |= rec_u64(&r, ts);
+	rc |= rec_u32(&r, (uint32_t)getpid());
+	rc |= rec_u32(&r, (uint32_t)syscall(SYS_gettid));
+	rc |= rec_u64(&r, e->addr);		/* vma */
+	rc |= rec_u64(&r, e->addr);		/* code_addr */
+	rc |= rec_u64(&r, arch->code_size);
+	rc |= rec_u64(&r, idx);
+	rc |= rec_put(&r, e->name, strlen(e->name) + 1);
+	code_off = r.len;
+	rc |= rec_put(&r, arch->code, arch->code_size);
+	if (rc)
+		goto fail;
+	/*
+	 * Make the dumped bytes unique per function (the live code is
+	 * untouched), so that perf versions that derive build-ids from
+	 * the code never merge two synthesized DSOs.
+	 */
+	mix = salt ^ (idx * 0x9e3779b97f4a7c15ull);
+	for (i = 0; i < 8 && i < arch->code_size; i++)
+		r.buf[code_off + arch->code_size - 1 - i] ^=
+			(unsigned char)(mix >> (8 * i));
+	rec_set_u32(&r, start + 4, (uint32_t)(r.len - start));
+	rc = write_all(s->fd, r.buf, r.len);
+	free(r.buf);
+	return rc;
+fail:
+	free(r.buf);
+	return -1;
+}
+
+static int perf_write_entry(struct backend_state *s, const struct tramp_entry *e)
+{
+	char line[4096];
+	int n;
+
+	n = snprintf(line, sizeof(line), "%lx %x %s\n",
+		     (unsigned long)e->addr, arch->code_size, e->name);
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= sizeof(line)) {
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	return write_all(s->fd, line, (size_t)n);
+}
+
+/* The jitdump marker: perf inject finds the dump through this mapping. */
+static int jit_map_marker(int fd, const char *path)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, (size_t)(pg > 0 ? pg : 4096),
+		       PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+	if (m == MAP_FAILED) {
+		PyErr_Format(PyExc_OSError,
+			     "cannot map '%s' executable (is its file system "
+			     "mounted noexec? set PYPERF_TRAMPOLINE_DIR): %s",
+			     path, strerror(errno));
+		return -1;
+	}
+	/* Kept for the life of the process (and inherited by children). */
+	return 0;
+}
+
+static void backend_reset_after_fork(void)
+{
+	int b;
+
+	for (b = 0; b < BK_NR; b++) {
+		if (bk[b].fd >= 0)
+			close(bk[b].fd);	/* the parent's file */
+		bk[b].fd = -1;
+		bk[b].written = 0;
+		bk[b].code_index = 0;
+		bk[b].failed = 0;
+	}
+	child_dirty = 0;
+}
+
+/* Make sure backend b's file for this process is open. */
+static int backend_open(enum backend b)
+{
+	char path[4096];
+	int fd;
+
+	if (child_dirty || my_pid != getpid()) {
+		backend_reset_after_fork();
+		my_pid = getpid();
+	}
+	if (bk[b].fd >= 0)
+		return 0;
+	if (file_path(path, sizeof(path), b) < 0)
+		return -1;
+	fd = open_private(path);
+	if (fd < 0)
+		return -1;
+	if (b == BK_JIT) {
+		if (jit_write_header(fd) < 0) {
+			PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+			close(fd);
+			return -1;
+		}
+		if (jit_map_marker(fd, path) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	bk[b].fd = fd;
+	bk[b].written = 0;
+	bk[b].code_index = 0;
+	bk[b].failed = 0;
+	return 0;
+}
+
+/* Write the registry entries backend b has not seen yet. */
+static void backend_sync(enum backend b)
+{
+	struct backend_state *s = &bk[b];
+
+	if (s->fd < 0 || s->failed)
+		return;
+	while (s->written < reg_nr) {
+		const struct tramp_entry *e = &reg[s->written];
+		int rc = b == BK_PERF ? perf_write_entry(s, e) :
+				jit_write_entry(s, e);
+
+		if (rc < 0) {
+			s->failed = 1;	/* disk full...: keep running */
+			return;
+		}
+		s->written++;
+	}
+}
+
+/* ----------------------------------------------------------------- names */
+
+#if PY_VERSION_HEX < 0x030B0000
+static int code_is_function(PyCodeObject *co)
+{
+	return (co->co_flags & CO_NEWLOCALS) != 0;
+}
+
+static PyCodeObject *func_code_of(PyObject *v)
+{
+	if (PyFunction_Check(v))
+		return (PyCodeObject *)PyFunction_GET_CODE(v);
+	return NULL;
+}
+
+/* The function behind a class attribute (staticmethod, property...). */
+static PyObject *unwrap_member(PyObject *v, PyCodeObject *co)
+{
+	static const char *const attrs[] = { "__func__", "fget", "fset",
+					     "fdel", NULL };
+	int i;
+
+	if (func_code_of(v) == co)
+		return v;
+	if (!PyObject_TypeCheck(v, &PyStaticMethod_Type) &&
+	    !PyObject_TypeCheck(v, &PyClassMethod_Type) &&
+	    !PyObject_TypeCheck(v, &PyProperty_Type))
+		return NULL;
+	for (i = 0; attrs[i]; i++) {
+		PyObject *f;
+
+		if (!PyObject_HasAttrString(v, attrs[i]))
+			continue;
+		f = PyObject_GetAttrString(v, attrs[i]);
+		if (!f) {
+			PyErr_Clear();
+			continue;
+		}
+		Py_DECREF(f);		/* still owned by v */
+		if (func_code_of(f) == co)
+			return f;
+	}
+	return NULL;
+}
+
+static PyObject *search_class(PyTypeObject *t, PyCodeObject *co, int depth)
+{
+	PyObject *k, *v, *f;
+	Py_ssize_t pos = 0;
+
+	if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || !t->tp_dict)
+		return NULL;
+	while (PyDict_Next(t->tp_dict, &pos, &k, &v)) {
+		f = unwrap_member(v, co);
+		if (f)
+			return f;
+		if (depth > 0 && PyType_Check(v) && v != (PyObject *)t) {
+			f = search_class((PyTypeObject *)v, co, depth - 1);
+			if (f)
+				return f;
+		}
+	}
+	return NULL;
+}
+
+/* A function object in globals (or in a class there) running co. */
+static PyObject *search_globals(PyObject *globals, PyCodeObject *co)
+{
+	PyObject *k, *v, *f;
+	Py_ssize_t pos = 0;
+
+	if (!globals || !PyDict_Check(globals))
+		return NULL;
+	while (PyDict_Next(globals, &pos, &k, &v)) {
+		if (func_code_of(v) == co)
+			return v;
+		if (PyType_Check(v)) {
+			f = search_class((PyTypeObject *)v, co, 2);
+			if (f)
+				return f;
+		}
+	}
+	return NULL;
+}
+#endif
+
+static const char *utf8_or(PyObject *s, const char *dflt)
+{
+	const char *r;
+
+	if (!s || !PyUnicode_Check(s))
+		return dflt;
+	r = PyUnicode_AsUTF8(s);
+	if (!r) {
+		PyErr_Clear();
+		return dflt;
+	}
+	return r;
+}
+
+static struct code_info *code_info_get(PyCodeObject *co)
+{
+	void *p = NULL;
+
+	if (code_get_extra((PyObject *)co, extra_index, &p) < 0) {
+		PyErr_Clear();
+		return NULL;
+	}
+	return p;
+}
+
+static void code_info_free(void *p)
+{
+	struct code_info *ci = p;
+
+	if (ci) {
+		free(ci->qualname);
+		free(ci);
+	}
+}
+
+static struct code_info *code_info_ensure(PyCodeObject *co)
+{
+	struct code_info *ci = code_info_get(co);
+
+	if (ci)
+		return ci;
+	ci = calloc(1, sizeof(*ci));
+	if (!ci)
+		return NULL;
+	if (code_set_extra((PyObject *)co, extra_index, ci) < 0) {
+		PyErr_Clear();
+		free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+#if PY_VERSION_HEX < 0x030B0000
+/*
+ * Before 3.11 code objects have no qualname.  When a code object first
+ * runs, name the code objects among its constants the way the compiler
+ * would: "Q.child" below a class body, "Q.<locals>.child" below a
+ * function, "child" below a module.
+ */
+static void name_children(PyCodeObject *co, const char *qual)
+{
+	Py_ssize_t i, n;
+	int is_module = !strcmp(utf8_or(co->co_name, ""), "<module>");
+
+	if (!co->co_consts || !PyTuple_Check(co->co_consts))
+		return;
+	n = PyTuple_GET_SIZE(co->co_consts);
+	for (i = 0; i < n; i++) {
+		PyObject *c = PyTuple_GET_ITEM(co->co_consts, i);
+		PyCodeObject *cc = (PyCodeObject *)c;
+		struct code_info *ci;
+		const char *name;
+		size_t len;
+		char *q;
+
+		if (!PyCode_Check(c))
+			continue;
+		ci = code_info_ensure(cc);
+		if (!ci || ci->qualname)
+			continue;
+		name = utf8_or(cc->co_name, "?");
+		len = strlen(qual) + strlen(name) + 16;
+		q = malloc(len);
+		if (!q)
+			continue;
+		if (is_module)
+			snprintf(q, len, "%s", name);
+		else
+			snprintf(q, len, "%s%s%s", qual,
+				 code_is_function(co) ? ".<locals>." : ".",
+				 name);
+		ci->qualname = q;
+	}
+}
+#endif
+
+/* "py::qualname:filename", newlines made spaces.  malloc'd. */
+static char *entry_name(PyCodeObject *co, PyObject *globals,
+			struct code_info *ci)
+{
+	const char *qual, *file;
+	char *name, *p;
+	size_t len;
+
+#if PY_VERSION_HEX >= 0x030B0000
+	(void)globals;
+	(void)ci;
+	qual = utf8_or(co->co_qualname, "");
+#else
+	PyObject *fn;
+
+	if (ci && ci->qualname) {
+		qual = ci->qualname;
+	} else if ((fn = search_globals(globals, co)) != NULL) {
+		qual = utf8_or(((PyFunctionObject *)fn)->func_qualname,
+			       utf8_or(co->co_name, ""));
+	} else {
+		qual = utf8_or(co->co_name, "");
+	}
+	if (ci && !ci->qualname)
+		ci->qualname = strdup(qual);
+	name_children(co, qual);
+#endif
+	file = utf8_or(co->co_filename, "");
+	len = strlen(qual) + strlen(file) + 6;
+	name = malloc(len);
+	if (!name)
+		return NULL;
+	snprintf(name, len, "py::%s:%s", qual, file);
+	for (p = name; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return name;
+}
+
+/* ------------------------------------------------------------------ hook */
+
+static void *tramp_create(PyCodeObject *co, PyObject *globals)
+{
+	struct code_info *ci;
+	struct tramp_entry *e;
+	void *t;
+	char *name;
+
+	ci = code_info_ensure(co);
+	if (!ci)
+		return NULL;
+	if (reg_nr == reg_alloc) {
+		size_t na = reg_alloc ? reg_alloc * 2 : 1024;
+		struct tramp_entry *nr = realloc(reg, na * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		reg = nr;
+		reg_alloc = na;
+	}
+	name = entry_name(co, globals, ci);
+	if (!name)
+		return NULL;
+	t = slot_alloc();
+	if (!t) {
+		free(name);
+		return NULL;
+	}
+	e = &reg[reg_nr++];
+	e->addr = (uintptr_t)t;
+	e->name = name;
+	ci->tramp = t;
+	if (tramp_active) {
+		/* A fork may have happened without os.fork (raw fork()). */
+		if (bk[active_backend].fd < 0 || child_dirty) {
+			if (backend_open(active_backend) < 0)
+				PyErr_Clear();
+		}
+		backend_sync(active_backend);
+	}
+	return t;
+}
+
+#if PY_VERSION_HEX >= 0x030B0000
+#define FRAME_GLOBALS(f) NULL
+#else
+#define FRAME_GLOBALS(f) ((f)->f_globals)
+#endif
+
+static PyObject *ppt_hook(HOOK_PARAMS)
+{
+	PyCodeObject *co;
+	struct code_info *ci;
+	void *t;
+
+	if (!tramp_active)
+		return CALL_PREV();
+	co = FRAME_CODE(f);
+	ci = NULL;
+	code_get_extra((PyObject *)co, extra_index, (void **)&ci);
+	if (ci && ci->tramp) {
+		t = ci->tramp;
+	} else {
+		PyObject *et, *ev, *etb;
+
+		/* thr=1 (generator.throw) runs with an exception set. */
+		PyErr_Fetch(&et, &ev, &etb);
+		t = tramp_create(co, FRAME_GLOBALS(f));
+		PyErr_Restore(et, ev, etb);
+		if (!t)
+			return CALL_PREV();
+	}
+	return CALL_TRAMP(t);
+}
+
+static _PyFrameEvalFunction eval_get(void)
+{
+#if PY_VERSION_HEX >= 0x03090000
+	return _PyInterpreterState_GetEvalFrameFunc(PyInterpreterState_Get());
+#else
+	return PyThreadState_Get()->interp->eval_frame;
+#endif
+}
+
+static void eval_set(_PyFrameEvalFunction fn)
+{
+#if PY_VERSION_HEX >= 0x03090000
+	_PyInterpreterState_SetEvalFrameFunc(PyInterpreterState_Get(), fn);
+#else
+	PyThreadState_Get()->interp->eval_frame = fn;
+#endif
+}
+
+/* ----------------------------------------------------------- Python API */
+
+static int ensure_extra_index(void)
+{
+	if (extra_index >= 0)
+		return 0;
+	extra_index = request_extra_index(code_info_free);
+	if (extra_index < 0) {
+		extra_index = -1;
+		if (!PyErr_Occurred())
+			PyErr_SetString(PyExc_RuntimeError,
+					"no free code-extra index for the "
+					"perf trampoline");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_backend(PyObject *arg, enum backend *b)
+{
+	const char *s;
+
+	if (!PyUnicode_Check(arg)) {
+		PyErr_Format(PyExc_TypeError,
+			     "activate_stack_trampoline() argument must be "
+			     "str, not %.50s", Py_TYPE(arg)->tp_name);
+		return -1;
+	}
+	s = PyUnicode_AsUTF8(arg);
+	if (!s)
+		return -1;
+	if (!strcmp(s, "perf")) {
+		*b = BK_PERF;
+	} else if (!strcmp(s, "perf_jit")) {
+		*b = BK_JIT;
+	} else {
+		PyErr_Format(PyExc_ValueError, "invalid backend: %s", s);
+		return -1;
+	}
+	return 0;
+}
+
+static PyObject *ppt_activate(PyObject *self, PyObject *arg)
+{
+	enum backend b;
+
+	if (parse_backend(arg, &b) < 0)
+		return NULL;
+	if (tramp_active && active_backend == b)
+		Py_RETURN_NONE;		/* like CPython: a no-op */
+	if (ensure_extra_index() < 0)
+		return NULL;
+	if (backend_open(b) < 0)
+		return NULL;
+	active_backend = b;
+	backend_sync(b);
+	if (!hook_in_chain) {
+		/* Chain to whatever is there (default or a debugger). */
+		prev_eval = eval_get();
+		eval_set(ppt_hook);
+		hook_in_chain = 1;
+	}
+	tramp_active = 1;
+	Py_RETURN_NONE;
+}
+
+static PyObject *ppt_deactivate(PyObject *self, PyObject *unused)
+{
+	tramp_active = 0;
+	/*
+	 * Unhook only if we are on top; if someone chained onto us, we
+	 * stay in their chain as a pass-through.
+	 */
+	if (hook_in_chain && eval_get() == ppt_hook) {
+		eval_set(prev_eval);
+		hook_in_chain = 0;
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *ppt_is_active(PyObject *self, PyObject *unused)
+{
+	return PyBool_FromLong(tramp_active);
+}
+
+/* Registered with os.register_at_fork(after_in_child=...). */
+static PyObject *ppt_after_fork_child(PyObject *self, PyObject *unused)
+{
+	backend_reset_after_fork();
+	my_pid = getpid();
+	salt ^= (uint64_t)my_pid * 0x2545f4914f6cdd1dull;
+	if (tramp_active) {
+		/* Replay the parent's trampolines under the child's pid. */
+		if (backend_open(active_backend) < 0) {
+			PyErr_Clear();
+			Py_RETURN_NONE;
+		}
+		backend_sync(active_backend);
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *ppt_state(PyObject *self, PyObject *unused)
+{
+	return Py_BuildValue(
+		"{s:O,s:s,s:n,s:n,s:i,s:i,s:s,s:O}",
+		"active", tramp_active ? Py_True : Py_False,
+		"backend", backend_names[active_backend],
+		"trampolines", (Py_ssize_t)reg_nr,
+		"extra_index", extra_index,
+		"slot_size", SLOT_SIZE,
+		"code_size", (int)arch->code_size,
+		"arch", arch->name,
+		"chained", (hook_in_chain && prev_eval &&
+			    prev_eval != _PyEval_EvalFrameDefault) ?
+			Py_True : Py_False);
+}
+
+static void atfork_child(void)
+{
+	/* Only async-signal-safe work here; the rest happens lazily. */
+	child_dirty = 1;
+}
+
+static PyMethodDef ppt_methods[] = {
+	{ "activate", ppt_activate, METH_O,
+	  "activate(backend): start the 'perf' or 'perf_jit' trampoline." },
+	{ "deactivate", ppt_deactivate, METH_NOARGS,
+	  "deactivate(): stop creating and using trampolines." },
+	{ "is_active", ppt_is_active, METH_NOARGS,
+	  "is_active() -> bool" },
+	{ "_after_fork_child", ppt_after_fork_child, METH_NOARGS,
+	  "internal: reopen the files for the child and replay." },
+	{ "_state", ppt_state, METH_NOARGS, "internal state, for tests" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static struct PyModuleDef ppt_module = {
+	PyModuleDef_HEAD_INIT, "_pyperf_trampoline",
+	"Embedded perf trampoline (pyperf-run) for CPython 3.8-3.12.",
+	-1, ppt_methods, NULL, NULL, NULL, NULL
+};
+
+/* 3.8's PyMODINIT_FUNC does not export under -fvisibility=hidden. */
+#define PPT_EXPORT __attribute__((visibility("default")))
+
+PPT_EXPORT PyMODINIT_FUNC PyInit__pyperf_trampoline(void);
+
+PPT_EXPORT PyMODINIT_FUNC PyInit__pyperf_trampoline(void)
+{
+	static int atfork_done;
+	PyObject *m, *os = NULL, *fn = NULL, *reg_fn = NULL, *kw = NULL,
+		 *args = NULL, *r = NULL;
+
+	m = PyModule_Create(&ppt_module);
+	if (!m)
+		return NULL;
+	if (!atfork_done) {
+		struct timespec ts;
+
+		my_pid = getpid();
+		clock_gettime(CLOCK_REALTIME, &ts);
+		salt = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
+			((uint64_t)my_pid << 16) ^ (uintptr_t)&ts;
+		pthread_atfork(NULL, NULL, atfork_child);
+		atfork_done = 1;
+	}
+	os = PyImport_ImportModule("os");
+	if (!os)
+		goto fail;
+	reg_fn = PyObject_GetAttrString(os, "register_at_fork");
+	fn = PyObject_GetAttrString(m, "_after_fork_child");
+	args = PyTuple_New(0);
+	kw = reg_fn && fn && args ?
+		Py_BuildValue("{s:O}", "after_in_child", fn) : NULL;
+	if (!kw)
+		goto fail;
+	r = PyObject_Call(reg_fn, args, kw);
+	if (!r)
+		goto fail;
+	Py_DECREF(r);
+	Py_DECREF(kw);
+	Py_DECREF(args);
+	Py_DECREF(fn);
+	Py_DECREF(reg_fn);
+	Py_DECREF(os);
+	return m;
+fail:
+	Py_XDECREF(kw);
+	Py_XDECREF(args);
+	Py_XDECREF(fn);
+	Py_XDECREF(reg_fn);
+	Py_XDECREF(os);
+	Py_DECREF(m);
+	return NULL;
+}

@@ -1,0 +1,173 @@
+"""Glue of pyperf-run's embedded perf trampoline (CPython 3.8-3.12).
+
+Owner: tramp-core.  See trampoline/README.md.  Imported by our
+sitecustomize.py (PYTHONPATH) or by pyperf_trampoline.pth (site-packages).
+It installs sys.activate_stack_trampoline() & co. where the interpreter
+lacks them (on 3.12 it wraps the native ones to add "perf_jit"), and
+activates a backend when -X perf, -X perf_jit, PYTHONPERFSUPPORT,
+PYTHON_PERF_JIT_SUPPORT or PYPERF_TRAMPOLINE ask for it.  The C extension
+is only loaded when a backend is activated.
+"""
+import os
+import sys
+
+_EXT = "_pyperf_trampoline"
+_ext = None
+_native = None      # 3.12: the interpreter's own (activate, deactivate, active)
+_started = False
+_VERSION = sys.version_info[:2]
+
+
+def _warn(msg):
+    try:
+        sys.stderr.write("pyperf-trampoline: %s\n" % msg)
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def _load():
+    """Import the C extension built for this interpreter, next to us."""
+    global _ext
+    if _ext is not None:
+        return _ext
+    mod = sys.modules.get(_EXT)
+    if mod is None:
+        import importlib.machinery
+        import importlib.util
+        here = os.path.dirname(os.path.abspath(__file__))
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(here, _EXT + suffix)
+            if os.path.exists(path):
+                break
+        else:
+            raise ImportError("no %s built for Python %d.%d in '%s'"
+                              % (_EXT, _VERSION[0], _VERSION[1], here),
+                              name=_EXT)
+        loader = importlib.machinery.ExtensionFileLoader(_EXT, path)
+        spec = importlib.util.spec_from_file_location(_EXT, path,
+                                                      loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[_EXT] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[_EXT]
+            raise
+    _ext = mod
+    return mod
+
+
+def activate_stack_trampoline(backend):
+    """Activate the perf trampoline ("perf" or "perf_jit")."""
+    if not isinstance(backend, str):
+        raise TypeError("activate_stack_trampoline() argument must be str,"
+                        " not %s" % type(backend).__name__)
+    if _native is not None and backend == "perf":
+        if _ext is not None:
+            _ext.deactivate()
+        return _native[0](backend)
+    if backend not in ("perf", "perf_jit"):
+        raise ValueError("invalid backend: %s" % backend)
+    if _native is not None and _native[2]():
+        _native[1]()
+    _load().activate(backend)
+
+
+def deactivate_stack_trampoline():
+    """Deactivate the perf trampoline (a no-op when inactive)."""
+    if _ext is not None:
+        _ext.deactivate()
+    if _native is not None:
+        _native[1]()
+
+
+def is_stack_trampoline_active():
+    """Whether a perf trampoline is active."""
+    if _ext is not None and _ext.is_active():
+        return True
+    return bool(_native is not None and _native[2]())
+
+
+def _int_env(name):
+    v = os.environ.get(name)
+    if not v:
+        return 0
+    try:
+        return int(v)
+    except ValueError:
+        return 0
+
+
+def requested_backend():
+    """The backend the command line and environment ask for, or None.
+
+    CPython 3.13's precedence (later wins): PYTHONPERFSUPPORT,
+    PYTHON_PERF_JIT_SUPPORT, -X perf, -X perf_jit; then our own
+    PYPERF_TRAMPOLINE (not a PYTHON* variable, so also read under -E).
+    """
+    backend = None
+    if not sys.flags.ignore_environment:
+        if _int_env("PYTHONPERFSUPPORT"):
+            backend = "perf"
+        if _int_env("PYTHON_PERF_JIT_SUPPORT"):
+            backend = "perf_jit"
+    xo = getattr(sys, "_xoptions", {})
+    if "perf" in xo:
+        backend = "perf"
+    if "perf_jit" in xo:
+        backend = "perf_jit"
+    forced = os.environ.get("PYPERF_TRAMPOLINE", "")
+    if forced == "perf":
+        backend = "perf"
+    elif forced in ("jit", "perf_jit"):
+        backend = "perf_jit"
+    elif forced in ("off", "0", "none"):
+        backend = None
+    elif forced:
+        _warn("ignoring PYPERF_TRAMPOLINE=%s (want perf, jit or off)"
+              % forced)
+    return backend
+
+
+def _install_sys_api():
+    global _native
+    if _VERSION >= (3, 13):
+        return
+    if _VERSION == (3, 12):
+        act = getattr(sys, "activate_stack_trampoline", None)
+        if act is None or getattr(act, "__module__", None) == __name__:
+            return
+        _native = (act, sys.deactivate_stack_trampoline,
+                   sys.is_stack_trampoline_active)
+    for fn in (activate_stack_trampoline, deactivate_stack_trampoline,
+               is_stack_trampoline_active):
+        setattr(sys, fn.__name__, fn)
+
+
+def start(how):
+    """Entry point of sitecustomize.py and the .pth line (idempotent)."""
+    global _started
+    if _started:
+        return
+    _started = True
+    if _VERSION < (3, 8):
+        return
+    backend = requested_backend()
+    if _VERSION >= (3, 13):
+        if backend is not None and os.environ.get("PYPERF_TRAMPOLINE"):
+            try:
+                if not sys.is_stack_trampoline_active():
+                    sys.activate_stack_trampoline(backend)
+            except Exception as e:
+                _warn("cannot activate %s: %s" % (backend, e))
+        return
+    _install_sys_api()
+    if backend is None:
+        return
+    if _native is not None and backend == "perf" and _native[2]():
+        return          # 3.12 started it natively (-X perf)
+    try:
+        activate_stack_trampoline(backend)
+    except Exception as e:
+        _warn("cannot activate %s: %s" % (backend, e))
