@@ -684,7 +684,7 @@ def part_c(args, pythons, tool, scratch):
          "one",
          ["perf"] + buildid + ["script", "-i", data, "--no-inline",
                                "-F", fields]),
-        ("`perf script` (default) `| python3 bench/fold.py`", "pipe",
+        ("`perf script` (default) piped to `bench/fold.py`", "pipe",
          (["perf"] + buildid + ["script", "-i", data],
           [sys.executable, os.path.join(HERE, "fold.py")])),
     ]
@@ -748,13 +748,21 @@ def completeness(stacks, script):
     return complete, total
 
 
+def deep_frames(depth):
+    """Python frames on the stack at deep.py's leaf (see deep.py)."""
+    frames = 2 + 1 + 2          # <module>, main; descend(0); leaf, genexpr
+    for n in range(depth, 0, -1):
+        frames += 3 if n % 5 == 0 else 2 if n % 3 == 0 else 1
+    return frames
+
+
 def part_d(args, pythons, tool, scratch):
     head = "### (d) Data size and stack completeness (jit mode)\n\n"
     if not tool.has("record") or not tool.has("report"):
         return head + "n/a (%s)\n" % tool.missing(
             "record" if not tool.has("record") else "report")
     script = os.path.join(WL, "deep.py")
-    wl = [script, "60", str(args.deep_seconds)]
+    wl = [script, str(args.deep_depth), str(args.deep_seconds)]
     cands = [next((p for p in pythons if p.minor == 11 and
                    p.origin == "system"), None),
              next((p for p in pythons if p.minor == 13 and p.tramp), None)]
@@ -773,38 +781,49 @@ def part_d(args, pythons, tool, scratch):
             if r.code != 0:
                 rows.append([py.label, label,
                              na("record: %s" % first_line(r.err, 60)),
-                             "", ""])
+                             "", "", ""])
                 continue
             meta = read_meta(session)
             if size is None:
                 label = "auto (%s)" % meta.get("stack_size", "?")
             st = ppr_collapsed(tool, session, env)
             if isinstance(st, str):
-                rows.append([py.label, label, st, "", ""])
+                rows.append([py.label, label, st, "", "", ""])
                 continue
             complete, total = completeness(st, script)
             nsamples = int(meta.get("samples") or
                            sum(c for _, c in st) or 0)
             dsize = os.path.getsize(os.path.join(session, "perf.data"))
+            trunc = meta.get("truncated")
+            try:
+                trunc = "%.1f %%" % (100.0 * float(trunc))
+            except (TypeError, ValueError):
+                trunc = "n/a (not in meta)"
             rows.append([py.label, label,
                          "%.0f" % (dsize / nsamples) if nsamples else "n/a",
                          "%.1f %%" % (100.0 * complete / total)
                          if total else "n/a (no samples in the script)",
-                         str(nsamples)])
+                         trunc, str(nsamples)])
             shutil.rmtree(session, ignore_errors=True)
             for old in glob.glob(session + ".old"):
                 shutil.rmtree(old, ignore_errors=True)
     if not rows:
         return head + "n/a (no system 3.11 and no 3.13)\n"
-    text = head + ("Workload `deep.py`: 60 Python frames deep (plain calls, "
-                   "methods, a lambda called back from `sorted`), %.1f CPU s "
+    text = head + ("Workload `deep.py %d`: %d levels of recursion (plain "
+                   "calls, methods, a lambda called back from `sorted`; "
+                   "about %d Python frames at the leaf), %.1f CPU s "
                    "at the default frequency. Complete = the stack reaches "
                    "the script's `<module>` frame, among samples with a "
                    "frame of the script. Goal: the automatic size keeps "
-                   "≥ 99%% complete at the smallest size that does.\n\n"
-                   % args.deep_seconds)
+                   "≥ 99%% complete at the smallest size that does. "
+                   "`truncated` is record's own count over all samples "
+                   "(meta).\n\n"
+                   % (args.deep_depth, args.deep_depth,
+                      deep_frames(args.deep_depth),
+                      args.deep_seconds))
     text += table(["interpreter", "--stack-size", "bytes/sample",
-                   "complete stacks", "samples"], rows)
+                   "complete stacks", "record's `truncated`", "samples"],
+                  rows)
     return text
 
 
@@ -860,7 +879,8 @@ def part_e(args, pythons, tool, scratch):
             if denom == 0:
                 rows.append([mode, py.label, "/".join(
                     "%.1f" % x for x in measured),
-                    "n/a (no Python frames of the script)", "", ""])
+                    "n/a (no Python frames of the script%s)" % (
+                        "" if py.fp else "; no frame pointers"), "", ""])
                 continue
             prof = [100.0 * counts[fn] / denom for fn in funcs]
             diff = max(abs(a - b) for a, b in zip(measured, prof))
@@ -896,6 +916,7 @@ def main():
     args.reps_report = 2
     args.busy_seconds = 2.8
     args.deep_seconds = 1.5
+    args.deep_depth = 10
     args.split_seconds = 2.0
     if args.quick:
         args.reps = 2

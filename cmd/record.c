@@ -550,6 +550,41 @@ static int explain_perf_failure(int st, const char *perr)
 	return EXIT_INTERNAL;
 }
 
+/*
+ * Can perf open the event at all (not permitted, not supported)?  A
+ * quick `perf stat` of /bin/true tells before anything is started.
+ */
+static int check_event(const char *perf, const char *event)
+{
+	const char *argv[] = { perf, "stat", "-x,", "-e", event, "--",
+			       "true", NULL };
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	int st, code = 0;
+
+	st = spawn_capture(argv, NULL, &out, &errout, 65536, err,
+			   sizeof(err));
+	if (st < 0) {
+		error("%s", err);
+		code = EXIT_INTERNAL;
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (strstr(errout.buf, "Access to performance monitoring") ||
+		    strstr(errout.buf, "perf_event_paranoid") ||
+		    strstr(errout.buf, "ermission"))
+			code = explain_perf_failure(st, errout.buf);
+		else {
+			error("perf cannot use the event '%s'", event);
+			print_indented(errout.buf);
+			hint("'perf list' shows the events this machine has; "
+			     "cpu-clock works everywhere");
+			code = EXIT_INTERNAL;
+		}
+	}
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return code;
+}
+
 static void target_argv(const struct record_opts *o, const char *python,
 			struct strvec *argv)
 {
@@ -647,6 +682,9 @@ static int prepare(struct run *r)
 		      "failed)", r->perf);
 		return EXIT_INTERNAL;
 	}
+	if ((code = check_event(r->perf, o->event ? o->event :
+				PERFCMD_EVENT_DEFAULT)))
+		return code;
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
 	embedded_ready = embedded_available(&r->py);
 	mode_decide(&r->py, &r->pv, fix, o->mode, (unsigned)o->stack_size,
@@ -785,7 +823,8 @@ static void repair_dumps(struct run *r, const char *const *srcdirs)
 			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 			    st.st_uid == geteuid() &&
 			    st.st_mtim.tv_sec + 1 >= (time_t)r->start) {
-				dropped = record_repair_jitdump(path);
+				dropped = record_repair_jitdump(path,
+							       (pid_t)v);
 				if (dropped < 0)
 					warning("cannot repair '%s': %s", path,
 						strerror((int)-dropped));

@@ -218,7 +218,7 @@ static int do_status(struct pyinfo *py)
 		printf("installed:     %s (by pyperf-run %s)\n",
 		       st.missing.nr ? "damaged" : "yes", st.version);
 		for (i = 0; i < st.files.nr; i++)
-			printf("  %s%s\n", st.files.v[i], "");
+			printf("  %s\n", st.files.v[i]);
 		for (i = 0; i < st.missing.nr; i++)
 			printf("  missing: %s\n", st.missing.v[i]);
 		printf("  %s\n", st.manifest);
@@ -233,7 +233,9 @@ static int do_build(struct pyinfo *py, const char *into)
 	char err[PPR_ERR_LEN];
 	char *dir = NULL;
 
-	if (embedded_build(py, into, &dir, err, sizeof(err)) < 0) {
+	/* Without --into, a prebuilt library serves as well. */
+	if ((into || embedded_find(py, &dir) < 0) &&
+	    embedded_build(py, into, &dir, err, sizeof(err)) < 0) {
 		error("%s", err);
 		return EXIT_FAIL;
 	}
@@ -242,7 +244,7 @@ static int do_build(struct pyinfo *py, const char *into)
 	return EXIT_OK;
 }
 
-/* --- env / exec (behind pyperf-python) ------------------------------------- */
+/* --- env / exec (behind pyperf-python) ----------------------------------- */
 
 static int env_flag(const char *name)
 {
@@ -311,8 +313,9 @@ static int frames_setup(struct pyinfo *py, const struct tramp_opts *o,
 			installed = st.installed && !st.missing.nr;
 		embedded_status_release(&st);
 		if (!installed) {
-			error("-E and -I make Python %s ignore the environment "
-			      "that loads the embedded trampoline", py->version);
+			error("-E and -I make Python %s ignore the "
+			      "environment that loads the embedded "
+			      "trampoline", py->version);
 			hint("'pyperf-run trampoline install --python %s' "
 			     "makes it work there", py->path);
 			return fail;

@@ -50,6 +50,8 @@ static void add_check(struct doctor *d, const char *section, const char *id,
 
 /* --- perf ------------------------------------------------------------------ */
 
+static void build_options(struct doctor *d);
+
 static void gather_perf(struct doctor *d, const char *perf)
 {
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
@@ -97,9 +99,62 @@ static void gather_perf(struct doctor *d, const char *perf)
 			    sizeof(d->perf_version_str));
 	d->jit_fix = perf_version_jit_fix(&d->perf_version, d->jit_fix_why,
 					  sizeof(d->jit_fix_why));
+	build_options(d);
 out:
 	strbuf_release(&out);
 	strbuf_release(&errout);
+}
+
+/*
+ * Is "name: [ on  ]" (or "[ OFF ]") in `perf version --build-options`?
+ * 1 on, 0 off, -1 not listed.
+ */
+static int build_option(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while ((p = strstr(p, name))) {
+		const char *q = p + n;
+
+		if ((p == text || p[-1] == ' ' || p[-1] == '\n') &&
+		    q[0] == ':') {
+			q++;
+			while (*q == ' ')
+				q++;
+			if (!strncmp(q, "[ on", 4))
+				return 1;
+			if (!strncmp(q, "[ OFF", 5))
+				return 0;
+		}
+		p = q;
+	}
+	return -1;
+}
+
+/* Can this perf unwind with DWARF (--call-graph dwarf) at all? */
+static void build_options(struct doctor *d)
+{
+	const char *argv[] = { d->perf_path, "version", "--build-options",
+			       NULL };
+	struct strbuf out = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	int unw, dw, st;
+
+	d->dwarf_unwind = TRI_UNKNOWN;
+	st = spawn_capture(argv, NULL, &out, NULL, 1 << 16, err, sizeof(err));
+	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		goto out;
+	unw = build_option(out.buf, "libunwind");
+	dw = build_option(out.buf, "libdw-dwarf-unwind");
+	if (unw < 0 && dw < 0)
+		goto out;
+	d->dwarf_unwind = unw > 0 || dw > 0 ? TRI_YES : TRI_NO;
+	snprintf(d->unwinders, sizeof(d->unwinders), "%s%s%s",
+		 unw > 0 ? "libunwind" : "", unw > 0 && dw > 0 ? ", " : "",
+		 dw > 0 ? "libdw" : "");
+out:
+	strbuf_release(&out);
 }
 
 static void judge_perf(struct doctor *d)
@@ -125,6 +180,18 @@ static void judge_perf(struct doctor *d)
 	add_check(d, "perf", "perf.version", DOCTOR_OK,
 		  xasprintf("perf %s (%s)", d->perf_version_str,
 			    d->perf_path), NULL);
+	if (d->dwarf_unwind == TRI_YES)
+		add_check(d, "perf", "perf.dwarf_unwind", DOCTOR_OK,
+			  xasprintf("DWARF unwinding with %s", d->unwinders),
+			  NULL);
+	else if (d->dwarf_unwind == TRI_NO)
+		add_check(d, "perf", "perf.dwarf_unwind",
+			  d->python_ok && d->mode.name == MODE_PERF
+				  ? DOCTOR_WARNING : DOCTOR_PROBLEM,
+			  xstrdup("built without libunwind and libdw: "
+				  "--call-graph dwarf cannot unwind"),
+			  xstrdup("install a perf built with libdw or "
+				  "libunwind (the distribution's package is)"));
 	if (d->jit_fix == TRI_YES) {
 		add_check(d, "perf", "perf.jit_fix", DOCTOR_OK,
 			  xasprintf("unwinds through jitted code: %s",
@@ -389,29 +456,40 @@ static void decide(struct doctor *d)
 		    d->embedded_available, &d->mode);
 }
 
+/*
+ * What record runs, as record builds it (cmd/record.c): the native
+ * trampoline is switched on through the environment, the embedded one
+ * through embedded_env() with its files in the session; perf gets -q
+ * and -N, and the frequency is capped at the kernel's maximum.  record
+ * also writes into a temporary directory renamed to the session at the
+ * end, and runs the program through a tiny exec helper of its own:
+ * both are left out here for readability.
+ */
 static void build_commands(struct doctor *d)
 {
 	struct perfcmd_record o;
 	struct strbuf sb = STRBUF_INIT;
 	const char *perf = d->perf_path ? d->perf_path : "perf";
-	const char *target[6];
-	size_t n = 0;
+	const char *target[3];
+	unsigned freq = PERFCMD_FREQ_DEFAULT;
 
 	if (!d->python_ok || d->mode.name == MODE_NONE)
 		return;
-	target[n++] = d->py.executable[0] ? d->py.executable : d->py.path;
+	target[0] = d->py.executable[0] ? d->py.executable : d->py.path;
+	target[1] = SHOW_SCRIPT;
+	target[2] = NULL;
 	if (d->mode.trampoline == TRAMPOLINE_NATIVE) {
-		target[n++] = "-X";
-		target[n++] = perfcmd_python_xoption(d->mode.name);
+		perfcmd_python_switches(d->mode.name, NULL, &d->record_env);
 	} else if (d->mode.trampoline == TRAMPOLINE_EMBEDDED) {
 		char *dir = NULL;
 		char err[PPR_ERR_LEN];
+		const char *dump = d->mode.name == MODE_JIT
+					   ? SHOW_SESSION "/jit"
+					   : SHOW_SESSION "/maps";
 
-		if (!embedded_find(&d->py, &dir) &&
-		    !embedded_env(&d->py, dir, d->mode.name, NULL,
-				  &d->record_env, err, sizeof(err))) {
-			/* Built already: the real settings. */
-		} else {
+		if (embedded_find(&d->py, &dir) ||
+		    embedded_env(&d->py, dir, d->mode.name, dump,
+				 &d->record_env, err, sizeof(err))) {
 			strvec_clear(&d->record_env);
 			d->env_note = xstrdup("the embedded trampoline is "
 					      "built on first use; record "
@@ -420,22 +498,26 @@ static void build_commands(struct doctor *d)
 		}
 		free(dir);
 	}
-	target[n++] = SHOW_SCRIPT;
-	target[n] = NULL;
+	if (d->kernel.max_sample_rate.have &&
+	    d->kernel.max_sample_rate.value > 0 &&
+	    d->kernel.max_sample_rate.value < (long)freq)
+		freq = (unsigned)d->kernel.max_sample_rate.value;
 
 	perfcmd_record_init(&o);
 	perfcmd_record_set_mode(&o, &d->mode);
 	o.perf = perf;
+	o.frequency = freq;
 	o.buildid_dir = SHOW_SESSION "/buildid";
-	o.output = d->mode.name == MODE_JIT ? SHOW_SESSION "/perf.data.raw"
+	o.output = d->mode.name == MODE_JIT ? SHOW_SESSION "/perf.raw"
 					    : SHOW_SESSION "/perf.data";
 	o.target = target;
+	o.flags = PERFCMD_QUIET | PERFCMD_NO_BUILDID_CACHE;
 	perfcmd_record_argv(&o, &d->record_argv);
 	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
 	d->record_cmd = strbuf_detach(&sb, NULL);
 	if (d->mode.name == MODE_JIT) {
 		perfcmd_inject_argv(perf, SHOW_SESSION "/buildid",
-				    SHOW_SESSION "/perf.data.raw",
+				    SHOW_SESSION "/perf.raw",
 				    SHOW_SESSION "/perf.data", &d->inject_argv);
 		perfcmd_quote_argv(&sb, NULL, d->inject_argv.v);
 		d->inject_cmd = strbuf_detach(&sb, NULL);
@@ -850,6 +932,7 @@ void doctor_write_json(const struct doctor *d, FILE *fp)
 	json_kv_str(&j, "jit_fix_source", d->jit_fix_from_probe ? "probe"
 					  : d->perf_version_ok ? "version"
 							       : NULL);
+	json_kv_str(&j, "dwarf_unwind", tristate_name(d->dwarf_unwind));
 	json_kv_str(&j, "error", d->perf_error[0] ? d->perf_error : NULL);
 	json_end_object(&j);
 

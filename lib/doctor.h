@@ -64,6 +64,8 @@ struct doctor {
 	enum tristate jit_fix;
 	char jit_fix_why[256];
 	int jit_fix_from_probe;
+	enum tristate dwarf_unwind;	/* built with libunwind or libdw */
+	char unwinders[64];		/* "libunwind, libdw", or "" */
 	/* kernel */
 	struct sysprobe_kernel kernel;
 	/* the interpreter */

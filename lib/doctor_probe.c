@@ -247,8 +247,10 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	strvec_push(&target, py->executable[0] ? py->executable : py->path);
 	if (m->trampoline == TRAMPOLINE_NATIVE) {
 		perfcmd_python_switches(m->name, &target, NULL);
-	} else if (embedded_prepare(py, m->name, dir, &env_set, err,
-				    sizeof(err))) {
+	} else if (embedded_prepare(py, m->name,
+				    /* perf reads maps from /tmp only */
+				    m->name == MODE_JIT ? dir : NULL,
+				    &env_set, err, sizeof(err))) {
 		set_err(p->detail, sizeof(p->detail),
 			"the embedded trampoline is not ready: %s", err);
 		goto out;

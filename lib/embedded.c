@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PPR_VERSION
@@ -60,6 +61,24 @@ static const char *py_exe(const struct pyinfo *py)
 	return py->executable && *py->executable ? py->executable : py->path;
 }
 
+/* The real path (PATH_MAX bytes) and stat of the interpreter; -1/errno. */
+static int exe_identity(const struct pyinfo *py, char *real, struct stat *st)
+{
+	char *exe = spawn_which(py_exe(py));
+	int e;
+
+	if (!exe)
+		return -1;
+	if (!realpath(exe, real) || stat(real, st) < 0) {
+		e = errno;
+		free(exe);
+		errno = e;
+		return -1;
+	}
+	free(exe);
+	return 0;
+}
+
 int embedded_key(const struct pyinfo *py, char *buf, size_t len,
 		 char *err, size_t errlen)
 {
@@ -70,16 +89,10 @@ int embedded_key(const struct pyinfo *py, char *buf, size_t len,
 	char num[64];
 	const char *soabi = py->soabi && *py->soabi ? py->soabi : NULL;
 	char fallback[32];
-	char *exe = spawn_which(py_exe(py));
 
-	if (!exe || !realpath(exe, real) || stat(real, &st) < 0) {
-		int e = errno;
-
-		free(exe);
+	if (exe_identity(py, real, &st) < 0)
 		return set_err(err, errlen, "cannot find the interpreter "
-			       "'%s': %s", py_exe(py), strerror(e));
-	}
-	free(exe);
+			       "'%s': %s", py_exe(py), strerror(errno));
 	fnv_str(&h, real);
 	snprintf(num, sizeof(num), "%lld.%09ld %lld",
 		 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
@@ -314,12 +327,59 @@ static int write_file(const char *path, const char *data, size_t len,
 	return ret;
 }
 
+/* "<real path of the interpreter>\n", for ORIGIN files; NULL if unknown. */
+static char *origin_of(const struct pyinfo *py)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (exe_identity(py, real, &st) < 0)
+		return NULL;
+	return xasprintf("%s\n", real);
+}
+
+/*
+ * Remove the older builds for the same interpreter (same ORIGIN, another
+ * key: the interpreter or the sources changed since).  Only builds left
+ * alone for ten minutes go, so that a process started just before with
+ * the old one still finds its files.
+ */
+static void prune_stale(const char *parent, const char *key,
+			const char *origin)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct strbuf sb = STRBUF_INIT;
+		char *path, *op;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, key))
+			continue;
+		path = xasprintf("%s/%s", parent, de->d_name);
+		op = xasprintf("%s/ORIGIN", path);
+		if (trusted_dir(path) && !lstat(path, &st) &&
+		    now - st.st_mtime > 600 &&
+		    strbuf_read_file(&sb, op, 1 << 14) >= 0 &&
+		    !strcmp(sb.buf, origin))
+			paths_remove_tree(path);
+		strbuf_release(&sb);
+		free(op);
+		free(path);
+	}
+	closedir(d);
+}
+
 int embedded_build(const struct pyinfo *py, const char *parent,
 		   char **dir, char *err, size_t errlen)
 {
 	char key[256], why[PPR_ERR_LEN], line[256];
 	char *cache = NULL, *final = NULL, *tmp = NULL, *script = NULL;
-	char *logpath = NULL;
+	char *logpath = NULL, *origin = NULL;
 	struct strbuf out = STRBUF_INIT;
 	struct strvec env = STRVEC_INIT;
 	static const char *const unset[] = {
@@ -396,6 +456,13 @@ int embedded_build(const struct pyinfo *py, const char *parent,
 		goto out;
 	}
 	unlink(logpath);
+	origin = origin_of(py);
+	if (origin) {
+		char *op = xasprintf("%s/ORIGIN", tmp);
+
+		write_file(op, origin, strlen(origin), 0644);
+		free(op);
+	}
 	if (rename(tmp, final) < 0) {
 		/* Someone else finished the same build first: use theirs. */
 		if ((errno == EEXIST || errno == ENOTEMPTY) &&
@@ -409,10 +476,13 @@ int embedded_build(const struct pyinfo *py, const char *parent,
 	}
 	free(tmp);
 	tmp = NULL;
+	if (origin)
+		prune_stale(parent, key, origin);
 	*dir = final;
 	final = NULL;
 	ret = 0;
 out:
+	free(origin);
 	if (tmp)
 		paths_remove_tree(tmp);
 	free(tmp);
@@ -523,7 +593,7 @@ void embedded_scan_args(int argc, const char *const *argv,
 	}
 }
 
-/* --- permanent install ----------------------------------------------------- */
+/* --- permanent install --------------------------------------------------- */
 
 #define MANIFEST "pyperf_trampoline.pyperf-run-manifest"
 #define BOOT_MODULE "_pyperf_trampoline_boot"

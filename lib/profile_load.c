@@ -254,12 +254,14 @@ static enum native_class dso_class(const char *dso, size_t len,
 		*trampoline = 1;
 		return NATIVE_OTHER;
 	}
-	if (contains(base, blen, ".cpython-") || contains(base, blen, ".abi3.") ||
+	if (contains(base, blen, ".cpython-") ||
+	    contains(base, blen, ".abi3.") ||
 	    contains(dso, len, "/lib-dynload/") ||
 	    contains(dso, len, "/site-packages/") ||
 	    contains(dso, len, "/dist-packages/"))
 		return NATIVE_EXTENSION;
-	if (has_prefix(dso, len, "[vdso") || has_prefix(dso, len, "[vsyscall") ||
+	if (has_prefix(dso, len, "[vdso") ||
+	    has_prefix(dso, len, "[vsyscall") ||
 	    has_prefix(dso, len, "/lib/") || has_prefix(dso, len, "/lib64/") ||
 	    has_prefix(dso, len, "/usr/lib/") ||
 	    has_prefix(dso, len, "/usr/lib64/") ||
@@ -656,10 +658,63 @@ out:
 	return ret;
 }
 
+static uint64_t le64(const unsigned char *b)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/*
+ * Look at perf.data's header before perf does: perf 6.1 dies with
+ * SIGBUS on a file cut short.  Layout (perf_file_header): magic
+ * "PERFILE2", header size, attr size, attrs {offset, size}, data
+ * {offset, size}, ...
+ */
+static int check_perf_data(const char *path, off_t file_size, char *err,
+			   size_t errlen)
+{
+	unsigned char h[72];
+	uint64_t off, size;
+	FILE *fp = fopen(path, "rb");
+	size_t n;
+
+	if (!fp)
+		return set_err(err, errlen, "cannot open '%s': %s", path,
+			       strerror(errno));
+	n = fread(h, 1, sizeof(h), fp);
+	fclose(fp);
+	if (n < 8 || memcmp(h, "PERFILE2", 8))
+		return set_err(err, errlen,
+			       "'%s' is not a perf.data file (corrupt or "
+			       "foreign)", path);
+	if (n < sizeof(h))
+		return set_err(err, errlen,
+			       "'%s' is truncated (%zu bytes)", path, n);
+	off = le64(h + 40);
+	size = le64(h + 48);
+	if (!size)
+		return set_err(err, errlen,
+			       "'%s' is incomplete: perf record did not "
+			       "finish writing it (was it killed?)", path);
+	if (off > (uint64_t)file_size ||
+	    (size && off + size > (uint64_t)file_size))
+		return set_err(err, errlen,
+			       "'%s' is truncated: the header promises "
+			       "%llu bytes of samples, the file has %llu",
+			       path, (unsigned long long)(off + size),
+			       (unsigned long long)file_size);
+	return 0;
+}
+
 static int check_session(const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
-	char *path;
+	char *path, *meta;
+	int have_meta, ret;
 
 	if (stat(dir, &st) < 0)
 		return set_err(err, errlen, "cannot open session '%s': %s",
@@ -668,11 +723,18 @@ static int check_session(const char *dir, char *err, size_t errlen)
 		return set_err(err, errlen,
 			       "'%s' is not a pyperf-run session (not a "
 			       "directory)", dir);
+	meta = xasprintf("%s/meta", dir);
+	have_meta = !access(meta, F_OK);
+	free(meta);
 	path = xasprintf("%s/perf.data", dir);
 	if (stat(path, &st) < 0) {
 		int e = errno;
 
 		free(path);
+		if (e == ENOENT && !have_meta)
+			return set_err(err, errlen,
+				       "'%s' is not a pyperf-run session "
+				       "(no meta file, no perf.data)", dir);
 		if (e == ENOENT)
 			return set_err(err, errlen,
 				       "session '%s' has no perf.data "
@@ -681,15 +743,18 @@ static int check_session(const char *dir, char *err, size_t errlen)
 		return set_err(err, errlen, "cannot open '%s/perf.data': %s",
 			       dir, strerror(e));
 	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = set_err(err, errlen, "'%s' is not a regular file",
+			      path);
+	} else if (!st.st_size) {
+		ret = set_err(err, errlen,
+			      "'%s' is empty (the recording was "
+			      "interrupted?)", path);
+	} else {
+		ret = 0;
+	}
 	free(path);
-	if (!S_ISREG(st.st_mode))
-		return set_err(err, errlen,
-			       "'%s/perf.data' is not a regular file", dir);
-	if (!st.st_size)
-		return set_err(err, errlen,
-			       "'%s/perf.data' is empty (the recording "
-			       "was interrupted?)", dir);
-	return 0;
+	return ret;
 }
 
 static void add_id_list(struct strvec *argv, const char *opt,
@@ -883,6 +948,18 @@ int profile_load(struct profile *p, const char *session,
 		ret = -1;
 		goto out;
 	}
+	{
+		char *data = xasprintf("%s/perf.data", session);
+		struct stat st;
+
+		ret = stat(data, &st) < 0 ?
+			set_err(err, errlen, "cannot open '%s': %s", data,
+				strerror(errno)) :
+			check_perf_data(data, st.st_size, err, errlen);
+		free(data);
+		if (ret < 0)
+			goto out;
+	}
 	l.unknown_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
 					       NULL, NULL, NULL, NULL);
 	if (f->view == PROFILE_VIEW_PYTHON) {
@@ -898,7 +975,7 @@ int profile_load(struct profile *p, const char *session,
 	ret = run_perf_script(&l, session, err, errlen);
 	if (ret < 0)
 		goto out;
-	if (!p->total_samples && !p->dropped) {
+	if (!p->total_samples && !p->dropped && !f->nr_pids && !f->nr_tids) {
 		ret = set_err(err, errlen,
 			      "no samples in '%s/perf.data' (empty, "
 			      "truncated or not a recording with call "

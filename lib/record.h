@@ -106,11 +106,16 @@ enum record_status_kind record_status_read(const char *path, int *value,
  * CPython 3.13.0 writes its jitdump through a stdio buffer that a
  * fork()ed child flushes a second time, leaving a stray fragment after
  * which perf inject stops reading.  The fragments are dropped and the
- * valid records kept (found again by their headers).  Only call it
- * when no process writes the file any more.  Returns the number of
- * bytes dropped (0: the file was fine and is untouched), or -errno.
+ * valid records kept (found again by their headers); a code load
+ * seen twice is dropped with its unwinding record (perf would rewrite
+ * the object without the unwinding information).  A dump without even
+ * a header (a process that ended with _exit() before its buffer was
+ * flushed) gets an empty header for process pid, because perf inject
+ * fails on the whole recording otherwise.  Only call it when no
+ * process writes the file any more.  Returns the number of bytes
+ * dropped (0: the file was fine and is untouched), or -errno.
  */
-long record_repair_jitdump(const char *path);
+long record_repair_jitdump(const char *path, pid_t pid);
 
 /* The current time as UNIX seconds with decimals. */
 double record_now(void);

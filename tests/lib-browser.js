@@ -70,6 +70,21 @@ async function page_for(browser, file) {
 	return page;
 }
 
+/* Viewport coordinates of the frame called name (scrolled into view). */
+async function frame_point(page, name) {
+	return page.evaluate((n) => {
+		const at = window.pyperfFlame.locate(n);
+		if (!at)
+			return null;
+		const c = document.getElementById("flame");
+		let r = c.getBoundingClientRect();
+		window.scrollBy(0, r.top + at.y - window.innerHeight / 2);
+		r = c.getBoundingClientRect();
+		return { x: r.left + at.x, y: r.top + at.y, w: at.w,
+			 cw: r.width };
+	}, name);
+}
+
 async function html(browser, o) {
 	const page = await page_for(browser, o.file);
 	const t0 = Date.now();
@@ -84,13 +99,10 @@ async function html(browser, o) {
 	out("nodes", await page.evaluate(() => window.pyperfFlame.nodes()));
 	for (const l of await page.evaluate(() => window.pyperfFlame.labels()))
 		out("label", l);
-	const canvas = await page.$("canvas#flame");
-	const box = await canvas.boundingBox();
 	if (o.hover) {
-		const at = await page.evaluate((n) =>
-			window.pyperfFlame.locate(n), o.hover);
+		const at = await frame_point(page, o.hover);
 		if (at) {
-			await page.mouse.move(box.x + at.x, box.y + at.y);
+			await page.mouse.move(at.x, at.y);
 			out("tooltip", await page.textContent("#tip"));
 			out("tooltip_visible", await page.isVisible("#tip"));
 		} else {
@@ -98,12 +110,11 @@ async function html(browser, o) {
 		}
 	}
 	if (o.zoom) {
-		const at = await page.evaluate((n) =>
-			window.pyperfFlame.locate(n), o.zoom);
+		const at = await frame_point(page, o.zoom);
 		if (at) {
-			out("width_before", at.w / box.width);
+			out("width_before", at.w / at.cw);
 			const t1 = Date.now();
-			await page.mouse.click(box.x + at.x, box.y + at.y);
+			await page.mouse.click(at.x, at.y);
 			out("zoom_ms", Date.now() - t1);
 			out("zoomed", await page.evaluate(
 				() => window.pyperfFlame.zoomed()));

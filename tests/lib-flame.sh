@@ -129,3 +129,43 @@ flame_close() {
 		if (d > t) { printf "%s and %s differ by more than %s\n", a, b, t; exit 1 }
 	}'
 }
+
+# Validate a speedscope file against speedscope's own JSON schema (from
+# the npm package) with ajv and print "valid=...", "profiles=N",
+# "samples=TOTAL WEIGHT" and, with a regex, "share=PERCENT" (samples
+# with a matching frame name, each counted once) and "names=..." lines.
+flame_speedscope() {
+	node - "$@" <<'EOF_JS'
+const fs = require("fs");
+const Ajv = require("ajv");
+const schema = require("speedscope/dist/release/file-format-schema.json");
+const [file, re] = process.argv.slice(2);
+const data = JSON.parse(fs.readFileSync(file, "utf8"));
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validate = ajv.compile(schema);
+const ok = validate(data);
+console.log("valid=" + ok);
+if (!ok)
+	console.log("errors=" + JSON.stringify(validate.errors.slice(0, 5)));
+console.log("profiles=" + data.profiles.length);
+let total = 0, hit = 0;
+const rx = re ? new RegExp(re) : null;
+const frames = data.shared.frames;
+for (const p of data.profiles) {
+	console.log("profile=" + p.name);
+	p.samples.forEach((st, i) => {
+		const w = p.weights[i];
+		total += w;
+		if (rx && st.some((f) => rx.test(frames[f].name)))
+			hit += w;
+	});
+}
+console.log("samples=" + total);
+if (rx) {
+	console.log("share=" + (100 * hit / total).toFixed(1));
+	for (const f of frames)
+		if (rx.test(f.name))
+			console.log("name=" + f.name + "|" + (f.file || ""));
+}
+EOF_JS
+}

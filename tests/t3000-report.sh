@@ -10,7 +10,8 @@ WORKLOAD=$PPR_SRCDIR/tests/fixtures/report-workload.py
 CHECK=$PPR_SRCDIR/tests/fixtures/report-check.py
 
 test_prereq_PY313() {
-	ppr_python 3.13 >/dev/null || { echo "no CPython 3.13"; return 1; }
+	# a subshell: ppr_python clobbers the caller's $p
+	(ppr_python 3.13 >/dev/null) || { echo "no CPython 3.13"; return 1; }
 }
 
 test_prereq_CHECKER() {

@@ -97,11 +97,11 @@ for py in $pythons; do
 			test_grep '^  ok       $want_mode mode, $want_tramp trampoline, call graph ' text.$n &&
 			test_grep '^  ok       CPython $v' text.$n &&
 			test_grep 'record runs:' text.$n &&
-			if test '$want_tramp' = native; then
-				test_grep ' -X perf(_jit)? script.py' text.$n
-			else
-				test_grep -v ' -X perf.* script.py' text.$n
-			fi &&
+			case '$want_tramp/$want_mode' in
+			native/jit) test_grep '^ +PYTHON_PERF_JIT_SUPPORT=1 .* -k 1 --call-graph dwarf,' text.$n ;;
+			native/perf) test_grep '^ +PYTHONPERFSUPPORT=1 .* -g ' text.$n ;;
+			embedded/*) test_grep '^ +(PYTHONPATH=.* PYPERF_TRAMPOLINE=$want_mode .*perf|.*note: the embedded trampoline is built on first use)' text.$n ;;
+			esac &&
 			if test \$code = 0; then
 				test_grep '^Python frames will work: $want_mode mode, $want_tramp trampoline' text.$n
 			fi

@@ -131,4 +131,29 @@ test_expect_success PY313 'a perf that is not executable is a problem, not a cra
 	test_grep "^  problem  .perf. is not installed" out
 '
 
+test_expect_success PY313 'a perf built without libunwind and libdw cannot do jit mode' '
+	rm -rf fakebin && mkdir fakebin &&
+	cat >fakebin/perf <<-\SH &&
+	#!/bin/sh
+	echo "perf version 6.8.0"
+	if test "$2" = --build-options; then
+		echo "             libunwind: [ OFF ]  # HAVE_LIBUNWIND_SUPPORT"
+		echo "    libdw-dwarf-unwind: [ OFF ]  # HAVE_DWARF_SUPPORT"
+	fi
+	SH
+	chmod +x fakebin/perf &&
+	PATH="$TRASH/fakebin" test_expect_code 1 "$PPR_BIN" doctor --python "$PY" >out &&
+	test_grep "^  problem  built without libunwind and libdw: --call-graph dwarf cannot unwind$" out &&
+	PATH="$TRASH/fakebin" test_expect_code 1 "$PPR_BIN" doctor --json --python "$PY" >out &&
+	test "$(json_get out perf.dwarf_unwind)" = no
+'
+
+test_expect_success PERF,PY313 'the real perf: DWARF unwinding is reported' '
+	"$PPR_BIN" doctor --json --python "$PY" >out &&
+	case $(json_get out perf.dwarf_unwind) in yes|unknown) ;; *) false ;; esac &&
+	if perf version --build-options | grep -E "(libunwind|libdw-dwarf-unwind): \[ on" >/dev/null; then
+		test "$(json_get out perf.dwarf_unwind)" = yes
+	fi
+'
+
 test_done

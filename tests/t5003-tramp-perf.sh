@@ -10,11 +10,17 @@ D=$TRASH/d
 check_shares() {
 	cat "$1" &&
 	set -- $(sed "s/[a-z]*=//g" "$1") &&
-	test "$2" -ge 150 &&
+	test "$1" -ge 100 &&
 	tot=$(($2 + $3)) &&
-	test "$tot" -ge 100 &&
+	test "$tot" -ge 80 &&
 	test $(($2 * 100 / tot)) -ge 55 && test $(($2 * 100 / tot)) -le 78 &&
 	awk -v c="$4" "BEGIN { exit !(c >= 0.9) }"
+}
+
+# test-lib's ppr_fp_python sets $p, which test_have_prereq loops with:
+# ask in a subshell.
+test_prereq_TRAMP_FP() {
+	(test_prereq_FP_PYTHON)
 }
 
 test_expect_success TRAMP_PYTHONS,TRAMP_CC 'build for every interpreter' '
@@ -36,7 +42,7 @@ test_expect_success TRAMP_PYTHONS,PERF 'perf_jit + dwarf: right shares and compl
 	done
 '
 
-test_expect_success PERF,FP_PYTHON,TRAMP_CC 'perf map + frame pointers (-g): right shares and complete stacks' '
+test_expect_success PERF,TRAMP_FP,TRAMP_CC 'perf map + frame pointers (-g): right shares and complete stacks' '
 	py=$(ppr_fp_python) &&
 	tramp_build "$py" &&
 	PYTHONPATH=$TRAMP_OUT/boot perf record -q -e cpu-clock -F 499 -g \

@@ -69,6 +69,22 @@ test_expect_success PY,CC 'pyperf-python builds on first use by itself' '
 	ls -d "$CACHE"/cpython-*
 '
 
+test_expect_success PY,CC 'a new build replaces older ones of the same interpreter' '
+	d=$(ppr trampoline build --python "$PY") &&
+	real=$(readlink -f "$("$PY" -c "import sys; print(sys.executable)")") &&
+	test "$(cat "$d/ORIGIN")" = "$real" &&
+	mkdir -p "$CACHE/cpython-old-0000000000000000" "$CACHE/cpython-other-1111111111111111" &&
+	echo "$real" >"$CACHE/cpython-old-0000000000000000/ORIGIN" &&
+	echo /usr/bin/other >"$CACHE/cpython-other-1111111111111111/ORIGIN" &&
+	touch -d "1 hour ago" "$CACHE"/cpython-old-* "$CACHE"/cpython-other-* &&
+	rm -rf "$d" &&
+	ppr trampoline build --python "$PY" >out &&
+	test "$(cat out)" = "$d" &&
+	! test -e "$CACHE/cpython-old-0000000000000000" &&
+	test -d "$CACHE/cpython-other-1111111111111111" &&
+	rm -rf "$CACHE/cpython-other-1111111111111111"
+'
+
 test_expect_success PY,CC 'a cache writable by others is refused' '
 	rm -rf "$XDG_CACHE_HOME" &&
 	mkdir -p "$CACHE" &&

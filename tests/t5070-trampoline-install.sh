@@ -8,18 +8,26 @@ export XDG_CACHE_HOME
 
 # Interpreters to make venvs from: one served by the embedded trampoline
 # (the system python3 if it is 3.8-3.11, else pyenv's), and 3.12.
-BASE=
-for p in /usr/bin/python3 $(ppr_python 3.11) $(ppr_python 3.10) $(ppr_python 3.8); do
-	test -x "$p" || continue
-	case $(ppr_python_version "$p") in
-	3.8|3.9|3.10|3.11) BASE=$p; break ;;
-	esac
-done
 P312=$(ppr_python 3.12 || true)
+BASE=
 test_prereq_VENV() {
-	test -n "$BASE" || { echo "no CPython 3.8-3.11"; return 1; }
-	"$BASE" -m venv --without-pip "$TRASH/venv" ||
-		{ echo "python -m venv does not work"; return 1; }
+	# (not $p: test_have_prereq loops with it)
+	for cand in /usr/bin/python3 $(ppr_python 3.11) \
+		    $(ppr_python 3.10) $(ppr_python 3.8); do
+		test -x "$cand" || continue
+		case $(ppr_python_version "$cand") in
+		3.8|3.9|3.10|3.11) ;;
+		*) continue ;;
+		esac
+		rm -rf "$TRASH/venv"
+		if "$cand" -m venv --without-pip "$TRASH/venv" >/dev/null 2>&1
+		then
+			BASE=$cand
+			return 0
+		fi
+	done
+	echo "no CPython 3.8-3.11 that can make a venv"
+	return 1
 }
 test_prereq_VENV312() {
 	test -n "$P312" || { echo "no CPython 3.12"; return 1; }

@@ -19,8 +19,8 @@ def middle_fn():
 def main():
     with open("pid", "w") as f:
         f.write("%d\n" % os.getpid())
-    end = time.time() + 0.6
-    while time.time() < end:
+    end = time.process_time() + 0.6
+    while time.process_time() < end:
         middle_fn()
 main()
 PY

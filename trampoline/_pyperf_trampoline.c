@@ -418,7 +418,8 @@ static int jit_write_header(int fd)
 }
 
 /* UNWINDING_INFO + CODE_LOAD for one trampoline, in one write(2). */
-static int jit_write_entry(struct backend_state *s, const struct tramp_entry *e)
+static int jit_write_entry(struct backend_state *s,
+			   const struct tramp_entry *e)
 {
 	struct rec r = { NULL, 0, 0 };
 	size_t start, eh_size, hdr_size, unw_size, code_off, i;
@@ -481,7 +482,8 @@ fail:
 	return -1;
 }
 
-static int perf_write_entry(struct backend_state *s, const struct tramp_entry *e)
+static int perf_write_entry(struct backend_state *s,
+			    const struct tramp_entry *e)
 {
 	char line[4096];
 	int n;
@@ -733,7 +735,10 @@ static struct code_info *code_info_ensure(PyCodeObject *co)
 static void name_children(PyCodeObject *co, const char *qual)
 {
 	Py_ssize_t i, n;
-	int is_module = !strcmp(utf8_or(co->co_name, ""), "<module>");
+	const char *own = utf8_or(co->co_name, "");
+	int is_module = !strcmp(own, "<module>");
+	int is_comp = !strcmp(own, "<listcomp>") || !strcmp(own, "<setcomp>") ||
+		!strcmp(own, "<dictcomp>") || !strcmp(own, "<genexpr>");
 
 	if (!co->co_consts || !PyTuple_Check(co->co_consts))
 		return;
@@ -756,12 +761,13 @@ static void name_children(PyCodeObject *co, const char *qual)
 		q = malloc(len);
 		if (!q)
 			continue;
+		/* Children of a comprehension get no "<locals>". */
 		if (is_module)
 			snprintf(q, len, "%s", name);
 		else
 			snprintf(q, len, "%s%s%s", qual,
-				 code_is_function(co) ? ".<locals>." : ".",
-				 name);
+				 code_is_function(co) && !is_comp ?
+				 ".<locals>." : ".", name);
 		ci->qualname = q;
 	}
 }
@@ -948,6 +954,13 @@ static PyObject *ppt_activate(PyObject *self, PyObject *arg)
 
 	if (parse_backend(arg, &b) < 0)
 		return NULL;
+	if (PyThreadState_Get()->interp != PyInterpreterState_Main()) {
+		/* Code-extra indices and the hook are per interpreter. */
+		PyErr_SetString(PyExc_RuntimeError,
+				"the perf trampoline can only be activated in "
+				"the main interpreter");
+		return NULL;
+	}
 	if (tramp_active && active_backend == b)
 		Py_RETURN_NONE;		/* like CPython: a no-op */
 	if (ensure_extra_index() < 0)

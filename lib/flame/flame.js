@@ -96,61 +96,113 @@ function buildTopDown() {
 	return t;
 }
 
+/* Frames ranked by name (then kind): sibling order as numbers. */
+var frameRank = null;
+function ranks() {
+	if (frameRank)
+		return frameRank;
+	var order = [];
+	for (var f = 0; f < NF; f++)
+		order.push(f);
+	order.sort(function (a, b) {
+		var x = fname(a), y = fname(b);
+		return x < y ? -1 : x > y ? 1 : fkind(a) - fkind(b);
+	});
+	frameRank = new Int32Array(NF);
+	order.forEach(function (f, r) { frameRank[f] = r; });
+	return frameRank;
+}
+
 /* The inverted tree: for every node with samples ending there, its path
  * leaf first, merged; siblings sorted by name like the top-down tree. */
 function buildInverted(td) {
-	var cap = 1024, t = new Tree(cap), key = new Map();
+	var cap = 1 << 16, t = new Tree(cap);
+	/* (parent, frame) -> child: open addressing in typed arrays */
+	var hcap = 1 << 17, hkeyP = new Int32Array(hcap).fill(-1),
+		hkeyF = new Int32Array(hcap), hval = new Int32Array(hcap);
+	function slot(p, f) {
+		var h = (Math.imul(p, 0x9e3779b1) ^ Math.imul(f + 1, 0x85ebca6b))
+			& (hcap - 1);
+		while (hkeyP[h] >= 0 && (hkeyP[h] !== p || hkeyF[h] !== f))
+			h = (h + 1) & (hcap - 1);
+		return h;
+	}
+	function rehash() {
+		hcap *= 2;
+		hkeyP = new Int32Array(hcap).fill(-1);
+		hkeyF = new Int32Array(hcap);
+		hval = new Int32Array(hcap);
+		for (var k = 1; k < t.n; k++) {
+			var h = slot(t.parent[k], t.frame[k]);
+			hkeyP[h] = t.parent[k];
+			hkeyF[h] = t.frame[k];
+			hval[h] = k;
+		}
+	}
 	function grow() {
 		var o = t;
 		cap *= 2;
 		t = new Tree(cap);
-		["frame", "parent", "first", "next", "depth", "self", "tot",
-		 "self0", "tot0"].forEach(function (a) {
-			if (o[a])
-				t[a].set(o[a]);
-		});
+		["frame", "parent", "depth", "self", "self0"].forEach(
+			function (a) {
+				if (o[a])
+					t[a].set(o[a].subarray(0, o.n));
+			});
 		t.n = o.n;
 		t.maxDepth = o.maxDepth;
 	}
 	t.add(-1, -1, 0);
-	var kids = [[]];
 	for (var i = 1; i < td.n; i++) {
 		var s = td.self[i], s0 = DIFF ? td.self0[i] : 0;
 		if (!s && !s0)
 			continue;
 		var cur = 0, d = 0;
 		for (var j = i; j > 0; j = td.parent[j]) {
-			var f = td.frame[j], kk = cur * (NF + 1) + f, c = key.get(kk);
+			var f = td.frame[j], h = slot(cur, f), c;
 			d++;
-			if (c === undefined) {
+			if (hkeyP[h] >= 0) {
+				c = hval[h];
+			} else {
 				if (t.n === cap)
 					grow();
 				c = t.add(f, cur, d);
-				key.set(kk, c);
-				kids[cur].push(c);
-				kids.push([]);
+				hkeyP[h] = cur;
+				hkeyF[h] = f;
+				hval[h] = c;
+				if (2 * t.n > hcap)
+					rehash();
 			}
-			/* an inverted node counts the samples whose leaf path
-			 * passes through it: give them to every node on the
-			 * way, as "self" of the deepest and carried by sum() */
 			cur = c;
 		}
+		/* samples whose leaf path ends here; sum() carries them up */
 		t.self[cur] += s;
 		if (DIFF)
 			t.self0[cur] += s0;
 	}
+	hkeyP = hkeyF = hval = null;
 	t.sum();
-	for (var p = 0; p < t.n; p++) {
-		var ks = kids[p];
-		if (!ks.length)
+	/* siblings: bucket by parent, then order each bucket by name */
+	var n = t.n, R = ranks(), start = new Int32Array(n + 1);
+	var order = new Int32Array(n), fill;
+	for (var k = 1; k < n; k++)
+		start[t.parent[k] + 1]++;
+	for (k = 0; k < n; k++)
+		start[k + 1] += start[k];
+	fill = start.slice();
+	for (k = 1; k < n; k++)
+		order[fill[t.parent[k]]++] = k;
+	var byName = function (a, b) {
+		return R[t.frame[a]] - R[t.frame[b]];
+	};
+	for (var p = 0; p < n; p++) {
+		var a = start[p], b = start[p + 1];
+		if (a === b)
 			continue;
-		ks.sort(function (a, b) {
-			var x = fname(t.frame[a]), y = fname(t.frame[b]);
-			return x < y ? -1 : x > y ? 1 : 0;
-		});
-		t.first[p] = ks[0];
-		for (var q = 0; q + 1 < ks.length; q++)
-			t.next[ks[q]] = ks[q + 1];
+		if (b - a > 1)
+			order.subarray(a, b).sort(byName);
+		t.first[p] = order[a];
+		for (var q = a; q + 1 < b; q++)
+			t.next[order[q]] = order[q + 1];
 	}
 	return t;
 }

@@ -33,10 +33,17 @@ def _load():
         return _ext
     mod = sys.modules.get(_EXT)
     if mod is None:
-        import importlib.machinery
-        import importlib.util
+        import _imp
+        try:
+            from _frozen_importlib_external import (
+                ExtensionFileLoader, spec_from_file_location)
+            from _frozen_importlib import module_from_spec
+        except ImportError:
+            from importlib.machinery import ExtensionFileLoader
+            from importlib.util import (spec_from_file_location,
+                                        module_from_spec)
         here = os.path.dirname(os.path.abspath(__file__))
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        for suffix in _imp.extension_suffixes():
             path = os.path.join(here, _EXT + suffix)
             if os.path.exists(path):
                 break
@@ -44,10 +51,9 @@ def _load():
             raise ImportError("no %s built for Python %d.%d in '%s'"
                               % (_EXT, _VERSION[0], _VERSION[1], here),
                               name=_EXT)
-        loader = importlib.machinery.ExtensionFileLoader(_EXT, path)
-        spec = importlib.util.spec_from_file_location(_EXT, path,
-                                                      loader=loader)
-        mod = importlib.util.module_from_spec(spec)
+        loader = ExtensionFileLoader(_EXT, path)
+        spec = spec_from_file_location(_EXT, path, loader=loader)
+        mod = module_from_spec(spec)
         sys.modules[_EXT] = mod
         try:
             spec.loader.exec_module(mod)
@@ -78,7 +84,7 @@ def deactivate_stack_trampoline():
     """Deactivate the perf trampoline (a no-op when inactive)."""
     if _ext is not None:
         _ext.deactivate()
-    if _native is not None:
+    if _native is not None and _native[2]():
         _native[1]()
 
 

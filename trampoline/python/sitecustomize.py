@@ -34,18 +34,23 @@ def _pyperf_chain():
             sys.stderr.write("pyperf-trampoline: cannot load: %s\n" % (e,))
     # The user's sitecustomize, if any: exceptions propagate to site.py,
     # which reports them exactly as it would have.
-    if sys.version_info >= (3, 4):
-        import importlib.machinery
-        import importlib.util
-        spec = importlib.machinery.PathFinder.find_spec("sitecustomize",
-                                                        sys.path)
+    if sys.version_info >= (3, 5):
+        # The frozen import machinery is already loaded: importing the
+        # importlib package would cost milliseconds at every start.
+        try:
+            from _frozen_importlib_external import PathFinder
+            from _frozen_importlib import module_from_spec
+        except ImportError:
+            from importlib.machinery import PathFinder
+            from importlib.util import module_from_spec
+        spec = PathFinder.find_spec("sitecustomize", sys.path)
         if spec is None or spec.loader is None:
             return
-        mod = importlib.util.module_from_spec(spec)
+        mod = module_from_spec(spec)
         sys.modules["sitecustomize"] = mod
         spec.loader.exec_module(mod)
     else:
-        import imp
+        import imp  # Python 2
         try:
             f, path, desc = imp.find_module("sitecustomize", sys.path)
         except ImportError:

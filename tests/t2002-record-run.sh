@@ -1,0 +1,132 @@
+#!/bin/sh
+test_description='record: the program runs as without pyperf-run (status, stdio, Ctrl-C), all target forms, rotation, concurrency'
+. ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
+
+test_prereq_PY313() {
+	PY313=$(record_python 3.13) || { echo "$PY313"; return 1; }
+}
+test_have_prereq PERF,PY313 && PY313=$(record_python 3.13)
+
+test_expect_success PERF,PY313 'the exit status is the program'"'"'s (-c)' '
+	test_expect_code 3 record_env "$PPR_BIN" record -q --python "$PY313" \
+		-c "import sys; sys.exit(3)" 2>err &&
+	test "$(meta pyperf.data exit_status)" = 3 &&
+	meta pyperf.data command | grep -q -- "-c .import sys; sys.exit(3).$"
+'
+
+test_expect_success PERF,PY313 'a signal death becomes 128+N; -F is capped; --perf-arg reaches perf' '
+	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate) &&
+	test_expect_code 143 record_env "$PPR_BIN" record -q --python "$PY313" \
+		-F $((max + 1000)) --perf-arg=--mmap-pages=64 \
+		-c "import os, signal; os.kill(os.getpid(), signal.SIGTERM)" 2>err &&
+	test_grep "warning: -F $((max + 1000)) is above the kernel.s maximum" err &&
+	test "$(meta pyperf.data exit_status)" = 143 &&
+	test "$(meta pyperf.data frequency)" -le "$max"
+'
+
+test_expect_success PERF,PY313 'an existing session is kept as .old' '
+	test -d pyperf.data.old &&
+	test "$(meta pyperf.data.old exit_status)" = 3 &&
+	test "$(meta pyperf.data exit_status)" = 143 &&
+	! ls -A | grep "\.tmp-"
+'
+
+test_expect_success PERF,PY313 'stdin, stdout and stderr pass through byte for byte' '
+	printf "line one\nbin\000\001\377 end" >in.bin &&
+	record_env "$PPR_BIN" record -q -o io --python "$PY313" -c "
+import sys
+data = sys.stdin.buffer.read()
+sys.stdout.buffer.write(data)
+sys.stderr.write(\"to stderr\\n\")
+" <in.bin >out.bin 2>err &&
+	cmp in.bin out.bin &&
+	printf "to stderr\n" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success PERF,PY313 '-m runs a module with its arguments' '
+	mkdir -p mods &&
+	printf "import sys\nprint(\"recmod\", sys.argv[1:])\n" >mods/recmod.py &&
+	(cd mods && record_env "$PPR_BIN" record -q -o ../msession \
+		--python "$PY313" -m recmod a "b c") >out 2>err &&
+	test_grep "^recmod \[.a., .b c.\]$" out &&
+	meta msession command | grep -q -- "-m recmod a .b c.$"
+'
+
+test_expect_success PERF,PY313 '-- command: a shell script that starts Python is profiled' '
+	cat >run.sh <<-EOF &&
+	#!/bin/sh
+	exec "$PY313" "$FIX/record-small.py" 0.4
+	EOF
+	chmod +x run.sh &&
+	record_env "$PPR_BIN" record -o cmd --python "$PY313" -- ./run.sh >out 2>err &&
+	test_grep "^record-small: done$" out &&
+	test "$(meta cmd exit_status)" = 0 &&
+	session_script cmd >script.txt &&
+	python3 "$FIX/record-stacks.py" foo bar <script.txt >shares &&
+	cat shares &&
+	awk '"'"'$1 == "bar" && $2 > 90 { ok = 1 } END { exit !ok }'"'"' shares &&
+	no_tmp_leftovers cmd
+'
+
+test_expect_success PERF,PY313 'Ctrl-C reaches the program; the recording so far is kept' '
+	setsid "$PPR_BIN" record -q -o intr --python "$PY313" \
+		"$FIX/record-spin.py" >out 2>err &
+	pid=$! &&
+	i=0 &&
+	while ! grep -q ready out 2>/dev/null && test $i -lt 300; do
+		sleep 0.1; i=$((i + 1))
+	done &&
+	sleep 0.5 &&
+	env kill -INT -- -$pid &&
+	{ wait $pid; code=$?; } &&
+	echo "exit $code" &&
+	test $code = 130 &&
+	test_grep "^interrupted$" out &&
+	test_grep "KeyboardInterrupt" err &&
+	test "$(meta intr exit_status)" = 130 &&
+	test "$(meta intr samples)" -gt 100 &&
+	session_script intr >script.txt &&
+	grep -q "py::spin:" script.txt &&
+	no_tmp_leftovers intr
+'
+
+test_expect_success PERF,PY313 'two runs at once in different directories keep apart' '
+	mkdir -p a b &&
+	(cd a && record_env "$PPR_BIN" record -q --python "$PY313" \
+		"$FIX/record-small.py" 0.4 >out 2>err) &
+	pa=$! &&
+	(cd b && record_env "$PPR_BIN" record -q --python "$PY313" \
+		"$FIX/record-small.py" 0.4 >out 2>err) &
+	pb=$! &&
+	wait $pa && wait $pb &&
+	for d in a b; do
+		test_grep "^record-small: done$" $d/out || return 1
+		for f in $d/pyperf.data/jit/jit-*.dump; do
+			p=${f##*/jit-}; p=${p%.dump}
+			echo " $(meta $d/pyperf.data pids) " | grep -q " $p " || {
+				echo "$f is not of this run"; return 1; }
+		done
+		no_tmp_leftovers $d/pyperf.data || return 1
+	done &&
+	for p in $(meta a/pyperf.data pids); do
+		! echo " $(meta b/pyperf.data pids) " | grep -q " $p " || return 1
+	done
+'
+
+test_expect_success PERF,PY313 'a stack dump too small is noticed, with the size to use' '
+	record_env "$PPR_BIN" record -q -o small --stack-size 1024 \
+		--python "$PY313" "$FIX/record-small.py" 0.3 >out 2>err &&
+	test_grep "warning: [0-9]+% of the samples have truncated stacks \(the 1024-byte stack dump" err &&
+	test_grep "^hint: record again with --stack-size 2048$" err &&
+	test "$(meta small stack_size)" = 1024
+'
+
+test_expect_success PERF,PY313 'nothing was written to ~/.debug or the current directory' '
+	! test -e home/.debug &&
+	test "$(ls -A home)" = "" &&
+	! ls -A | grep -E "^(perf\.data|jitted-|jit-|perf-)"
+'
+
+test_done

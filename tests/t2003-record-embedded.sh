@@ -1,0 +1,30 @@
+#!/bin/sh
+test_description='record: CPython 3.8-3.12 through the embedded trampoline (jit mode) show their Python functions'
+. ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
+
+for v in 3.8 3.9 3.10 3.11 3.12; do
+	eval "test_prereq_PY$(echo $v | tr -d .)() {
+		rp_=\$(record_python $v) || { echo \"\$rp_\"; return 1; }
+	}"
+	pre=PERF,PY$(echo $v | tr -d .)
+	test_expect_success $pre "python $v: record, with the embedded trampoline" "
+		py=\$(record_python $v) &&
+		record_env \"\$PPR_BIN\" record -o s$v --python \"\$py\" \
+			\"\$FIX/record-small.py\" 0.3 >out 2>err &&
+		test_grep '^record-small: done\$' out &&
+		test_grep '^pyperf-run: (jit|perf) mode, embedded trampoline \\(python $v\\.' err &&
+		test \"\$(meta s$v trampoline)\" = embedded &&
+		test \"\$(meta s$v exit_status)\" = 0
+	"
+	test_expect_success $pre "python $v: foo and bar resolved, complete stacks, nothing left" "
+		session_script s$v >script.txt &&
+		python3 \"\$FIX/record-stacks.py\" foo bar <script.txt >shares &&
+		cat shares &&
+		awk '\$1 == \"bar\" && \$2 > 90 && \$3 > 95 { ok = 1 } END { exit !ok }' shares &&
+		no_tmp_leftovers s$v &&
+		! test -e home/.debug
+	"
+done
+
+test_done

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Owned by the flame helper.
+test_description='report --format pprof: read by go tool pprof'
+. ./test-lib.sh
+. "$TEST_DIR/lib-flame.sh"
+
+# `go tool pprof -top` rows: flat flat% sum% cum cum% name...
+pprof_cum() {
+	awk -v name="$1" '$5 ~ /%$/ && $6 == name { sub(/%/, "", $5); print $5; exit }' "$2"
+}
+
+test_expect_success GO_PPROF 'a synthetic profile: go tool pprof -top' '
+	flame_synth 2000 pprof >s.pb.gz &&
+	go tool pprof -top -nodecount=1000 s.pb.gz >top 2>err &&
+	test_grep "^Type: samples$" top &&
+	test_grep "python3.13 synthetic.py" top &&
+	test_grep " mod0.func_0$" top &&
+	test_grep " kernel_fn_[0-9]+$" top &&
+	test "$(pprof_cum mod0.func_0 top)" = 100
+'
+
+test_expect_success GO_PPROF 'sample types, period and mappings' '
+	go tool pprof -raw s.pb.gz >raw 2>err &&
+	test_grep "^PeriodType: cpu nanoseconds$" raw &&
+	test_grep "^Period: 1001001$" raw &&
+	test_grep "^samples/count(\\[dflt\\])? cpu/nanoseconds" raw &&
+	test_grep "libc.so.6" raw
+'
+
+test_expect_success SESSION 'record a session' '
+	flame_session sess 0.3 &&
+	ppr report -i sess --format collapsed >c &&
+	ppr report -i sess --format pprof -o prof.pb.gz
+'
+
+test_expect_success SESSION,GO_PPROF 'the Python functions with the right shares' '
+	go tool pprof -top -nodecount=1000 prof.pb.gz >top 2>err &&
+	cat top &&
+	for f in alpha beta Gamma.inner; do
+		want=$(flame_collapsed_share "^$f \\(.*prog.py\\)\$" c) &&
+		got=$(pprof_cum $f top) &&
+		echo "$f: pprof $got, collapsed $want" &&
+		flame_close "$got" "$want" 0.1 &&
+		flame_close "$got" 33 12 || return 1
+	done
+'
+
+test_expect_success SESSION,GO_PPROF 'Python functions carry their file names' '
+	go tool pprof -top -files prof.pb.gz >files 2>err &&
+	test_grep " /.*prog.py$" files
+'
+
+test_expect_success SESSION,GO_PPROF 'cpu time as the second sample type' '
+	go tool pprof -top -sample_index=cpu prof.pb.gz >cpu 2>err &&
+	test_grep "^Type: cpu$" cpu &&
+	test_grep " beta$" cpu
+'
+
+test_expect_success SESSION,GO_PPROF '--per-thread: pid, tid and thread_name labels' '
+	ppr report -i sess --per-thread --format pprof -o thr.pb.gz &&
+	go tool pprof -tags thr.pb.gz >tags 2>err &&
+	test_grep "^ *pid: " tags &&
+	test_grep "^ *tid: " tags &&
+	test_grep "^ *thread_name: " tags
+'
+
+test_done

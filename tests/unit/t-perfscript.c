@@ -1,0 +1,154 @@
+/* Unit tests of lib/perfscript (owned by the report helper). */
+#include "../../lib/compat.h"
+#include "../../lib/alloc.h"
+#include "../../lib/perfscript.h"
+#include "tap.h"
+
+static const char stream[] =
+	"python3.13 15567/15567   453.958311:    1001001 cpu-clock: \n"
+	"\tffffffff815e49be do_fault ([kernel.kallsyms])\n"
+	"\t            e4ed _dl_relocate_object (/usr/lib/ld-linux.so.2)\n"
+	"\n"
+	"Thread-1 (work) 15567/15570   453.959429:    1001001 cpu-clock: \n"
+	"\t          16b354 allocate_from_new_pool (/lib/libpython3.13.so)\n"
+	"\t  85 py::Foo.bar:/src/my (copy).py (/tmp/jitted-15567-44.so)\n"
+	"\t    7fc51fde8d56 [unknown] (/tmp/perf-17796.map)\n"
+	"\t    7fc51fde8d60 [unknown] ([unknown])\n"
+	"\t    7fc51fde8d70 operator()(int, char) const (/usr/lib/libx.so)\n"
+	"\tnot a frame\n"
+	"\n"
+	"garbage header line\n"
+	"\tffffffff815e49be skipped ([kernel.kallsyms])\n"
+	"\n"
+	"perf 9/9 1.5: 7 page-faults: \n"
+	"\t1 a (b)\n"
+	"\n"
+	"nocg 10/11 2.000000001: 3 cpu-clock: 4011a0 main (/bin/x)\n"
+	"nocg 10/11 2.5: 3 cpu-clock: 4011a0 main (/bin/x)\n";
+
+struct got {
+	int n;
+	char comm[8][32];
+	pid_t pid[8], tid[8];
+	uint64_t time[8], period[8];
+	size_t frames[8];
+	char sym[8][8][48];
+	char dso[8][8][48];
+	uint64_t ip[8][8];
+};
+
+static void copy(char *dst, size_t len, struct ps_str s)
+{
+	snprintf(dst, len, "%.*s", (int)s.len, s.s);
+}
+
+static int on_sample(void *data, const struct ps_sample *s)
+{
+	struct got *g = data;
+	size_t i;
+
+	if (g->n >= 8)
+		return 0;
+	copy(g->comm[g->n], sizeof(g->comm[0]), s->comm);
+	g->pid[g->n] = s->pid;
+	g->tid[g->n] = s->tid;
+	g->time[g->n] = s->time_ns;
+	g->period[g->n] = s->period;
+	g->frames[g->n] = s->nr_frames;
+	for (i = 0; i < s->nr_frames && i < 8; i++) {
+		copy(g->sym[g->n][i], sizeof(g->sym[0][0]), s->frames[i].sym);
+		copy(g->dso[g->n][i], sizeof(g->dso[0][0]), s->frames[i].dso);
+		g->ip[g->n][i] = s->frames[i].ip;
+	}
+	g->n++;
+	return 0;
+}
+
+static void check(struct got *g, const char *how)
+{
+	TAP_INT(g->n, 5, "%s: five samples", how);
+	TAP_STR(g->comm[0], "python3.13", "%s: comm", how);
+	TAP_INT(g->pid[0], 15567, "%s: pid", how);
+	TAP_INT(g->time[0], 453958311000ULL, "%s: time in ns", how);
+	TAP_INT(g->period[0], 1001001, "%s: period", how);
+	TAP_INT(g->frames[0], 2, "%s: two frames", how);
+	TAP_STR(g->sym[0][0], "do_fault", "%s: leaf symbol", how);
+	TAP_STR(g->dso[0][0], "[kernel.kallsyms]", "%s: kernel dso", how);
+	TAP_INT(g->ip[0][0], 0xffffffff815e49beULL, "%s: ip", how);
+	TAP_STR(g->comm[1], "Thread-1 (work)", "%s: comm with blanks", how);
+	TAP_INT(g->tid[1], 15570, "%s: tid", how);
+	TAP_INT(g->frames[1], 5, "%s: bad frame line skipped", how);
+	TAP_STR(g->sym[1][1], "py::Foo.bar:/src/my (copy).py",
+		"%s: symbol with parentheses", how);
+	TAP_STR(g->dso[1][1], "/tmp/jitted-15567-44.so", "%s: jitted dso",
+		how);
+	TAP_STR(g->sym[1][2], "[unknown]", "%s: unknown symbol", how);
+	TAP_STR(g->dso[1][2], "/tmp/perf-17796.map", "%s: map dso", how);
+	TAP_STR(g->dso[1][3], "[unknown]", "%s: unknown dso", how);
+	TAP_STR(g->sym[1][4], "operator()(int, char) const",
+		"%s: C++ symbol", how);
+	TAP_STR(g->comm[2], "perf", "%s: after a bad sample", how);
+	TAP_INT(g->time[2], 1500000000ULL, "%s: short fraction", how);
+	TAP_INT(g->period[2], 7, "%s: page-faults period", how);
+	TAP_INT(g->frames[3], 1, "%s: frame on the header line", how);
+	TAP_STR(g->sym[3][0], "main", "%s: inline frame symbol", how);
+	TAP_INT(g->time[3], 2000000001ULL, "%s: 9-digit fraction", how);
+	TAP_INT(g->time[4], 2500000000ULL,
+		"%s: header ends the previous sample", how);
+}
+
+int main(void)
+{
+	struct perfscript ps;
+	struct got *g = xcalloc(1, sizeof(*g));
+	struct ps_sample s;
+	struct ps_frame f;
+	size_t i, len = sizeof(stream) - 1;
+
+	/* all at once */
+	perfscript_init(&ps, on_sample, g);
+	TAP_INT(perfscript_feed(&ps, stream, len), 0, "feed");
+	TAP_INT(perfscript_finish(&ps), 0, "finish");
+	check(g, "whole");
+	TAP_INT(ps.bad_lines, 2, "bad lines counted");
+	perfscript_release(&ps);
+
+	/* one byte at a time: samples span every possible boundary */
+	memset(g, 0, sizeof(*g));
+	perfscript_init(&ps, on_sample, g);
+	for (i = 0; i < len; i++)
+		perfscript_feed(&ps, stream + i, 1);
+	perfscript_finish(&ps);
+	check(g, "bytewise");
+	perfscript_release(&ps);
+
+	/* odd chunk sizes */
+	memset(g, 0, sizeof(*g));
+	perfscript_init(&ps, on_sample, g);
+	for (i = 0; i < len; i += 7)
+		perfscript_feed(&ps, stream + i, i + 7 > len ? len - i : 7);
+	perfscript_finish(&ps);
+	check(g, "chunks");
+	perfscript_release(&ps);
+
+	TAP_INT(perfscript_parse_header("x 1/2 3.4: 5 e: ", 16, &s), 0,
+		"minimal header");
+	TAP_OK(perfscript_parse_header("x 1/2 3.4 5 e: ", 15, &s) < 0,
+	       "time without colon");
+	TAP_OK(perfscript_parse_header("x a/2 3.4: 5 e: ", 16, &s) < 0,
+	       "bad pid");
+	TAP_OK(perfscript_parse_header("", 0, &s) < 0, "empty header");
+	TAP_OK(perfscript_parse_frame("\t12 f (", 7, &f) < 0,
+	       "unbalanced dso");
+	TAP_OK(perfscript_parse_frame("\tzz f (x)", 9, &f) < 0, "bad ip");
+	TAP_OK(perfscript_parse_frame("\t11112222333344445 f (x)", 24,
+				      &f) < 0, "ip too long");
+	TAP_INT(perfscript_parse_frame("\t1f  (x)", 8, &f), 0,
+		"empty symbol");
+	TAP_STR(f.sym.len == 9 ? "[unknown]" : "?", "[unknown]",
+		"empty symbol becomes [unknown]");
+
+	/* a callback stops the parse */
+	free(g);
+	return tap_done();
+}

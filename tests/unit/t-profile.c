@@ -1,0 +1,372 @@
+/*
+ * Unit tests of lib/profile (owned by the report helper): the model
+ * (interning, totals, trees, pruning) and loading a session through a
+ * fake perf that prints fixture `perf script` text, so that frame
+ * classification, folding, views, map resolution and filters are
+ * checked exactly.
+ */
+#include "../../lib/compat.h"
+#include "../../lib/alloc.h"
+#include "../../lib/fmt.h"
+#include "../../lib/profile.h"
+#include "../../lib/strbuf.h"
+#include "tap.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LP "/lib/libpython3.13.so.1.0"
+#define LC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define EXE "/usr/bin/python3.13"
+#define JIT "/tmp/jitted-100-1.so"
+#define TR "/c/_pyperf_trampoline.cpython-311-x86_64-linux-gnu.so"
+
+static const char script[] =
+	/* 1: jit mode, two Python frames over the eval loop */
+	"python3.13 100/100 10.000000: 1000 cpu-clock: \n"
+	"\t1 _PyObject_Malloc (" LP ")\n"
+	"\t2 _PyEval_EvalFrameDefault (" LP ")\n"
+	"\t85 py::f:/a.py (" JIT ")\n"
+	"\t3 py_trampoline_evaluator (" LP ")\n"
+	"\t4 PyObject_Vectorcall (" LP ")\n"
+	"\t5 _PyEval_EvalFrameDefault.cold (" LP ")\n"
+	"\t85 py::<module>:/a.py (" JIT ")\n"
+	"\t6 py_trampoline_evaluator (" LP ")\n"
+	"\t7 PyEval_EvalCode (" LP ")\n"
+	"\t8 Py_RunMain (" LP ")\n"
+	"\t9 __libc_start_call_main (" LC ")\n"
+	"\t10 _start (" EXE ")\n"
+	"\n"
+	/* 2: perf-map mode, anonymous addresses named by the session map */
+	"python3.13 100/101 10.500000: 1000 cpu-clock: \n"
+	"\tffffffff81000000 do_syscall_64 ([kernel.kallsyms])\n"
+	"\t11 read (" LC ")\n"
+	"\t7f0000001005 [unknown] (/tmp/perf-100.map)\n"
+	"\t12 [unknown] (" LP ")\n"
+	"\t13 method_vectorcall_O (" LP ")\n"
+	"\t7f0000001025 [unknown] (/tmp/perf-100.map)\n"
+	"\t7f0000009999 [unknown] (/tmp/perf-100.map)\n"
+	"\n"
+	/* 3: no Python frame at all */
+	"python3.13 100/100 11.000000: 1000 cpu-clock: \n"
+	"\t14 pymain_init (" LP ")\n"
+	"\t10 _start (" EXE ")\n"
+	"\n"
+	/* 4: another process, embedded trampoline, C extension */
+	"python3.11 200/200 12.000000: 500 cpu-clock: \n"
+	"\t15 fast_loop (/site-packages/ext.cpython-311-x86_64-linux-gnu.so)\n"
+	"\t16 [unknown] (/site-packages/ext.cpython-311-x86_64-linux-gnu.so)\n"
+	"\t17 tramp_eval (" TR ")\n"
+	"\t85 py::g:/b.py (/tmp/jitted-200-3.so)\n"
+	"\t18 tramp_eval (" TR ")\n"
+	"\t19 _PyEval_EvalFrameDefault (" LP ")\n"
+	"\t85 py::f:/a.py (/tmp/jitted-200-2.so)\n"
+	"\n";
+
+static const char map[] =
+	"7f0000001000 10 py::h:/c.py\n"
+	"7f0000001020 10 py::f:/a.py\n";
+
+static char *collapsed(const struct profile *p)
+{
+	static const struct fmt_opts o = FMT_OPTS_INIT;
+	char *buf = NULL, err[PPR_ERR_LEN];
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	fmt_collapsed_write(p, &o, fp, err, sizeof(err));
+	fclose(fp);
+	return buf;
+}
+
+static int has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while ((p = strstr(p, line))) {
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp)
+		return -1;
+	fputs(text, fp);
+	fclose(fp);
+	return chmod(path, mode);
+}
+
+static int make_session(char *dir)
+{
+	unsigned char h[4096];
+	FILE *fp;
+	char *path;
+	int ret = 0;
+
+	if (!mkdtemp(dir))
+		return -1;
+	memset(h, 0, sizeof(h));
+	memcpy(h, "PERFILE2", 8);
+	h[40] = 104;		/* data offset */
+	h[48] = 200;		/* data size */
+	path = xasprintf("%s/perf.data", dir);
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(h, 1, sizeof(h), fp) != sizeof(h))
+		ret = -1;
+	if (fp)
+		fclose(fp);
+	free(path);
+	path = xasprintf("%s/meta", dir);
+	ret |= write_file(path, "format=1\nmode=jit\ncommand=python3 a.py\n"
+			  "event=cpu-clock\nfrequency=999\n"
+			  "start_time=100.5\nend_time=103.0\n", 0600);
+	free(path);
+	path = xasprintf("%s/maps", dir);
+	ret |= mkdir(path, 0700);
+	free(path);
+	path = xasprintf("%s/maps/perf-100.map", dir);
+	ret |= write_file(path, map, 0600);
+	free(path);
+	path = xasprintf("%s/script.txt", dir);
+	ret |= write_file(path, script, 0600);
+	free(path);
+	path = xasprintf("%s/perf", dir);
+	{
+		char *sh = xasprintf("#!/bin/sh\nexec cat '%s/script.txt'\n",
+				     dir);
+
+		ret |= write_file(path, sh, 0700);
+		free(sh);
+	}
+	setenv("PYPERF_PERF", path, 1);
+	free(path);
+	return ret;
+}
+
+static int load(struct profile *p, const char *dir, enum profile_view v,
+		char *out_err)
+{
+	struct profile_filter f = PROFILE_FILTER_INIT;
+	char err[PPR_ERR_LEN];
+	int ret;
+
+	f.view = v;
+	ret = profile_load(p, dir, &f, err, sizeof(err));
+	if (ret < 0 && out_err)
+		snprintf(out_err, PPR_ERR_LEN, "%s", err);
+	if (ret < 0)
+		printf("# load failed: %s\n", err);
+	return ret;
+}
+
+static void test_model(void)
+{
+	struct profile p;
+	uint32_t a, b, c, k, u, st[4];
+	uint64_t self[8], total[8];
+	struct profile_tree t;
+	char *text;
+
+	profile_init(&p);
+	a = profile_frame_intern(&p, FRAME_PYTHON, NATIVE_NONE, NULL, "f",
+				 "/a.py", NULL);
+	b = profile_frame_intern(&p, FRAME_PYTHON, NATIVE_NONE, NULL, "g;x",
+				 "/b.py", NULL);
+	c = profile_frame_intern(&p, FRAME_NATIVE, NATIVE_SYSTEM, NULL,
+				 NULL, NULL, "/lib/libfoo.so.1");
+	k = profile_frame_intern(&p, FRAME_KERNEL, NATIVE_NONE, NULL,
+				 "do_sys", NULL, "[kernel.kallsyms]");
+	u = profile_frame_intern(&p, FRAME_PYTHON, NATIVE_NONE, NULL, "f",
+				 "/a.py", NULL);
+	TAP_INT(u, a, "frames are interned");
+	TAP_INT(p.nr_frames, 4, "four frames");
+	TAP_STR(p.frames[a].name, "f (/a.py)", "python display name");
+	TAP_STR(p.frames[b].name, "g_x (/b.py)", "';' is replaced");
+	TAP_STR(p.frames[c].name, "[libfoo.so.1]", "no symbol: [dso]");
+	TAP_STR(frame_kind_name(p.frames[k].kind), "kernel", "kind name");
+
+	st[0] = a; st[1] = b; st[2] = a; st[3] = k;
+	profile_stack_add(&p, st, 4, PROFILE_NO_TASK, 3, 300);
+	profile_stack_add(&p, st, 2, PROFILE_NO_TASK, 1, 100);
+	profile_stack_add(&p, st, 4, PROFILE_NO_TASK, 2, 200);
+	st[1] = c;
+	profile_stack_add(&p, st, 2, PROFILE_NO_TASK, 4, 400);
+	TAP_INT(p.nr_stacks, 3, "stacks are aggregated");
+	TAP_INT(p.total_samples, 10, "total samples");
+	TAP_INT(p.total_period, 1000, "total period");
+	profile_frame_totals(&p, PROFILE_NO_TASK, self, total);
+	TAP_INT(total[a], 10, "recursion counted once in total");
+	TAP_INT(self[k], 5, "self of the leaf");
+	TAP_INT(self[a], 0, "no self for f");
+	TAP_INT(total[b], 6, "total of g");
+	text = collapsed(&p);
+	TAP_OK(has_line(text, "f (/a.py);g_x (/b.py);f (/a.py);do_sys_[k] 5"),
+	       "collapsed line with a kernel frame");
+	TAP_OK(has_line(text, "f (/a.py);[libfoo.so.1] 4"),
+	       "collapsed line with a native frame");
+	free(text);
+
+	profile_tree_build(&p, PROFILE_NO_TASK, 0, &t);
+	TAP_INT(t.nodes[0].total, 10, "tree root total");
+	TAP_INT(t.nodes[t.nodes[0].first_child].frame, a, "one root child");
+	{
+		uint32_t n = t.nodes[0].first_child;
+		uint32_t c1 = t.nodes[n].first_child;
+
+		TAP_STR(p.frames[t.nodes[c1].frame].name, "[libfoo.so.1]",
+			"children sorted by name");
+		TAP_INT(t.nodes[c1].total, 4, "child total");
+		TAP_INT(t.nodes[t.nodes[c1].next_sibling].total, 6,
+			"second child total");
+	}
+	profile_tree_release(&t);
+	profile_tree_build(&p, PROFILE_NO_TASK, 1, &t);
+	TAP_INT(t.nodes[t.nodes[0].first_child].frame, c,
+		"inverted tree starts at the leaves");
+	profile_tree_release(&t);
+
+	profile_prune(&p, 0.5);
+	text = collapsed(&p);
+	TAP_OK(has_line(text, "f (/a.py);g_x (/b.py);f (/a.py);do_sys_[k] 5"),
+	       "a stack above the share is kept");
+	TAP_OK(has_line(text, "f (/a.py);[small frames] 4"),
+	       "smaller stacks end in [small frames]");
+	TAP_INT(p.total_samples, 10, "pruning keeps the total");
+	free(text);
+	profile_release(&p);
+}
+
+static void test_load(const char *dir)
+{
+	struct profile p;
+	char *text, err[PPR_ERR_LEN];
+	struct profile_filter f = PROFILE_FILTER_INIT;
+	pid_t pid = 200, tid = 101;
+
+	if (load(&p, dir, PROFILE_VIEW_MIXED, err) < 0) {
+		TAP_OK(0, "load the fake session");
+		return;
+	}
+	TAP_INT(p.total_samples, 4, "four samples");
+	TAP_INT(p.total_period, 3500, "periods summed");
+	TAP_STR(p.command, "python3 a.py", "command from meta");
+	TAP_INT(p.frequency, 999, "frequency from meta");
+	TAP_OK(p.duration > 2.49 && p.duration < 2.51, "duration from meta");
+	TAP_INT(p.nr_threads, 3, "three threads");
+	text = collapsed(&p);
+	printf("# mixed:\n%s", text);
+	TAP_OK(has_line(text, "<module> (/a.py);f (/a.py);_PyObject_Malloc 1"),
+	       "mixed: plumbing and start-up folded, native leaf kept");
+	TAP_OK(has_line(text, "[unknown];f (/a.py);h (/c.py);read;"
+			"do_syscall_64_[k] 1"),
+	       "mixed: perf-map addresses resolved from the session's map");
+	TAP_OK(has_line(text, "_start;pymain_init 1"),
+		"mixed: a stack without Python keeps its native frames");
+	TAP_OK(has_line(text, "f (/a.py);g (/b.py);[ext.cpython-311-x86_64-"
+			"linux-gnu.so];fast_loop 1"),
+	       "mixed: embedded trampoline folded, extension kept");
+	free(text);
+	profile_release(&p);
+
+	load(&p, dir, PROFILE_VIEW_PYTHON, NULL);
+	text = collapsed(&p);
+	printf("# python:\n%s", text);
+	TAP_OK(has_line(text, "<module> (/a.py);f (/a.py) 1"),
+	       "python: only Python frames");
+	TAP_OK(has_line(text, "f (/a.py);h (/c.py) 1"),
+	       "python: map frames");
+	TAP_OK(has_line(text, "[native] 1"), "python: [native] placeholder");
+	free(text);
+	profile_release(&p);
+
+	load(&p, dir, PROFILE_VIEW_ALL, NULL);
+	text = collapsed(&p);
+	printf("# all:\n%s", text);
+	TAP_OK(has_line(text, "_start;__libc_start_call_main;Py_RunMain;"
+			"PyEval_EvalCode;py_trampoline_evaluator;<module> "
+			"(/a.py);_PyEval_EvalFrameDefault.cold;"
+			"PyObject_Vectorcall;py_trampoline_evaluator;f (/a.py);"
+			"_PyEval_EvalFrameDefault;_PyObject_Malloc 1"),
+	       "all: every frame");
+	TAP_OK(has_line(text, "[unknown];f (/a.py);method_vectorcall_O;"
+			"[libpython3.13.so.1.0];h (/c.py);read;"
+			"do_syscall_64_[k] 1"),
+	       "all: an address no map names stays [unknown]");
+	free(text);
+	profile_release(&p);
+
+	f.pids = &pid;
+	f.nr_pids = 1;
+	f.group = PROFILE_BY_PROCESS;
+	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--pid");
+	TAP_INT(p.total_samples, 1, "--pid keeps one sample");
+	TAP_INT(p.dropped, 3, "three dropped");
+	TAP_INT(p.nr_tasks, 1, "one task per process");
+	TAP_STR(p.tasks[0].comm, "python3.11", "task comm");
+	profile_release(&p);
+
+	f.pids = NULL;
+	f.nr_pids = 0;
+	f.tids = &tid;
+	f.nr_tids = 1;
+	f.group = PROFILE_BY_THREAD;
+	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--tid");
+	TAP_INT(p.total_samples, 1, "--tid keeps one sample");
+	TAP_INT(p.nr_tasks, 1, "one task");
+	TAP_INT(p.tasks[0].tid, 101, "the thread");
+	profile_release(&p);
+
+	f.tids = NULL;
+	f.nr_tids = 0;
+	f.time_from = 0.4;
+	f.time_to = 1.2;
+	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--time");
+	TAP_INT(p.total_samples, 2, "the window keeps two samples");
+	profile_release(&p);
+}
+
+int main(void)
+{
+	char dir[] = "t-profile.XXXXXX";
+	char err[PPR_ERR_LEN];
+	struct profile p;
+
+	test_model();
+	if (make_session(dir) < 0) {
+		TAP_OK(0, "make the fake session");
+		return tap_done();
+	}
+	test_load(dir);
+
+	TAP_OK(profile_load(&p, "/nonexistent", NULL, err, sizeof(err)) < 0,
+	       "a missing session fails");
+	TAP_OK(strstr(err, "cannot open session '/nonexistent'") != NULL,
+	       "with a message: %s", err);
+	profile_release(&p);
+	{
+		static const char *const files[] = {
+			"perf.data", "meta", "maps/perf-100.map", "script.txt",
+			"perf"
+		};
+		size_t i;
+		char *path;
+
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			path = xasprintf("%s/%s", dir, files[i]);
+			unlink(path);
+			free(path);
+		}
+		path = xasprintf("%s/maps", dir);
+		rmdir(path);
+		free(path);
+		rmdir(dir);
+	}
+	return tap_done();
+}
