@@ -13,6 +13,7 @@
 #include "usage.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <unistd.h>
 
 static const char *const doctor_synopsis[] = {
@@ -120,6 +121,30 @@ static void print_text(const struct doctor *d)
 	}
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/*
+ * During --probe, ^C reaches perf and the interpreter (same process
+ * group) and ends them; we only note it, so that the probe still cleans
+ * up its files before we leave.
+ */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -166,7 +191,14 @@ int cmd_doctor(int argc, char **argv)
 		usage_error(&doctor_usage, EXIT_USAGE,
 			    "unexpected argument '%s'", argv[optind]);
 
+	if (o.probe)
+		catch_signals();
 	doctor_run(&d, &o);
+	if (interrupted) {
+		doctor_release(&d);
+		error("interrupted");
+		return 128 + interrupted;
+	}
 	if (json)
 		doctor_write_json(&d, stdout);
 	else

@@ -632,6 +632,7 @@ struct run {
 	char *tmp;		/* the session being built */
 	char *python;		/* resolved interpreter path */
 	unsigned freq;
+	enum tristate fix;	/* does perf unwind jitted code */
 	double start, end;
 	struct strvec target;
 	struct strvec env_set;
@@ -666,6 +667,8 @@ static int prepare(struct run *r)
 	}
 	if (pyinfo_probe(r->python, &r->py, err, sizeof(err))) {
 		error("%s", err);
+		/* the probe may have filled some fields before failing */
+		pyinfo_release(&r->py);
 		return EXIT_INTERNAL;
 	}
 	r->have_py = 1;
@@ -686,6 +689,7 @@ static int prepare(struct run *r)
 				PERFCMD_EVENT_DEFAULT)))
 		return code;
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
+	r->fix = fix;
 	embedded_ready = embedded_available(&r->py);
 	mode_decide(&r->py, &r->pv, fix, o->mode, (unsigned)o->stack_size,
 		    embedded_ready, &r->mode);
@@ -762,7 +766,7 @@ static void report_truncation(struct run *r)
 	double share;
 	unsigned next;
 
-	if (r->mode.name != MODE_JIT || r->scan.user_samples < 20)
+	if (r->mode.name != MODE_JIT || r->scan.user_samples < 50)
 		return;
 	share = (double)r->scan.truncated / r->scan.user_samples;
 	if (share < TRUNCATED_WARN)
@@ -772,10 +776,12 @@ static void report_truncation(struct run *r)
 
 		perf_version_format(&r->pv, pv, sizeof(pv));
 		warning("%.0f%% of the samples have stacks that stop at a "
-			"Python frame: perf %s does not unwind through the "
-			"jitted trampolines", share * 100, pv);
-		hint("perf 6.8 or later (or 6.1.91+, 6.6.14+, 6.7.2+) "
-		     "unwinds them; 'pyperf-run doctor --probe' checks");
+			"Python frame: perf %s did not unwind past a jitted "
+			"trampoline there", share * 100, pv);
+		if (r->fix != TRI_YES)
+			hint("perf 6.8 or later (or 6.1.91+, 6.6.14+, 6.7.2+) "
+			     "unwinds jitted code; 'pyperf-run doctor --probe' "
+			     "checks this perf");
 		return;
 	}
 	warning("%.0f%% of the samples have truncated stacks (the "
@@ -936,7 +942,7 @@ static int record_run(struct record_opts *o)
 		error("%s", err);
 		goto fail;
 	}
-	kind = record_status_read(statusf, &value, NULL);
+	kind = record_status_read(statusf, &value, &r.scan.ignore_pid);
 	unlink(statusf);
 	if (kind == RECORD_STATUS_NONE) {
 		code = explain_perf_failure(st, perr.buf);

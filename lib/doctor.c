@@ -48,7 +48,7 @@ static void add_check(struct doctor *d, const char *section, const char *id,
 		d->nr_warnings++;
 }
 
-/* --- perf ------------------------------------------------------------------ */
+/* --- perf ----------------------------------------------------------------- */
 
 static void build_options(struct doctor *d);
 
@@ -217,7 +217,7 @@ static void judge_perf(struct doctor *d)
 				  "out"));
 }
 
-/* --- kernel ------------------------------------------------------------- */
+/* --- kernel --------------------------------------------------------------- */
 
 static char *open_fix(int error)
 {
@@ -260,8 +260,8 @@ static void judge_kernel(struct doctor *d)
 		   1);
 	if (k->regs_supported)
 		judge_open(d, &k->dwarf, "kernel.dwarf",
-			   "with user registers and stack (--call-graph "
-			   "dwarf)", jit);
+			   "with user registers and stack as --call-graph "
+			   "dwarf needs", jit);
 	if (!k->paranoid.have)
 		add_check(d, "kernel", "kernel.perf_event_paranoid",
 			  DOCTOR_WARNING,
@@ -291,7 +291,8 @@ static void judge_kernel(struct doctor *d)
 			  hidden ? DOCTOR_WARNING : DOCTOR_OK,
 			  xasprintf("kptr_restrict = %ld%s",
 				    k->kptr_restrict.value,
-				    hidden ? ": kernel symbols are hidden" : ""),
+				    hidden ? ": kernel symbols are hidden"
+					   : ""),
 			  hidden ? xstrdup("to name kernel frames: sudo "
 					   "sysctl kernel.kptr_restrict=0")
 				 : NULL);
@@ -315,7 +316,7 @@ static void judge_kernel(struct doctor *d)
 	}
 }
 
-/* --- the interpreter ----------------------------------------------------- */
+/* --- the interpreter ------------------------------------------------------ */
 
 static void gather_python(struct doctor *d, const char *python)
 {
@@ -551,7 +552,7 @@ static void judge_decision(struct doctor *d)
 			  xstrdup(m->warning), NULL);
 }
 
-/* --- housekeeping ---------------------------------------------------------- */
+/* --- housekeeping --------------------------------------------------------- */
 
 static void gather_housekeeping(struct doctor *d, const char *tmpdir)
 {
@@ -652,7 +653,7 @@ static void judge_housekeeping(struct doctor *d)
 	}
 }
 
-/* --- the self-test ------------------------------------------------------------ */
+/* --- the self-test -------------------------------------------------------- */
 
 static void run_probe(struct doctor *d, const char *tmpdir)
 {
@@ -728,7 +729,7 @@ static void judge_probe(struct doctor *d)
 			    "perf's own messages"));
 }
 
-/* --- all of it ------------------------------------------------------------------ */
+/* --- all of it ------------------------------------------------------------ */
 
 void doctor_run(struct doctor *d, const struct doctor_options *o)
 {
@@ -781,7 +782,7 @@ void doctor_release(struct doctor *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* --- JSON ---------------------------------------------------------------------- */
+/* --- JSON ----------------------------------------------------------------- */
 
 static void json_kv_str(struct json *j, const char *k, const char *v)
 {
@@ -927,8 +928,9 @@ void doctor_write_json(const struct doctor *d, FILE *fp)
 						      : NULL);
 	json_kv_str(&j, "version_text", d->perf_version_text);
 	json_kv_str(&j, "jit_fix", tristate_name(d->jit_fix));
-	json_kv_str(&j, "jit_fix_why", d->perf_version_ok || d->jit_fix_from_probe
-					       ? d->jit_fix_why : NULL);
+	json_kv_str(&j, "jit_fix_why",
+		    d->perf_version_ok || d->jit_fix_from_probe
+			    ? d->jit_fix_why : NULL);
 	json_kv_str(&j, "jit_fix_source", d->jit_fix_from_probe ? "probe"
 					  : d->perf_version_ok ? "version"
 							       : NULL);

@@ -384,7 +384,7 @@ int embedded_build(const struct pyinfo *py, const char *parent,
 	struct strvec env = STRVEC_INIT;
 	static const char *const unset[] = {
 		"PYTHONPATH", "PYTHONPERFSUPPORT", "PYTHON_PERF_JIT_SUPPORT",
-		"PYTHONSTARTUP", "PYTHONHOME", NULL,
+		"PYTHONSTARTUP", "PYPERF_TRAMPOLINE", NULL,
 	};
 	int st, ret = -1;
 

@@ -66,7 +66,8 @@ static void end_sample(struct record_scan *s)
 	 * One user frame and no Python: the unwinder gave up at the leaf
 	 * (e.g. in ld.so's __tls_get_addr), not a stack dump too small.
 	 */
-	if (s->have_user && (s->has_py || s->have_user > 1)) {
+	if (s->have_user && (s->has_py || s->have_user > 1) &&
+	    !(s->ignore_pid && s->cur_pid == s->ignore_pid)) {
 		s->user_samples++;
 		if (!record_is_root_symbol(s->last_user.buf)) {
 			s->truncated++;
@@ -173,6 +174,7 @@ void record_scan_line(struct record_scan *s, const char *line, size_t len)
 	if (pid < 0)
 		return;
 	record_scan_add_pid(s, (pid_t)pid);
+	s->cur_pid = (pid_t)pid;
 	s->in_sample = 1;
 }
 

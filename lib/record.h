@@ -28,6 +28,8 @@ struct record_scan {
 	unsigned long truncated;	/* ...whose stack is incomplete */
 	unsigned long truncated_py;	/* ...and ends at a py:: frame */
 	unsigned long python_samples;	/* samples with a py:: frame */
+	pid_t ignore_pid;	/* not counted in user_samples (our helper) */
+	pid_t cur_pid;
 	/* parser state */
 	int in_sample;
 	int have_user;		/* user frames in this sample */

@@ -234,6 +234,7 @@ static void add_pid(struct sysprobe_stale *st, pid_t pid)
 int sysprobe_stale_scan(const char *dir, struct sysprobe_stale *st)
 {
 	const size_t max_entries = 1000000;
+	uid_t euid = geteuid();
 	size_t seen = 0;
 	struct dirent *de;
 	DIR *d;
@@ -258,6 +259,9 @@ int sysprobe_stale_scan(const char *dir, struct sysprobe_stale *st)
 			continue;
 		if (fstatat(dfd, de->d_name, &s, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(s.st_mode))
+			continue;
+		/* Only what the caller could remove. */
+		if (euid && s.st_uid != euid)
 			continue;
 		mtime = (double)s.st_mtim.tv_sec + s.st_mtim.tv_nsec / 1e9;
 		if (!sysprobe_is_stale(pid, mtime)) {

@@ -58,7 +58,8 @@ int sysprobe_read_long(const char *path, long *out);
  * Files that perf and Python leave in a directory (normally /tmp):
  * perf-PID.map, jit-PID.dump, jitted-PID-N.so.  A file is stale when no
  * process PID is alive, or when that process started after the file was
- * last written (the PID was reused).
+ * last written (the PID was reused).  Only files of the effective user
+ * are looked at, except for root.
  */
 struct sysprobe_stale {
 	size_t files;		/* stale files */
@@ -99,8 +100,9 @@ long long sysprobe_free_bytes(const char *path);
 
 /*
  * The size of a directory tree: allocated blocks of the regular files
- * (symlinks are not followed; a file linked twice counts twice).  Stops after max_entries entries and sets
- * *truncated.  Returns 0 or -errno (ENOENT when path does not exist).
+ * (symlinks are not followed; a file linked twice counts twice).  Stops
+ * after max_entries entries and sets *truncated.  Returns 0 or -errno
+ * (-ENOENT when path does not exist).
  */
 int sysprobe_tree_size(const char *path, size_t max_entries,
 		       unsigned long long *bytes, size_t *files,

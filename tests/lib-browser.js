@@ -7,10 +7,11 @@
  * (one value per line; lists repeat the key).  Any request to anything
  * but the file itself is recorded as "request=URL" and then refused.
  *
- *   node lib-browser.js html FILE [--zoom NAME] [--search TERM]
+ *   node lib-browser.js html FILE [--zoom NAME] [--search TERM]...
  *        [--hover NAME] [--inverted] [--screenshot PNG]
- *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]
+ *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]...
  *        [--screenshot PNG]
+ * Each search prints matched=TEXT and matched_for=TERM|TEXT.
  *
  * Environment: PPR_CHROMIUM (default /usr/bin/chromium).
  */
@@ -25,6 +26,8 @@ function parse(argv) {
 		const a = argv[i];
 		if (a === "--inverted")
 			o.inverted = true;
+		else if (a === "--search")
+			(o.searches = o.searches || []).push(argv[++i]);
 		else
 			o[a.replace(/^--/, "")] = argv[++i];
 	}
@@ -131,14 +134,16 @@ async function html(browser, o) {
 			out("zoomed", "(frame not drawn)");
 		}
 	}
-	if (o.search) {
+	for (const term of o.searches || []) {
 		const t1 = Date.now();
-		await page.fill("#search", o.search);
+		await page.fill("#search", term);
 		await page.waitForFunction(() =>
 			document.getElementById("matchinfo").textContent !== "",
 			null, { timeout: 20000 });
 		out("search_ms", Date.now() - t1);
-		out("matched", await page.textContent("#matchinfo"));
+		const m = await page.textContent("#matchinfo");
+		out("matched", m);
+		out("matched_for", term + "|" + m);
 		for (const l of await page.evaluate(
 			() => window.pyperfFlame.highlighted()))
 			out("highlighted", l);
@@ -146,6 +151,9 @@ async function html(browser, o) {
 			await page.screenshot({ path: o.screenshot.replace(
 				/\.png$/, "-search.png"), fullPage: true });
 		await page.click("#clear");
+		await page.waitForFunction(() =>
+			document.getElementById("matchinfo").textContent === "",
+			null, { timeout: 20000 });
 	}
 	if (o.inverted) {
 		const t1 = Date.now();
@@ -210,16 +218,20 @@ async function svg(browser, o) {
 			out("zoomed", "(frame not drawn)");
 		}
 	}
-	if (o.search) {
-		answer = o.search;
+	for (const term of o.searches || []) {
+		answer = term;
 		await page.click("#search");
 		await page.waitForFunction(() =>
 			document.getElementById("matched").textContent !== "",
 			null, { timeout: 20000 });
-		out("matched", await page.textContent("#matched"));
+		const m = await page.textContent("#matched");
+		out("matched", m);
+		out("matched_for", term + "|" + m);
 		out("highlighted", await page.$$eval("g.f rect", (rs) =>
 			rs.filter((r) => r.getAttribute("fill") ===
 				  "rgb(214,59,208)").length));
+		/* clicking Search again clears it */
+		await page.click("#search");
 	}
 	if (o.screenshot)
 		await page.screenshot({ path: o.screenshot });

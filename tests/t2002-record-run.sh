@@ -93,7 +93,7 @@ test_expect_success PERF,PY313 'Ctrl-C reaches the program; the recording so far
 '
 
 test_expect_success PERF,PY313 'two runs at once in different directories keep apart' '
-	mkdir -p a b &&
+	mkdir -p a b
 	(cd a && record_env "$PPR_BIN" record -q --python "$PY313" \
 		"$FIX/record-small.py" 0.4 >out 2>err) &
 	pa=$! &&

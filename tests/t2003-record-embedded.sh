@@ -3,6 +3,9 @@ test_description='record: CPython 3.8-3.12 through the embedded trampoline (jit 
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 
+# Main-thread stacks must be complete; in the second thread perf 6.1
+# may stop at the thread's outer Python frames (as with CPython 3.13's
+# own perf_jit, see t2001), so there only the names are checked.
 for v in 3.8 3.9 3.10 3.11 3.12; do
 	eval "test_prereq_PY$(echo $v | tr -d .)() {
 		rp_=\$(record_python $v) || { echo \"\$rp_\"; return 1; }
@@ -19,9 +22,11 @@ for v in 3.8 3.9 3.10 3.11 3.12; do
 	"
 	test_expect_success $pre "python $v: foo and bar resolved, complete stacks, nothing left" "
 		session_script s$v >script.txt &&
-		python3 \"\$FIX/record-stacks.py\" foo bar <script.txt >shares &&
+		python3 \"\$FIX/record-stacks.py\" foo bar '<module>' <script.txt >shares &&
 		cat shares &&
-		awk '\$1 == \"bar\" && \$2 > 90 && \$3 > 95 { ok = 1 } END { exit !ok }' shares &&
+		awk '\$1 == \"bar\" && \$2 > 90 { ok++ }
+		     \$1 == \"<module>\" && \$2 > 25 && \$3 > 95 { ok++ }
+		     END { exit ok != 2 }' shares &&
 		no_tmp_leftovers s$v &&
 		! test -e home/.debug
 	"

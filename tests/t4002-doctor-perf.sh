@@ -13,6 +13,12 @@ json_get() {
 	PY
 }
 
+# FP_PYTHON without clobbering test_have_prereq's variables.
+test_prereq_FPPY() {
+	(ppr_fp_python) >/dev/null ||
+		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
+}
+
 test_prereq_PY313() {
 	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
 }
@@ -92,7 +98,7 @@ test_expect_success PY313 'fake WSL perf: the decision is a problem naming perf 
 	test_grep "install perf 6.8 or later" out
 '
 
-test_expect_success FP_PYTHON 'fake WSL perf is fine for a frame-pointer Python (perf mode)' '
+test_expect_success FPPY 'fake WSL perf is fine for a frame-pointer Python (perf mode)' '
 	fake_perf "perf version 5.15.167.4-microsoft-standard-WSL2" &&
 	PATH="$TRASH/fakebin" "$PPR_BIN" doctor --json --python "$(ppr_fp_python)" >out; code=$? &&
 	test "$(json_get out mode.name)" = perf &&

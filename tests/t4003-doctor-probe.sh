@@ -13,6 +13,12 @@ json_get() {
 	PY
 }
 
+# FP_PYTHON without clobbering test_have_prereq's variables.
+test_prereq_FPPY() {
+	(ppr_fp_python) >/dev/null ||
+		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
+}
+
 test_prereq_PY313() {
 	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
 }
@@ -72,7 +78,7 @@ test_expect_success PERF,PY312 '--probe on 3.12 (jit, embedded trampoline)' '
 	no_leftovers out
 '
 
-test_expect_success PERF,FP_PYTHON '--probe on the frame-pointer Python (perf mode, embedded)' '
+test_expect_success PERF,FPPY '--probe on the frame-pointer Python (perf mode, embedded)' '
 	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$(ppr_fp_python)" >out 2>err &&
 	test "$(json_get out mode.name)" = perf &&
 	test "$(json_get out probe.mode)" = perf &&
@@ -137,6 +143,21 @@ test_expect_success PY313 'a perf record that fails is reported with perf'"'"'s 
 test_expect_success '--probe with an unusable interpreter says the probe was not run' '
 	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" test_expect_code 1 ppr doctor --probe --python /bin/true >out &&
 	test_grep "^  warning  probe not run: needs a working perf and a supported interpreter$" out
+'
+
+test_expect_success PERF,PY313 'an interrupted probe still cleans up and exits 130' '
+	py=$(ppr_python 3.13) &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" "$PPR_BIN" doctor --probe --python "$py" >out 2>err &
+	pid=$! &&
+	n=0 &&
+	while test -z "$(ls "$TRASH/tmp")" && test $n -lt 100; do
+		sleep 0.1; n=$((n + 1))
+	done &&
+	kill -INT $pid &&
+	{ wait $pid; code=$?; } &&
+	test $code = 130 &&
+	test_grep "^pyperf-run doctor: interrupted$" err &&
+	test -z "$(ls "$TRASH/tmp")"
 '
 
 test_done

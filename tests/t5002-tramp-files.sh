@@ -113,4 +113,33 @@ test_expect_success TRAMP_PYTHONS,PERF 'perf inject --jit accepts the dump and n
 	test_grep "DW_CFA_def_cfa_offset: 16" frames
 '
 
+# The unwind rules perf got must equal what the assembler emits for the
+# same instructions with the obvious .cfi directives.
+test_expect_success TRAMP_PYTHONS,PERF 'unwind rules in the synthesized ELF equal the assembler reference' '
+	test -f frames &&
+	test "$(uname -m)" = x86_64 &&
+	cat >ref.S <<-\EOF &&
+	.text
+	t:
+	.cfi_startproc
+	sub $8, %rsp
+	.cfi_def_cfa_offset 16
+	call *%rcx
+	add $8, %rsp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	EOF
+	${CC:-cc} -c -o ref.o ref.S &&
+	readelf --debug-dump=frames ref.o >ref.frames &&
+	for f in ref.frames frames; do
+		grep -o "DW_CFA_.*" $f | grep -v DW_CFA_nop |
+			sed "s/([^)]*)//g; s/ to [0-9a-f]*//; s/  */ /g; s/ *$//" >$f.cfa || return 1
+	done &&
+	sed -n "/Code alignment\|Data alignment\|Return address/p" ref.frames >ref.cie &&
+	sed -n "/Code alignment\|Data alignment\|Return address/p" frames >cie &&
+	test_cmp ref.cie cie &&
+	test_cmp ref.frames.cfa frames.cfa
+'
+
 test_done

@@ -30,7 +30,8 @@ check_expect() {
 }
 
 # fork, threads, asyncio + generators + exceptions + recursion,
-# subprocess, multiprocessing fork and spawn: in one run per interpreter.
+# subprocess, multiprocessing fork and spawn, interpreter shutdown (atexit,
+# finalizers, a daemon thread still running): in one run per interpreter.
 for py in $(tramp_pythons); do
 	test_expect_success TRAMP_PYTHONS "$(ppr_python_version "$py") ($py): every process names its frames, output unchanged" '
 		py='"$py"' &&
@@ -41,6 +42,8 @@ for py in $(tramp_pythons); do
 		sed "/^expect /d; /^absent /d" plain >plain.res &&
 		test_cmp plain.res out.res &&
 		test_grep "^asyncio 10$" out.res &&
+		test_grep "^atexit ran$" out.res &&
+		test_grep "^finalizer ran$" out.res &&
 		test_grep "^squares \[0, 1, 4, 9, 16, 25, 36, 49\]$" out.res &&
 		! test -s err &&
 		check_expect out &&

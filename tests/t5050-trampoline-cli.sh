@@ -168,6 +168,15 @@ for p in $EMB $P312 $P313; do
 	"
 done
 
+test_expect_success EMB 'pyperf-python: --python=PATH; -h is the interpreter'"'"'s' '
+	"$PYPY" --python="$EMB" -c "import sys; print(sys.executable)" >out &&
+	"$EMB" -c "import sys; print(sys.executable)" >expect &&
+	test_cmp expect out &&
+	"$PYPY" --python="$EMB" -h >out &&
+	"$EMB" -h >expect &&
+	test_cmp expect out
+'
+
 test_expect_success EMB 'pyperf-python: a signal death is reported like a shell does' '
 	"$PYPY" --python "$EMB" -c "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
 	test $? = 143

@@ -69,6 +69,18 @@ test_expect_success PY,CC 'pyperf-python builds on first use by itself' '
 	ls -d "$CACHE"/cpython-*
 '
 
+test_expect_success PY,CC 'two first-use builds at once: both succeed, one build stays' '
+	rm -rf "$XDG_CACHE_HOME" &&
+	ppr trampoline build --python "$PY" >b1 2>e1 &
+	ppr trampoline build --python "$PY" >b2 2>e2 &&
+	wait $! &&
+	wait &&
+	test_cmp b1 b2 &&
+	! test -s e1 && ! test -s e2 &&
+	test $(find "$CACHE" -mindepth 1 -maxdepth 1 | wc -l) = 1 &&
+	ls "$(cat b1)"/boot/_pyperf_trampoline.*so
+'
+
 test_expect_success PY,CC 'a new build replaces older ones of the same interpreter' '
 	d=$(ppr trampoline build --python "$PY") &&
 	real=$(readlink -f "$("$PY" -c "import sys; print(sys.executable)")") &&

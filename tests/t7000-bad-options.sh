@@ -21,7 +21,7 @@ bad() {
 		cat err
 		return 1
 	fi &&
-	if ! grep -E "^pyperf-run( [a-z]+)?: ($re)" err >/dev/null; then
+	if ! grep -E "^pyperf-run( [a-z]+)?: .*($re)" err >/dev/null; then
 		echo "pyperf-run $*: no message matching '$re':"
 		cat err
 		return 1

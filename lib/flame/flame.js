@@ -252,7 +252,9 @@ document.getElementById("meta").innerHTML = (D.meta || []).map(
 		html.push('<span>width: samples in NEW</span>');
 	}
 	KINDS.forEach(function (k, i) {
-		var seen = false;
+		var seen = DIFF;	/* a diff colours by change, not kind */
+		if (seen)
+			return;
 		for (var f = 0; f < NF && !seen; f++)
 			seen = fkind(f) === i;
 		if (!seen)
@@ -260,8 +262,9 @@ document.getElementById("meta").innerHTML = (D.meta || []).map(
 		var c = k[1];
 		html.push('<span><span class="sw" style="background:rgb(' +
 			c.join(",") + ')"></span>' + esc(k[0]) +
-			(DIFF ? "" : " " + (100 * per[i] / tot).toFixed(1) +
-			 "% self") + "</span>");
+			(DIFF || i === 8 ? "" : " " +
+			 (100 * per[i] / tot).toFixed(1) + "% self") +
+			"</span>");
 	});
 	html.push('<span><span class="sw" style="background:' +
 		'var(--match)"></span>search match</span>');

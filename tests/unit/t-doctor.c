@@ -5,27 +5,27 @@
 
 static const char full[] =
 	"python3.13  4242\n"
-	"\t              85 py::pyperf_probe_inner:/t/probe.py (/tmp/jitted-4242-9.so)\n"
-	"\t          2bc5f0 py_trampoline_evaluator (/usr/lib/libpython3.13.so)\n"
-	"\t           8e60a _PyEval_EvalFrameDefault (/usr/lib/libpython3.13.so)\n"
-	"\t              85 py::pyperf_probe_outer:/t/probe.py (/tmp/jitted-4242-8.so)\n"
-	"\t          2bc5f0 py_trampoline_evaluator (/usr/lib/libpython3.13.so)\n"
-	"\t              85 py::<module>:/t/probe.py (/tmp/jitted-4242-7.so)\n"
-	"\t            1080 _start (/usr/bin/python3.13)\n"
+	"\t  85 py::pyperf_probe_inner:/t/probe.py (/tmp/jitted-4242-9.so)\n"
+	"\t  2bc5f0 py_trampoline_evaluator (/usr/lib/libpython3.13.so)\n"
+	"\t  8e60a _PyEval_EvalFrameDefault (/usr/lib/libpython3.13.so)\n"
+	"\t  85 py::pyperf_probe_outer:/t/probe.py (/tmp/jitted-4242-8.so)\n"
+	"\t  2bc5f0 py_trampoline_evaluator (/usr/lib/libpython3.13.so)\n"
+	"\t  85 py::<module>:/t/probe.py (/tmp/jitted-4242-7.so)\n"
+	"\t  1080 _start (/usr/bin/python3.13)\n"
 	"\n"
 	"python3.13  4242\n"
-	"\t          123456 PyLong_FromLong (/usr/lib/libpython3.13.so)\n"
-	"\t            1080 _start (/usr/bin/python3.13)\n"
+	"\t  123456 PyLong_FromLong (/usr/lib/libpython3.13.so)\n"
+	"\t  1080 _start (/usr/bin/python3.13)\n"
 	"\n";
 
 /* Stacks that stop at the first jitted frame (an old perf). */
 static const char cut[] =
 	"python3.13  4242\n"
-	"\t              85 py::pyperf_probe_inner:/t/probe.py (/tmp/jitted-4242-9.so)\n"
+	"\t  85 py::pyperf_probe_inner:/t/probe.py (/tmp/jitted-4242-9.so)\n"
 	"\n"
 	"python3.13  4242\n"
-	"\t              85 py::pyperf_probe_inner:/t/probe.py (/tmp/jitted-4242-9.so)\n"
-	"\t              99 [unknown] ([unknown])\n";
+	"\t  85 py::pyperf_probe_inner:/t/probe.py (/tmp/jitted-4242-9.so)\n"
+	"\t  99 [unknown] ([unknown])\n";
 
 /* <module> above the inner frame does not count (wrong order). */
 static const char upside_down[] =

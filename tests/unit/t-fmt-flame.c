@@ -382,6 +382,30 @@ static void test_escape(void)
 	free(buf);
 }
 
+static void test_empty(void)
+{
+	struct profile p;
+	struct fmt_opts o = FMT_OPTS_INIT;
+	int ret, all = 1;
+	char *s;
+
+	profile_init(&p);
+	s = write_mem(fmt_html_write, &p, &o, NULL, &ret);
+	all &= !ret && strstr(s, "\"nodes\":[]") != NULL;
+	free(s);
+	s = write_mem(fmt_svg_write, &p, &o, NULL, &ret);
+	all &= !ret && strstr(s, "</svg>") != NULL;
+	free(s);
+	s = write_mem(fmt_speedscope_write, &p, &o, NULL, &ret);
+	all &= !ret && strstr(s, "\"samples\":[]") != NULL;
+	free(s);
+	s = write_mem(fmt_pprof_write, &p, &o, NULL, &ret);
+	all &= !ret;
+	free(s);
+	TAP_OK(all, "an empty profile: every writer writes a valid file");
+	profile_release(&p);
+}
+
 /* --- the synthetic profile of the t6xxx tests -------------------------- */
 
 static uint64_t rng = 88172645463325252ULL;
@@ -504,6 +528,7 @@ int main(int argc, char **argv)
 	build(&p2, 1);
 	test_diff(&p, &p2);
 	test_escape();
+	test_empty();
 	profile_release(&p);
 	profile_release(&p2);
 	return tap_done();

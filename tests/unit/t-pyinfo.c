@@ -25,6 +25,45 @@ static const char probe_311[] =
 	"include=/opt/py/include/python3.11\nhas_headers=1\n"
 	"purelib=/opt/py/lib/python3.11/site-packages\nend=1\n";
 
+/* A probe answer for version v, with the trampoline flag and cflags. */
+static int fake(struct pyinfo *py, const char *v, const char *impl,
+		int tramp, const char *cflags)
+{
+	char text[1024], err[PPR_ERR_LEN];
+
+	snprintf(text, sizeof(text),
+		 "version=%s\nimplementation=%s\nmachine=x86_64\n"
+		 "cv.PY_HAVE_PERF_TRAMPOLINE=%d\ncflags=%s\n"
+		 "has_headers=1\nend=1\n", v, impl, tramp, cflags);
+	memset(py, 0, sizeof(*py));
+	return pyinfo_parse(text, py, err, sizeof(err));
+}
+
+/* The decision for one interpreter: "mode/trampoline/call graph". */
+static void decision(const char *v, const char *impl, int tramp,
+		     const char *cflags, int embedded_ready,
+		     enum tristate fix, const char *want, const char *what)
+{
+	struct pyinfo py;
+	struct perf_version pv;
+	struct mode m;
+	char got[96];
+
+	perf_version_parse("perf version 6.8.1", &pv);
+	if (fake(&py, v, impl, tramp, cflags)) {
+		TAP_OK(0, "%s: parse", what);
+		return;
+	}
+	mode_decide(&py, &pv, fix, MODE_AUTO, 0, embedded_ready, &m);
+	snprintf(got, sizeof(got), "%s/%s/%s%s", mode_name_str(m.name),
+		 mode_trampoline_str(m.trampoline), m.call_graph,
+		 m.problem[0] ? " problem" : "");
+	TAP_STR(got, want, "decision: %s", what);
+	pyinfo_release(&py);
+}
+
+#define FP "-O3 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+
 int main(void)
 {
 	struct pyinfo py;
@@ -82,5 +121,44 @@ int main(void)
 	TAP_INT(pyinfo_parse("garbage\n", &py, err, sizeof(err)), -1,
 		"garbage is not a probe answer");
 	pyinfo_release(&py);
+	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_UNKNOWN,
+		 "jit/native/dwarf,16384", "3.13 without frame pointers");
+	decision("3.13.0", "cpython", 1, FP, 1, TRI_UNKNOWN,
+		 "perf/native/fp", "3.13 with frame pointers");
+	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
+		 "jit/embedded/dwarf,16384", "3.12 has no perf_jit");
+	decision("3.12.1", "cpython", 1, "-O3", 0, TRI_YES,
+		 "none/none/dwarf,16384 problem",
+		 "3.12 without the embedded library");
+	decision("3.12.1", "cpython", 1, FP, 0, TRI_YES,
+		 "perf/native/fp", "3.12 with frame pointers: native perf");
+	decision("3.11.7", "cpython", 0, FP, 1, TRI_NO,
+		 "perf/embedded/fp", "perf mode does not need the jit fix");
+	decision("3.10.13", "cpython", 0, "-O0", 1, TRI_YES,
+		 "jit/embedded/dwarf,65528", "an -O0 build gets 64 KiB dumps");
+	decision("3.8.18", "cpython", 0, "-O2", 1, TRI_NO,
+		 "none/none/dwarf,16384 problem",
+		 "an old perf blocks jit mode");
+	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_NO,
+		 "jit/native/dwarf,16384 problem",
+		 "an old perf is a problem with the native trampoline too");
+	decision("3.7.16", "cpython", 0, "-O3", 1, TRI_YES,
+		 "none/none/ problem", "3.7 is too old");
+	decision("3.10.14", "pypy", 0, "", 1, TRI_YES,
+		 "none/none/ problem", "PyPy is not CPython");
+	{
+		struct pyinfo py2;
+		struct perf_version pv2;
+		struct mode m2;
+
+		fake(&py2, "3.11.7", "cpython", 0, "-O2");
+		perf_version_parse("perf version 6.7-3", &pv2);
+		mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, 0, 1, &m2);
+		TAP_OK(strstr(m2.reason, "perf 6.7-3") != NULL,
+		       "the reason names perf and its version: %s", m2.reason);
+		TAP_OK(strstr(m2.warning, "--probe") != NULL,
+		       "an unknown fix suggests --probe: %s", m2.warning);
+		pyinfo_release(&py2);
+	}
 	return tap_done();
 }
