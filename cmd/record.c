@@ -36,8 +36,10 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define INTERNAL_EXEC "--internal-exec"
@@ -380,6 +382,31 @@ static void forward_to_program(const char *statusf, pid_t perf_pid)
 }
 
 /*
+ * The exec helper outlived perf: it is our child now (we are a child
+ * subreaper), or at least still there.  Wait for it and read the
+ * program's status.
+ */
+static enum record_status_kind wait_for_program(const char *statusf,
+						pid_t exec_pid, int *value)
+{
+	enum record_status_kind kind;
+	int st;
+
+	while (waitpid(exec_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	while (kill(exec_pid, 0) == 0) {
+		struct timespec ts = { 0, 100000000 };
+
+		nanosleep(&ts, NULL);
+		/* a zombie that is not ours still answers kill() */
+		kind = record_status_read(statusf, value, NULL);
+		if (kind != RECORD_STATUS_NONE)
+			return kind;
+	}
+	return record_status_read(statusf, value, NULL);
+}
+
+/*
  * Run perf record with its stderr into perr; returns its wait status or
  * -errno.  Ctrl-C is for the program (and perf): we ignore it; a
  * SIGTERM/SIGHUP sent to us alone is passed to perf, which stops and
@@ -426,8 +453,13 @@ static int run_perf(const char *const *argv, const char *const *env,
 	close(fd);
 	r = spawn_finish(&sp);
 out:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	/*
+	 * SIGINT and SIGQUIT stay ignored: a late Ctrl-C must not lose
+	 * the recording half-processed (the helpers that follow run in
+	 * their own process group and do not get it either).
+	 */
+	(void)old_int;
+	(void)old_quit;
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	return r;
@@ -933,6 +965,8 @@ static int record_run(struct record_opts *o)
 			r.mode.trampoline == TRAMPOLINE_EMBEDDED ?
 			", embedded trampoline" : "", r.mode.reason);
 
+	/* so that a helper orphaned by a dying perf is still ours */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r.start = record_now();
 	st = run_perf(perf_argv.v, env.v, statusf, &perr, err, sizeof(err));
 	r.end = record_now();
@@ -943,6 +977,19 @@ static int record_run(struct record_opts *o)
 		goto fail;
 	}
 	kind = record_status_read(statusf, &value, &r.scan.ignore_pid);
+	if (kind == RECORD_STATUS_NONE && r.scan.ignore_pid > 0) {
+		/*
+		 * perf ended (killed?) while the program runs on: wait for
+		 * it, so that its status is still ours, and keep what perf
+		 * wrote.
+		 */
+		char desc[128];
+
+		spawn_describe_status(st, desc, sizeof(desc));
+		warning("perf record %s before the program ended: the "
+			"recording stops there", desc);
+		kind = wait_for_program(statusf, r.scan.ignore_pid, &value);
+	}
 	unlink(statusf);
 	if (kind == RECORD_STATUS_NONE) {
 		code = explain_perf_failure(st, perr.buf);
@@ -954,6 +1001,10 @@ static int record_run(struct record_opts *o)
 		goto fail;
 	}
 	code = spawn_exit_code(value);
+	if (perr.len && !o->quiet) {
+		fprintf(stderr, "pyperf-run: perf record said:\n");
+		print_indented(perr.buf);
+	}
 
 	if (access(pc.output, F_OK) < 0) {
 		error("perf record wrote no data");

@@ -192,14 +192,24 @@ void flame_tree_init(struct flame_tree *t, int nr_slots)
 	t->nr_nodes = 1;
 }
 
+/*
+ * The frame of a process or thread: "comm-PID" or "comm-PID/TID", the
+ * root frame --format collapsed writes for grouped profiles.
+ */
 static char *task_name(const struct profile *p, const struct task *tk)
 {
-	const char *comm = tk->comm ? tk->comm : "?";
+	char *s, *c;
 
-	if (p->group == PROFILE_BY_THREAD && tk->tid != tk->pid)
-		return xasprintf("%s [pid %ld tid %ld]", comm, (long)tk->pid,
-				 (long)tk->tid);
-	return xasprintf("%s [pid %ld]", comm, (long)tk->pid);
+	if (p->group == PROFILE_BY_THREAD)
+		s = xasprintf("%s-%ld/%ld", tk->comm ? tk->comm : "?",
+			      (long)tk->pid, (long)tk->tid);
+	else
+		s = xasprintf("%s-%ld", tk->comm ? tk->comm : "?",
+			      (long)tk->pid);
+	for (c = s; *c; c++)
+		if (*c == ';' || *c == ' ' || *c == '\n' || *c == '\r')
+			*c = '_';
+	return s;
 }
 
 void flame_tree_add(struct flame_tree *t, const struct profile *p,

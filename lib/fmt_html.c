@@ -133,8 +133,8 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 		free(vals[i]);
 	}
 	if (diff) {
-		fputs(nmeta ? ",\n[\"old samples\",\"" : "\n[\"old samples\",\"",
-		      fp);
+		fputs(nmeta ? ",\n" : "\n", fp);
+		fputs("[\"old samples\",\"", fp);
 		fprintf(fp, "%llu", (unsigned long long)old_p->total_samples);
 		fputs("\"]", fp);
 		if (old_p->command) {

@@ -141,7 +141,8 @@ static int64_t unix_nanos(const char *s)
 	if (*end == '.') {
 		for (end++; *end >= '0' && *end <= '9' && scale > 1; end++) {
 			scale /= 10;
-			frac += (unsigned long)(*end - '0') * (unsigned long)scale;
+			frac += (unsigned long)(*end - '0') *
+				(unsigned long)scale;
 		}
 		ns += (int64_t)frac;
 	}

@@ -60,10 +60,9 @@ static void frame_fill(FILE *fp, const struct flame_tree *t,
 	double r;
 
 	if (diff) {
-		double a = (double)nd->total[0] /
-			(double)(t->nodes[0].total[0] ? t->nodes[0].total[0] : 1);
-		double b = (double)nd->total[1] /
-			(double)(t->nodes[0].total[1] ? t->nodes[0].total[1] : 1);
+		uint64_t t0 = t->nodes[0].total[0], t1 = t->nodes[0].total[1];
+		double a = (double)nd->total[0] / (double)(t0 ? t0 : 1);
+		double b = (double)nd->total[1] / (double)(t1 ? t1 : 1);
 		double d = a - b, m = (d < 0 ? -d : d) / 0.05;
 		int lo;
 
@@ -155,8 +154,9 @@ static void legend(FILE *fp, const struct flame_tree *t, int diff, int y)
 		if (!seen[i])
 			continue;
 		fprintf(fp, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" "
-			"height=\"10\" fill=\"rgb(%d,%d,%d)\"/><text x=\"%.0f\" "
-			"y=\"%d\">%s</text>", x, y - 9, c[0], c[1], c[2],
+			"height=\"10\" fill=\"rgb(%d,%d,%d)\"/>"
+			"<text x=\"%.0f\" y=\"%d\">%s</text>",
+			x, y - 9, c[0], c[1], c[2],
 			x + 14, y, name);
 		x += 14 + strlen(name) * SVG_FONT * 0.6 + 16;
 	}

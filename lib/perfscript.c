@@ -121,16 +121,22 @@ int perfscript_parse_frame(const char *line, size_t len, struct ps_frame *f)
 	if (e == p || e[-1] != ')')
 		return -1;
 	/* the last balanced "(...)" is the dso */
-	depth = 0;
-	for (q = e - 1; q >= p; q--) {
-		if (*q == ')')
-			depth++;
-		else if (*q == '(' && !--depth)
-			break;
-	}
-	if (q < p)
+	open = memrchr(p, '(', (size_t)(e - 1 - p));
+	if (!open)
 		return -1;
-	open = q;
+	if (memchr(open + 1, ')', (size_t)(e - 2 - open))) {
+		/* parentheses inside the dso name: count them */
+		depth = 0;
+		for (q = e - 1; q >= p; q--) {
+			if (*q == ')')
+				depth++;
+			else if (*q == '(' && !--depth)
+				break;
+		}
+		if (q < p)
+			return -1;
+		open = q;
+	}
 	f->ip = ip;
 	f->dso.s = open + 1;
 	f->dso.len = (size_t)(e - 1 - (open + 1));
@@ -151,42 +157,24 @@ int perfscript_parse_frame(const char *line, size_t len, struct ps_frame *f)
 }
 
 /*
- * COMM PID/TID TIME: PERIOD EVENT: [IP SYM (DSO)]
- * The comm may hold blanks: find the first "PID/TID" token followed by
- * a "TIME:" token.
+ * After "PID/TID": [TIME:] [PERIOD] EVENT: [IP SYM (DSO)].  Returns 0
+ * when the rest of the line has that shape.
  */
-static int parse_header(const char *line, size_t len, struct ps_sample *s,
-			struct ps_frame *inline_frame, int *has_inline)
+static int parse_rest(const char *p, const char *e, struct ps_sample *s,
+		      struct ps_frame *inline_frame, int *has_inline)
 {
-	const char *e = line + len, *p = line, *ts, *te, *ts2, *te2, *q;
-	const char *pt_s = NULL, *pt_e = NULL;
+	const char *ts, *te;
 	uint64_t v;
 
-	*has_inline = 0;
-	while (e > line && (is_blank(e[-1]) || e[-1] == '\r'))
-		e--;
-	while (!next_token(&p, e, &ts, &te)) {
-		q = te;
-		if (memchr(ts, '/', (size_t)(te - ts)) &&
-		    !parse_pidtid(ts, te, &s->pid, &s->tid) &&
-		    !next_token(&q, e, &ts2, &te2) && te2[-1] == ':' &&
-		    !parse_time(ts2, te2 - 1, &s->time_ns)) {
-			pt_s = ts;
-			pt_e = te2;
-			break;
-		}
-	}
-	if (!pt_s)
-		return -1;
-	q = pt_s;
-	while (q > line && is_blank(q[-1]))
-		q--;
-	s->comm.s = line;
-	s->comm.len = (size_t)(q - line);
-	p = pt_e;
-	/* period (optional), then the event name ending in ':' */
 	if (next_token(&p, e, &ts, &te) < 0)
 		return -1;
+	s->time_ns = 0;
+	if (te[-1] == ':' && memchr(ts, '.', (size_t)(te - ts))) {
+		if (parse_time(ts, te - 1, &s->time_ns) < 0)
+			return -1;
+		if (next_token(&p, e, &ts, &te) < 0)
+			return -1;
+	}
 	s->period = 1;
 	if (te[-1] != ':') {
 		if (dec(ts, te, &v) < 0)
@@ -206,6 +194,34 @@ static int parse_header(const char *line, size_t len, struct ps_sample *s,
 		*has_inline = 1;
 	}
 	return 0;
+}
+
+/*
+ * COMM PID/TID [TIME:] [PERIOD] EVENT: [IP SYM (DSO)]
+ * The comm may hold blanks: take the first "PID/TID" token after which
+ * the rest of the line fits.
+ */
+static int parse_header(const char *line, size_t len, struct ps_sample *s,
+			struct ps_frame *inline_frame, int *has_inline)
+{
+	const char *e = line + len, *p = line, *ts, *te, *q;
+
+	while (e > line && (is_blank(e[-1]) || e[-1] == '\r'))
+		e--;
+	while (!next_token(&p, e, &ts, &te)) {
+		*has_inline = 0;
+		if (!memchr(ts, '/', (size_t)(te - ts)) ||
+		    parse_pidtid(ts, te, &s->pid, &s->tid) < 0 ||
+		    parse_rest(te, e, s, inline_frame, has_inline) < 0)
+			continue;
+		q = ts;
+		while (q > line && is_blank(q[-1]))
+			q--;
+		s->comm.s = line;
+		s->comm.len = (size_t)(q - line);
+		return 0;
+	}
+	return -1;
 }
 
 int perfscript_parse_header(const char *line, size_t len,

@@ -4,9 +4,9 @@
  * Owned by the report helper.
  *
  * A streaming parser of `perf script` text with callchains, as produced
- * by PERFSCRIPT_FIELDS (see perfscript_argv()):
+ * with PERFSCRIPT_FIELDS or PERFSCRIPT_FIELDS_TIME:
  *
- *   COMM PID/TID TIME: PERIOD EVENT:
+ *   COMM PID/TID [TIME:] [PERIOD] EVENT:
  *   <TAB><spaces>IP SYMBOL (DSO)
  *   ...                                   (leaf first)
  *   <empty line>
@@ -19,8 +19,12 @@
  */
 #include "compat.h"
 
-/* The -F argument report passes to perf script. */
-#define PERFSCRIPT_FIELDS "comm,pid,tid,time,period,event,ip,sym,dso"
+/*
+ * The -F argument report passes to perf script; time is asked for only
+ * when needed (a time window), since formatting it costs perf ~5%.
+ */
+#define PERFSCRIPT_FIELDS "comm,pid,tid,period,event,ip,sym,dso"
+#define PERFSCRIPT_FIELDS_TIME "comm,pid,tid,time,period,event,ip,sym,dso"
 
 struct ps_str {
 	const char *s;		/* not NUL-terminated */
@@ -37,7 +41,7 @@ struct ps_sample {
 	struct ps_str comm;
 	pid_t pid;
 	pid_t tid;
-	uint64_t time_ns;	/* perf clock, nanoseconds */
+	uint64_t time_ns;	/* perf clock, nanoseconds (0: not shown) */
 	uint64_t period;
 	struct ps_str event;	/* without the trailing ':' */
 	const struct ps_frame *frames;	/* leaf first */

@@ -173,7 +173,8 @@ struct profile {
 	uint64_t total_period;	/* sum of stacks[].period */
 	uint64_t dropped;	/* samples filtered out (pid/tid/time) */
 	double first_time;	/* perf time of the first/last kept sample */
-	double last_time;	/*   (seconds; 0 when no sample) */
+	double last_time;	/*   (seconds; 0 when unknown: report asks
+				   perf for times only with a time window) */
 
 	/*
 	 * Session metadata (from SESSION/meta), all may be NULL: command

@@ -307,8 +307,11 @@ static int raw_eq(const void *ctx, uint32_t id)
 static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 {
 	const void *ctx[2] = { f, l };
+	/* object names repeat: their tail tells them apart well enough */
+	size_t tail = f->dso.len < 16 ? f->dso.len : 16;
 	uint64_t h = prof_hash(f->sym.s, f->sym.len,
-			       prof_hash(f->dso.s, f->dso.len, 0));
+			       prof_hash(f->dso.s + f->dso.len - tail, tail,
+					 f->dso.len));
 	uint32_t id = htab_find(&l->raw_tab, h, raw_eq, ctx);
 	struct rframe *r;
 	char *key, *sym, *dso;
@@ -476,10 +479,14 @@ static int on_sample(void *data, const struct ps_sample *s)
 		p->dropped++;
 		return 0;
 	}
-	if (!p->first_time || (double)s->time_ns / 1e9 < p->first_time)
-		p->first_time = (double)s->time_ns / 1e9;
-	if ((double)s->time_ns / 1e9 > p->last_time)
-		p->last_time = (double)s->time_ns / 1e9;
+	if (s->time_ns) {
+		double t = (double)s->time_ns / 1e9;
+
+		if (!p->first_time || t < p->first_time)
+			p->first_time = t;
+		if (t > p->last_time)
+			p->last_time = t;
+	}
 
 	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
 	p->threads[th].samples++;
@@ -823,7 +830,8 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	strvec_push(&argv, data);
 	strvec_push(&argv, "--no-inline");
 	strvec_push(&argv, "-F");
-	strvec_push(&argv, PERFSCRIPT_FIELDS);
+	strvec_push(&argv, l->f->time_from > 0 || l->f->time_to >= 0 ?
+		    PERFSCRIPT_FIELDS_TIME : PERFSCRIPT_FIELDS);
 	add_id_list(&argv, "--pid", l->f->pids, l->f->nr_pids);
 	add_id_list(&argv, "--tid", l->f->tids, l->f->nr_tids);
 

@@ -72,6 +72,11 @@ test_expect_success SESSION 'report --format html -o FILE' '
 	test_grep "\"titleCode\":\"[^\"]*prog.py 0.3\"" prof.html
 '
 
+test_expect_success SESSION '--per-thread: a frame per thread under the root' '
+	ppr report -i sess --per-thread --format html -o thr.html &&
+	test_grep "\"python3.13-[0-9]+/[0-9]+\"" thr.html
+'
+
 # Python records the script's path as it ran it: take the names from the
 # collapsed output.
 fname() {

@@ -86,18 +86,18 @@ test_skip() {
 # met; their result is cached.  A failed one records why in prereq_why.
 prereq_why=
 test_have_prereq() {
-	for p in $(printf '%s' "$1" | tr ',' ' '); do
-		eval "cached=\${prereq_cache_$p:-}"
-		if test -z "$cached"; then
-			if "test_prereq_$p" >"$TRASH/.prereq.$p" 2>&1; then
-				cached=yes
+	for prereq_ in $(printf '%s' "$1" | tr ',' ' '); do
+		eval "cached_=\${prereq_cache_$prereq_:-}"
+		if test -z "$cached_"; then
+			if "test_prereq_$prereq_" >"$TRASH/.prereq.$prereq_" 2>&1; then
+				cached_=yes
 			else
-				cached=no
+				cached_=no
 			fi
-			eval "prereq_cache_$p=$cached"
+			eval "prereq_cache_$prereq_=$cached_"
 		fi
-		if test "$cached" = no; then
-			prereq_why="missing $p$(head -n 1 "$TRASH/.prereq.$p" | sed 's/^/: /')"
+		if test "$cached_" = no; then
+			prereq_why="missing $prereq_$(head -n 1 "$TRASH/.prereq.$prereq_" | sed 's/^/: /')"
 			return 1
 		fi
 	done
@@ -216,9 +216,9 @@ ppr_python_version() {
 
 # First interpreter of version X.Y (optionally not under pyenv: "system").
 ppr_python() {
-	for p in $(ppr_pythons); do
-		if test "$(ppr_python_version "$p")" = "$1"; then
-			echo "$p"
+	for py_ in $(ppr_pythons); do
+		if test "$(ppr_python_version "$py_")" = "$1"; then
+			echo "$py_"
 			return 0
 		fi
 	done
@@ -248,8 +248,8 @@ ppr_fp_python() {
 		test -x "$PYPERF_TEST_FP_PYTHON" && echo "$PYPERF_TEST_FP_PYTHON"
 		return
 	fi
-	p=${PYPERF_CACHE:-$HOME/.cache/pyperf-run}/fp-python/bin/python3.11
-	test -x "$p" && echo "$p"
+	fp_=${PYPERF_CACHE:-$HOME/.cache/pyperf-run}/fp-python/bin/python3.11
+	test -x "$fp_" && echo "$fp_"
 }
 
 test_prereq_FP_PYTHON() {

@@ -435,13 +435,13 @@ static void build_synth(struct profile *p, unsigned long nstacks, int var)
 	for (k = 0; k < ARRAY_SIZE(nat); k++) {
 		enum native_class nc = k < 20 ? NATIVE_LIBPYTHON :
 			k < 40 ? NATIVE_EXTENSION : NATIVE_SYSTEM;
+		const char *dso = k < 20 ? "libpython3.13.so" :
+			k < 40 ? "_ext.cpython-313.so" : "libc.so.6";
 
 		snprintf(name, sizeof(name), "%s_%zu", k < 20 ? "PyObject_Op" :
 			 k < 40 ? "ext_kernel" : "libc_call", k);
 		nat[k] = profile_frame_intern(p, FRAME_NATIVE, nc, NULL, name,
-					      NULL, k < 20 ? "libpython3.13.so" :
-					      k < 40 ? "_ext.cpython-313.so" :
-					      "libc.so.6");
+					      NULL, dso);
 	}
 	for (k = 0; k < ARRAY_SIZE(kern); k++) {
 		snprintf(name, sizeof(name), "kernel_fn_%zu", k);

@@ -133,6 +133,14 @@ int main(void)
 
 	TAP_INT(perfscript_parse_header("x 1/2 3.4: 5 e: ", 16, &s), 0,
 		"minimal header");
+	TAP_INT(perfscript_parse_header("a b 1/2 7 e: ", 13, &s), 0,
+		"header without time");
+	TAP_INT(s.period, 7, "period without time");
+	TAP_INT(s.time_ns, 0, "no time");
+	TAP_INT(s.comm.len, 3, "comm with a blank");
+	TAP_INT(perfscript_parse_header("1/2 9/10 e: ", 12, &s), 0,
+		"comm that looks like pid/tid");
+	TAP_INT(s.pid, 9, "the pid after it");
 	TAP_OK(perfscript_parse_header("x 1/2 3.4 5 e: ", 15, &s) < 0,
 	       "time without colon");
 	TAP_OK(perfscript_parse_header("x a/2 3.4: 5 e: ", 16, &s) < 0,

@@ -1,0 +1,207 @@
+#!/bin/sh
+test_description='robustness: faults (program killed or crashing, Ctrl-C while post-processing and reporting, perf killed, /tmp read-only, disk full, unprivileged user)'
+. ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"
+
+PROG=$FIX/robust-prog.py
+
+test_prereq_PY() {
+	PY=$(robust_any_python) || { echo "$PY"; return 1; }
+}
+test_prereq_MOUNTNS() {
+	test "$(id -u)" = 0 || { echo "not root (needed to mount)"; return 1; }
+	command -v unshare >/dev/null || { echo "no unshare"; return 1; }
+	unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /mnt' ||
+		{ echo "cannot mount a tmpfs in a mount namespace"; return 1; }
+}
+test_prereq_NOBODY() {
+	test "$(id -u)" = 0 || { echo "not root (needed to become nobody)"; return 1; }
+	command -v setpriv >/dev/null || { echo "no setpriv"; return 1; }
+	p=$(cat /proc/sys/kernel/perf_event_paranoid)
+	test "$p" -le 2 ||
+		{ echo "perf_event_paranoid is $p: no user-space profiling"; return 1; }
+}
+test_have_prereq PERF,PY && PY=$(robust_any_python)
+
+# wait_for FILE PATTERN: up to 30 s.
+wait_for() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		test $i -lt 300 || { echo "timed out waiting for '$2' in $1"; return 1; }
+		sleep 0.1
+	done
+}
+
+# child_named PID NAME: the pid of PID's child whose command is NAME.
+child_named() {
+	ps -o pid= -o comm= --ppid "$1" 2>/dev/null | awk -v n="$2" '$2 == n { print $1; exit }'
+}
+
+# descendants_gone PID...: none of these processes is still alive.
+gone() {
+	for p in "$@"; do
+		if kill -0 "$p" 2>/dev/null; then
+			echo "process $p is still running: $(ps -o args= -p "$p")"
+			return 1
+		fi
+	done
+}
+
+test_expect_success PERF,PY 'the program killed by SIGKILL: 137, recorded samples reported' '
+	robust_env ppr record -q -o k9 --python "$PY" "$PROG" signal KILL 0.4 2>err;
+	code=$? &&
+	test $code = 137 &&
+	test "$(meta k9 exit_status)" = 137 &&
+	collapsed k9 c &&
+	test "$(samples_in c busy_a robust-prog.py)" -gt 30 &&
+	no_tmp_sessions k9
+'
+
+test_expect_success PERF,PY 'the program crashing with SIGSEGV: 139, recorded samples reported' '
+	robust_env ppr record -q -o segv --python "$PY" "$PROG" segv x 0.4 2>err;
+	code=$? &&
+	test $code = 139 &&
+	test "$(meta segv exit_status)" = 139 &&
+	collapsed segv c &&
+	test "$(samples_in c busy_b robust-prog.py)" -gt 30
+'
+
+test_expect_success PERF,PY 'Ctrl-C while record post-processes: no crash, no leftovers' '
+	mkdir -p home &&
+	env HOME="$TRASH/home" setsid "$PPR_BIN" record -q -o ci --python "$PY" \
+		-F 4000 "$PROG" exit 0 1.5 >out 2>err &
+	rp=$! &&
+	i=0 && sent= &&
+	while test $i -lt 1500 && test -z "$sent"; do
+		test -n "$(ps -o pid= -p $rp)" || break
+		if ps -o args= --ppid $rp | grep -E "perf (--buildid-dir [^ ]* )?(inject|script)" >/dev/null; then
+			env kill -INT -- -$rp && sent=yes
+		fi
+		sleep 0.02
+		i=$((i + 1))
+	done &&
+	{ wait $rp; code=$?; } &&
+	echo "record exited $code (SIGINT sent: ${sent:-no})" && cat err &&
+	test "$sent" = yes &&
+	not_crashed $code 130 &&
+	case $code in
+	0) collapsed ci c && test "$(samples_in c busy_a robust-prog.py)" -gt 30 ;;
+	130) test_grep "^pyperf-run record: .*(interrupt|Interrupt)" err ;;
+	*) echo "unexpected status $code"; false ;;
+	esac &&
+	no_tmp_sessions ci &&
+	sleep 0.5 &&
+	! ps -eo args= | grep -F "$TRASH/ci.tmp-" | grep -v grep
+'
+
+test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file, perf gone' '
+	test -d ci || robust_env ppr record -q -o ci --python "$PY" -F 2000 \
+		"$PROG" exit 0 1.0 &&
+	setsid "$PPR_BIN" report -i ci -o rep.txt --format collapsed 2>err &
+	rp=$! &&
+	i=0 && pp= &&
+	while test $i -lt 600 && test -z "$pp"; do
+		test -n "$(ps -o pid= -p $rp)" || break
+		pp=$(child_named $rp perf)
+		sleep 0.01
+		i=$((i + 1))
+	done &&
+	if test -z "$pp"; then
+		wait $rp
+		echo "report finished before perf was seen (status $?); nothing to interrupt"
+		exit 0
+	fi &&
+	env kill -INT -- -$rp &&
+	{ wait $rp; code=$?; } &&
+	echo "report exited $code" && cat err &&
+	not_crashed $code 130 &&
+	if test $code = 0; then
+		test -s rep.txt
+	else
+		! test -e rep.txt || { echo "partial rep.txt left"; false; }
+	fi &&
+	sleep 0.3 &&
+	gone $pp
+'
+
+test_expect_success PERF,PY 'perf killed while recording: clear message, no hang, what was recorded kept' '
+	mkdir -p home &&
+	env HOME="$TRASH/home" ROBUST_PIDFILE="$TRASH/spin.pid" \
+		"$PPR_BIN" record -q -o pk --python "$PY" "$PROG" spin >out 2>err &
+	rp=$! &&
+	wait_for out ready &&
+	sleep 0.5 &&
+	pp=$(ps -eo pid=,args= | grep -F "$TRASH/pk.tmp-" |
+		grep -E "^ *[0-9]+ [^ ]*perf .*record" | awk "{ print \$1; exit }") &&
+	echo "perf is $pp" &&
+	test -n "$pp" &&
+	kill -KILL $pp &&
+	{ wait $rp; code=$?; } &&
+	{ kill -TERM "$(cat spin.pid)" 2>/dev/null || :; } &&
+	echo "record exited $code" && cat err &&
+	not_crashed $code &&
+	test_grep "^pyperf-run record: .*perf.*(killed|signal 9)" err &&
+	no_tmp_sessions pk &&
+	test -d pk &&
+	{ ppr report -i pk --format collapsed >c 2>rerr; rc=$?; } &&
+	cat rerr &&
+	{ test $rc = 0 || test $rc = 1; }
+'
+
+test_expect_success PERF,PY,MOUNTNS '/tmp read-only and TMPDIR missing: recording still works' '
+	robust_env unshare -m sh -c "
+		mount -t tmpfs -o ro,size=1m tmpfs /tmp &&
+		\"\$0\" record -q -o ro --python \"\$1\" \"\$2\" exit 0 0.4
+	" "$PPR_BIN" "$PY" "$PROG" 2>err &&
+	collapsed ro c &&
+	test "$(samples_in c busy_a robust-prog.py)" -gt 30 &&
+	TMPDIR=/nonexistent robust_env ppr record -q -o ro2 --python "$PY" \
+		"$PROG" exit 0 0.4 2>err2 &&
+	collapsed ro2 c2 &&
+	test "$(samples_in c2 busy_a robust-prog.py)" -gt 30
+'
+
+test_expect_success PERF,PY,MOUNTNS 'disk full: the program'"'"'s status, the reason said, no leftovers' '
+	mkdir full &&
+	robust_env unshare -m sh -c "
+		mount -t tmpfs -o size=1m tmpfs full &&
+		cd full &&
+		\"\$0\" record -q -o s --python \"\$1\" \"\$2\" exit 7 1.0
+		echo \$? >../code
+		ls -A >../ls
+		if test -d s; then
+			timeout 120 \"\$0\" report -i s --format collapsed >/dev/null
+			echo \$? >../rcode
+		fi
+	" "$PPR_BIN" "$PY" "$PROG" 2>err;
+	cat err &&
+	test "$(cat code)" = 7 &&
+	test_grep "No space left on device" err &&
+	! grep "\.tmp-" ls &&
+	if test -f rcode; then
+		test "$(cat rcode)" = 0 || test "$(cat rcode)" = 1
+	fi
+'
+
+test_expect_success PERF,PY,NOBODY 'an unprivileged user (paranoid <= 2) records its own program' '
+	mkdir -m 777 nb &&
+	cp "$PROG" nb/p.py && chmod 644 nb/p.py &&
+	cp -r "$PPR_BUILD/trampoline" nb/lib && chmod -R a+rX nb/lib &&
+	pyreal=$(readlink -f "$PY") &&
+	case $pyreal in
+	/root/*) echo "$PY is not reachable by nobody"; exit 0 ;;
+	esac &&
+	(cd nb && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME="$PWD" XDG_CACHE_HOME="$PWD/cache" PYPERF_LIBDIR="$PWD/lib" \
+		"$PPR_BIN" record -q -o s --python "$PY" p.py exit 0 0.4) 2>err;
+	code=$? &&
+	cat err &&
+	test $code = 0 &&
+	test "$(stat -c %U:%a nb/s)" = "nobody:700" &&
+	(cd nb && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME="$PWD" "$PPR_BIN" report -i s --format collapsed) >c &&
+	test "$(samples_in c busy_a p.py)" -gt 30
+'
+
+test_done
