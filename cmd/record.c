@@ -584,12 +584,13 @@ static int explain_perf_failure(int st, const char *perr)
 
 /*
  * Can perf open the event at all (not permitted, not supported)?  A
- * quick `perf stat` of /bin/true tells before anything is started.
+ * quick `perf stat` of an empty shell command tells before anything is
+ * started.
  */
 static int check_event(const char *perf, const char *event)
 {
 	const char *argv[] = { perf, "stat", "-x,", "-e", event, "--",
-			       "true", NULL };
+			       "/bin/sh", "-c", ":", NULL };
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	char err[PPR_ERR_LEN];
 	int st, code = 0;
@@ -782,12 +783,17 @@ static void write_meta(struct run *r, int status_known, int status)
 	session_meta_set(m, "start_time", "%.6f", r->start);
 	session_meta_set(m, "end_time", "%.6f", r->end);
 	session_meta_set(m, "samples", "%lu", r->scan.samples);
-	session_meta_set(m, "truncated", "%.4f",
-			 r->scan.user_samples ?
-			 (double)r->scan.truncated / r->scan.user_samples : 0.0);
+	session_meta_set(m, "truncated", "%.4f", r->scan.user_samples ?
+			 (double)r->scan.truncated / r->scan.user_samples :
+			 0.0);
 	for (i = 0; i < r->scan.nr_pids; i++)
-		strbuf_addf(&sb, "%s%d", i ? " " : "", (int)r->scan.pids[i]);
+		if (r->scan.pids[i] != r->scan.ignore_pid)
+			strbuf_addf(&sb, "%s%d", sb.len ? " " : "",
+				    (int)r->scan.pids[i]);
 	session_meta_set(m, "pids", "%s", sb.buf);
+	if (r->scan.ignore_pid > 0)
+		session_meta_set(m, "helper_pid", "%d",
+				 (int)r->scan.ignore_pid);
 	if (getcwd(cwd, sizeof(cwd)))
 		session_meta_set(m, "cwd", "%s", cwd);
 	strbuf_release(&sb);
@@ -887,6 +893,7 @@ static int record_run(struct record_opts *o)
 	int exists, code = EXIT_INTERNAL, st, errfd = -1, value = 0;
 	enum record_status_kind kind;
 	unsigned moved = 0;
+	size_t nr_procs;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
@@ -1060,11 +1067,13 @@ static int record_run(struct record_opts *o)
 		goto out;
 	}
 	report_truncation(&r);
+	nr_procs = r.scan.nr_pids - (r.scan.ignore_pid > 0 &&
+				     r.scan.nr_pids > 0);
 	if (!o->quiet)
 		fprintf(stderr, "pyperf-run: %lu samples from %zu "
 			"process%s in '%s'; 'pyperf-run report%s%s' shows "
-			"them\n", r.scan.samples, r.scan.nr_pids,
-			r.scan.nr_pids == 1 ? "" : "es", o->output,
+			"them\n", r.scan.samples, nr_procs,
+			nr_procs == 1 ? "" : "es", o->output,
 			strcmp(o->output, SESSION_DEFAULT_DIR) ? " -i " : "",
 			strcmp(o->output, SESSION_DEFAULT_DIR) ? o->output :
 			"");

@@ -59,14 +59,64 @@ static void write_profile(struct json *j, const struct profile *p,
 	json_end_object(j);
 }
 
+/* Stacks bucketed by task (the last bucket: no task), order kept. */
+struct buckets {
+	size_t *idx;		/* stack indices, bucket after bucket */
+	size_t *start;		/* nr + 2 offsets into idx */
+	size_t nr;		/* buckets: tasks + 1 */
+};
+
+static void buckets_fill(struct buckets *b, const struct profile *p,
+			 int grouped)
+{
+	size_t i, t, *fill;
+
+	b->nr = grouped ? p->nr_tasks + 1 : 1;
+	b->idx = xmalloc((p->nr_stacks + 1) * sizeof(*b->idx));
+	b->start = xcalloc(b->nr + 1, sizeof(*b->start));
+	for (i = 0; i < p->nr_stacks; i++) {
+		t = grouped && p->stacks[i].task < p->nr_tasks ?
+			p->stacks[i].task : b->nr - 1;
+		b->start[t + 1]++;
+	}
+	for (t = 0; t < b->nr; t++)
+		b->start[t + 1] += b->start[t];
+	fill = xmalloc((b->nr + 1) * sizeof(*fill));
+	memcpy(fill, b->start, (b->nr + 1) * sizeof(*fill));
+	for (i = 0; i < p->nr_stacks; i++) {
+		t = grouped && p->stacks[i].task < p->nr_tasks ?
+			p->stacks[i].task : b->nr - 1;
+		b->idx[fill[t]++] = i;
+	}
+	free(fill);
+}
+
 int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 			 FILE *fp, char *err, size_t errlen)
 {
 	struct json j;
-	size_t i, *idx = xmalloc((p->nr_stacks + 1) * sizeof(*idx));
+	struct buckets b;
+	size_t i, t, k, nprof = 0, active = 0;
+	uint64_t best = 0;
 	const char *title = o && o->title ? o->title :
 		p->command ? p->command : "pyperf-run profile";
 	int grouped = p->group != PROFILE_MERGED && p->nr_tasks;
+
+	buckets_fill(&b, p, grouped);
+	/* open the profile with the most samples first */
+	for (t = 0; t < b.nr; t++) {
+		uint64_t sum = 0;
+
+		if (b.start[t] == b.start[t + 1] && (grouped || t))
+			continue;
+		for (k = b.start[t]; k < b.start[t + 1]; k++)
+			sum += p->stacks[b.idx[k]].samples;
+		if (sum > best) {
+			best = sum;
+			active = nprof;
+		}
+		nprof++;
+	}
 
 	json_init(&j, fp, 0);
 	json_begin_object(&j);
@@ -77,7 +127,7 @@ int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 	json_key(&j, "exporter");
 	json_string(&j, "pyperf-run " PPR_VERSION);
 	json_key(&j, "activeProfileIndex");
-	json_int(&j, 0);
+	json_uint(&j, active);
 	json_key(&j, "shared");
 	json_begin_object(&j);
 	json_key(&j, "frames");
@@ -99,61 +149,32 @@ int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 	json_end_object(&j);
 	json_key(&j, "profiles");
 	json_begin_array(&j);
-	if (!grouped) {
-		for (i = 0; i < p->nr_stacks; i++)
-			idx[i] = i;
-		write_profile(&j, p, title, idx, p->nr_stacks);
-	} else {
-		/* bucket the stacks by task, keeping their order */
-		size_t *start = xcalloc(p->nr_tasks + 2, sizeof(*start));
-		size_t t;
+	for (t = 0; t < b.nr; t++) {
+		const struct task *tk = grouped && t < p->nr_tasks ?
+			&p->tasks[t] : NULL;
+		char *name;
 
-		for (i = 0; i < p->nr_stacks; i++) {
-			t = p->stacks[i].task < p->nr_tasks ?
-				p->stacks[i].task : p->nr_tasks;
-			start[t + 1]++;
-		}
-		for (t = 0; t <= p->nr_tasks; t++)
-			start[t + 1] += start[t];
-		{
-			size_t *fill = xmalloc((p->nr_tasks + 2) *
-					       sizeof(*fill));
-
-			memcpy(fill, start, (p->nr_tasks + 2) *
-			       sizeof(*fill));
-			for (i = 0; i < p->nr_stacks; i++) {
-				t = p->stacks[i].task < p->nr_tasks ?
-					p->stacks[i].task : p->nr_tasks;
-				idx[fill[t]++] = i;
-			}
-			free(fill);
-		}
-		for (t = 0; t <= p->nr_tasks; t++) {
-			const struct task *tk = t < p->nr_tasks ?
-				&p->tasks[t] : NULL;
-			char *name;
-
-			if (start[t] == start[t + 1])
-				continue;
-			if (!tk)
-				name = xstrdup("(no task)");
-			else if (p->group == PROFILE_BY_THREAD)
-				name = xasprintf("%s (pid %ld, tid %ld)",
-					tk->comm ? tk->comm : "?",
-					(long)tk->pid, (long)tk->tid);
-			else
-				name = xasprintf("%s (pid %ld)",
-					tk->comm ? tk->comm : "?",
-					(long)tk->pid);
-			write_profile(&j, p, name, idx + start[t],
-				      start[t + 1] - start[t]);
-			free(name);
-		}
-		free(start);
+		if (b.start[t] == b.start[t + 1] && (grouped || t))
+			continue;
+		if (!grouped)
+			name = xstrdup(title);
+		else if (!tk)
+			name = xstrdup("(no task)");
+		else if (p->group == PROFILE_BY_THREAD)
+			name = xasprintf("%s (pid %ld, tid %ld)",
+				tk->comm ? tk->comm : "?",
+				(long)tk->pid, (long)tk->tid);
+		else
+			name = xasprintf("%s (pid %ld)",
+				tk->comm ? tk->comm : "?", (long)tk->pid);
+		write_profile(&j, p, name, b.idx + b.start[t],
+			      b.start[t + 1] - b.start[t]);
+		free(name);
 	}
 	json_end_array(&j);
 	json_end_object(&j);
-	free(idx);
+	free(b.idx);
+	free(b.start);
 	if (json_finish(&j) < 0 || ferror(fp)) {
 		set_err(err, errlen, "cannot write the speedscope report: %s",
 			strerror(errno));

@@ -101,6 +101,8 @@ static const char *view_name(enum profile_view v)
 static void header(const struct profile *p, FILE *fp)
 {
 	size_t nproc = 0, i, j;
+	const char *truncated;
+	double share;
 
 	for (i = 0; i < p->nr_threads; i++) {
 		for (j = 0; j < i; j++)
@@ -131,6 +133,12 @@ static void header(const struct profile *p, FILE *fp)
 	if (p->dropped)
 		fprintf(fp, "# filtered: %llu samples left out\n",
 			(unsigned long long)p->dropped);
+	truncated = profile_meta_get(p, "truncated");
+	if (truncated && (share = strtod(truncated, NULL)) >= 0.01 &&
+	    share <= 1)
+		fprintf(fp, "# warning:  %.0f%% of the samples have incomplete "
+			"stacks (their outer callers are missing)\n",
+			100.0 * share);
 	fprintf(fp, "# view:     %s\n", view_name(p->view));
 }
 
@@ -243,8 +251,14 @@ static void tree_walk(struct tree_ctx *c, uint32_t node)
 		int last = i + 1 == n && !hidden;
 
 		text_name(&c->name, f);
-		fprintf(c->fp, "%7.2f%% %7.2f%%  %s%s%s%s%s\n",
-			pct(k->total, c->total), pct(k->self, c->total),
+		/* inverted, "self" would be the outermost caller's: omit */
+		if (c->o->inverted)
+			fprintf(c->fp, "%7.2f%%  ", pct(k->total, c->total));
+		else
+			fprintf(c->fp, "%7.2f%% %7.2f%%  ",
+				pct(k->total, c->total),
+				pct(k->self, c->total));
+		fprintf(c->fp, "%s%s%s%s%s\n",
 			c->prefix.buf, node ? (last ? "`- " : "|- ") : "",
 			color_of(c->o, f), c->name.buf,
 			c->o->color ? C_RESET : "");
@@ -255,10 +269,12 @@ static void tree_walk(struct tree_ctx *c, uint32_t node)
 		strbuf_setlen(&c->prefix, plen);
 	}
 	if (hidden)
-		fprintf(c->fp, "%7.2f%% %8s  %s%s%s(%s)%s\n",
-			pct(hidden, c->total), "", c->prefix.buf,
-			node ? "`- " : "", c->o->color ? C_DIM : "",
-			"smaller callees", c->o->color ? C_RESET : "");
+		fprintf(c->fp, "%7.2f%% %s %s%s%s(%s)%s\n",
+			pct(hidden, c->total), c->o->inverted ? "" : "        ",
+			c->prefix.buf, node ? "`- " : "",
+			c->o->color ? C_DIM : "",
+			c->o->inverted ? "smaller callers" : "smaller callees",
+			c->o->color ? C_RESET : "");
 	free(kids);
 }
 
@@ -281,10 +297,14 @@ static void call_tree(const struct profile *p, const struct fmt_opts *o,
 		c.limit = 1;
 	strbuf_init(&c.name, 64);
 	strbuf_init(&c.prefix, 64);
-	fprintf(fp, "\nCall tree (%s; callees below %.1f%% hidden)\n",
-		o->inverted ? "inverted: leaf functions first, callers "
-		"below them" : "callers first", 100.0 * share);
-	fprintf(fp, "%8s %8s  %s\n", "Total%", "Self%", "Function");
+	fprintf(fp, "\nCall tree (%s below %.1f%% hidden)\n",
+		o->inverted ? "inverted: leaf functions first, their callers "
+		"below them; callers" : "callers first; callees",
+		100.0 * share);
+	if (o->inverted)
+		fprintf(fp, "%8s  %s\n", "Total%", "Function");
+	else
+		fprintf(fp, "%8s %8s  %s\n", "Total%", "Self%", "Function");
 	tree_walk(&c, 0);
 	strbuf_release(&c.name);
 	strbuf_release(&c.prefix);

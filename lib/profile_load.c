@@ -336,9 +336,15 @@ static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 	sym = key;
 	dso = key + f->sym.len + 1;
 	unknown_sym = !strcmp(sym, "[unknown]");
+	r->map_pid = map_dso_pid(dso, f->dso.len);
 	if (has_prefix(sym, f->sym.len, "py::")) {
 		r->cls = C_PY;
 		r->frame = intern_python(l->p, sym, f->sym.len);
+		/*
+		 * Named by a /tmp map perf found: the session's own copy
+		 * wins (a stale /tmp file of a reused pid may be wrong).
+		 */
+		r->resolve = r->map_pid != 0;
 		return r;
 	}
 	if (is_kernel_dso(dso, f->dso.len) ||
@@ -349,7 +355,6 @@ static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 						NULL, sym, NULL, dso);
 		return r;
 	}
-	r->map_pid = map_dso_pid(dso, f->dso.len);
 	if (r->map_pid || !strcmp(dso, "[unknown]") || !strcmp(dso, "//anon")) {
 		/* anonymous code: a perf map may name it */
 		r->resolve = 1;
@@ -832,8 +837,15 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	strvec_push(&argv, "-F");
 	strvec_push(&argv, l->f->time_from > 0 || l->f->time_to >= 0 ?
 		    PERFSCRIPT_FIELDS_TIME : PERFSCRIPT_FIELDS);
-	add_id_list(&argv, "--pid", l->f->pids, l->f->nr_pids);
-	add_id_list(&argv, "--tid", l->f->tids, l->f->nr_tids);
+	/*
+	 * perf skips other processes' samples early (much faster), but a
+	 * time window counts from the session's first sample: then filter
+	 * here only.
+	 */
+	if (!(l->f->time_from > 0 || l->f->time_to >= 0)) {
+		add_id_list(&argv, "--pid", l->f->pids, l->f->nr_pids);
+		add_id_list(&argv, "--tid", l->f->tids, l->f->nr_tids);
+	}
 
 	sp.argv = argv.v;
 	sp.in = SPAWN_DEVNULL;

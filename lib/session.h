@@ -27,7 +27,9 @@
  * call_graph, stack_size, frequency, event, command (shell-quoted, for
  * display), exit_status, start_time, end_time (UNIX seconds with
  * decimals), samples, truncated (share of incomplete stacks, 0..1),
- * pids (space-separated), cwd.
+ * pids (space-separated: the program's processes), helper_pid (the pid
+ * of pyperf-run's own exec helper, which perf records too: its samples
+ * are not the program's), cwd.
  */
 
 #define SESSION_DEFAULT_DIR "pyperf.data"

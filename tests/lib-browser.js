@@ -11,7 +11,10 @@
  *        [--hover NAME] [--inverted] [--screenshot PNG]
  *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]...
  *        [--screenshot PNG]
+ *   node lib-browser.js speedscope FILE [--screenshot PNG]
  * Each search prints matched=TEXT and matched_for=TERM|TEXT.
+ * speedscope: serves speedscope's own app (the npm package) and FILE on
+ * 127.0.0.1 and opens FILE in it with #profileURL=, as a user would.
  *
  * Environment: PPR_CHROMIUM (default /usr/bin/chromium).
  */
@@ -237,6 +240,74 @@ async function svg(browser, o) {
 		await page.screenshot({ path: o.screenshot });
 }
 
+/* speedscope's app from node_modules, and the profile, on localhost */
+function serve(file) {
+	const http = require("http");
+	const root = path.dirname(require.resolve(
+		"speedscope/dist/release/index.html"));
+	const types = { ".html": "text/html", ".js": "text/javascript",
+			".css": "text/css", ".json": "application/json",
+			".wasm": "application/wasm", ".png": "image/png" };
+	const srv = http.createServer((req, res) => {
+		const u = decodeURIComponent(req.url.split(/[?#]/)[0]);
+		const p = u === "/profile.json" ? file :
+			path.join(root, path.normalize(u));
+		if (p !== file && !p.startsWith(root + path.sep)) {
+			res.writeHead(403);
+			res.end();
+			return;
+		}
+		fs.readFile(p, (e, d) => {
+			if (e) {
+				res.writeHead(404);
+				res.end();
+				return;
+			}
+			res.writeHead(200, { "Content-Type":
+				types[path.extname(p)] || "application/octet-stream" });
+			res.end(d);
+		});
+	});
+	return new Promise((ok) => srv.listen(0, "127.0.0.1",
+					      () => ok(srv)));
+}
+
+async function speedscope(browser, o) {
+	const srv = await serve(o.file);
+	const base = "http://127.0.0.1:" + srv.address().port;
+	try {
+		const ctx = await browser.newContext({
+			viewport: { width: 1280, height: 800 } });
+		const page = await ctx.newPage();
+		await page.route("**/*", (route) => {
+			const u = route.request().url();
+			if (u.startsWith(base + "/")) {
+				route.continue();
+			} else {
+				out("request", u);
+				route.abort();
+			}
+		});
+		page.on("pageerror", (e) => out("pageerror", e.message));
+		page.on("console", (m) => {
+			if (m.type() === "error")
+				out("console_error", m.text());
+			else if (/^Importing as /.test(m.text()))
+				out("import", m.text());
+		});
+		await page.goto(base + "/index.html#profileURL=" +
+				encodeURIComponent(base + "/profile.json"));
+		await page.waitForFunction(() => / - speedscope$/.test(
+			document.title), null, { timeout: 30000 });
+		out("title", await page.title());
+		out("body", await page.textContent("body"));
+		if (o.screenshot)
+			await page.screenshot({ path: o.screenshot });
+	} finally {
+		srv.close();
+	}
+}
+
 (async () => {
 	const o = parse(process.argv.slice(2));
 	let browser, status = 0;
@@ -251,6 +322,8 @@ async function svg(browser, o) {
 			await html(browser, o);
 		else if (o.kind === "svg")
 			await svg(browser, o);
+		else if (o.kind === "speedscope")
+			await speedscope(browser, o);
 		else
 			throw new Error("unknown kind " + o.kind);
 	} catch (e) {

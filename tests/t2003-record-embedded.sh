@@ -32,4 +32,27 @@ for v in 3.8 3.9 3.10 3.11 3.12; do
 	"
 done
 
+test_prereq_FPPY() {
+	fp=$(ppr_fp_python) || { echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
+}
+test_prereq_REPORT() {
+	ppr report -h 2>/dev/null | grep -q collapsed ||
+		{ echo "report --format collapsed is not there yet"; return 1; }
+}
+
+# perf mode: the perf map goes straight into the session, and report
+# resolves from there (perf itself looks in /tmp only).
+test_expect_success PERF,FPPY,REPORT 'a frame-pointer build records in perf mode; report resolves its maps' '
+	fp=$(ppr_fp_python) &&
+	record_env "$PPR_BIN" record -o fp --python "$fp" \
+		"$FIX/record-small.py" 0.3 >out 2>err &&
+	test_grep "^pyperf-run: perf mode.* \(python 3\.[0-9.]+ has frame pointers" err &&
+	test "$(meta fp mode)" = perf &&
+	test "$(meta fp call_graph)" = fp &&
+	ls fp/maps | grep -q "^perf-[0-9]*\.map$" &&
+	no_tmp_leftovers fp &&
+	ppr report -i fp --format collapsed >collapsed &&
+	awk '"'"'{ t += $NF } /bar \(/ { b += $NF } END { exit !(t > 100 && b > 0.9 * t) }'"'"' collapsed
+'
+
 test_done

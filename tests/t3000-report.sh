@@ -180,6 +180,31 @@ test_expect_success SESSION '--perf runs perf report on the session' '
 	test $? = 1
 '
 
+# CPython 3.12 through the embedded trampoline (jit mode here)
+test_prereq_PY312() {
+	(ppr_python 3.12 >/dev/null) || { echo "no CPython 3.12"; return 1; }
+}
+
+test_prereq_S312() {
+	test -s s312/perf.data && test -s split312 ||
+		{ echo "the 3.12 recording failed"; return 1; }
+}
+
+test_expect_success PERF,PY312 'record the workload with 3.12' '
+	ppr record -q -o s312 --python "$(ppr_python 3.12)" "$WORKLOAD" \
+		split312 >out 2>err &&
+	test -s s312/perf.data
+'
+
+test_expect_success S312,CHECKER '3.12: shares match, plumbing folded' '
+	ppr report -i s312 --format json >s312.json &&
+	python3 "$CHECK" split312 shares s312.json 4 &&
+	ppr report -i s312 --format collapsed >s312.c &&
+	grep -E ";Worker\.compute \([^;]*\);work \(" s312.c &&
+	! grep -E "(^|;)(_PyEval_EvalFrameDefault|_PyEval_Vector|PyObject_Vectorcall|_PyFunction_Vectorcall)(;| )" s312.c &&
+	! grep -E "_pyperf_trampoline" s312.c
+'
+
 # perf map mode: a frame-pointer CPython with the embedded trampoline;
 # the maps are resolved from the session (record removes /tmp's copies)
 test_prereq_FP_SESSION() {

@@ -44,7 +44,8 @@ mkdir -p "$TRASH/home" "$TRASH/tmp"
 
 test_expect_success PERF,PY313 '--probe on 3.13 (jit, native): frames down to <module>, jit_fix yes' '
 	py=$(ppr_python 3.13) &&
-	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err ||
+		{ cat out err; false; } &&
 	! test -s err &&
 	test "$(json_get out probe.ok)" = true &&
 	test "$(json_get out probe.mode)" = jit &&
@@ -71,7 +72,8 @@ test_expect_success PERF,PY313 '--probe text: a probe section with the sample co
 
 test_expect_success PERF,PY312 '--probe on 3.12 (jit, embedded trampoline)' '
 	py=$(ppr_python 3.12) &&
-	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err ||
+		{ cat out err; false; } &&
 	test "$(json_get out mode.trampoline)" = embedded &&
 	test "$(json_get out probe.ok)" = true &&
 	test "$(json_get out probe.reached_module)" = true &&
@@ -79,7 +81,8 @@ test_expect_success PERF,PY312 '--probe on 3.12 (jit, embedded trampoline)' '
 '
 
 test_expect_success PERF,FPPY '--probe on the frame-pointer Python (perf mode, embedded)' '
-	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$(ppr_fp_python)" >out 2>err &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$(ppr_fp_python)" >out 2>err ||
+		{ cat out err; false; } &&
 	test "$(json_get out mode.name)" = perf &&
 	test "$(json_get out probe.mode)" = perf &&
 	test "$(json_get out probe.ok)" = true &&

@@ -61,6 +61,19 @@ test_expect_success TRAMP_PYTHONS 'fork: frames live across the fork resolve in 
 	test -s p.case && test_cmp p.case c.case
 '
 
+test_expect_success TRAMP_PYTHONS 'fork, perf map backend: the child map replays the parent entries' '
+	py=$(tramp_pythons | head -n 1) &&
+	PYPERF_TRAMPOLINE=perf tramp_run "$py" "$TRAMP_FIX/tramp-procs.py" fork >out &&
+	child=$(sed -n "s/^expect \([0-9]*\) child_only$/\1/p" out) &&
+	parent=$(sed -n "s/^expect \([0-9]*\) parent_only$/\1/p" out) &&
+	grep " py::case_fork:" "$D/perf-$parent.map" >p.case &&
+	grep " py::case_fork:" "$D/perf-$child.map" >c.case &&
+	test_cmp p.case c.case &&
+	grep " py::child_only:" "$D/perf-$child.map" &&
+	! grep " py::child_only:" "$D/perf-$parent.map" &&
+	test "$(stat -c %a "$D/perf-$child.map")" = 600
+'
+
 # A tiny extension with its own PEP 523 hook (a stand-in for a debugger).
 build_testhook() {
 	inc=$("$1" -c "import sysconfig as s; p = s.get_paths(); print(p[\"include\"])") &&

@@ -44,4 +44,12 @@ test_expect_success SESSION,AJV '--per-thread: one profile per thread' '
 	test_grep "^profile=.*\(pid [0-9]+, tid [0-9]+\)$" out
 '
 
+test_expect_success SESSION,AJV,CHROMIUM 'speedscope itself opens it, at the busiest thread' '
+	flame_browser speedscope thr.json >app &&
+	! grep -E "^(request|pageerror|console_error|error)=" app &&
+	test_grep "^import=Importing as speedscope json file" app &&
+	test_grep "^title=.*prog.py 0.3 - speedscope$" app &&
+	test_grep "^body=.*Sandwichpython3.13 \(pid [0-9]+, tid [0-9]+\)" app
+'
+
 test_done

@@ -687,6 +687,28 @@ static const char *utf8_or(PyObject *s, const char *dflt)
 	return r;
 }
 
+/*
+ * The hook's fast path reads co->co_extra directly instead of calling
+ * the out-of-line getter.  The layout (a size, then the slots) is not in
+ * the installed headers, so it is only trusted after it was seen to
+ * agree with the official getter (checked on the first trampolines).
+ */
+struct code_extra_mirror {
+	Py_ssize_t ce_size;
+	void *ce_extras[1];
+};
+
+static int extra_fast;		/* 1: mirror verified, -1: disagrees */
+
+static inline struct code_info *code_info_fast(PyCodeObject *co)
+{
+	struct code_extra_mirror *x = co->co_extra;
+
+	if (!x || extra_index >= x->ce_size)
+		return NULL;
+	return x->ce_extras[extra_index];
+}
+
 static struct code_info *code_info_get(PyCodeObject *co)
 {
 	void *p = NULL;
@@ -845,6 +867,10 @@ static void *tramp_create(PyCodeObject *co, PyObject *globals)
 	e->addr = (uintptr_t)t;
 	e->name = name;
 	ci->tramp = t;
+	if (extra_fast == 0 && reg_nr >= 8)
+		extra_fast = 1;
+	if (extra_fast >= 0 && code_info_fast(co) != ci)
+		extra_fast = -1;
 	if (tramp_active) {
 		/* A fork may have happened without os.fork (raw fork()). */
 		if (bk[active_backend].fd < 0 || child_dirty) {
@@ -871,8 +897,12 @@ static PyObject *ppt_hook(HOOK_PARAMS)
 	if (!tramp_active)
 		return CALL_PREV();
 	co = FRAME_CODE(f);
-	ci = NULL;
-	code_get_extra((PyObject *)co, extra_index, (void **)&ci);
+	if (extra_fast > 0) {
+		ci = code_info_fast(co);
+	} else {
+		ci = NULL;
+		code_get_extra((PyObject *)co, extra_index, (void **)&ci);
+	}
 	if (ci && ci->tramp) {
 		t = ci->tramp;
 	} else {
@@ -1018,7 +1048,7 @@ static PyObject *ppt_after_fork_child(PyObject *self, PyObject *unused)
 static PyObject *ppt_state(PyObject *self, PyObject *unused)
 {
 	return Py_BuildValue(
-		"{s:O,s:s,s:n,s:n,s:i,s:i,s:s,s:O}",
+		"{s:O,s:s,s:n,s:n,s:i,s:i,s:s,s:i,s:O}",
 		"active", tramp_active ? Py_True : Py_False,
 		"backend", backend_names[active_backend],
 		"trampolines", (Py_ssize_t)reg_nr,
@@ -1026,6 +1056,7 @@ static PyObject *ppt_state(PyObject *self, PyObject *unused)
 		"slot_size", SLOT_SIZE,
 		"code_size", (int)arch->code_size,
 		"arch", arch->name,
+		"fast_extra", extra_fast,
 		"chained", (hook_in_chain && prev_eval &&
 			    prev_eval != _PyEval_EvalFrameDefault) ?
 			Py_True : Py_False);

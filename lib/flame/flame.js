@@ -313,12 +313,30 @@ function nodeIsAncestorOf(a, b) {
 	return false;
 }
 
+/* The deepest row drawn when zoomed on z at width W: the canvas is only
+ * as tall as what it shows. */
+var levels = 1;
+function visibleLevels(z) {
+	var scale = W / (tree.tot[z] || 1), max = tree.depth[z];
+	var stack = [z];
+	while (stack.length) {
+		var i = stack.pop();
+		if (tree.depth[i] > max)
+			max = tree.depth[i];
+		for (var k = tree.first[i]; k >= 0; k = tree.next[k])
+			if (tree.tot[k] * scale >= 0.35)
+				stack.push(k);
+	}
+	return max + 1;
+}
+
 function resize() {
 	var dpr = window.devicePixelRatio || 1;
 	W = canvas.parentNode.clientWidth - 32;
 	if (W < 200)
 		W = 200;
-	var h = Math.min(32000, (tree.maxDepth + 1) * ROW + 4);
+	levels = visibleLevels(zoom);
+	var h = Math.min(32000, levels * ROW + 4);
 	canvas.style.height = h + "px";
 	canvas.width = Math.round(W * dpr);
 	canvas.height = Math.round(h * dpr);
@@ -329,7 +347,7 @@ function resize() {
 
 function rowY(d) {
 	/* top-down: root at the bottom (a flame); inverted: root on top */
-	var H = (tree.maxDepth + 1) * ROW;
+	var H = levels * ROW;
 	return isInverted ? d * ROW : H - (d + 1) * ROW;
 }
 
@@ -356,7 +374,8 @@ function drawBox(i, x, w, d, dim) {
 		if (t.length > max)
 			t = max > 2 ? t.slice(0, max - 2) + ".." : "";
 		if (t) {
-			ctx.fillStyle = matched || (i === 0) ? "#fff" : "#111";
+			ctx.fillStyle = matched || (i === 0 && !dim) ? "#fff" :
+				"#111";
 			ctx.fillText(t, x + 3, y + ROW - 5.5);
 		}
 	}
@@ -368,7 +387,7 @@ function draw() {
 	ctx.clearRect(0, 0, W, canvas.height);
 	rows = [];
 	labelled = [];
-	for (var d = 0; d <= tree.maxDepth + 1; d++)
+	for (var d = 0; d <= levels; d++)
 		rows.push([]);
 	/* ancestors of the zoomed node: full width, dimmed */
 	var chain = [];
@@ -424,7 +443,7 @@ function crumbs() {
 function hit(ev) {
 	var rect = canvas.getBoundingClientRect();
 	var x = ev.clientX - rect.left, y = ev.clientY - rect.top;
-	var H = (tree.maxDepth + 1) * ROW;
+	var H = levels * ROW;
 	var d = isInverted ? Math.floor(y / ROW) :
 		Math.floor((H - y) / ROW);
 	var r = rows[d];

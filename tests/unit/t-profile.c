@@ -44,7 +44,7 @@ static const char script[] =
 	"\t7f0000001005 [unknown] (/tmp/perf-100.map)\n"
 	"\t12 [unknown] (" LP ")\n"
 	"\t13 method_vectorcall_O (" LP ")\n"
-	"\t7f0000001025 [unknown] (/tmp/perf-100.map)\n"
+	"\t7f0000001025 py::stale:/x.py (/tmp/perf-100.map)\n"
 	"\t7f0000009999 [unknown] (/tmp/perf-100.map)\n"
 	"\n"
 	/* 3: no Python frame at all */
@@ -267,6 +267,8 @@ static void test_load(const char *dir)
 	TAP_OK(has_line(text, "[unknown];f (/a.py);h (/c.py);read;"
 			"do_syscall_64_[k] 1"),
 	       "mixed: perf-map addresses resolved from the session's map");
+	TAP_OK(!strstr(text, "stale"),
+	       "the session's map wins over what perf found in /tmp");
 	TAP_OK(has_line(text, "_start;pymain_init 1"),
 		"mixed: a stack without Python keeps its native frames");
 	TAP_OK(has_line(text, "f (/a.py);g (/b.py);[ext.cpython-311-x86_64-"

@@ -1,0 +1,248 @@
+/*
+ * `pyperf-run doctor --json`: the whole of struct doctor as one JSON
+ * object (see doctor.h and pyperf-run-doctor(1)).
+ * Owner: doctor.
+ */
+#include "compat.h"
+#include "doctor.h"
+#include "json.h"
+
+static void json_kv_str(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	json_string(j, v);
+}
+
+static void json_kv_bool(struct json *j, const char *k, int v)
+{
+	json_key(j, k);
+	json_bool(j, v);
+}
+
+static void json_value(struct json *j, const char *k,
+		       const struct sysprobe_value *v)
+{
+	json_key(j, k);
+	if (v->have)
+		json_int(j, v->value);
+	else
+		json_null(j);
+}
+
+static void json_open(struct json *j, const char *k,
+		      const struct sysprobe_open *o)
+{
+	json_key(j, k);
+	json_begin_object(j);
+	json_kv_bool(j, "ok", o->ok);
+	json_kv_bool(j, "user_only", o->user_only);
+	json_kv_str(j, "error", o->ok ? NULL : strerror(o->error));
+	json_end_object(j);
+}
+
+static void json_levels(struct json *j, const struct doctor *d,
+			const char *key, enum doctor_level l)
+{
+	size_t i;
+
+	json_key(j, key);
+	json_begin_array(j);
+	for (i = 0; i < d->nr_checks; i++)
+		if (d->checks[i].level == l)
+			json_string(j, d->checks[i].text);
+	json_end_array(j);
+}
+
+static void json_strvec(struct json *j, const char *k,
+			const struct strvec *sv)
+{
+	size_t i;
+
+	json_key(j, k);
+	json_begin_array(j);
+	for (i = 0; i < sv->nr; i++)
+		json_string(j, sv->v[i]);
+	json_end_array(j);
+}
+
+static void json_python(struct json *j, const struct doctor *d)
+{
+	const struct pyinfo *py = &d->py;
+
+	json_key(j, "python");
+	json_begin_object(j);
+	json_kv_str(j, "path", d->python_arg);
+	if (!d->python_ok) {
+		json_kv_str(j, "executable", NULL);
+		json_kv_str(j, "version", NULL);
+		json_kv_bool(j, "supported", 0);
+		json_kv_str(j, "error", d->python_error);
+		json_end_object(j);
+		return;
+	}
+	json_kv_str(j, "executable", py->executable);
+	json_kv_str(j, "version", py->version);
+	json_kv_str(j, "implementation", py->implementation);
+	json_kv_bool(j, "supported", d->python_supported);
+	json_kv_bool(j, "native_perf", py->native_perf);
+	json_kv_bool(j, "native_perf_jit", py->native_perf_jit);
+	json_kv_bool(j, "frame_pointers", py->cflags.fp && py->cflags.leaf_fp);
+	json_kv_bool(j, "fno_omit_frame_pointer", py->cflags.fp);
+	json_kv_bool(j, "mno_omit_leaf_frame_pointer", py->cflags.leaf_fp);
+	json_kv_str(j, "optimisation", py->cflags.opt);
+	json_kv_bool(j, "debug", py->pydebug);
+	json_kv_bool(j, "has_headers", py->has_headers);
+	json_key(j, "embedded");
+	json_begin_object(j);
+	json_kv_bool(j, "supported", d->embedded_supported);
+	json_kv_bool(j, "available", d->embedded_available);
+	json_kv_str(j, "why_not", d->embedded_available ? NULL
+							: d->embedded_why);
+	json_end_object(j);
+	json_end_object(j);
+}
+
+static void json_probe(struct json *j, const struct doctor_probe *p)
+{
+	json_key(j, "probe");
+	if (!p->ran && !p->unavailable) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kv_bool(j, "ran", p->ran);
+	json_kv_bool(j, "ok", p->recorded && p->reached_module);
+	json_kv_str(j, "mode", p->ran ? mode_name_str(p->mode) : NULL);
+	json_kv_bool(j, "recorded", p->recorded);
+	json_kv_bool(j, "names_found", p->names_found);
+	json_kv_bool(j, "reached_module", p->reached_module);
+	json_key(j, "samples");
+	json_uint(j, p->samples);
+	json_key(j, "python_samples");
+	json_uint(j, p->python_samples);
+	json_kv_str(j, "detail", p->detail[0] ? p->detail : NULL);
+	json_key(j, "pid");
+	if (p->pid)
+		json_int(j, p->pid);
+	else
+		json_null(j);
+	json_kv_str(j, "workdir", p->workdir[0] ? p->workdir : NULL);
+	json_end_object(j);
+}
+
+void doctor_write_json(const struct doctor *d, FILE *fp)
+{
+	const struct sysprobe_kernel *k = &d->kernel;
+	struct json j;
+	size_t i;
+
+	json_init(&j, fp, 1);
+	json_begin_object(&j);
+	json_kv_bool(&j, "ok", doctor_ok(d));
+	json_levels(&j, d, "problems", DOCTOR_PROBLEM);
+	json_levels(&j, d, "warnings", DOCTOR_WARNING);
+
+	json_python(&j, d);
+
+	json_key(&j, "perf");
+	json_begin_object(&j);
+	json_kv_str(&j, "path", d->perf_path);
+	json_kv_str(&j, "version", d->perf_version_ok ? d->perf_version_str
+						      : NULL);
+	json_kv_str(&j, "version_text", d->perf_version_text);
+	json_kv_str(&j, "jit_fix", tristate_name(d->jit_fix));
+	json_kv_str(&j, "jit_fix_why",
+		    d->perf_version_ok || d->jit_fix_from_probe
+			    ? d->jit_fix_why : NULL);
+	json_kv_str(&j, "jit_fix_source", d->jit_fix_from_probe ? "probe"
+					  : d->perf_version_ok ? "version"
+							       : NULL);
+	json_kv_str(&j, "dwarf_unwind", tristate_name(d->dwarf_unwind));
+	json_kv_str(&j, "error", d->perf_error[0] ? d->perf_error : NULL);
+	json_end_object(&j);
+
+	json_key(&j, "kernel");
+	json_begin_object(&j);
+	json_value(&j, "perf_event_paranoid", &k->paranoid);
+	json_value(&j, "kptr_restrict", &k->kptr_restrict);
+	json_value(&j, "perf_event_max_sample_rate", &k->max_sample_rate);
+	json_value(&j, "perf_event_max_stack", &k->max_stack);
+	json_kv_bool(&j, "privileged", k->privileged);
+	json_open(&j, "callchain", &k->callchain);
+	if (k->regs_supported)
+		json_open(&j, "dwarf", &k->dwarf);
+	json_end_object(&j);
+
+	json_key(&j, "mode");
+	json_begin_object(&j);
+	json_kv_str(&j, "name", mode_name_str(d->mode.name));
+	json_kv_str(&j, "trampoline", mode_trampoline_str(d->mode.trampoline));
+	json_kv_str(&j, "call_graph", d->mode.call_graph[0]
+					      ? d->mode.call_graph : NULL);
+	json_key(&j, "stack_size");
+	if (d->mode.name == MODE_JIT)
+		json_uint(&j, d->mode.stack_size);
+	else
+		json_null(&j);
+	json_kv_str(&j, "reason", d->mode.reason[0] ? d->mode.reason : NULL);
+	json_kv_str(&j, "problem", d->mode.problem[0] ? d->mode.problem
+						      : NULL);
+	json_kv_str(&j, "warning", d->mode.warning[0] ? d->mode.warning
+						      : NULL);
+	json_end_object(&j);
+
+	json_key(&j, "commands");
+	json_begin_object(&j);
+	json_strvec(&j, "environment", &d->record_env);
+	json_kv_str(&j, "environment_note", d->env_note);
+	json_kv_str(&j, "record", d->record_cmd);
+	json_strvec(&j, "record_argv", &d->record_argv);
+	json_kv_str(&j, "inject", d->inject_cmd);
+	json_strvec(&j, "inject_argv", &d->inject_argv);
+	json_end_object(&j);
+
+	json_key(&j, "housekeeping");
+	json_begin_object(&j);
+	json_kv_str(&j, "tmpdir", d->tmpdir);
+	json_key(&j, "tmp_free_bytes");
+	if (d->tmp_free >= 0)
+		json_int(&j, d->tmp_free);
+	else
+		json_null(&j);
+	json_key(&j, "stale_files");
+	json_uint(&j, d->stale.files);
+	json_key(&j, "stale_bytes");
+	json_uint(&j, d->stale.bytes);
+	json_key(&j, "stale_pids");
+	json_begin_array(&j);
+	for (i = 0; i < d->stale.nr_pids; i++)
+		json_int(&j, d->stale.pids[i]);
+	json_end_array(&j);
+	json_key(&j, "live_files");
+	json_uint(&j, d->stale.live);
+	json_kv_str(&j, "buildid_dir", d->buildid_dir);
+	json_key(&j, "buildid_bytes");
+	if (d->buildid_exists)
+		json_uint(&j, d->buildid_bytes);
+	else
+		json_null(&j);
+	json_end_object(&j);
+
+	json_probe(&j, &d->probe);
+
+	json_key(&j, "checks");
+	json_begin_array(&j);
+	for (i = 0; i < d->nr_checks; i++) {
+		const struct doctor_check *c = &d->checks[i];
+
+		json_begin_object(&j);
+		json_kv_str(&j, "id", c->id);
+		json_kv_str(&j, "level", doctor_level_name(c->level));
+		json_kv_str(&j, "text", c->text);
+		json_kv_str(&j, "fix", c->fix);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_end_object(&j);
+	json_finish(&j);
+}
