@@ -179,6 +179,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	size_t len;
 	int ret = -1, time_ev = is_time_event(p->event);
 	char *version = xstrdup("pyperf-run " PPR_VERSION);
+	size_t *map_of = NULL, map_alloc = 0;
 	char *cmd = NULL;
 
 	(void)o;
@@ -227,9 +228,14 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 				main_i = i;
 		}
 		if (main_i < nf) {
+			int64_t fid = str_id(&st, p->frames[main_i].dso);
+
+			map_alloc = 2 * (size_t)fid + 64;
+			map_of = xcalloc(map_alloc, sizeof(*map_of));
+			map_of[fid] = 1;
 			perftools__profiles__mapping__init(&map[0]);
 			map[0].id = 1;
-			map[0].filename = str_id(&st, p->frames[main_i].dso);
+			map[0].filename = fid;
 			map[0].has_functions = 1;
 			mapp[0] = &map[0];
 			nm = 1;
@@ -243,10 +249,19 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 		if (f->kind != FRAME_PYTHON && f->dso) {
 			int64_t fid = str_id(&st, f->dso);
 
-			for (k = 0; k < nm; k++)
-				if (map[k].filename == fid)
-					break;
+			/* mapping of each file name string, 0: none yet */
+			if ((size_t)fid >= map_alloc) {
+				size_t n = map_alloc;
+
+				map_alloc = 2 * (size_t)fid + 64;
+				map_of = xrealloc(map_of, map_alloc *
+						  sizeof(*map_of));
+				memset(map_of + n, 0, (map_alloc - n) *
+				       sizeof(*map_of));
+			}
+			k = map_of[fid] ? map_of[fid] - 1 : nm;
 			if (k == nm) {
+				map_of[fid] = nm + 1;
 				perftools__profiles__mapping__init(&map[nm]);
 				map[nm].id = nm + 1;
 				map[nm].filename = fid;
@@ -377,5 +392,6 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	free(st.ids);
 	free(version);
 	free(cmd);
+	free(map_of);
 	return ret;
 }

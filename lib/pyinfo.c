@@ -228,6 +228,8 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 	}
 	ret = 0;
 out:
+	if (ret < 0)
+		pyinfo_release(info);
 	strvec_clear(&env);
 	strbuf_release(&out);
 	strbuf_release(&errout);

@@ -39,7 +39,9 @@ struct pyinfo {
 /*
  * Run `python` (a path, or a name looked up in PATH) with the probe and
  * fill info.  Returns 0; or -1 with err filled ("cannot run 'x': ...",
- * "'x' is not a Python interpreter").  Release with pyinfo_release().
+ * "'x' is not a Python interpreter") and info released (zeroed; calling
+ * pyinfo_release() on it again is harmless).  On success release it with
+ * pyinfo_release().
  */
 int pyinfo_probe(const char *python, struct pyinfo *info,
 		 char *err, size_t errlen);

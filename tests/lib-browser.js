@@ -103,6 +103,8 @@ async function html(browser, o) {
 	out("header", await page.textContent("header"));
 	out("legend", await page.textContent("#legend"));
 	out("nodes", await page.evaluate(() => window.pyperfFlame.nodes()));
+	out("start_inverted", await page.evaluate(
+		() => window.pyperfFlame.inverted()));
 	for (const l of await page.evaluate(() => window.pyperfFlame.labels()))
 		out("label", l);
 	if (o.hover) {

@@ -72,6 +72,15 @@ test_expect_success SESSION 'report --format html -o FILE' '
 	test_grep "\"titleCode\":\"[^\"]*prog.py 0.3\"" prof.html
 '
 
+test_expect_success SESSION,CHROMIUM '--inverted starts bottom-up; --title' '
+	ppr report -i sess --inverted --title "My <app>" --format html \
+		-o inv.html &&
+	flame_browser html inv.html >inv &&
+	test "$(flame_kv start_inverted inv)" = true &&
+	test "$(flame_kv title inv)" = "My <app>" &&
+	test_grep "^inv_label=|^label=spin \(" inv
+'
+
 test_expect_success SESSION '--per-thread: a frame per thread under the root' '
 	ppr report -i sess --per-thread --format html -o thr.html &&
 	test_grep "\"python3.13-[0-9]+/[0-9]+\"" thr.html
