@@ -705,6 +705,14 @@ static int prepare(struct run *r)
 		return EXIT_INTERNAL;
 	}
 	r->have_py = 1;
+	/*
+	 * Run the interpreter itself, not a launcher in front of it (pyenv's
+	 * shims are shell scripts that would be profiled too).
+	 */
+	if (r->py.executable[0] && !access(r->py.executable, X_OK)) {
+		free(r->python);
+		r->python = xstrdup(r->py.executable);
+	}
 
 	r->perf = spawn_which("perf");
 	if (!r->perf) {

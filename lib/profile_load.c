@@ -74,6 +74,7 @@ struct loader {
 	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
 	int have_first;
 	uint32_t pseudo_native, pseudo_kernel, unknown_frame;
+	pid_t helper_pid;	/* record's exec helper: not the program */
 	uint64_t next_progress;
 };
 
@@ -477,6 +478,8 @@ static int on_sample(void *data, const struct ps_sample *s)
 		if (f->time_to >= 0)
 			l->to_ns = s->time_ns + (uint64_t)(f->time_to * 1e9);
 	}
+	if (l->helper_pid && s->pid == l->helper_pid)
+		return 0;
 	if ((f->nr_pids && !pid_in(f->pids, f->nr_pids, s->pid)) ||
 	    (f->nr_tids && !pid_in(f->tids, f->nr_tids, s->tid)) ||
 	    (l->from_ns && s->time_ns < l->from_ns) ||
@@ -991,6 +994,13 @@ int profile_load(struct profile *p, const char *session,
 		free(data);
 		if (ret < 0)
 			goto out;
+	}
+	{
+		long hp;
+
+		if (!parse_long(profile_meta_get(p, "helper_pid"), 10, 1,
+				INT32_MAX, &hp))
+			l.helper_pid = (pid_t)hp;
 	}
 	l.unknown_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
 					       NULL, NULL, NULL, NULL);
