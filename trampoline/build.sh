@@ -35,7 +35,10 @@ sys.stdout.write("%d.%d %s %d %d %s %s\n" % (sys.version_info[0],
       int(bool(v("Py_GIL_DISABLED"))), p["include"], p["platinclude"]))
 ' 2>/dev/null) || die 1 "cannot run '$python' to ask for its build settings"
 
+# shellcheck disable=SC2086
 set -- $info
+test $# = 6 ||
+	die 1 "cannot use '$python': its include paths contain spaces"
 version=$1 ext=$2 debug=$3 nogil=$4 inc=$5 platinc=$6
 
 case $version in
