@@ -25,6 +25,28 @@ test_expect_success TRAMP_PYTHONS 'every built extension loads, activates, verif
 	done
 '
 
+test_prereq_AARCH64_AS() {
+	command -v aarch64-linux-gnu-as >/dev/null ||
+		{ echo "no aarch64-linux-gnu-as (binutils-aarch64-linux-gnu)"; return 1; }
+}
+
+test_expect_success TRAMP_CC 'x86-64 template and unwind rules equal the assembler reference' '
+	${CC:-cc} -Wall -Wno-unused-function -I"$PPR_SRCDIR/trampoline" \
+		-o tramp-unwind "$TRAMP_FIX/tramp-unwind.c" &&
+	${CC:-cc} -c -o ref-x86_64.o "$TRAMP_FIX/tramp-ref-x86_64.S" &&
+	./tramp-unwind x86_64 >unw &&
+	"$(tramp_checker_python)" "$TRAMP_FIX/tramp-cfi-compare.py" x86_64 ref-x86_64.o <unw >out &&
+	test_grep "^ok$" out
+'
+
+test_expect_success TRAMP_CC,AARCH64_AS 'aarch64 template and unwind rules (not run here) equal the assembler reference' '
+	test -x tramp-unwind &&
+	aarch64-linux-gnu-as -o ref-aarch64.o "$TRAMP_FIX/tramp-ref-aarch64.S" &&
+	./tramp-unwind aarch64 >unw &&
+	"$(tramp_checker_python)" "$TRAMP_FIX/tramp-cfi-compare.py" aarch64 ref-aarch64.o <unw >out &&
+	test_grep "^ok$" out
+'
+
 test_expect_success 'usage: wrong number of arguments' '
 	test_expect_code 2 "$build" 2>err &&
 	test_grep "^build.sh: usage: " err

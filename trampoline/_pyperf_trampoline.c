@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "tramp_arch.h"
+#include "tramp_unwind.h"
 
 #if PY_VERSION_HEX >= 0x030C0000
 #define code_get_extra PyUnstable_Code_GetExtra
@@ -280,123 +281,9 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Little helpers to lay out jitdump records in native byte order. */
-struct rec {
-	unsigned char *buf;
-	size_t len, alloc;
-};
-
-static int rec_put(struct rec *r, const void *p, size_t n)
-{
-	if (r->len + n > r->alloc) {
-		size_t na = (r->len + n) * 2 + 256;
-		unsigned char *nb = realloc(r->buf, na);
-
-		if (!nb)
-			return -1;
-		r->buf = nb;
-		r->alloc = na;
-	}
-	memcpy(r->buf + r->len, p, n);
-	r->len += n;
-	return 0;
-}
-
-static int rec_u32(struct rec *r, uint32_t v)
-{
-	return rec_put(r, &v, sizeof(v));
-}
-
-static int rec_u64(struct rec *r, uint64_t v)
-{
-	return rec_put(r, &v, sizeof(v));
-}
-
-static int rec_u8(struct rec *r, unsigned v)
-{
-	unsigned char c = (unsigned char)v;
-
-	return rec_put(r, &c, 1);
-}
-
-static void rec_set_u32(struct rec *r, size_t off, uint32_t v)
-{
-	memcpy(r->buf + off, &v, sizeof(v));
-}
-
-static void rec_set_i32(struct rec *r, size_t off, int32_t v)
-{
-	memcpy(r->buf + off, &v, sizeof(v));
-}
-
 #define JIT_MAGIC 0x4A695444u
 #define JIT_CODE_LOAD 0
 #define JIT_CODE_UNWINDING_INFO 4
-#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-
-/*
- * .eh_frame (one CIE, one FDE) followed by .eh_frame_hdr, laid out for
- * perf's synthesized ELF: .text at 0x80, .eh_frame at ALIGN_8(0x80 +
- * code size), .eh_frame_hdr right after it.  All pointers are relative.
- */
-static int put_unwind_data(struct rec *r, size_t *eh_size, size_t *hdr_size)
-{
-	size_t start = r->len, cie, fde, len_off, n;
-	int32_t text_from_eh = (int32_t)ALIGN_UP(arch->code_size, 8);
-	int rc = 0;
-
-	/* CIE */
-	cie = r->len;
-	rc |= rec_u32(r, 0);			/* length, patched */
-	rc |= rec_u32(r, 0);			/* CIE id */
-	rc |= rec_u8(r, 1);			/* version */
-	rc |= rec_put(r, "zR", 3);		/* augmentation + NUL */
-	rc |= rec_u8(r, arch->code_align);	/* ULEB128, < 0x80 */
-	rc |= rec_u8(r, (unsigned char)arch->data_align & 0x7f); /* SLEB */
-	rc |= rec_u8(r, arch->ra_reg);		/* ULEB128, < 0x80 */
-	rc |= rec_u8(r, 1);			/* augmentation data length */
-	rc |= rec_u8(r, DW_EH_PE_pcrel_sdata4);	/* FDE pointer encoding */
-	rc |= rec_put(r, arch->cie_insns, arch->cie_insns_len);
-	while ((r->len - cie) % 8)
-		rc |= rec_u8(r, 0);		/* DW_CFA_nop */
-	if (rc)
-		return -1;
-	rec_set_u32(r, cie, (uint32_t)(r->len - cie - 4));
-
-	/* FDE */
-	fde = r->len;
-	rc |= rec_u32(r, 0);			/* length, patched */
-	rc |= rec_u32(r, (uint32_t)(r->len - cie)); /* back to the CIE */
-	len_off = r->len;
-	rc |= rec_u32(r, 0);			/* pc_begin, patched */
-	rc |= rec_u32(r, arch->code_size);	/* pc_range */
-	rc |= rec_u8(r, 0);			/* augmentation data length */
-	rc |= rec_put(r, arch->fde_insns, arch->fde_insns_len);
-	while ((r->len - fde) % 8)
-		rc |= rec_u8(r, 0);
-	if (rc)
-		return -1;
-	rec_set_u32(r, fde, (uint32_t)(r->len - fde - 4));
-	/* pc_begin: .text minus the address of this field */
-	rec_set_i32(r, len_off,
-		    -(text_from_eh + (int32_t)(len_off - start)));
-	*eh_size = r->len - start;
-
-	/* .eh_frame_hdr */
-	n = r->len;
-	rc |= rec_u8(r, 1);			/* version */
-	rc |= rec_u8(r, DW_EH_PE_pcrel_sdata4);	/* eh_frame_ptr encoding */
-	rc |= rec_u8(r, DW_EH_PE_udata4);	/* fde_count encoding */
-	rc |= rec_u8(r, DW_EH_PE_datarel_sdata4); /* table encoding */
-	rc |= rec_u32(r, (uint32_t)-(int32_t)(*eh_size + 4));
-	rc |= rec_u32(r, 1);			/* fde_count */
-	rc |= rec_u32(r, (uint32_t)-(text_from_eh + (int32_t)*eh_size));
-	rc |= rec_u32(r, (uint32_t)-(int32_t)(*eh_size - (fde - start)));
-	if (rc)
-		return -1;
-	*hdr_size = r->len - n;
-	return 0;
-}
 
 static int jit_write_header(int fd)
 {
@@ -434,7 +321,7 @@ static int jit_write_entry(struct backend_state *s,
 	rc |= rec_u64(&r, 0);			/* unwinding_size, patched */
 	rc |= rec_u64(&r, 0);			/* eh_frame_hdr_size, patched */
 	rc |= rec_u64(&r, 0);			/* mapped_size, patched */
-	if (rc || put_unwind_data(&r, &eh_size, &hdr_size) < 0)
+	if (rc || put_unwind_data(&r, arch, &eh_size, &hdr_size) < 0)
 		goto fail;
 	unw_size = eh_size + hdr_size;
 	while ((r.len - start) % 8)

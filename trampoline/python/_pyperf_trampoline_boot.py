@@ -13,7 +13,7 @@ import sys
 
 _EXT = "_pyperf_trampoline"
 _ext = None
-_native = None      # 3.12: the interpreter's own (activate, deactivate, active)
+_native = None      # 3.12: native (activate, deactivate, is_active)
 _started = False
 _VERSION = sys.version_info[:2]
 
@@ -64,8 +64,22 @@ def _load():
     return mod
 
 
-def activate_stack_trampoline(backend):
+def _check_args(name, args, kwargs, n):
+    """The argument errors of a METH_O / METH_NOARGS builtin."""
+    if kwargs:
+        raise TypeError("sys.%s() takes no keyword arguments" % name)
+    if len(args) != n:
+        if n:
+            raise TypeError("sys.%s() takes exactly one argument (%d given)"
+                            % (name, len(args)))
+        raise TypeError("sys.%s() takes no arguments (%d given)"
+                        % (name, len(args)))
+
+
+def activate_stack_trampoline(*args, **kwargs):
     """Activate the perf trampoline ("perf" or "perf_jit")."""
+    _check_args("activate_stack_trampoline", args, kwargs, 1)
+    backend = args[0]
     if not isinstance(backend, str):
         raise TypeError("activate_stack_trampoline() argument must be str,"
                         " not %s" % type(backend).__name__)
@@ -80,16 +94,18 @@ def activate_stack_trampoline(backend):
     _load().activate(backend)
 
 
-def deactivate_stack_trampoline():
+def deactivate_stack_trampoline(*args, **kwargs):
     """Deactivate the perf trampoline (a no-op when inactive)."""
+    _check_args("deactivate_stack_trampoline", args, kwargs, 0)
     if _ext is not None:
         _ext.deactivate()
     if _native is not None and _native[2]():
         _native[1]()
 
 
-def is_stack_trampoline_active():
+def is_stack_trampoline_active(*args, **kwargs):
     """Whether a perf trampoline is active."""
+    _check_args("is_stack_trampoline_active", args, kwargs, 0)
     if _ext is not None and _ext.is_active():
         return True
     return bool(_native is not None and _native[2]())
