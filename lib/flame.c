@@ -4,6 +4,7 @@
  */
 #include "compat.h"
 #include "flame.h"
+#include "utf8.h"
 #include "alloc.h"
 #include "strbuf.h"
 
@@ -344,40 +345,6 @@ uint32_t flame_tree_next(const struct flame_tree *t, uint32_t n)
 
 /* --- escaping ---------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (max n bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void flame_json_str(FILE *fp, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -395,7 +362,7 @@ void flame_json_str(FILE *fp, const char *str)
 		} else if (c < 0x80) {
 			fputc(c, fp);
 		} else {
-			l = utf8_seq(s + i, n - i);
+			l = utf8_seq_len(s + i, n - i);
 			if (!l) {
 				fputs("\\ufffd", fp);
 			} else {
@@ -439,7 +406,7 @@ void flame_xml_str(FILE *fp, const char *str, size_t n)
 			} else if (c < 0x80) {
 				fputc(c, fp);
 			} else {
-				l = utf8_seq(s + i, n - i);
+				l = utf8_seq_len(s + i, n - i);
 				if (!l) {
 					fputs("\xef\xbf\xbd", fp);
 				} else {

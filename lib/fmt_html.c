@@ -9,71 +9,10 @@
  */
 #include "compat.h"
 #include "fmt.h"
+#include "strtab.h"
 #include "flame.h"
 #include "flame_assets.h"
 #include "alloc.h"
-
-/* String table: name/file/dso strings, deduplicated by pointer value. */
-struct strtab {
-	const char **v;
-	size_t nr, alloc;
-	const char **keys;	/* open addressing on string contents */
-	uint32_t *ids;
-	size_t cap;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static uint32_t strtab_id(struct strtab *st, const char *s)
-{
-	size_t h, i;
-
-	if (!s || !*s)
-		return 0;
-	if ((st->nr + 1) * 2 > st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 1024;
-
-		free(st->keys);
-		free(st->ids);
-		st->keys = xcalloc(cap, sizeof(*st->keys));
-		st->ids = xcalloc(cap, sizeof(*st->ids));
-		st->cap = cap;
-		for (i = 1; i < st->nr; i++) {
-			h = str_hash(st->v[i]) & (cap - 1);
-			while (st->keys[h])
-				h = (h + 1) & (cap - 1);
-			st->keys[h] = st->v[i];
-			st->ids[h] = (uint32_t)i;
-		}
-	}
-	h = str_hash(s) & (st->cap - 1);
-	while (st->keys[h]) {
-		if (!strcmp(st->keys[h], s))
-			return st->ids[h];
-		h = (h + 1) & (st->cap - 1);
-	}
-	ALLOC_GROW(st->v, st->nr + 1, st->alloc);
-	st->v[st->nr] = s;
-	st->keys[h] = s;
-	st->ids[h] = (uint32_t)st->nr;
-	return (uint32_t)st->nr++;
-}
-
-static void strtab_release(struct strtab *st)
-{
-	free(st->v);
-	free(st->keys);
-	free(st->ids);
-}
 
 static void json_kv_str(FILE *fp, const char *key, const char *val)
 {
@@ -86,16 +25,14 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 		    const struct profile *old_p, const struct fmt_opts *o,
 		    FILE *fp, char *err, size_t errlen)
 {
-	struct strtab st = { 0 };
+	struct strtab st;
 	const char *labels[16];
 	char *vals[16];
 	size_t nmeta, i;
 	uint32_t n, *fids;
 	int diff = old_p != NULL;
 
-	ALLOC_GROW(st.v, 1, st.alloc);
-	st.v[0] = "";
-	st.nr = 1;
+	strtab_init(&st);
 	fids = xmalloc((t->nr_frames * 3 + 1) * sizeof(*fids));
 	for (i = 0; i < t->nr_frames; i++) {
 		fids[3 * i] = strtab_id(&st, t->frames[i].name);

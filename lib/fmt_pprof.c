@@ -17,6 +17,7 @@
  */
 #include "compat.h"
 #include "fmt.h"
+#include "strtab.h"
 #include "alloc.h"
 #include "numparse.h"
 #include "pprof.pb-c.h"
@@ -31,59 +32,10 @@ typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
-struct strings {
-	char **v;
-	size_t nr, alloc;
-	const char **keys;
-	int64_t *ids;
-	size_t cap;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* The string table index of s (borrowed: s must outlive the table). */
-static int64_t str_id(struct strings *st, const char *s)
+static int64_t str_id(struct strtab *st, const char *s)
 {
-	size_t h, i;
-
-	if (!s || !*s)
-		return 0;
-	if ((st->nr + 1) * 2 > st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 1024;
-
-		free(st->keys);
-		free(st->ids);
-		st->keys = xcalloc(cap, sizeof(*st->keys));
-		st->ids = xcalloc(cap, sizeof(*st->ids));
-		st->cap = cap;
-		for (i = 1; i < st->nr; i++) {
-			h = str_hash(st->v[i]) & (cap - 1);
-			while (st->keys[h])
-				h = (h + 1) & (cap - 1);
-			st->keys[h] = st->v[i];
-			st->ids[h] = (int64_t)i;
-		}
-	}
-	h = str_hash(s) & (st->cap - 1);
-	while (st->keys[h]) {
-		if (!strcmp(st->keys[h], s))
-			return st->ids[h];
-		h = (h + 1) & (st->cap - 1);
-	}
-	ALLOC_GROW(st->v, st->nr + 1, st->alloc);
-	st->v[st->nr] = (char *)s;
-	st->keys[h] = s;
-	st->ids[h] = (int64_t)st->nr;
-	return (int64_t)st->nr++;
+	return (int64_t)strtab_id(st, s);
 }
 
 static int is_time_event(const char *ev)
@@ -155,7 +107,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	pb_profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_value_type vt[2], period_type;
 	pb_value_type *vtp[2] = { &vt[0], &vt[1] };
-	struct strings st = { 0 };
+	struct strtab st;
 	size_t nf = p->nr_frames, ns = p->nr_stacks, i, d, nm = 0;
 	pb_function *fn = xcalloc(nf + 1, sizeof(*fn));
 	pb_function **fnp = xcalloc(nf + 1, sizeof(*fnp));
@@ -183,9 +135,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	char *cmd = NULL;
 
 	(void)o;
-	ALLOC_GROW(st.v, 1, st.alloc);
-	st.v[0] = (char *)"";
-	st.nr = 1;
+	strtab_init(&st);
 
 	perftools__profiles__value_type__init(&vt[0]);
 	perftools__profiles__value_type__init(&vt[1]);
@@ -363,7 +313,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	prof.comment = comments;
 
 	prof.n_string_table = st.nr;
-	prof.string_table = st.v;
+	prof.string_table = (char **)st.v;
 	len = perftools__profiles__profile__get_packed_size(&prof);
 	buf = xmalloc(len ? len : 1);
 	perftools__profiles__profile__pack(&prof, buf);
@@ -387,9 +337,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	free(labelp);
 	free(locids);
 	free(values);
-	free(st.v);
-	free(st.keys);
-	free(st.ids);
+	strtab_release(&st);
 	free(version);
 	free(cmd);
 	free(map_of);

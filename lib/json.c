@@ -1,5 +1,6 @@
 #include "compat.h"
 #include "json.h"
+#include "utf8.h"
 
 #include <math.h>
 
@@ -76,40 +77,6 @@ void json_end_array(struct json *j)
 	close_(j, ']');
 }
 
-/* Length of a valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void json_escape(FILE *fp, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -140,7 +107,7 @@ void json_escape(FILE *fp, const char *str, size_t n)
 				fprintf(fp, "\\u%04x", c);
 				break;
 			}
-			l = utf8_len(s + i, n - i);
+			l = utf8_seq_len(s + i, n - i);
 			if (!l) {
 				fputs("\\ufffd", fp);
 				break;
