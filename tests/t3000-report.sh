@@ -9,10 +9,6 @@ test_description='report: shares, formats, folding, views, filters'
 WORKLOAD=$PPR_SRCDIR/tests/fixtures/report-workload.py
 CHECK=$PPR_SRCDIR/tests/fixtures/report-check.py
 
-test_prereq_PY313() {
-	# a subshell: ppr_python clobbers the caller's $p
-	(ppr_python 3.13 >/dev/null) || { echo "no CPython 3.13"; return 1; }
-}
 
 test_prereq_CHECKER() {
 	command -v python3 >/dev/null || { echo "no python3 for the checks"; return 1; }
@@ -181,10 +177,6 @@ test_expect_success SESSION '--perf runs perf report on the session' '
 '
 
 # CPython 3.12 through the embedded trampoline (jit mode here)
-test_prereq_PY312() {
-	(ppr_python 3.12 >/dev/null) || { echo "no CPython 3.12"; return 1; }
-}
-
 test_prereq_S312() {
 	test -s s312/perf.data && test -s split312 ||
 		{ echo "the 3.12 recording failed"; return 1; }

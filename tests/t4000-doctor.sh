@@ -2,23 +2,6 @@
 test_description='doctor: usage, exit codes, JSON shape, interpreters that cannot be used'
 . ./test-lib.sh
 
-# json_get FILE KEY.PATH: print a value of a JSON document (strings bare,
-# others as JSON); fails when the document is invalid or the key missing.
-json_get() {
-	python3 - "$1" "$2" <<-\PY
-	import json, sys
-	with open(sys.argv[1]) as f:
-	    v = json.load(f)
-	for k in sys.argv[2].split("."):
-	    v = v[k]
-	print(v if isinstance(v, str) else json.dumps(v))
-	PY
-}
-
-test_prereq_PY313() {
-	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
-}
-
 test_expect_success '-h prints the usage on stdout' '
 	ppr doctor -h >out 2>err &&
 	test_grep "^usage: pyperf-run doctor \[--python <path>\] \[--json\] \[--probe\]$" out &&

@@ -2,17 +2,6 @@
 test_description='doctor on every interpreter of the machine, in text and JSON'
 . ./test-lib.sh
 
-json_get() {
-	python3 - "$1" "$2" <<-\PY
-	import json, sys
-	with open(sys.argv[1]) as f:
-	    v = json.load(f)
-	for k in sys.argv[2].split("."):
-	    v = v[k]
-	print(v if isinstance(v, str) else json.dumps(v))
-	PY
-}
-
 # Built with frame pointers (both flags), asked of the interpreter itself.
 has_fp() {
 	"$1" -c '

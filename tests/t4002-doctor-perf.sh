@@ -2,27 +2,6 @@
 test_description='doctor: perf missing from PATH, and fake perfs printing odd versions'
 . ./test-lib.sh
 
-json_get() {
-	python3 - "$1" "$2" <<-\PY
-	import json, sys
-	with open(sys.argv[1]) as f:
-	    v = json.load(f)
-	for k in sys.argv[2].split("."):
-	    v = v[k]
-	print(v if isinstance(v, str) else json.dumps(v))
-	PY
-}
-
-# FP_PYTHON without clobbering test_have_prereq's variables.
-test_prereq_FPPY() {
-	(ppr_fp_python) >/dev/null ||
-		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
-}
-
-test_prereq_PY313() {
-	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
-}
-
 # A PATH holding nothing but a perf that prints $1 for `perf version`
 # (and fails with $2 on stderr when $2 is given).
 fake_perf() {

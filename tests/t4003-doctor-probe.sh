@@ -2,30 +2,6 @@
 test_description='doctor --probe: a real recording of a bundled script, cleaned up after'
 . ./test-lib.sh
 
-json_get() {
-	python3 - "$1" "$2" <<-\PY
-	import json, sys
-	with open(sys.argv[1]) as f:
-	    v = json.load(f)
-	for k in sys.argv[2].split("."):
-	    v = v[k]
-	print(v if isinstance(v, str) else json.dumps(v))
-	PY
-}
-
-# FP_PYTHON without clobbering test_have_prereq's variables.
-test_prereq_FPPY() {
-	(ppr_fp_python) >/dev/null ||
-		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
-}
-
-test_prereq_PY313() {
-	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
-}
-test_prereq_PY312() {
-	(ppr_python 3.12) >/dev/null || { echo "no CPython 3.12 found"; return 1; }
-}
-
 # Nothing of the probe may stay behind: its private directory, the files
 # its interpreter wrote in /tmp, or a build-id cache in $HOME.
 no_leftovers() {

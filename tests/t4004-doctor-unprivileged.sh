@@ -2,21 +2,6 @@
 test_description='doctor as an unprivileged user: perf_event_paranoid applies'
 . ./test-lib.sh
 
-json_get() {
-	python3 - "$1" "$2" <<-\PY
-	import json, sys
-	with open(sys.argv[1]) as f:
-	    v = json.load(f)
-	for k in sys.argv[2].split("."):
-	    v = v[k]
-	print(v if isinstance(v, str) else json.dumps(v))
-	PY
-}
-
-test_prereq_PY313() {
-	(ppr_python 3.13) >/dev/null || { echo "no CPython 3.13 found"; return 1; }
-}
-
 # Root that can become nobody, and nobody can run the binary and python.
 test_prereq_NOBODY() {
 	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }

@@ -256,3 +256,28 @@ test_prereq_FP_PYTHON() {
 	ppr_fp_python >/dev/null ||
 		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
 }
+test_prereq_FPPY() {
+	test_prereq_FP_PYTHON
+}
+
+# PY27, PY36 ... PY313: an interpreter of that version was found.
+for v_ in 2.7 3.6 3.7 3.8 3.9 3.10 3.11 3.12 3.13; do
+	eval "test_prereq_PY$(echo $v_ | tr -d .)() {
+		(ppr_python $v_) >/dev/null || { echo 'no CPython $v_ found'; return 1; }
+	}"
+done
+unset v_
+
+
+# json_get FILE KEY.PATH: print a value of a JSON document (strings bare,
+# others as JSON); fails when the document is invalid or the key missing.
+json_get() {
+	python3 - "$1" "$2" <<-\PY
+	import json, sys
+	with open(sys.argv[1]) as f:
+	    v = json.load(f)
+	for k in sys.argv[2].split("."):
+	    v = v[k]
+	print(v if isinstance(v, str) else json.dumps(v))
+	PY
+}
