@@ -280,6 +280,28 @@ class Tool:
             self._have[sub] = ok
         return self._have[sub]
 
+    def embedded_env(self, py, mode):
+        """The environment pyperf-python and record give an interpreter
+        for the embedded trampoline (`pyperf-run trampoline env`), as a
+        dict, or why there is none."""
+        if not self.have_ppr:
+            return "no pyperf-run in build"
+        try:
+            r = subprocess.run([self.ppr, "trampoline", "env", "--python",
+                                py.path, "--mode", mode],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return str(e)
+        if r.returncode != 0:
+            return first_line(r.stderr.decode("utf-8", "replace"), 50)
+        env = {}
+        for line in r.stdout.decode().splitlines():
+            k, sep, v = line.partition("=")
+            if sep:
+                env[k] = v
+        return env or "trampoline env printed nothing"
+
     def missing(self, sub):
         if not self.have_ppr:
             return "no %s" % os.path.relpath(self.ppr, SRCDIR)
@@ -345,10 +367,14 @@ def overhead_configs(py, tool):
             cfg[col] = na("3.13 is native")
         elif py.minor == 12 and x == "perf":
             cfg[col] = na("3.12 uses its native perf")
-        elif not tool.have_wrapper:
-            cfg[col] = na("no pyperf-python in build")
         else:
-            cfg[col] = [tool.wrapper, "--python", py.path, "-X", x]
+            env = tool.embedded_env(py, "perf" if x == "perf" else "jit")
+            if isinstance(env, dict):
+                cfg[col] = (env, [py.path])
+            elif tool.have_wrapper:
+                cfg[col] = [tool.wrapper, "--python", py.path, "-X", x]
+            else:
+                cfg[col] = na(env)
     return cfg
 
 
@@ -380,26 +406,35 @@ def part_a(args, pythons, tool, scratch):
     for py in pythons:
         cfg = overhead_configs(py, tool)
         for col in OVERHEAD_COLS:
-            if isinstance(cfg[col], list):
-                why = check_active(cfg[col], env, dumpdir)
+            c = cfg[col]
+            if isinstance(c, tuple):
+                e = dict(env)
+                e.update(c[0])
+                e["PYPERF_TRAMPOLINE_DIR"] = dumpdir
+                cfg[col] = c = (e, c[1])
+            if not isinstance(c, str):
+                argv, e = (c[1], c[0]) if isinstance(c, tuple) else (c, env)
+                why = check_active(argv, e, dumpdir)
                 if why:
                     cfg[col] = na(why)
         cfg["plain"] = [py.path]
         for wname, wargv in workloads:
             for col in ["plain"] + OVERHEAD_COLS:
-                if isinstance(cfg[col], list):
-                    plan.append((py, wname, col, cfg[col] + wargv))
-                    times[(py.label, wname, col)] = []
-                else:
-                    cells[(py.label, wname, col)] = cfg[col]
+                c = cfg[col]
+                if isinstance(c, str):
+                    cells[(py.label, wname, col)] = c
+                    continue
+                argv, e = (c[1], c[0]) if isinstance(c, tuple) else (c, env)
+                plan.append((py, wname, col, argv + wargv, e))
+                times[(py.label, wname, col)] = []
     log("(a) %d configurations x %d runs" % (len(plan), args.reps))
     failed = {}
     for rep in range(args.reps):
-        for py, wname, col, argv in plan:
+        for py, wname, col, argv, e in plan:
             key = (py.label, wname, col)
             if key in failed:
                 continue
-            r = run(argv, env=env)
+            r = run(argv, env=e)
             files = trampoline_files(r.pid, ["/tmp", dumpdir])
             for f in files:
                 try:
@@ -437,13 +472,48 @@ def part_a(args, pythons, tool, scratch):
             rows.append(row)
     text = ("### (a) Profiled-program overhead (no perf running)\n\n"
             "CPU time (user+sys) of the whole process, minimum of %d "
-            "interleaved runs; ratios are to `plain`. Embedded columns "
-            "run through `pyperf-python`; a backend counts only if its "
-            "map/dump file was written. Goal: embedded ≤ native where "
-            "both exist.\n\n" % args.reps)
+            "interleaved runs; ratios are to `plain`. Embedded columns: "
+            "the interpreter run directly with the environment "
+            "`pyperf-python` and `record` give it (`pyperf-run trampoline "
+            "env`), so this is the library's own cost; the wrapper's "
+            "start-up is in the table below. A backend counts only if "
+            "its map/dump file was written. Goal: embedded ≤ native "
+            "where both exist.\n\n" % args.reps)
     text += table(["interpreter", "workload", "plain"] + OVERHEAD_COLS,
                   rows)
+    text += "\n\n" + wrapper_startup(args, pythons, tool, env)
     return text
+
+
+def wrapper_startup(args, pythons, tool, env):
+    """CPU time of `pyperf-python --python P -X perf -c pass` vs
+    `P -c pass` (the wrapper probes the interpreter on every start)."""
+    head = "`pyperf-python` start-up (`-c pass`, CPU ms, min of %d): " % (
+        args.reps)
+    if not tool.have_wrapper:
+        return head + "n/a (no pyperf-python in build)\n"
+    cells = []
+    for py in pythons:
+        if py.minor >= 13:
+            continue
+        x = "perf" if py.minor < 12 else "perf_jit"
+        plain, wrapped = [], []
+        for _ in range(args.reps):
+            r = run([py.path, "-c", "pass"], env=env)
+            plain.append(r.cpu)
+            r = run([tool.wrapper, "--python", py.path, "-X", x, "-c",
+                     "pass"], env=env)
+            for f in trampoline_files(r.pid, ["/tmp",
+                                             env["PYPERF_TRAMPOLINE_DIR"]]):
+                os.unlink(f)
+            if r.code != 0:
+                wrapped = None
+                break
+            wrapped.append(r.cpu)
+        cells.append("%s %s → %s" % (
+            py.label, ms(min(plain)),
+            ms(min(wrapped)) if wrapped else "n/a (fails)"))
+    return head + "; ".join(cells) + ".\n"
 
 
 # --- recording helpers ------------------------------------------------------
@@ -650,7 +720,15 @@ def cleanup_pids(pidfile):
 # --- (c) report speed -------------------------------------------------------
 
 def part_c(args, pythons, tool, scratch):
-    freq, nproc, budget = 20000, 2, args.busy_seconds
+    nproc = 2
+    try:
+        with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
+            cap = int(f.read())
+    except (OSError, ValueError):
+        cap = 20000
+    freq = max(1000, min(20000, cap))
+    # enough CPU seconds for args.busy_samples samples, at most 10 s each
+    budget = min(10.0, args.busy_samples / float(freq * nproc) * 1.05)
     head = ("### (c) Report speed on a large session\n\n")
     if not tool.has("record") or not tool.has("report"):
         return head + "n/a (%s)\n" % tool.missing(
@@ -724,11 +802,12 @@ def part_c(args, pythons, tool, scratch):
         else:
             rows.append([name, secs(wall), secs(cpu), "n/a", "n/a"])
     text = head + ("Session: %s samples, perf.data %.1f MB, %s mode on %s, "
-                   "`-F %d`, %d processes. Minimum of %d runs; CPU = user+"
+                   "`-F %d` (the kernel's cap here: %d), %d processes. "
+                   "Minimum of %d runs; CPU = user+"
                    "sys of all processes of the command. Goal: report ≤ "
                    "1.2× `perf script --no-inline`.\n\n"
                    % (samples or "?", size / 1e6, meta.get("mode", mode),
-                      py.label, freq, nproc, args.reps_report))
+                      py.label, freq, cap, nproc, args.reps_report))
     text += table(["command", "wall", "CPU", "wall ×", "CPU ×"], rows)
     return text
 
@@ -914,7 +993,7 @@ def main():
     args = ap.parse_args()
     args.reps_e2e = 2
     args.reps_report = 2
-    args.busy_seconds = 2.8
+    args.busy_samples = 105000
     args.deep_seconds = 1.5
     args.deep_depth = 10
     args.split_seconds = 2.0
@@ -922,7 +1001,7 @@ def main():
         args.reps = 2
         args.reps_e2e = 1
         args.reps_report = 1
-        args.busy_seconds = 0.5
+        args.busy_samples = 10000
         args.deep_seconds = 0.5
         args.split_seconds = 1.0
 
