@@ -28,7 +28,7 @@ enum mode_trampoline {
 };
 
 /* Default and limits of the DWARF stack dump (perf's own limit). */
-#define MODE_STACK_DEFAULT 16384u
+#define MODE_STACK_DEFAULT 32768u
 #define MODE_STACK_UNOPTIMISED 65528u
 #define MODE_STACK_MAX 65528u
 

@@ -98,7 +98,7 @@ int main(void)
 	TAP_STR(mode_name_str(m.name), "jit", "it gets jit mode");
 	TAP_STR(mode_trampoline_str(m.trampoline), "embedded",
 		"with the embedded trampoline");
-	TAP_STR(m.call_graph, "dwarf,16384", "and a 16 KiB stack dump");
+	TAP_STR(m.call_graph, "dwarf,32768", "and a 32 KiB stack dump");
 	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 0, &m), -1,
 		"not without the embedded library");
 	TAP_INT(mode_decide(&py, &pv, TRI_NO, MODE_JIT, 8192, 1, &m), -1,
@@ -122,13 +122,13 @@ int main(void)
 		"garbage is not a probe answer");
 	pyinfo_release(&py);
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_UNKNOWN,
-		 "jit/native/dwarf,16384", "3.13 without frame pointers");
+		 "jit/native/dwarf,32768", "3.13 without frame pointers");
 	decision("3.13.0", "cpython", 1, FP, 1, TRI_UNKNOWN,
 		 "perf/native/fp", "3.13 with frame pointers");
 	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
-		 "jit/embedded/dwarf,16384", "3.12 has no perf_jit");
+		 "jit/embedded/dwarf,32768", "3.12 has no perf_jit");
 	decision("3.12.1", "cpython", 1, "-O3", 0, TRI_YES,
-		 "none/none/dwarf,16384 problem",
+		 "none/none/dwarf,32768 problem",
 		 "3.12 without the embedded library");
 	decision("3.12.1", "cpython", 1, FP, 0, TRI_YES,
 		 "perf/native/fp", "3.12 with frame pointers: native perf");
@@ -137,10 +137,10 @@ int main(void)
 	decision("3.10.13", "cpython", 0, "-O0", 1, TRI_YES,
 		 "jit/embedded/dwarf,65528", "an -O0 build gets 64 KiB dumps");
 	decision("3.8.18", "cpython", 0, "-O2", 1, TRI_NO,
-		 "none/none/dwarf,16384 problem",
+		 "none/none/dwarf,32768 problem",
 		 "an old perf blocks jit mode");
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_NO,
-		 "jit/native/dwarf,16384 problem",
+		 "jit/native/dwarf,32768 problem",
 		 "an old perf is a problem with the native trampoline too");
 	decision("3.7.16", "cpython", 0, "-O3", 1, TRI_YES,
 		 "none/none/ problem", "3.7 is too old");
