@@ -41,7 +41,7 @@ int main(void)
 	perfcmd_record_argv(&o, &sv);
 	joined(&sv, &sb);
 	TAP_STR(sb.buf, "perf record -e cpu-clock -F 999 -k 1 --call-graph "
-		"dwarf,16384 -N -o perf.data -- python3 -X perf_jit app.py",
+		"dwarf,32768 -N -o perf.data -- python3 -X perf_jit app.py",
 		"jit mode defaults");
 	TAP_OK(sv.v[sv.nr] == NULL, "argv is NULL-terminated");
 	strvec_clear(&sv);
