@@ -553,6 +553,24 @@ static void print_indented(const char *text)
 	}
 }
 
+/* Drop perf record's "[ perf record: ... ]" progress lines. */
+static void drop_perf_progress(struct strbuf *perr)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p = perr->buf;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if (strncmp(p, "[ perf record: ", 15))
+			strbuf_add(&out, p, n + (p[n] == '\n'));
+		p += n + (p[n] == '\n');
+	}
+	strbuf_reset(perr);
+	strbuf_add(perr, out.buf, out.len);
+	strbuf_release(&out);
+}
+
 static int explain_perf_failure(int st, const char *perr)
 {
 	char desc[128];
@@ -585,20 +603,67 @@ static int explain_perf_failure(int st, const char *perr)
 /*
  * Can perf open the event at all (not permitted, not supported)?  A
  * quick `perf stat` of an empty shell command tells before anything is
- * started.
+ * started.  It runs while the interpreter is probed: check_event_start()
+ * starts it, check_event_finish() reads its verdict.
  */
-static int check_event(const char *perf, const char *event)
+struct event_check {
+	struct spawn sp;
+	int started;
+	char err[PPR_ERR_LEN];
+};
+
+static void check_event_start(struct event_check *c, const char *perf,
+			      const char *event)
 {
 	const char *argv[] = { perf, "stat", "-x,", "-e", event, "--",
 			       "/bin/sh", "-c", ":", NULL };
-	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	char err[PPR_ERR_LEN];
+
+	memset(c, 0, sizeof(*c));
+	c->sp = (struct spawn)SPAWN_INIT;
+	c->sp.argv = argv;	/* copied by the child; not used later */
+	c->sp.in = SPAWN_DEVNULL;
+	c->sp.out = SPAWN_DEVNULL;
+	c->sp.err = SPAWN_PIPE;
+	c->started = spawn_start(&c->sp, c->err, sizeof(c->err)) == 0;
+	c->sp.argv = NULL;
+}
+
+/* Stop a check whose verdict is not wanted any more. */
+static void check_event_abandon(struct event_check *c)
+{
+	if (!c->started)
+		return;
+	kill(c->sp.pid, SIGKILL);
+	close(c->sp.err);
+	spawn_finish(&c->sp);
+	c->started = 0;
+}
+
+static int check_event_finish(struct event_check *c, const char *event)
+{
+	struct strbuf errout = STRBUF_INIT;
 	int st, code = 0;
 
-	st = spawn_capture(argv, NULL, &out, &errout, 65536, err,
-			   sizeof(err));
+	if (!c->started) {
+		error("%s", c->err);
+		return EXIT_INTERNAL;
+	}
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(c->sp.err, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (errout.len < 65536)
+			strbuf_add(&errout, buf, (size_t)n);
+	}
+	close(c->sp.err);
+	st = spawn_finish(&c->sp);
+	c->started = 0;
 	if (st < 0) {
-		error("%s", err);
+		error("cannot run perf stat: %s", strerror(-st));
 		code = EXIT_INTERNAL;
 	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		if (strstr(errout.buf, "Access to performance monitoring") ||
@@ -613,7 +678,6 @@ static int check_event(const char *perf, const char *event)
 			code = EXIT_INTERNAL;
 		}
 	}
-	strbuf_release(&out);
 	strbuf_release(&errout);
 	return code;
 }
@@ -659,6 +723,7 @@ struct run {
 	struct record_opts *o;
 	struct pyinfo py;
 	int have_py;
+	int probed;		/* the probe ran (not from the cache) */
 	struct perf_version pv;
 	struct mode mode;
 	char *perf;
@@ -678,8 +743,12 @@ static int prepare(struct run *r)
 	struct record_opts *o = r->o;
 	char err[PPR_ERR_LEN], why[PPR_ERR_LEN];
 	enum tristate fix;
-	int embedded_ready = 0, code;
+	int embedded_ready = 0, code, perf_errno;
 	const char *py = o->python ? o->python : "python3";
+	const char *event = o->event ? o->event : PERFCMD_EVENT_DEFAULT;
+	struct event_check ev;
+
+	memset(&ev, 0, sizeof(ev));
 
 	/* The target first: the clearest message wins. */
 	if (o->kind == TARGET_SCRIPT && (code = check_script(o->what)))
@@ -687,10 +756,17 @@ static int prepare(struct run *r)
 	if (o->kind == TARGET_COMMAND && (code = check_command(o->what)))
 		return code;
 
+	/* perf's event check runs while the interpreter is probed */
+	r->perf = spawn_which("perf");
+	perf_errno = errno;
+	if (r->perf)
+		check_event_start(&ev, r->perf, event);
+
 	r->python = spawn_which(py);
 	if (!r->python) {
 		int e = errno;
 
+		check_event_abandon(&ev);
 		error_code(-e, "cannot run the interpreter '%s'", py);
 		if (!o->python)
 			hint("name one with --python PATH");
@@ -698,7 +774,9 @@ static int prepare(struct run *r)
 			return EXIT_INTERNAL;
 		return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
-	if (pyinfo_probe(r->python, &r->py, err, sizeof(err))) {
+	if (record_probe_python(r->python, &r->py, &r->probed, err,
+				sizeof(err))) {
+		check_event_abandon(&ev);
 		error("%s", err);
 		/* the probe may have filled some fields before failing */
 		pyinfo_release(&r->py);
@@ -714,20 +792,20 @@ static int prepare(struct run *r)
 		r->python = xstrdup(r->py.executable);
 	}
 
-	r->perf = spawn_which("perf");
 	if (!r->perf) {
+		errno = perf_errno;
 		error_errno("cannot run 'perf'");
 		hint("install perf (Debian/Ubuntu: linux-perf or "
 		     "linux-tools-$(uname -r); Fedora: perf)");
 		return EXIT_INTERNAL;
 	}
 	if (perf_version_of(r->perf, &r->pv)) {
+		check_event_abandon(&ev);
 		error("cannot tell the version of '%s' ('perf version' "
 		      "failed)", r->perf);
 		return EXIT_INTERNAL;
 	}
-	if ((code = check_event(r->perf, o->event ? o->event :
-				PERFCMD_EVENT_DEFAULT)))
+	if ((code = check_event_finish(&ev, event)))
 		return code;
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
 	r->fix = fix;
@@ -887,6 +965,27 @@ static void repair_dumps(struct run *r, const char *const *srcdirs)
 	}
 }
 
+/*
+ * Set some disk space aside in the session, freed before the metadata is
+ * written: when the program's recording fills the file system, the
+ * session can still be completed with what perf wrote.
+ */
+static void reserve_space(const char *path)
+{
+	char zeros[16384];
+	int fd, i;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return;
+	memset(zeros, 0, sizeof(zeros));
+	for (i = 0; i < 4; i++)
+		if (write(fd, zeros, sizeof(zeros)) != (ssize_t)sizeof(zeros))
+			break;
+	close(fd);
+}
+
 static int record_run(struct record_opts *o)
 {
 	struct run r;
@@ -896,12 +995,14 @@ static int record_run(struct record_opts *o)
 	struct strbuf perr = STRBUF_INIT, ierr = STRBUF_INIT;
 	char err[PPR_ERR_LEN];
 	char *self = NULL, *statusf = NULL, *data = NULL, *raw = NULL;
-	char *abs_tmp = NULL, *bid = NULL, *dump_dir = NULL;
+	char *abs_tmp = NULL, *bid = NULL, *dump_dir = NULL, *reserve = NULL;
 	const char *srcdirs[] = { "/tmp", NULL, NULL };
 	int exists, code = EXIT_INTERNAL, st, errfd = -1, value = 0;
 	enum record_status_kind kind;
 	unsigned moved = 0;
 	size_t nr_procs;
+	long long recovered;
+	int nospace;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
@@ -931,6 +1032,8 @@ static int record_run(struct record_opts *o)
 	abs_tmp = absolute(r.tmp);
 	bid = xasprintf("%s/buildid", abs_tmp);
 	statusf = xasprintf("%s/.status", abs_tmp);
+	reserve = xasprintf("%s/.reserve", abs_tmp);
+	reserve_space(reserve);
 	raw = xasprintf("%s/perf.raw", abs_tmp);
 	data = xasprintf("%s/perf.data", abs_tmp);
 
@@ -971,7 +1074,12 @@ static int record_run(struct record_opts *o)
 	pc.buildid_dir = bid;
 	pc.extra = o->perf_args.nr ? o->perf_args.v : NULL;
 	pc.target = work.v;
-	pc.flags = PERFCMD_QUIET | PERFCMD_NO_BUILDID_CACHE;
+	/*
+	 * Not -q: perf then keeps its error messages (e.g. "failed to
+	 * write perf data, error: No space left on device") to itself.
+	 * Its "[ perf record: ... ]" progress lines are dropped below.
+	 */
+	pc.flags = PERFCMD_NO_BUILDID_CACHE;
 	perfcmd_record_argv(&pc, &perf_argv);
 
 	if (!o->quiet)
@@ -985,6 +1093,7 @@ static int record_run(struct record_opts *o)
 	r.start = record_now();
 	st = run_perf(perf_argv.v, env.v, statusf, &perr, err, sizeof(err));
 	r.end = record_now();
+	drop_perf_progress(&perr);
 	close(errfd);
 	errfd = -1;
 	if (st < 0) {
@@ -1016,10 +1125,28 @@ static int record_run(struct record_opts *o)
 		goto fail;
 	}
 	code = spawn_exit_code(value);
-	if (perr.len && !o->quiet) {
+	nospace = strstr(perr.buf, strerror(ENOSPC)) != NULL;
+	if (nospace) {
+		error("perf record could not write '%s/perf.data': %s",
+		      o->output, strerror(ENOSPC));
+		hint("free some space there, or record into another file "
+		     "system with -o");
+	} else if (perr.len && !o->quiet) {
 		fprintf(stderr, "pyperf-run: perf record said:\n");
 		print_indented(perr.buf);
 	}
+	/*
+	 * perf record ended before finishing its file (killed, or out of
+	 * space): its header says there is no data.  Count the records
+	 * that did reach the file.
+	 */
+	recovered = record_recover_perf_data(pc.output);
+	if (recovered > 0)
+		warning("perf record did not finish '%s/perf.data'%s: "
+			"keeping the %lld bytes of samples it wrote",
+			o->output, nospace ? " (no space left)" :
+			(WIFSIGNALED(st) ? " (it was killed)" : ""),
+			recovered);
 
 	if (access(pc.output, F_OK) < 0) {
 		error("perf record wrote no data");
@@ -1032,9 +1159,15 @@ static int record_run(struct record_opts *o)
 		perfcmd_inject_argv(r.perf, bid, raw, data, &cmd);
 		st = run_quiet(cmd.v, &ierr, NULL);
 		if (st != 0) {
-			warning("perf inject --jit failed: Python frames "
-				"will be missing");
+			if (strstr(ierr.buf, strerror(ENOSPC)) || nospace)
+				warning("no space left for perf inject --jit "
+					"in '%s': Python frames will be "
+					"missing", o->output);
+			else
+				warning("perf inject --jit failed: Python "
+					"frames will be missing");
 			print_indented(ierr.buf);
+			unlink(data);
 			if (rename(raw, data) < 0)
 				error_errno("cannot rename '%s'", raw);
 		} else {
@@ -1043,17 +1176,30 @@ static int record_run(struct record_opts *o)
 		strvec_clear(&cmd);
 	}
 
-	strvec_push(&cmd, r.perf);
-	strvec_push(&cmd, "--buildid-dir");
-	strvec_push(&cmd, bid);
-	strvec_push(&cmd, "script");
-	strvec_push(&cmd, "-i");
-	strvec_push(&cmd, data);
-	strvec_push(&cmd, "--show-task-events");
-	strvec_push(&cmd, "--no-inline");
-	strvec_push(&cmd, "-F");
-	strvec_push(&cmd, "pid,tid,ip,sym");
-	run_quiet(cmd.v, NULL, &r.scan);
+	/*
+	 * Before anything reads it: see record_fix_exec_forks().  In perf
+	 * mode that pass also finds the pids and counts the samples; jit
+	 * mode needs the unwound stacks too, to tell truncated ones (see
+	 * report_truncation()), and perf script gives them.
+	 */
+	st = record_fix_exec_forks(data, r.mode.name == MODE_JIT ? NULL :
+				   &r.scan, NULL);
+	if (st < 0)
+		warning("cannot update '%s': %s", data, strerror(-st));
+	if (r.mode.name == MODE_JIT) {
+		strvec_push(&cmd, r.perf);
+		strvec_push(&cmd, "--buildid-dir");
+		strvec_push(&cmd, bid);
+		strvec_push(&cmd, "script");
+		strvec_push(&cmd, "-i");
+		strvec_push(&cmd, data);
+		strvec_push(&cmd, "--show-task-events");
+		strvec_push(&cmd, "--no-inline");
+		strvec_push(&cmd, "-F");
+		strvec_push(&cmd, "pid,tid,ip,sym");
+		run_quiet(cmd.v, NULL, &r.scan);
+		strvec_clear(&cmd);
+	}
 	strvec_clear(&cmd);
 
 	if (record_collect(abs_tmp, srcdirs, r.scan.pids, r.scan.nr_pids,
@@ -1062,6 +1208,8 @@ static int record_run(struct record_opts *o)
 	if (record_prune_buildid(bid) < 0)
 		warning("cannot trim the build-id cache '%s'", bid);
 
+	/* room for meta when perf filled the disk */
+	unlink(reserve);
 	write_meta(&r, 1, value);
 	if (session_meta_write(r.tmp, &r.meta, err, sizeof(err))) {
 		error("%s", err);
@@ -1074,6 +1222,8 @@ static int record_run(struct record_opts *o)
 		code = EXIT_INTERNAL;
 		goto out;
 	}
+	if (r.probed)
+		record_probe_remember(r.py.path, &r.py);
 	report_truncation(&r);
 	nr_procs = r.scan.nr_pids - (r.scan.ignore_pid > 0 &&
 				     r.scan.nr_pids > 0);
@@ -1102,6 +1252,7 @@ out:
 	free(data);
 	free(raw);
 	free(abs_tmp);
+	free(reserve);
 	free(bid);
 	free(dump_dir);
 	strvec_clear(&perf_argv);

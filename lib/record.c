@@ -7,9 +7,11 @@
 #include "alloc.h"
 #include "numparse.h"
 #include "paths.h"
+#include "pyinfo.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -773,4 +775,432 @@ out:
 	strbuf_release(&out);
 	free(tmp);
 	return dropped;
+}
+
+/* --- perf.data fixes ----------------------------------------------------- */
+
+#define PD_MAGIC 0x32454c4946524550ull	/* "PERFILE2" */
+#define PD_HEADER_SIZE 104
+#define PD_DATA_AT 40			/* struct { u64 offset, size } data */
+#define PD_FEATURES_AT 72		/* u64 adds_features[4] */
+#define PD_MMAP 1u
+#define PD_COMM 3u
+#define PD_EXIT 4u
+#define PD_SAMPLE 9u
+#define PD_MMAP2 10u
+#define PD_FORK 7u
+#define PD_FEAT_BUILD_ID 2
+#define PD_MISC_EXEC 0x2000u	/* COMM: exec; FORK: do not copy maps */
+
+struct pd_fork {
+	uint32_t pid;
+	size_t at;
+};
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Map a perf.data file; 0, or -errno (-EINVAL: not perf.data). */
+static int pd_map(const char *path, int writable, unsigned char **map,
+		  size_t *len)
+{
+	struct stat st;
+	int fd, ret = 0;
+	void *m;
+
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW |
+		  O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < PD_HEADER_SIZE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	m = mmap(NULL, (size_t)st.st_size,
+		 PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	*map = m;
+	*len = (size_t)st.st_size;
+	if (get64(*map) != PD_MAGIC) {
+		munmap(m, *len);
+		ret = -EINVAL;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int record_fix_exec_forks(const char *path, struct record_scan *scan,
+			  unsigned *fixed)
+{
+	unsigned char *d;
+	size_t len, off, end, nr = 0, alloc = 0, i;
+	struct pd_fork *forks = NULL;
+	uint64_t doff, dsize;
+	unsigned n = 0;
+	int r;
+
+	if (fixed)
+		*fixed = 0;
+	r = pd_map(path, 1, &d, &len);
+	if (r < 0)
+		return r == -EINVAL ? 0 : r;
+	doff = get64(d + PD_DATA_AT);
+	dsize = get64(d + PD_DATA_AT + 8);
+	if (doff > len || dsize > len - doff)
+		goto out;
+	end = (size_t)(doff + dsize);
+	for (off = (size_t)doff; off + 8 <= end; ) {
+		uint32_t type = get32(d + off);
+		unsigned misc, size;
+
+		size = d[off + 6] | (unsigned)d[off + 7] << 8;
+		misc = d[off + 4] | (unsigned)d[off + 5] << 8;
+		if (size < 8 || size > end - off)
+			break;
+		if (scan && type == PD_SAMPLE) {
+			scan->samples++;
+		} else if (scan && size >= 16 &&
+			   (type == PD_MMAP || type == PD_MMAP2 ||
+			    type == PD_COMM || type == PD_EXIT)) {
+			/* pid -1: the kernel's maps */
+			record_scan_add_pid(scan, (pid_t)get32(d + off + 8));
+		}
+		if (type == PD_FORK && size >= 24) {
+			uint32_t pid = get32(d + off + 8);
+			uint32_t ppid = get32(d + off + 12);
+			uint32_t tid = get32(d + off + 16);
+
+			if (scan) {
+				record_scan_add_pid(scan, (pid_t)ppid);
+				record_scan_add_pid(scan, (pid_t)pid);
+			}
+			if (pid == tid && pid != ppid &&
+			    !(misc & PD_MISC_EXEC)) {
+				ALLOC_GROW(forks, nr + 1, alloc);
+				forks[nr].pid = pid;
+				forks[nr++].at = off;
+			}
+		} else if (type == PD_COMM && (misc & PD_MISC_EXEC) &&
+			   size >= 16) {
+			uint32_t pid = get32(d + off + 8);
+
+			/* the latest fork of that pid, not yet taken */
+			for (i = nr; i > 0; i--) {
+				if (forks[i - 1].pid != pid)
+					continue;
+				d[forks[i - 1].at + 5] |= PD_MISC_EXEC >> 8;
+				forks[i - 1] = forks[--nr];
+				n++;
+				break;
+			}
+		}
+		off += size;
+	}
+	if (n && msync(d, len, MS_SYNC) < 0)
+		r = -errno;
+out:
+	munmap(d, len);
+	free(forks);
+	if (fixed)
+		*fixed = n;
+	return r;
+}
+
+long long record_recover_perf_data(const char *path)
+{
+	unsigned char *d, table[16];
+	size_t len, off;
+	uint64_t doff;
+	int r, fd;
+
+	r = pd_map(path, 1, &d, &len);
+	if (r < 0)
+		return r;
+	doff = get64(d + PD_DATA_AT);
+	if (get64(d + PD_DATA_AT + 8) || doff < PD_HEADER_SIZE ||
+	    doff >= len) {
+		munmap(d, len);
+		return 0;
+	}
+	for (off = (size_t)doff; off + 8 <= len; ) {
+		unsigned size = d[off + 6] | (unsigned)d[off + 7] << 8;
+		uint32_t type = get32(d + off);
+
+		if (size < 8 || size > len - off || !type)
+			break;
+		off += size;
+	}
+	if (off == doff) {
+		munmap(d, len);
+		return 0;
+	}
+	/*
+	 * The feature sections were never written.  Keep one, an empty
+	 * build-id table, because perf inject writes the build-ids of
+	 * the objects it makes only when the input has that feature
+	 * (HEADER_BUILD_ID, bit 2); its table of sections follows the
+	 * data.
+	 */
+	put64(table, off + 16);
+	put64(table + 8, 0);
+	memset(d + PD_FEATURES_AT, 0, 32);
+	d[PD_FEATURES_AT] = 1u << PD_FEAT_BUILD_ID;
+	put64(d + PD_DATA_AT + 8, off - doff);
+	r = msync(d, len, MS_SYNC) < 0 ? -errno : 0;
+	munmap(d, len);
+	if (r)
+		return r;
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)off) < 0 ||
+	    pwrite(fd, table, sizeof(table), (off_t)off) != sizeof(table)) {
+		/* no room even for that: no features at all */
+		unsigned char none[32];
+
+		r = -errno;
+		memset(none, 0, sizeof(none));
+		if (ftruncate(fd, (off_t)off) < 0 ||
+		    pwrite(fd, none, sizeof(none), PD_FEATURES_AT) !=
+		    sizeof(none))
+			r = r ? r : -EIO;
+		else
+			r = 0;
+	}
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	return r < 0 ? r : (long long)(off - doff);
+}
+
+/* --- the interpreter probe cache ----------------------------------------- */
+
+static void key_stat(struct strbuf *key, const char *what, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		strbuf_addf(key, "%s=none\n", what);
+		return;
+	}
+	strbuf_addf(key, "%s=%llu:%llu:%lld:%lld.%09ld\n", what,
+		    (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino, (long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* The cache key of an interpreter; 0, or -1 when it cannot have one. */
+static int probe_key(const char *python, struct strbuf *key)
+{
+	const char *env[] = { "PYTHONHOME", "PYTHONPATH", NULL };
+	char *real, *dir, *cfg, *slash;
+	size_t i;
+
+	if (python[0] != '/')
+		return -1;
+	real = realpath(python, NULL);
+	if (!real)
+		return -1;
+	strbuf_addf(key, "format=1\npath=%s\nreal=%s\n", python, real);
+	key_stat(key, "exe", real);
+	for (i = 0; env[i]; i++) {
+		const char *v = getenv(env[i]);
+
+		strbuf_addf(key, "%s%s%s\n", env[i], v ? "=" : "",
+			    v ? v : "");
+	}
+	/* a venv: pyvenv.cfg next to the link or one directory up */
+	dir = xstrdup(python);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	cfg = xasprintf("%s/pyvenv.cfg", dir);
+	key_stat(key, "venv1", cfg);
+	free(cfg);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	cfg = xasprintf("%s/pyvenv.cfg", dir);
+	key_stat(key, "venv2", cfg);
+	free(cfg);
+	free(dir);
+	free(real);
+	return strchr(python, '\n') ? -1 : 0;
+}
+
+static char *probe_cache_path(const struct strbuf *key)
+{
+	char err[PPR_ERR_LEN];
+	char *base = paths_cache_dir(err, sizeof(err)), *slash, *r;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	if (!base)
+		return NULL;
+	/* a sibling of the trampoline builds */
+	slash = strrchr(base, '/');
+	if (slash)
+		*slash = '\0';
+	for (i = 0; i < key->len; i++) {
+		h ^= (unsigned char)key->buf[i];
+		h *= 0x100000001b3ull;
+	}
+	r = xasprintf("%s/probe/%016llx", base, (unsigned long long)h);
+	free(base);
+	return r;
+}
+
+static int has_python_h(const char *include)
+{
+	char *h;
+	int r;
+
+	if (!include || !*include)
+		return 0;
+	h = xasprintf("%s/Python.h", include);
+	r = access(h, F_OK) == 0;
+	free(h);
+	return r;
+}
+
+/* The probe's answer again, as pyinfo_parse() reads it; -1 if it cannot be. */
+static int probe_text(const struct pyinfo *py, struct strbuf *out)
+{
+	const struct {
+		const char *key;
+		const char *val;
+	} s[] = {
+		{ "version", py->version },
+		{ "releaselevel", py->releaselevel },
+		{ "implementation", py->implementation },
+		{ "executable", py->executable },
+		{ "prefix", py->prefix },
+		{ "base_prefix", py->base_prefix },
+		{ "machine", py->machine },
+		{ "cflags", py->cflags_raw },
+		{ "include", py->include_dir },
+		{ "cv.SOABI", py->soabi },
+		{ "cv.EXT_SUFFIX", py->ext_suffix },
+		{ "purelib", py->purelib },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		if (s[i].val && strchr(s[i].val, '\n'))
+			return -1;
+		strbuf_addf(out, "%s=%s\n", s[i].key, s[i].val ? s[i].val : "");
+	}
+	strbuf_addf(out, "pydebug=%d\ncv.PY_HAVE_PERF_TRAMPOLINE=%d\n"
+		    "cv.Py_GIL_DISABLED=%d\nhas_headers=%d\nend=1\n",
+		    py->pydebug, py->native_perf, py->free_threaded,
+		    py->has_headers);
+	return 0;
+}
+
+static int probe_from_cache(const char *python, const char *path,
+			    const struct strbuf *key, struct pyinfo *info)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	int ret = -1;
+
+	if (strbuf_read_file(&sb, path, 1 << 16) < 0)
+		goto out;
+	if (sb.len < key->len || memcmp(sb.buf, key->buf, key->len) ||
+	    strncmp(sb.buf + key->len, "--\n", 3))
+		goto out;
+	memset(info, 0, sizeof(*info));
+	info->path = xstrdup(python);
+	if (pyinfo_parse(sb.buf + key->len + 3, info, err, sizeof(err)) < 0 ||
+	    info->has_headers != has_python_h(info->include_dir)) {
+		pyinfo_release(info);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void probe_to_cache(const char *path, const struct strbuf *key,
+			   const struct pyinfo *py)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *dir = xstrdup(path), *tmp = NULL;
+	int fd = -1, ok;
+
+	*strrchr(dir, '/') = '\0';
+	if (paths_mkdirs(dir, 0700) < 0)
+		goto out;
+	strbuf_add(&sb, key->buf, key->len);
+	strbuf_addstr(&sb, "--\n");
+	if (probe_text(py, &sb) < 0)
+		goto out;
+	tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		goto out;
+	ok = write(fd, sb.buf, sb.len) == (ssize_t)sb.len;
+	if (close(fd) < 0 || !ok || rename(tmp, path) < 0)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(dir);
+	strbuf_release(&sb);
+}
+
+int record_probe_python(const char *python, struct pyinfo *info,
+			int *fresh, char *err, size_t errlen)
+{
+	struct strbuf key = STRBUF_INIT;
+	char *path = NULL;
+	int r;
+
+	*fresh = 1;
+	if (probe_key(python, &key) == 0)
+		path = probe_cache_path(&key);
+	if (path && probe_from_cache(python, path, &key, info) == 0) {
+		*fresh = 0;
+		r = 0;
+	} else {
+		r = pyinfo_probe(python, info, err, errlen);
+	}
+	free(path);
+	strbuf_release(&key);
+	return r;
+}
+
+void record_probe_remember(const char *python, const struct pyinfo *info)
+{
+	struct strbuf key = STRBUF_INIT;
+	char *path = NULL, *a = NULL, *b = NULL;
+
+	/*
+	 * Only an interpreter that is itself, not a launcher (a pyenv shim
+	 * picks its interpreter by the directory and the environment).
+	 */
+	if (!info->executable || !*info->executable ||
+	    probe_key(python, &key) < 0)
+		goto out;
+	a = realpath(python, NULL);
+	b = realpath(info->executable, NULL);
+	if (!a || !b || strcmp(a, b))
+		goto out;
+	path = probe_cache_path(&key);
+	if (path)
+		probe_to_cache(path, &key, info);
+out:
+	free(a);
+	free(b);
+	free(path);
+	strbuf_release(&key);
 }

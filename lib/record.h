@@ -119,6 +119,60 @@ enum record_status_kind record_status_read(const char *path, int *value,
  */
 long record_repair_jitdump(const char *path, pid_t pid);
 
+/*
+ * perf.data fixes (the file format of perf 4.x-6.x: a 104-byte
+ * "PERFILE2" header whose data section {offset, size} sits at byte 40,
+ * then the records, each starting with {u32 type, u16 misc, u16 size}).
+ */
+
+/*
+ * Mark, in place, the PERF_RECORD_FORK of every process that later
+ * execs (PERF_RECORD_COMM with the exec flag) as PERF_RECORD_MISC_
+ * FORK_EXEC, so that perf does not give the new program its parent's
+ * maps.  perf 6.1 keeps a forked child's copy of the parent's maps
+ * across exec, and its libunwind code takes the lowest address any
+ * map of a DSO has as that DSO's load address: when the parent mapped
+ * the same library (libpython) lower, every DWARF unwind in the child
+ * fails at the first frame.  *fixed (may be NULL) gets the count.
+ * When scan is not NULL, the same pass counts the samples into it and
+ * adds the pids of the task and map records (no stacks are looked at:
+ * user_samples and truncated stay as they are).  Returns 0 (also for a
+ * file that is not perf.data) or -errno.
+ */
+int record_fix_exec_forks(const char *path, struct record_scan *scan,
+			  unsigned *fixed);
+
+/*
+ * Make perf.data readable after perf record was killed before it
+ * finished the file: when the header's data size is 0 but records
+ * follow, set it to the whole records present, cut a partial last
+ * record and clear the feature bits (their sections were never
+ * written).  Returns the bytes of records kept (0: nothing to do or
+ * nothing recorded), -EINVAL when the file is not perf.data, or -errno.
+ */
+long long record_recover_perf_data(const char *path);
+
+struct pyinfo;
+
+/*
+ * pyinfo_probe() with a per-user cache (next to paths_cache_dir(), in
+ * "probe/"): running the interpreter costs 50-100 ms per record.  An
+ * entry is used only for the same path, the same executable (device,
+ * inode, size, modification time), the same PYTHONHOME and PYTHONPATH
+ * and the same pyvenv.cfg; and only while Python.h is still there (or
+ * still missing) as the probe said.  Failures, and launchers that are
+ * not the interpreter they run (sys.executable is another file, e.g. a
+ * pyenv shim), are never cached; a cache that cannot be read or written
+ * is skipped silently.  *fresh is 1 when the interpreter was run.
+ */
+int record_probe_python(const char *python, struct pyinfo *info,
+			int *fresh, char *err, size_t errlen);
+/*
+ * Keep a probe (*fresh was 1) for the next time; record calls it once
+ * the recording succeeded, so that a failed run leaves nothing behind.
+ */
+void record_probe_remember(const char *python, const struct pyinfo *info);
+
 /* The current time as UNIX seconds with decimals. */
 double record_now(void);
 

@@ -123,6 +123,67 @@ test_expect_success PERF,PY313 'a stack dump too small is noticed, with the size
 	test "$(meta small stack_size)" = 1024
 '
 
+test_expect_success PERF,PY313 'perf killed mid-recording: the samples it wrote stay reportable' '
+	cat >spin.py <<-\EOF &&
+	import sys, time
+	def busy():
+	    s = 0
+	    for i in range(20000):
+	        s += i * i
+	    return s
+	print("ready", flush=True)
+	end = time.monotonic() + 30
+	try:
+	    while time.monotonic() < end:
+	        busy()
+	except KeyboardInterrupt:
+	    sys.exit(5)
+	EOF
+	{ record_env "$PPR_BIN" record -q -o killed --python "$PY313" \
+		spin.py >out 2>err & } &&
+	rp=$! &&
+	i=0 &&
+	while ! grep -q ready out; do
+		i=$((i + 1)) && test $i -lt 300 && sleep 0.1 || return 1
+	done &&
+	sleep 1 &&
+	pp=$(ps -eo pid=,args= | grep -F "$TRASH/killed.tmp-" |
+		grep -E "^ *[0-9]+ [^ ]*perf .*record" | awk "{ print \$1; exit }") &&
+	test -n "$pp" &&
+	kill -KILL $pp &&
+	sleep 0.3 &&
+	pkill -INT -f "^$PY313 spin.py" ;
+	{ wait $rp; code=$?; } &&
+	cat err &&
+	test $code = 5 &&
+	test_grep "perf record killed by signal 9" err &&
+	test_grep "did not finish .killed/perf.data. \(it was killed\): keeping" err &&
+	"$PPR_BIN" report -i killed --format collapsed >c &&
+	grep -q "busy (.*spin.py)" c
+'
+
+test_expect_success PERF,PY313 'interpreters started by subprocess: every child unwound' '
+	cat >spawn.py <<-\EOF &&
+	import subprocess, sys, time
+	def child_work():
+	    s = 0
+	    end = time.thread_time() + 0.15
+	    while time.thread_time() < end:
+	        s += sum(range(1000))
+	if len(sys.argv) > 1:
+	    child_work()
+	    sys.exit(0)
+	ps = [subprocess.Popen([sys.executable, __file__, "c"]) for i in range(4)]
+	sys.exit(any(p.wait() for p in ps))
+	EOF
+	record_env "$PPR_BIN" record -q -o spawned -F 2000 --python "$PY313" \
+		spawn.py 2>err &&
+	"$PPR_BIN" report -i spawned --per-process --format collapsed >c &&
+	n=$(grep "child_work (.*spawn.py)" c | cut -d";" -f1 | sort -u | wc -l) &&
+	echo "children with child_work: $n" &&
+	test "$n" = 4
+'
+
 test_expect_success PERF,PY313 'nothing was written to ~/.debug or the current directory' '
 	! test -e home/.debug &&
 	test "$(ls -A home)" = "" &&
