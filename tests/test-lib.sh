@@ -281,3 +281,23 @@ json_get() {
 	print(v if isinstance(v, str) else json.dumps(v))
 	PY
 }
+
+# The interpreter of version X.Y when `pyperf-run doctor` says record can
+# use it (mode perf or jit without a problem); prints why not otherwise.
+ppr_usable_python() {
+	up_py=$(ppr_python "$1") || { echo "no python$1 found"; return 1; }
+	"$PPR_BIN" doctor --python "$up_py" --json >"$TRASH/.doctor.$1.json" 2>/dev/null
+	python3 - "$TRASH/.doctor.$1.json" <<'PYEOF' || return 1
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("doctor --json gave no JSON: %s" % e)
+    sys.exit(1)
+m = d.get("mode") or {}
+if m.get("name") not in ("perf", "jit") or m.get("problem"):
+    print("doctor says no Python frames: %s" % m.get("problem"))
+    sys.exit(1)
+PYEOF
+	echo "$up_py"
+}
