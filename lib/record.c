@@ -611,9 +611,15 @@ static uint64_t get64(const unsigned char *p)
 	return v;
 }
 
-/* Does a record header fit at off (and does its timestamp follow last)? */
+/*
+ * Does a record header fit at off (and does its timestamp follow last)?
+ * A code load must also be one of this process's (pid), for the address
+ * it names (vma == code_addr), with code that fits in the record and an
+ * index not far beyond the last one: a fragment of garbage that looks
+ * like a header must not swallow the records after it.
+ */
 static int jd_plausible(const unsigned char *d, size_t len, size_t off,
-			uint64_t last)
+			uint64_t last, uint32_t pid, uint64_t max_index)
 {
 	uint32_t id, size;
 	uint64_t ts;
@@ -628,6 +634,13 @@ static int jd_plausible(const unsigned char *d, size_t len, size_t off,
 		return 0;
 	if (last && (ts < last || ts - last > JD_MAX_GAP))
 		return 0;
+	if (id == JD_CODE_LOAD) {
+		if (size < 56 || get32(d + off + 16) != pid ||
+		    get64(d + off + 24) != get64(d + off + 32) ||
+		    get64(d + off + 40) > size - 56 ||
+		    get64(d + off + 48) > max_index + (1u << 20))
+			return 0;
+	}
 	return 1;
 }
 
@@ -663,6 +676,7 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
 	const unsigned char *d;
 	size_t len, off, hsize;
+	uint32_t hpid;
 	uint64_t last = 0, max_index = 0;
 	size_t unwind_at = (size_t)-1;
 	long dropped = 0;
@@ -691,11 +705,12 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	if (hsize < JD_HEADER_MIN || hsize > len)
 		goto out;
 	strbuf_add(&out, d, hsize);
+	hpid = get32(d + 20);
 	off = hsize;
 	while (off + 16 <= len) {
 		size_t next;
 
-		if (jd_plausible(d, len, off, last)) {
+		if (jd_plausible(d, len, off, last, hpid, max_index)) {
 			size_t size = get32(d + off + 4);
 			uint32_t id = get32(d + off);
 
@@ -730,10 +745,11 @@ long record_repair_jitdump(const char *path, pid_t pid)
 		for (next = off + 1; next + 16 <= len; next++) {
 			size_t end;
 
-			if (!jd_plausible(d, len, next, last))
+			if (!jd_plausible(d, len, next, last, hpid, max_index))
 				continue;
 			end = next + get32(d + next + 4);
-			if (end == len || jd_plausible(d, len, end, last))
+			if (end == len ||
+			    jd_plausible(d, len, end, last, hpid, max_index))
 				break;
 		}
 		if (next + 16 > len) {

@@ -211,6 +211,32 @@ static void test_repair(void)
 	TAP_OK(out.len == good.len && !memcmp(out.buf, good.buf, out.len),
 	       "repair: ...and the records kept");
 
+	/*
+	 * A fragment shaped like a code load header (seen with 3.13.0 after
+	 * a fork): taken for a record, its huge index made every later load
+	 * look like a duplicate and all of them were dropped.
+	 */
+	strbuf_reset(&bad);
+	header(&bad);
+	unwind(&bad, 100);
+	load(&bad, 101, 1);
+	put32(&bad, 0);
+	put32(&bad, 56 + 8);
+	put64(&bad, 101);
+	put32(&bad, 42);
+	put32(&bad, 43);
+	put64(&bad, 0xff0500f870ull);
+	put64(&bad, 0x91000000000000ull);
+	put64(&bad, 0xb);
+	put64(&bad, 3852688744624128ull);
+	put64(&bad, 0);
+	unwind(&bad, 102);
+	load(&bad, 103, 2);
+	r = repair(path, &bad, &out);
+	TAP_INT(r, 64, "repair: a fragment shaped like a code load is dropped");
+	TAP_OK(out.len == good.len && !memcmp(out.buf, good.buf, out.len),
+	       "repair: ...and the loads after it are kept");
+
 	/* the same code load twice, the second without its unwind info */
 	strbuf_reset(&bad);
 	header(&bad);
