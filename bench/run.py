@@ -982,6 +982,13 @@ def part_e(args, pythons, tool, scratch):
 
 # --- main -------------------------------------------------------------------
 
+def perf_tmp_files():
+    """The perf map, jitdump and jitted-object files in /tmp."""
+    return (glob.glob("/tmp/perf-[0-9]*.map") +
+            glob.glob("/tmp/jit-[0-9]*.dump") +
+            glob.glob("/tmp/jitted-[0-9]*-[0-9]*.so"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
@@ -1034,6 +1041,7 @@ def main():
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
              "e": part_e}
     body = []
+    tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
     try:
         if pv is None and set(args.parts) - {"a"}:
@@ -1053,6 +1061,13 @@ def main():
             body.append(text)
     finally:
         signal.signal(signal.SIGINT, old_int)
+        # The manual pipelines and native -X perf runs leave their files
+        # in /tmp, as they do for users: take away what this run made.
+        for f in set(perf_tmp_files()) - tmp_before:
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
         if os.environ.get("BENCH_KEEP") != "1":
             shutil.rmtree(scratch, ignore_errors=True)
         else:
