@@ -13,6 +13,7 @@
 #include "perfscript.h"
 #include "profile.h"
 #include "profile_priv.h"
+#include "session.h"
 #include "spawn.h"
 #include "strbuf.h"
 
@@ -601,8 +602,10 @@ static int read_meta(struct profile *p, const char *dir, char *err,
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *path = xasprintf("%s/meta", dir);
-	int ret = strbuf_read_file(&sb, path, 1 << 20), format = 0;
-	char *line, *next, *eq;
+	int ret = strbuf_read_file(&sb, path, 1 << 20);
+	struct session_meta m = SESSION_META_INIT;
+	char why[PPR_ERR_LEN];
+	size_t i;
 
 	if (ret < 0) {
 		if (ret == -ENOENT)
@@ -621,40 +624,15 @@ static int read_meta(struct profile *p, const char *dir, char *err,
 			      path);
 		goto out;
 	}
-	for (line = sb.buf; line && *line; line = next) {
-		struct strbuf v = STRBUF_INIT;
-		const char *q;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!*line || *line == '#')
-			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
-			ret = set_err(err, errlen,
-				      "'%s' is not a pyperf-run session meta "
-				      "file (bad line '%.40s')", path, line);
-			goto out;
-		}
-		*eq = '\0';
-		for (q = eq + 1; *q; q++) {
-			if (*q == '\\' && q[1] == 'n') {
-				strbuf_addch(&v, '\n');
-				q++;
-			} else if (*q == '\\' && q[1] == '\\') {
-				strbuf_addch(&v, '\\');
-				q++;
-			} else {
-				strbuf_addch(&v, *q);
-			}
-		}
-		profile_meta_set(p, line, v.buf);
-		if (!strcmp(line, "format"))
-			format = 1;
-		strbuf_release(&v);
+	if (session_meta_parse(&m, sb.buf, sb.len, why, sizeof(why))) {
+		ret = set_err(err, errlen,
+			      "'%s' is not a pyperf-run session meta file "
+			      "(%s)", path, why);
+		goto out;
 	}
-	if (!format) {
+	for (i = 0; i < m.keys.nr; i++)
+		profile_meta_set(p, m.keys.v[i], m.values.v[i]);
+	if (!session_meta_get(&m, "format")) {
 		ret = set_err(err, errlen,
 			      "'%s' is not a pyperf-run session meta file "
 			      "(no format line)", path);
@@ -669,6 +647,7 @@ static int read_meta(struct profile *p, const char *dir, char *err,
 	}
 	ret = 0;
 out:
+	session_meta_release(&m);
 	free(path);
 	strbuf_release(&sb);
 	return ret;

@@ -110,8 +110,8 @@ int session_meta_parse(struct session_meta *m, const char *text,
 		const char *v;
 
 		line++;
-		if (eol == p) {
-			p = eol + 1;
+		if (eol == p || *p == '#') {
+			p = nl ? nl + 1 : end;
 			continue;
 		}
 		if (!eq || !valid_key(p, (size_t)(eq - p)))

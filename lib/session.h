@@ -53,8 +53,9 @@ const char *session_meta_get(const struct session_meta *m, const char *key);
 /* Write m to fp (escaped as above).  Returns 0 or -1 on a write error. */
 int session_meta_print(const struct session_meta *m, FILE *fp);
 /*
- * Parse meta text into m (appending).  Lines without '=' or with a bad
- * key are errors.  Returns 0, or -1 with err filled.
+ * Parse meta text into m (appending).  Empty lines and lines starting
+ * with '#' are skipped; lines without '=' or with a bad key are errors.
+ * Returns 0, or -1 with err filled.
  */
 int session_meta_parse(struct session_meta *m, const char *text,
 		       size_t len, char *err, size_t errlen);
