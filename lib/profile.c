@@ -112,6 +112,19 @@ const char *frame_kind_name(enum frame_kind kind)
 	return kind_names[kind];
 }
 
+void profile_warn(struct profile *p, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	p->warnings = xrealloc(p->warnings,
+			       (p->nr_warnings + 1) * sizeof(*p->warnings));
+	p->warnings[p->nr_warnings++] = strbuf_detach(&sb, NULL);
+}
+
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -149,6 +162,9 @@ void profile_release(struct profile *p)
 	}
 	free(p->meta);
 	free((char *)p->session);
+	for (i = 0; i < p->nr_warnings; i++)
+		free(p->warnings[i]);
+	free(p->warnings);
 	if (pp) {
 		htab_release(&pp->frame_tab);
 		htab_release(&pp->stack_tab);

@@ -150,6 +150,35 @@ struct profile_filter {
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL }
 
+/*
+ * Why a sample's stack is incomplete.  profile_load() judges every
+ * sample that has user-space frames: complete when its outermost user
+ * frame is where a process or thread starts (record_is_root_symbol()).
+ * A cut stack is kept under one pseudo root frame naming the reason
+ * ("[incomplete stack: ...]", FRAME_UNKNOWN), never merged with the
+ * complete ones, so that no format shows a made-up root.
+ */
+enum stack_cut {
+	CUT_NONE = 0,	/* complete */
+	CUT_DUMP,	/* jit mode: the user stack dump was full: the
+			   stack is deeper than the dump size */
+	CUT_UNWIND,	/* jit mode: the unwinder stopped inside the dump
+			   (a jitted frame it could not step, missing CFI) */
+	CUT_DEPTH,	/* a frame cap: the kernel's perf_event_max_stack
+			   (frame-pointer chains) */
+	CUT_NOROOT,	/* perf mode: the frame-pointer chain ended before
+			   a root (code built without frame pointers) */
+	CUT_NR
+};
+
+/* Counts behind the warnings; every format reports p->warnings. */
+struct profile_quality {
+	uint64_t judged;	/* samples with user frames (kept ones) */
+	uint64_t cut[CUT_NR];	/* by reason; cut[CUT_NONE] = complete */
+	uint64_t unnamed;	/* samples with an unnamed user frame */
+	uint64_t bad_names;	/* damaged map/dump names dropped */
+};
+
 /* One key=value line of the session's meta file. */
 struct meta_entry {
 	const char *key;
@@ -196,6 +225,15 @@ struct profile {
 
 	const char *session;	/* the session directory, or NULL */
 
+	struct profile_quality quality;
+	/*
+	 * What a reader must know to trust the numbers (cut stacks,
+	 * unnamed code, dropped records), one sentence each, without a
+	 * trailing period or newline.  Every format shows all of them.
+	 */
+	char **warnings;
+	size_t nr_warnings;
+
 	void *priv;		/* interning tables (profile.c) */
 };
 
@@ -233,6 +271,8 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 		       uint64_t period);
 void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
+/* Append one warning (see struct profile). */
+void profile_warn(struct profile *p, const char *fmt, ...) PPR_PRINTF(2, 3);
 
 /*
  * Per-frame totals over every stack (sizes: p->nr_frames): self =
