@@ -7,6 +7,7 @@
  */
 #include "../lib/compat.h"
 #include "../lib/alloc.h"
+#include "../lib/flame.h"
 #include "../lib/fmt.h"
 #include "../lib/numparse.h"
 #include "../lib/profile.h"
@@ -78,6 +79,18 @@ struct report_opts {
 	char **perf_args;
 	int nr_perf_args;
 };
+
+/* The warnings of p (and, for a diff, of old_p) on stderr. */
+static void print_warnings(const struct profile *p,
+			   const struct profile *old_p)
+{
+	char **w;
+	size_t n = flame_warnings(p, old_p, &w), i;
+
+	for (i = 0; i < n; i++)
+		warning("%s", w[i]);
+	fmt_warnings_free(w, n);
+}
 
 PPR_NORETURN static void bad_usage(const char *fmt, ...) PPR_PRINTF(1, 2);
 
@@ -669,6 +682,8 @@ int cmd_report(int argc, char **argv)
 					      sizeof(err));
 			if (wret < 0)
 				error("%s", err);
+			if (!wret && o.format == FMT_COLLAPSED)
+				print_warnings(&q, &p);
 			if (!close_output(&o, fp, wret < 0))
 				ret = EXIT_OK;
 		}
@@ -687,6 +702,9 @@ int cmd_report(int argc, char **argv)
 							     err, sizeof(err));
 		if (wret < 0)
 			error("%s", err);
+		/* collapsed has no place for them (see fmt_warnings()) */
+		if (!wret && o.format == FMT_COLLAPSED)
+			print_warnings(&p, NULL);
 		if (!close_output(&o, fp, wret < 0))
 			ret = EXIT_OK;
 	}

@@ -496,3 +496,24 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 	strbuf_release(&sb);
 	return n;
 }
+
+size_t flame_warnings(const struct profile *p, const struct profile *old_p,
+		      char ***out)
+{
+	char **w, **ow;
+	size_t n = fmt_warnings(p, &w), on, i;
+
+	if (!old_p) {
+		*out = w;
+		return n;
+	}
+	on = fmt_warnings(old_p, &ow);
+	w = xrealloc(w, (n + on + 1) * sizeof(*w));
+	for (i = 0; i < on; i++) {
+		w[n++] = xasprintf("old session: %s", ow[i]);
+		free(ow[i]);
+	}
+	free(ow);
+	*out = w;
+	return n;
+}

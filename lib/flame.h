@@ -113,6 +113,13 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 			char **vals, size_t max);
 
 /*
+ * The warnings a flame graph shows (fmt_warnings()): p's, then, for a
+ * diff, old_p's as "old session: ...".  Free with fmt_warnings_free().
+ */
+size_t flame_warnings(const struct profile *p, const struct profile *old_p,
+		      char ***out);
+
+/*
  * The HTML flame graph page of t on fp (fmt_html.c).  p gives the header
  * (command, mode, ...).  old_p: NULL, or the old profile of a diff, whose
  * samples are in slot 1 of t (the new ones in slot 0).  Returns 0 or -1

@@ -3,7 +3,10 @@
  * the writers (lib/fmt.h).
  */
 #include "compat.h"
+#include "alloc.h"
 #include "fmt.h"
+#include "strbuf.h"
+#include "utf8.h"
 
 static const char *const names[FMT_NR] = {
 	"text", "collapsed", "json", "html", "svg", "speedscope", "pprof"
@@ -46,4 +49,77 @@ void fmt_collapsed_name(FILE *fp, const struct frame *f)
 	fputs(f->name, fp);
 	if (f->kind == FRAME_KERNEL)
 		fputs("_[k]", fp);
+}
+
+/*
+ * record's own check: the share of samples whose stack did not reach a
+ * root, as a meta "truncated" fraction (shown from 1 %).
+ */
+static char *meta_truncated(const struct profile *p)
+{
+	const char *v = profile_meta_get(p, "truncated");
+	char *end;
+	double share;
+
+	if (!v)
+		return NULL;
+	share = strtod(v, &end);
+	if (end == v || !(share >= 0.01 && share <= 1))
+		return NULL;
+	return xasprintf("%.0f%% of the samples have incomplete stacks "
+			 "(their outer callers are missing)", 100.0 * share);
+}
+
+/*
+ * A copy of s that every format can carry on one line: control bytes
+ * become spaces, broken UTF-8 U+FFFD.
+ */
+static char *one_line(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, l;
+	struct strbuf sb = STRBUF_INIT;
+
+	while (i < n) {
+		if (u[i] < 0x20 || u[i] == 0x7f) {
+			strbuf_addch(&sb, ' ');
+			i++;
+		} else if (u[i] < 0x80) {
+			strbuf_addch(&sb, (char)u[i++]);
+		} else if ((l = utf8_seq_len(u + i, n - i))) {
+			strbuf_add(&sb, s + i, l);
+			i += l;
+		} else {
+			strbuf_addstr(&sb, "\xef\xbf\xbd");
+			i++;
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+size_t fmt_warnings(const struct profile *p, char ***out)
+{
+	char **w = NULL, *s;
+	size_t n = 0, i;
+
+	for (i = 0; i < p->nr_warnings; i++) {
+		w = xrealloc(w, (n + 1) * sizeof(*w));
+		w[n++] = one_line(p->warnings[i]);
+	}
+	/* a load that judged the stacks reports them itself */
+	if (!p->quality.judged && (s = meta_truncated(p))) {
+		w = xrealloc(w, (n + 1) * sizeof(*w));
+		w[n++] = s;
+	}
+	*out = w;
+	return n;
+}
+
+void fmt_warnings_free(char **w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
 }

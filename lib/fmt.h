@@ -98,4 +98,18 @@ int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
  */
 void fmt_collapsed_name(FILE *fp, const struct frame *f);
 
+/*
+ * Every warning a report of p must show, in order: p->warnings, then
+ * the ones the session's meta implies when the load did not judge the
+ * stacks itself (p->quality.judged == 0): record's "truncated" share.
+ * One sentence each, no trailing period or newline.  All formats show
+ * exactly these; --format collapsed has no place for them (a comment
+ * line would be read as a stack by flamegraph.pl and speedscope), so
+ * its caller prints them on stderr.  Returns the number of warnings;
+ * *out is an array of them (NULL when none) to free with
+ * fmt_warnings_free().
+ */
+size_t fmt_warnings(const struct profile *p, char ***out);
+void fmt_warnings_free(char **w, size_t n);
+
 #endif

@@ -28,7 +28,8 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 	struct strtab st;
 	const char *labels[16];
 	char *vals[16];
-	size_t nmeta, i;
+	size_t nmeta, nwarn, i;
+	char **warn;
 	uint32_t n, *fids;
 	int diff = old_p != NULL;
 
@@ -80,6 +81,14 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 			fputs("\"]", fp);
 		}
 	}
+	fputs("],\n\"warnings\":[", fp);
+	nwarn = flame_warnings(p, old_p, &warn);
+	for (i = 0; i < nwarn; i++) {
+		fputs(i ? ",\n\"" : "\n\"", fp);
+		flame_json_str(fp, warn[i]);
+		fputc('"', fp);
+	}
+	fmt_warnings_free(warn, nwarn);
 	fputs("],\n\"strings\":[", fp);
 	for (i = 0; i < st.nr; i++) {
 		fputs(i ? ",\"" : "\"", fp);

@@ -9,6 +9,14 @@
  *                "perf_version", "event", "frequency", "duration" },
  *   "view": "mixed" | "python" | "all",
  *   "samples": N, "period": N, "filtered_out": N,
+ *   "warnings": [ "sentence", ... ],   (what a reader must know to trust
+ *                                      the numbers; the text header's
+ *                                      "# warning:" lines)
+ *   "quality": { "judged", "complete",  (samples with user frames, and
+ *                "cut": { "dump", "unwind", "depth", "noroot" },
+ *                "unnamed", "bad_names" },  how many of them were cut,
+ *                                      by reason; see struct
+ *                                      profile_quality)
  *   "functions": [ FUNCTION... ],      (by total samples, descending)
  *   "processes": [ { "pid", "comm", "samples", "share",
  *                    "functions": [...],        (when grouped)
@@ -96,6 +104,42 @@ static const char *view_str(enum profile_view v)
 		v == PROFILE_VIEW_ALL ? "all" : "mixed";
 }
 
+static void warnings(struct json *j, const struct profile *p)
+{
+	static const char *const cut_names[CUT_NR] = {
+		NULL, "dump", "unwind", "depth", "noroot"
+	};
+	_Static_assert(CUT_NR == 5, "a name for every enum stack_cut");
+	const struct profile_quality *q = &p->quality;
+	char **w;
+	size_t n = fmt_warnings(p, &w), i;
+
+	json_key(j, "warnings");
+	json_begin_array(j);
+	for (i = 0; i < n; i++)
+		json_string(j, w[i]);
+	json_end_array(j);
+	fmt_warnings_free(w, n);
+	json_key(j, "quality");
+	json_begin_object(j);
+	json_key(j, "judged");
+	json_uint(j, q->judged);
+	json_key(j, "complete");
+	json_uint(j, q->cut[CUT_NONE]);
+	json_key(j, "cut");
+	json_begin_object(j);
+	for (i = CUT_NONE + 1; i < CUT_NR; i++) {
+		json_key(j, cut_names[i]);
+		json_uint(j, q->cut[i]);
+	}
+	json_end_object(j);
+	json_key(j, "unnamed");
+	json_uint(j, q->unnamed);
+	json_key(j, "bad_names");
+	json_uint(j, q->bad_names);
+	json_end_object(j);
+}
+
 /* Sum of per-task totals into acc for the tasks of pid. */
 static void add_task(const struct profile *p, uint32_t task, uint64_t *s,
 		     uint64_t *t, uint64_t *acc_s, uint64_t *acc_t)
@@ -153,6 +197,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	json_uint(&j, p->total_period);
 	json_key(&j, "filtered_out");
 	json_uint(&j, p->dropped);
+	warnings(&j, p);
 
 	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
 	functions(&j, p, self, total, p->total_samples, order);

@@ -124,7 +124,9 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	pb_label **labelp = NULL;
 	uint64_t *locids = NULL;
 	int64_t *values = xcalloc(2 * (ns + 1), sizeof(*values));
-	int64_t comments[2];
+	int64_t *comments;
+	char **warn, **wtext;
+	size_t nw;
 	size_t total_depth = 0, off = 0;
 	const char *start;
 	uint8_t *buf = NULL;
@@ -303,12 +305,18 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	prof.time_nanos = unix_nanos(start);
 	if (p->duration > 0)
 		prof.duration_nanos = (int64_t)(p->duration * 1e9);
-	comments[0] = str_id(&st, version);
-	prof.n_comment = 1;
+	/* `go tool pprof -comments` lists these, one a line */
+	nw = fmt_warnings(p, &warn);
+	wtext = xcalloc(nw + 1, sizeof(*wtext));
+	comments = xcalloc(nw + 2, sizeof(*comments));
+	comments[prof.n_comment++] = str_id(&st, version);
 	if (p->command) {
 		cmd = xasprintf("command: %s", p->command);
-		comments[1] = str_id(&st, cmd);
-		prof.n_comment = 2;
+		comments[prof.n_comment++] = str_id(&st, cmd);
+	}
+	for (i = 0; i < nw; i++) {
+		wtext[i] = xasprintf("warning: %s", warn[i]);
+		comments[prof.n_comment++] = str_id(&st, wtext[i]);
 	}
 	prof.comment = comments;
 
@@ -341,5 +349,10 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	free(version);
 	free(cmd);
 	free(map_of);
+	free(comments);
+	for (i = 0; i < nw; i++)
+		free(wtext[i]);
+	free(wtext);
+	fmt_warnings_free(warn, nw);
 	return ret;
 }

@@ -8,11 +8,17 @@
  * file), and one "sampled" profile per process/thread when the profile
  * is grouped (one for the whole session otherwise).  Samples are frame
  * indices root first, weighted by their sample counts (unit "none").
+ * The format has no field for warnings: they go into the names (see
+ * fmt_speedscope_write()).
  */
 #include "compat.h"
 #include "fmt.h"
 #include "json.h"
 #include "alloc.h"
+#include "strbuf.h"
+
+/* Characters of the first warning in a profile's name. */
+#define SS_WARN_MAX 40
 
 static const char *frame_display(const struct frame *f)
 {
@@ -98,9 +104,43 @@ int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 	struct buckets b;
 	size_t i, t, k, nprof = 0, active = 0;
 	uint64_t best = 0;
-	const char *title = o && o->title ? o->title :
+	const char *base = o && o->title ? o->title :
 		p->command ? p->command : "pyperf-run profile";
 	int grouped = p->group != PROFILE_MERGED && p->nr_tasks;
+	char **warn, *title;
+	size_t nw = fmt_warnings(p, &warn);
+	struct strbuf sb = STRBUF_INIT, name = STRBUF_INIT;
+
+	/*
+	 * The file format has no place for warnings.  The file's name (the
+	 * tab title) gets all of them; each profile's name, which the
+	 * toolbar shows on one line, how many and the start of the first.
+	 */
+	for (i = 0; i < nw; i++)
+		strbuf_addf(&sb, "[warning: %s] ", warn[i]);
+	if (nw) {
+		size_t len = strlen(warn[0]);
+
+		if (nw == 1)
+			strbuf_addstr(&name, "[warning: ");
+		else
+			strbuf_addf(&name, "[%zu warnings: ", nw);
+		if (len > SS_WARN_MAX) {
+			/* do not cut a UTF-8 sequence */
+			len = SS_WARN_MAX;
+			while (len && ((unsigned char)warn[0][len] & 0xc0) ==
+			       0x80)
+				len--;
+			strbuf_add(&name, warn[0], len);
+			strbuf_addstr(&name, "\xe2\x80\xa6");
+		} else {
+			strbuf_addstr(&name, warn[0]);
+		}
+		strbuf_addstr(&name, "] ");
+	}
+	fmt_warnings_free(warn, nw);
+	strbuf_addstr(&sb, base);
+	title = strbuf_detach(&sb, NULL);
 
 	buckets_fill(&b, p, grouped);
 	/* open the profile with the most samples first */
@@ -152,29 +192,31 @@ int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 	for (t = 0; t < b.nr; t++) {
 		const struct task *tk = grouped && t < p->nr_tasks ?
 			&p->tasks[t] : NULL;
-		char *name;
+		size_t plen = name.len;
 
 		if (b.start[t] == b.start[t + 1] && (grouped || t))
 			continue;
 		if (!grouped)
-			name = xstrdup(title);
+			strbuf_addstr(&name, base);
 		else if (!tk)
-			name = xstrdup("(no task)");
+			strbuf_addstr(&name, "(no task)");
 		else if (p->group == PROFILE_BY_THREAD)
-			name = xasprintf("%s (pid %ld, tid %ld)",
-				tk->comm ? tk->comm : "?",
-				(long)tk->pid, (long)tk->tid);
+			strbuf_addf(&name, "%s (pid %ld, tid %ld)",
+				    tk->comm ? tk->comm : "?",
+				    (long)tk->pid, (long)tk->tid);
 		else
-			name = xasprintf("%s (pid %ld)",
-				tk->comm ? tk->comm : "?", (long)tk->pid);
-		write_profile(&j, p, name, b.idx + b.start[t],
+			strbuf_addf(&name, "%s (pid %ld)",
+				    tk->comm ? tk->comm : "?", (long)tk->pid);
+		write_profile(&j, p, name.buf, b.idx + b.start[t],
 			      b.start[t + 1] - b.start[t]);
-		free(name);
+		strbuf_setlen(&name, plen);
 	}
 	json_end_array(&j);
 	json_end_object(&j);
 	free(b.idx);
 	free(b.start);
+	free(title);
+	strbuf_release(&name);
 	if (json_finish(&j) < 0 || ferror(fp)) {
 		set_err(err, errlen, "cannot write the speedscope report: %s",
 			strerror(errno));

@@ -21,6 +21,7 @@
 #define SVG_TOP (SVG_FONT * 4 + 16)
 #define SVG_BOTTOM (SVG_FONT * 2 + 14)
 #define SVG_MIN_WIDTH 0.1
+#define SVG_WARN_ROW (SVG_FONT + 5)	/* a warning line under the title */
 
 static const unsigned char palette[FLAME_KIND_NR][4] = {
 	/* r, g, b, variation */
@@ -178,8 +179,9 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 	const char *title = o && o->title ? o->title : diff ?
 		"Differential flame graph" : inv ? "Icicle graph (inverted)" :
 		"Flame graph";
-	int height;
-	size_t i;
+	int height, top;
+	char **warn;
+	size_t i, nw = flame_warnings(p, old_p, &warn);
 
 	/* sample offsets and the depth actually drawn */
 	for (n = 0; n != FLAME_NONE;) {
@@ -200,7 +202,8 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		}
 		n = flame_tree_next(t, n);
 	}
-	height = SVG_TOP + (int)levels * SVG_ROW + SVG_BOTTOM;
+	top = SVG_TOP + (int)nw * SVG_WARN_ROW;
+	height = top + (int)levels * SVG_ROW + SVG_BOTTOM;
 
 	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" "
@@ -223,6 +226,7 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		"#subtitle { text-anchor: middle; fill: #555; }\n"
 		"#search, #unzoom { cursor: pointer; fill: #2b6cb0; }\n"
 		"#matched { text-anchor: end; fill: #b0279f; }\n"
+		"text.warning { fill: #9a3412; font-weight: bold; }\n"
 		"g.f { cursor: pointer; }\n"
 		"g.f:hover rect { stroke: #000; stroke-width: 0.6; }\n"
 		"g.f text { pointer-events: none; }\n"
@@ -277,7 +281,16 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 				(unsigned long long)t->nodes[0].total[1]);
 	}
 	fputs("</text>\n", fp);
-	legend(fp, t, diff, 3 * SVG_FONT + 14);
+	/* what a reader must know to trust the graph, under the title */
+	for (i = 0; i < nw; i++) {
+		fprintf(fp, "<text class=\"warning\" x=\"%d\" y=\"%d\">"
+			"\xe2\x9a\xa0 warning: ", SVG_PAD,
+			3 * SVG_FONT + 14 + (int)i * SVG_WARN_ROW);
+		flame_xml_str(fp, warn[i], strlen(warn[i]));
+		fputs("</text>\n", fp);
+	}
+	fmt_warnings_free(warn, nw);
+	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW);
 	fprintf(fp, "<text id=\"unzoom\" x=\"%d\" y=\"%d\" "
 		"style=\"display:none\">Reset Zoom</text>\n", SVG_PAD,
 		SVG_FONT + 8);
@@ -295,7 +308,7 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		const char *name = n ? t->frames[nd->frame].name : "all";
 		double x = SVG_PAD + (double)xs[n] * scale;
 		double w = (double)nd->total[0] * scale;
-		int y = inv ? SVG_TOP + (int)nd->depth * SVG_ROW :
+		int y = inv ? top + (int)nd->depth * SVG_ROW :
 			height - SVG_BOTTOM - ((int)nd->depth + 1) * SVG_ROW;
 
 		if (n && w < SVG_MIN_WIDTH) {

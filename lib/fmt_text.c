@@ -100,9 +100,8 @@ static const char *view_name(enum profile_view v)
 
 static void header(const struct profile *p, FILE *fp)
 {
-	size_t nproc = 0, i, j;
-	const char *truncated;
-	double share;
+	size_t nproc = 0, i, j, nw;
+	char **warnings;
 
 	for (i = 0; i < p->nr_threads; i++) {
 		for (j = 0; j < i; j++)
@@ -133,12 +132,10 @@ static void header(const struct profile *p, FILE *fp)
 	if (p->dropped)
 		fprintf(fp, "# filtered: %llu samples left out\n",
 			(unsigned long long)p->dropped);
-	truncated = profile_meta_get(p, "truncated");
-	if (truncated && (share = strtod(truncated, NULL)) >= 0.01 &&
-	    share <= 1)
-		fprintf(fp, "# warning:  %.0f%% of the samples have incomplete "
-			"stacks (their outer callers are missing)\n",
-			100.0 * share);
+	nw = fmt_warnings(p, &warnings);
+	for (i = 0; i < nw; i++)
+		fprintf(fp, "# warning:  %s\n", warnings[i]);
+	fmt_warnings_free(warnings, nw);
 	fprintf(fp, "# view:     %s\n", view_name(p->view));
 }
 

@@ -9,10 +9,17 @@
  *
  *   node lib-browser.js html FILE [--zoom NAME] [--search TERM]...
  *        [--hover NAME] [--inverted] [--screenshot PNG]
+ *        [--viewport WxH] [--in-view NAME]... [--first-screen PNG]
+ * html prints warning=TEXT per item of the page's warning banner,
+ * warnings_in_view=true|false (the banner is on the first screen), and
+ * per --in-view NAME, in_view=NAME|true|false: the widest frame called
+ * NAME ("all" is the root) is drawn and entirely on the first screen,
+ * before anything is scrolled.  --first-screen saves that screen.
  *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]...
  *        [--screenshot PNG]
  *   node lib-browser.js speedscope FILE [--screenshot PNG]
  * Each search prints matched=TEXT and matched_for=TERM|TEXT.
+ * svg prints warning=TEXT|VISIBLE per warning line under the title.
  * speedscope: serves speedscope's own app (the npm package) and FILE on
  * 127.0.0.1 and opens FILE in it with #profileURL=, as a user would.
  *
@@ -31,6 +38,8 @@ function parse(argv) {
 			o.inverted = true;
 		else if (a === "--search")
 			(o.searches = o.searches || []).push(argv[++i]);
+		else if (a === "--in-view")
+			(o.inView = o.inView || []).push(argv[++i]);
 		else
 			o[a.replace(/^--/, "")] = argv[++i];
 	}
@@ -53,9 +62,10 @@ async function launch() {
 	return browser;
 }
 
-async function page_for(browser, file) {
+async function page_for(browser, file, viewport) {
+	const m = /^(\d+)x(\d+)$/.exec(viewport || "1280x900");
 	const ctx = await browser.newContext({
-		viewport: { width: 1280, height: 900 }
+		viewport: { width: +m[1], height: +m[2] }
 	});
 	const page = await ctx.newPage();
 	const self = "file://" + file;
@@ -83,7 +93,12 @@ async function frame_point(page, name) {
 		if (!at)
 			return null;
 		const c = document.getElementById("flame");
+		const wrap = document.getElementById("wrap");
 		let r = c.getBoundingClientRect();
+		/* the graph scrolls inside #wrap, the page in the window */
+		const wr = wrap.getBoundingClientRect();
+		wrap.scrollTop += r.top + at.y - (wr.top + wr.height / 2);
+		r = c.getBoundingClientRect();
 		window.scrollBy(0, r.top + at.y - window.innerHeight / 2);
 		r = c.getBoundingClientRect();
 		return { x: r.left + at.x, y: r.top + at.y, w: at.w,
@@ -92,11 +107,36 @@ async function frame_point(page, name) {
 }
 
 async function html(browser, o) {
-	const page = await page_for(browser, o.file);
+	const page = await page_for(browser, o.file, o.viewport);
 	const t0 = Date.now();
 	await page.goto("file://" + o.file);
 	await page.waitForSelector("body[data-ready='1']", { timeout: 60000 });
 	out("load_ms", Date.now() - t0);
+	for (const w of await page.$$eval("#warnings li",
+					  (ls) => ls.map((l) => l.textContent)))
+		out("warning", w);
+	out("warnings_in_view", await page.evaluate(() => {
+		const el = document.getElementById("warnings");
+		const r = el && el.getBoundingClientRect();
+		return !!r && r.height > 0 && r.top >= 0 &&
+			r.bottom <= window.innerHeight;
+	}));
+	for (const name of o.inView || [])
+		out("in_view", name + "|" + await page.evaluate((n) => {
+			const at = window.pyperfFlame.locate(n);
+			if (!at)
+				return false;
+			const c = document.getElementById("flame")
+				.getBoundingClientRect();
+			const w = document.getElementById("wrap")
+				.getBoundingClientRect();
+			const top = c.top + at.y - 9, bottom = c.top + at.y + 9;
+			return top >= Math.max(0, w.top) && bottom <=
+				Math.min(window.innerHeight, w.bottom) &&
+				c.left + at.x < window.innerWidth;
+		}, name));
+	if (o["first-screen"])
+		await page.screenshot({ path: o["first-screen"] });
 	out("render_ms", Math.round(await page.evaluate(
 		() => window.pyperfFlame.renderMs)));
 	out("title", await page.title());
@@ -179,7 +219,7 @@ async function html(browser, o) {
 }
 
 async function svg(browser, o) {
-	const page = await page_for(browser, o.file);
+	const page = await page_for(browser, o.file, o.viewport);
 	let answer = null;
 	page.on("dialog", (d) => d.accept(answer || ""));
 	const t0 = Date.now();
@@ -188,6 +228,14 @@ async function svg(browser, o) {
 	out("load_ms", Date.now() - t0);
 	out("title", await page.textContent("#title"));
 	out("subtitle", await page.textContent("#subtitle"));
+	for (const w of await page.$$eval("text.warning", (ts) => ts.map(
+		(t) => {
+			const r = t.getBoundingClientRect();
+			return t.textContent + "|" + (r.width > 0 &&
+				r.bottom <= window.innerHeight &&
+				r.right <= window.innerWidth);
+		})))
+		out("warning", w);
 	out("frames", await page.$$eval("g.f", (g) => g.length));
 	for (const t of await page.$$eval("g.f", (gs) => gs.filter((g) =>
 		g.querySelector("text").textContent.length > 2).map(

@@ -46,6 +46,34 @@ test_expect_success CHROMIUM 'the inverted view puts leaf functions first' '
 	test_grep "^inv_label=" out
 '
 
+# --- warnings and the first screen ---------------------------------------------
+test_expect_success CHROMIUM 'no warnings: no banner' '
+	! grep "^warning=" out &&
+	test "$(flame_kv warnings_in_view out)" = false
+'
+
+test_expect_success CHROMIUM 'warnings: a banner on the first screen with each' '
+	flame_synth 300 html sliver warn >warn.html &&
+	flame_browser html warn.html --viewport 1400x900 --in-view all \
+		--in-view "main (/src/app.py)" --first-screen warn.png >w &&
+	! grep -E "^(request|pageerror|console_error|error)=" w &&
+	test "$(grep -c "^warning=" w)" = 2 &&
+	test_grep "^warning=30% of the samples have incomplete stacks \(<cut> at \"depth\"\)$" w &&
+	test_grep "^warning=12 damaged map records were dropped & not shown$" w &&
+	test "$(flame_kv warnings_in_view w)" = true
+'
+
+# 3 % of the samples 70 frames deep used to set the canvas height, and
+# the root and main() opened below the fold.
+test_expect_success CHROMIUM 'a deep sliver leaves the root and main in view at 1400x900' '
+	test_grep "^in_view=all\|true$" w &&
+	test_grep "^in_view=main \(/src/app.py\)\|true$" w &&
+	flame_synth 300 html sliver inverted >inv-sliver.html &&
+	flame_browser html inv-sliver.html --viewport 1400x900 \
+		--in-view "all (leaf functions above)" >iw &&
+	test_grep "^in_view=all \(leaf functions above\)\|true$" iw
+'
+
 # --- 100k distinct stacks ---------------------------------------------------
 test_expect_success CHROMIUM 'stays responsive with 100k distinct stacks' '
 	flame_synth 100000 html >big.html &&

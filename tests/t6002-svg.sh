@@ -35,6 +35,16 @@ test_expect_success CHROMIUM 'a search highlights and shows the matched share' '
 	test "$(flame_kv highlighted out)" -gt 0
 '
 
+test_expect_success CHROMIUM 'warnings: a visible line each under the title' '
+	flame_synth 300 svg warn >warn.svg &&
+	flame_browser svg warn.svg >w &&
+	! grep -E "^(request|pageerror|console_error|error)=" w &&
+	test "$(grep -c "^warning=" w)" = 2 &&
+	test_grep "^warning=.* warning: 30% of the samples have incomplete stacks \(<cut> at \"depth\"\)\|true$" w &&
+	test_grep "^warning=.* warning: 12 damaged map records were dropped & not shown\|true$" w &&
+	! grep "^warning=" out
+'
+
 test_expect_success 'inverted: an icicle graph' '
 	flame_synth 50 svg inverted >inv.svg &&
 	test_grep "<text id=\"title\"[^>]*>Icicle graph" inv.svg

@@ -19,6 +19,14 @@ test_expect_success AJV 'the schema rejects a broken file (the check is real)' '
 	test "$(flame_kv valid out)" = false
 '
 
+test_expect_success AJV 'warnings: in the names, and the file still validates' '
+	flame_synth 500 speedscope warn >w.json &&
+	flame_speedscope w.json >out &&
+	test "$(flame_kv valid out)" = true &&
+	test_grep "^profile=\[2 warnings: 30% of the samples have incomplete stack…\] python3.13 synthetic.py$" out &&
+	grep -F "\"name\":\"[warning: 30% of the samples have incomplete stacks (<cut> at \\\"depth\\\")] [warning: 12 damaged map records were dropped & not shown] python3.13 synthetic.py\"" w.json
+'
+
 test_expect_success SESSION 'record a session' '
 	flame_session sess 0.3 &&
 	ppr report -i sess --format collapsed >c &&
@@ -49,7 +57,7 @@ test_expect_success SESSION,AJV,CHROMIUM 'speedscope itself opens it, at the bus
 	! grep -E "^(request|pageerror|console_error|error)=" app &&
 	test_grep "^import=Importing as speedscope json file" app &&
 	test_grep "^title=.*prog.py 0.3 - speedscope$" app &&
-	test_grep "^body=.*Sandwichpython3.13 \(pid [0-9]+, tid [0-9]+\)" app
+	test_grep "^body=.*Sandwich(\[.*\] )?python3.13 \(pid [0-9]+, tid [0-9]+\)" app
 '
 
 test_done

@@ -27,6 +27,15 @@ test_expect_success GO_PPROF 'sample types, period and mappings' '
 	test_grep "libc.so.6" raw
 '
 
+test_expect_success GO_PPROF 'warnings: a comment each (go tool pprof -comments)' '
+	flame_synth 200 pprof warn >w.pb.gz &&
+	go tool pprof -comments w.pb.gz >comments 2>err &&
+	cat comments &&
+	test_grep "^warning: 30% of the samples have incomplete stacks \(<cut> at \"depth\"\)$" comments &&
+	test_grep "^warning: 12 damaged map records were dropped & not shown$" comments &&
+	test "$(grep -c "^warning: " comments)" = 2
+'
+
 test_expect_success SESSION 'record a session' '
 	flame_session sess 0.3 &&
 	ppr report -i sess --format collapsed >c &&

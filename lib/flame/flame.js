@@ -4,6 +4,7 @@
  *
  * Data (the JSON in <script id="ppr-data">), written by lib/fmt_html.c:
  *   title, meta: [[label, value], ...], unit, total, diff (0/1),
+ *   warnings: ["sentence", ...]  (shown in a banner above the graph),
  *   total0 (diff: samples of the old profile),
  *   strings: ["", ...],
  *   frames: [name, file, dso, kind, ...]   (string indices; 0 = none)
@@ -30,6 +31,11 @@ var KINDS = [
 	["process / thread", [120, 144, 176], 6]
 ];
 var ROW = 18;
+/* Frames narrower than this (CSS pixels) are not drawn. */
+var MIN_DRAW = 0.35;
+/* The graph is as tall as the deepest frame at least this wide: a sliver
+ * of thin, deep stacks does not push the rest below the fold. */
+var MIN_SEE = 1;
 
 function fname(f) { return S[FR[4 * f]]; }
 function ffile(f) { return S[FR[4 * f + 1]]; }
@@ -232,6 +238,17 @@ if (D.titleCode)
 		" <code>" + esc(D.titleCode) + "</code>";
 document.title = (D.titleCode ? D.titleCode + " — " : "") +
 	(D.title || "pyperf-run");
+(function warnings() {
+	var w = D.warnings || [], el = document.getElementById("warnings");
+	if (!w.length)
+		return;
+	el.innerHTML = "<b>" + (w.length === 1 ? "Warning" : w.length +
+		" warnings") + ": the numbers below may mislead</b><ul>" +
+		w.map(function (s) {
+			return "<li>" + esc(s) + "</li>";
+		}).join("") + "</ul>";
+	el.hidden = false;
+})();
 document.getElementById("meta").innerHTML = (D.meta || []).map(
 	function (m) {
 		return "<div><dt>" + esc(m[0]) + "</dt><dd>" + esc(m[1]) +
@@ -313,8 +330,8 @@ function nodeIsAncestorOf(a, b) {
 	return false;
 }
 
-/* The deepest row drawn when zoomed on z at width W: the canvas is only
- * as tall as what it shows. */
+/* The rows drawn when zoomed on z at width W: down to the deepest frame
+ * at least MIN_SEE wide. */
 var levels = 1;
 function visibleLevels(z) {
 	var scale = W / (tree.tot[z] || 1), max = tree.depth[z];
@@ -324,20 +341,26 @@ function visibleLevels(z) {
 		if (tree.depth[i] > max)
 			max = tree.depth[i];
 		for (var k = tree.first[i]; k >= 0; k = tree.next[k])
-			if (tree.tot[k] * scale >= 0.35)
+			if (tree.tot[k] * scale >= MIN_SEE)
 				stack.push(k);
 	}
 	return max + 1;
 }
 
+var wrap = document.getElementById("wrap");
 function resize() {
 	var dpr = window.devicePixelRatio || 1;
-	W = canvas.parentNode.clientWidth - 32;
+	W = wrap.clientWidth - 32;
 	if (W < 200)
 		W = 200;
 	levels = visibleLevels(zoom);
 	var h = Math.min(32000, levels * ROW + 4);
 	canvas.style.height = h + "px";
+	/* the graph scrolls inside what is left of the window below the
+	 * header, leaving a line for the details */
+	var top = wrap.getBoundingClientRect().top + window.pageYOffset;
+	wrap.style.maxHeight = Math.max(240, Math.round(
+		window.innerHeight - top - 40)) + "px";
 	canvas.width = Math.round(W * dpr);
 	canvas.height = Math.round(h * dpr);
 	ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -382,7 +405,13 @@ function drawBox(i, x, w, d, dim) {
 	ctx.globalAlpha = 1;
 }
 
-function draw() {
+/* Draw; keep: keep the part of the graph in view (its distance from the
+ * root), else scroll to the root (bottom of a flame, top of an icicle). */
+function draw(keep) {
+	var fromRoot = 0;
+	if (keep)
+		fromRoot = isInverted ? wrap.scrollTop :
+			wrap.scrollHeight - wrap.clientHeight - wrap.scrollTop;
 	resize();
 	ctx.clearRect(0, 0, W, canvas.height);
 	rows = [];
@@ -402,16 +431,20 @@ function draw() {
 		var x = stack.pop(), i = stack.pop();
 		var w = tree.tot[i] * scale;
 		drawBox(i, x, w, tree.depth[i], false);
+		if (tree.depth[i] + 1 >= levels)
+			continue;
 		var cx = x, kids = [];
 		for (var k = tree.first[i]; k >= 0; k = tree.next[k]) {
 			var kw = tree.tot[k] * scale;
-			if (kw >= 0.35)
+			if (kw >= MIN_DRAW)
 				kids.push(k, cx);
 			cx += kw;
 		}
 		for (var q = kids.length - 2; q >= 0; q -= 2)
 			stack.push(kids[q], kids[q + 1]);
 	}
+	wrap.scrollTop = isInverted ? fromRoot :
+		wrap.scrollHeight - wrap.clientHeight - fromRoot;
 	crumbs();
 }
 
@@ -528,7 +561,7 @@ function setView(inv) {
 	zoom = 0;
 	document.getElementById("v-flame").setAttribute("aria-pressed", !inv);
 	document.getElementById("v-inverted").setAttribute("aria-pressed", inv);
-	search();
+	search(true);
 }
 document.getElementById("v-flame").onclick = function () { setView(false); };
 document.getElementById("v-inverted").onclick = function () { setView(true); };
@@ -538,7 +571,8 @@ document.getElementById("reset").onclick = function () {
 };
 
 var sInput = document.getElementById("search");
-function search() {
+/* reroot: a new view, scrolled to its root (else the view is kept) */
+function search(reroot) {
 	var q = sInput.value, info = document.getElementById("matchinfo");
 	frameMatch = null;
 	if (q) {
@@ -569,7 +603,7 @@ function search() {
 	} else {
 		info.textContent = "";
 	}
-	draw();
+	draw(reroot !== true);
 }
 var timer = 0;
 sInput.addEventListener("input", function () {
@@ -597,7 +631,7 @@ document.addEventListener("keydown", function (ev) {
 var rt = 0;
 window.addEventListener("resize", function () {
 	clearTimeout(rt);
-	rt = setTimeout(draw, 60);
+	rt = setTimeout(function () { draw(true); }, 60);
 });
 
 /* For tests and scripts: the page's state. */

@@ -4,10 +4,13 @@
  *
  * With arguments it is also the synthetic-profile generator of the
  * format tests (t6xxx):
- *   t-fmt-flame synth NSTACKS FORMAT [inverted]
+ *   t-fmt-flame synth NSTACKS FORMAT [inverted] [warn] [sliver]
  * writes a deterministic profile of NSTACKS distinct stacks (Python,
  * libpython, extension, libc and kernel frames) in FORMAT (html, svg,
- * speedscope, pprof, diff-html, diff-collapsed) to stdout.
+ * speedscope, pprof, diff-html, diff-collapsed) to stdout.  warn: with
+ * two warnings (SYNTH_WARN1, SYNTH_WARN2); sliver: the stacks stay at
+ * most 12 frames deep, except 3 % of the samples in a start-up chain 70
+ * frames deep (<module> -> main -> work... beside <module> -> imports).
  */
 #include "../../lib/compat.h"
 #include "../../lib/fmt.h"
@@ -21,6 +24,11 @@ enum { F_MAIN, F_WORK, F_HELPER, F_LAMBDA, F_APPEND, F_MEMCPY, F_SYSCALL,
        F_COS, F_NR };
 
 static uint32_t fr[F_NR];
+
+/* The warnings of `synth ... warn` (a '<' and quotes to escape). */
+#define SYNTH_WARN1 "30% of the samples have incomplete stacks " \
+	"(<cut> at \"depth\")"
+#define SYNTH_WARN2 "12 damaged map records were dropped & not shown"
 
 /*
  * main -> work            50   (self in work)
@@ -382,6 +390,170 @@ static void test_escape(void)
 	free(buf);
 }
 
+static char *write_diff(const struct profile *old_p,
+			const struct profile *new_p, enum fmt_format f)
+{
+	struct fmt_opts o = FMT_OPTS_INIT;
+	char *buf = NULL, err[PPR_ERR_LEN];
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+
+	o.format = f;
+	if (fmt_diff_write(old_p, new_p, &o, fp, err, sizeof(err)))
+		printf("# diff failed: %s\n", err);
+	fclose(fp);
+	return buf;
+}
+
+/* Every format shows every warning: a profile with two of them. */
+static void test_warnings(void)
+{
+	struct profile p, q;
+	struct fmt_opts o = FMT_OPTS_INIT;
+	Perftools__Profiles__Profile *pb;
+	char **w, *s;
+	uint8_t *raw;
+	size_t n, len, raw_len, i;
+	int ret, seen1 = 0, seen2 = 0;
+
+	build(&p, 0);
+	profile_warn(&p, "%s", SYNTH_WARN1);
+	profile_warn(&p, "%s", SYNTH_WARN2);
+	p.quality.judged = 100;
+	p.quality.cut[CUT_NONE] = 70;
+	p.quality.cut[CUT_DEPTH] = 30;
+	p.quality.unnamed = 4;
+	p.quality.bad_names = 12;
+
+	n = fmt_warnings(&p, &w);
+	TAP_INT(n, 2, "warnings: both");
+	TAP_OK(n == 2 && !strcmp(w[0], SYNTH_WARN1) &&
+	       !strcmp(w[1], SYNTH_WARN2), "warnings: in order, verbatim");
+	fmt_warnings_free(w, n);
+
+	s = write_mem(fmt_text_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\n# warning:  " SYNTH_WARN1 "\n") &&
+	       strstr(s, "\n# warning:  " SYNTH_WARN2 "\n"),
+	       "text: a '# warning:' header line each");
+	free(s);
+
+	s = write_mem(fmt_json_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\"warnings\": [\n    \"30% of the "
+			      "samples have incomplete stacks (<cut> at "
+			      "\\\"depth\\\")\",\n    \"" SYNTH_WARN2
+			      "\"\n  ],"),
+	       "json: a top-level warnings array of both");
+	TAP_OK(s && strstr(s, "\"judged\": 100,") &&
+	       strstr(s, "\"complete\": 70,") && strstr(s, "\"depth\": 30,") &&
+	       strstr(s, "\"unnamed\": 4,") && strstr(s, "\"bad_names\": 12"),
+	       "json: the quality counts");
+	free(s);
+
+	s = write_mem(fmt_html_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\"warnings\":[\n\"30% of the samples have "
+			      "incomplete stacks (\\u003ccut\\u003e at "
+			      "\\\"depth\\\")\",\n\"12 damaged map records "
+			      "were dropped \\u0026 not shown\"],"),
+	       "html: both in the page data, escaped");
+	free(s);
+
+	s = write_mem(fmt_svg_write, &p, &o, NULL, &ret);
+	TAP_INT(count(s, "<text class=\"warning\""), 2,
+		"svg: a warning line each");
+	TAP_OK(s && strstr(s, "warning: 30% of the samples have incomplete "
+			   "stacks (&lt;cut&gt; at &quot;depth&quot;)</text>")
+	       && strstr(s, "warning: 12 damaged map records were dropped "
+			 "&amp; not shown</text>"), "svg: escaped for XML");
+	free(s);
+
+	s = write_mem(fmt_speedscope_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "{\"$schema\":\"https://www.speedscope.app/"
+			      "file-format-schema.json\",\"name\":\"[warning: "
+			      "30% of the samples have incomplete stacks "
+			      "(<cut> at \\\"depth\\\")] [warning: "
+			      SYNTH_WARN2 "] python3.13 prog.py --n 3\","),
+	       "speedscope: both in the file's name (the tab title)");
+	TAP_OK(s && strstr(s, "\"type\":\"sampled\",\"name\":\"[2 warnings: "
+			   "30% of the samples have incomplete stack"
+			   "\xe2\x80\xa6] python3.13 prog.py --n 3\""),
+	       "speedscope: the profile's name (the toolbar) says so");
+	free(s);
+
+	s = write_mem(fmt_pprof_write, &p, &o, &len, &ret);
+	raw = s ? gunzip((uint8_t *)s, len, &raw_len) : NULL;
+	pb = raw ? perftools__profiles__profile__unpack(NULL, raw_len, raw) :
+		NULL;
+	for (i = 0; pb && i < pb->n_comment; i++) {
+		const char *c = pb->string_table[pb->comment[i]];
+
+		seen1 |= !strcmp(c, "warning: " SYNTH_WARN1);
+		seen2 |= !strcmp(c, "warning: " SYNTH_WARN2);
+	}
+	TAP_OK(seen1 && seen2, "pprof: a comment each");
+	if (pb)
+		perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(raw);
+	free(s);
+
+	s = write_mem(fmt_collapsed_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && !strstr(s, "warning"),
+	       "collapsed: only stack lines (the caller prints warnings)");
+	free(s);
+
+	/* a diff shows the warnings of both sessions */
+	build(&q, 1);
+	profile_warn(&q, "only the new one");
+	s = write_diff(&p, &q, FMT_HTML);
+	TAP_OK(s && strstr(s, "\"warnings\":[\n\"only the new one\",\n"
+			   "\"old session: 30% of the samples"),
+	       "diff html: new warnings, then the old ones");
+	free(s);
+	s = write_diff(&p, &q, FMT_SVG);
+	TAP_INT(count(s, "<text class=\"warning\""), 3,
+		"diff svg: all three warnings");
+	free(s);
+	profile_release(&q);
+	profile_release(&p);
+
+	/* record's truncation share, from the meta, when load did not judge */
+	build(&p, 0);
+	profile_meta_set(&p, "truncated", "0.4000");
+	profile_warn(&p, "line\none\tand \xff");
+	n = fmt_warnings(&p, &w);
+	TAP_INT(n, 2, "meta truncated: one more warning");
+	TAP_OK(n == 2 && !strcmp(w[0], "line one and \xef\xbf\xbd") &&
+	       !strcmp(w[1], "40% of the samples have incomplete stacks "
+		       "(their outer callers are missing)"),
+	       "warnings: one line of valid UTF-8; the meta's share");
+	fmt_warnings_free(w, n);
+	s = write_mem(fmt_text_write, &p, &o, NULL, &ret);
+	TAP_INT(count(s, "# warning:  "), 2, "text: the meta warning too");
+	free(s);
+	s = write_mem(fmt_speedscope_write, &p, &o, NULL, &ret);
+	TAP_OK(s && strstr(s, "\"type\":\"sampled\",\"name\":\"[2 warnings: "
+			   "line one and \xef\xbf\xbd] python3.13 prog.py"),
+	       "speedscope: the warning's count and the first one");
+	free(s);
+	p.quality.judged = 10;
+	n = fmt_warnings(&p, &w);
+	TAP_INT(n, 1, "meta truncated: not when the load judged the stacks");
+	fmt_warnings_free(w, n);
+	profile_release(&p);
+
+	build(&p, 0);
+	profile_warn(&p, "%s", "a warning as long as a real one, which "
+		     "does not fit on speedscope's toolbar");
+	s = write_mem(fmt_speedscope_write, &p, &o, NULL, &ret);
+	TAP_OK(s && strstr(s, "\"type\":\"sampled\",\"name\":\"[warning: "
+			   "a warning as long as a real one, which d"
+			   "\xe2\x80\xa6] python3.13 prog.py"),
+	       "speedscope: a long warning cut in the profile's name");
+	TAP_OK(s && strstr(s, "toolbar] python3.13"),
+	       "speedscope: in full in the file's name");
+	free(s);
+	profile_release(&p);
+}
+
 static void test_empty(void)
 {
 	struct profile p;
@@ -478,6 +650,65 @@ static void build_synth(struct profile *p, unsigned long nstacks, int var)
 	profile_meta_set(p, "frequency", "999");
 }
 
+/*
+ * The shape of a real program's flame graph that once opened with the
+ * root below the fold: NSTACKS stacks at most 12 frames deep under
+ * main(), and 3 % of the samples in start-up imports 70 frames deep.
+ */
+static void build_sliver(struct profile *p, unsigned long nstacks)
+{
+	uint32_t st[80], mod, mainf, imp[70], work[40];
+	char name[64];
+	unsigned long i;
+	size_t k, d;
+
+	profile_init(p);
+	mod = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				   "<module>", "/src/app.py", NULL);
+	mainf = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				     "main", "/src/app.py", NULL);
+	for (k = 0; k < ARRAY_SIZE(imp); k++) {
+		snprintf(name, sizeof(name), "%s_%zu", k % 2 ?
+			 "_call_with_frames_removed" : "_find_and_load", k);
+		imp[k] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE,
+					      NULL, name,
+					      "<frozen importlib._bootstrap>",
+					      NULL);
+	}
+	for (k = 0; k < ARRAY_SIZE(work); k++) {
+		snprintf(name, sizeof(name), "step_%zu", k);
+		work[k] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE,
+					       NULL, name, "/src/app.py",
+					       NULL);
+	}
+	if (nstacks < 1)
+		nstacks = 1;
+	/* 97 % under main, at most 12 frames deep */
+	for (i = 0; i < nstacks; i++) {
+		size_t depth = 3 + next_rand() % 10;
+
+		st[0] = mod;
+		st[1] = mainf;
+		for (d = 2; d < depth; d++)
+			st[d] = work[(d * 7 + i) % ARRAY_SIZE(work)];
+		profile_stack_add(p, st, (uint32_t)depth, PROFILE_NO_TASK,
+				  970000 / nstacks,
+				  970000ULL / nstacks * 1001001);
+	}
+	/* 3 % in imports, 70 deep */
+	st[0] = mod;
+	for (d = 0; d < ARRAY_SIZE(imp); d++)
+		st[d + 1] = imp[d];
+	for (k = 0; k < 3; k++)
+		profile_stack_add(p, st, (uint32_t)(ARRAY_SIZE(imp) + 1 - k),
+				  PROFILE_NO_TASK, 10000, 10000ULL * 1001001);
+	profile_meta_set(p, "command", "python3.13 app.py");
+	profile_meta_set(p, "mode", "jit");
+	profile_meta_set(p, "python_version", "3.13.0");
+	profile_meta_set(p, "event", "cpu-clock");
+	profile_meta_set(p, "frequency", "999");
+}
+
 static int synth(int argc, char **argv)
 {
 	struct profile p, old;
@@ -485,10 +716,21 @@ static int synth(int argc, char **argv)
 	char err[PPR_ERR_LEN] = "";
 	unsigned long n = strtoul(argv[2], NULL, 10);
 	const char *f = argv[3];
-	int ret;
+	int ret, i, warn = 0, sliver = 0;
 
-	build_synth(&p, n, 1);
-	o.inverted = argc > 4 && !strcmp(argv[4], "inverted");
+	for (i = 4; i < argc; i++) {
+		o.inverted |= !strcmp(argv[i], "inverted");
+		warn |= !strcmp(argv[i], "warn");
+		sliver |= !strcmp(argv[i], "sliver");
+	}
+	if (sliver)
+		build_sliver(&p, n);
+	else
+		build_synth(&p, n, 1);
+	if (warn) {
+		profile_warn(&p, "%s", SYNTH_WARN1);
+		profile_warn(&p, "%s", SYNTH_WARN2);
+	}
 	if (!strcmp(f, "html")) {
 		ret = fmt_html_write(&p, &o, stdout, err, sizeof(err));
 	} else if (!strcmp(f, "svg")) {
@@ -528,6 +770,7 @@ int main(int argc, char **argv)
 	build(&p2, 1);
 	test_diff(&p, &p2);
 	test_escape();
+	test_warnings();
 	test_empty();
 	profile_release(&p);
 	profile_release(&p2);
