@@ -65,6 +65,28 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 		strvec_pushv(out, o->target);
 }
 
+void perfcmd_script_argv(const char *perf, const char *buildid_dir,
+			 const char *input, const char *fields,
+			 unsigned flags, struct strvec *out)
+{
+	push_global(out, perf, buildid_dir);
+	strvec_push(out, "script");
+	strvec_push(out, "-i");
+	strvec_push(out, input);
+	strvec_push(out, "--max-stack");
+	strvec_pushf(out, "%u", PERFCMD_SCRIPT_MAX_STACK);
+	if (!(flags & PERFCMD_SCRIPT_INLINE))
+		strvec_push(out, "--no-inline");
+	if (flags & PERFCMD_SCRIPT_TASK_EVENTS)
+		strvec_push(out, "--show-task-events");
+	if (flags & PERFCMD_SCRIPT_NS)
+		strvec_push(out, "--ns");
+	if (fields) {
+		strvec_push(out, "-F");
+		strvec_push(out, fields);
+	}
+}
+
 void perfcmd_inject_argv(const char *perf, const char *buildid_dir,
 			 const char *in, const char *output,
 			 struct strvec *out)

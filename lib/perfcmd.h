@@ -74,6 +74,36 @@ void perfcmd_inject_argv(const char *perf, const char *buildid_dir,
 			 struct strvec *out);
 
 /*
+ * perf script's --max-stack default (127) cuts deep stacks: a Python
+ * frame costs about three native frames.  A sample record is at most
+ * 64 KiB (its size is a u16), so a kernel callchain holds at most 8191
+ * entries, and a DWARF unwind of at most 65528 dumped bytes finds at
+ * most 8191 return addresses: 65535 can never be the limit.  (perf 6.1
+ * allocates max-stack entries up front and crashes near INT_MAX; 65535
+ * costs no more time than 1024.)
+ */
+#define PERFCMD_SCRIPT_MAX_STACK 65535u
+
+enum perfcmd_script_flags {
+	PERFCMD_SCRIPT_TASK_EVENTS = (1 << 0),	/* --show-task-events */
+	PERFCMD_SCRIPT_NS = (1 << 1),		/* --ns: times in ns */
+	PERFCMD_SCRIPT_INLINE = (1 << 2),	/* keep inlined frames
+						   (default --no-inline:
+						   much faster) */
+};
+
+/*
+ * Append `perf [--buildid-dir D] script -i INPUT --max-stack 65535
+ * [--no-inline] [--show-task-events] [--ns] [-F FIELDS]` to out, the
+ * one way every part of pyperf-run runs perf script.  perf NULL =
+ * "perf"; buildid_dir and fields may be NULL; flags: enum
+ * perfcmd_script_flags.  Callers append further options (--pid ...).
+ */
+void perfcmd_script_argv(const char *perf, const char *buildid_dir,
+			 const char *input, const char *fields,
+			 unsigned flags, struct strvec *out);
+
+/*
  * How to switch on an interpreter's native trampoline (CPython 3.12+)
  * for a mode: the -X option value ("perf" for MODE_PERF, "perf_jit"
  * for MODE_JIT) and the equivalent environment setting

@@ -304,7 +304,8 @@ char *profile_display_name(enum frame_kind kind, const char *func,
 		if (func && *func && strcmp(func, "[unknown]"))
 			return sanitize(xstrdup(func));
 		if (dso && *dso && strcmp(dso, "[unknown]"))
-			return sanitize(xasprintf("[%s]", basename_of(dso)));
+			return sanitize(dso[0] == '[' ? xstrdup(dso) :
+					xasprintf("[%s]", basename_of(dso)));
 		return xstrdup("[unknown]");
 	default:
 		if (func && *func)

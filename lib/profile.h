@@ -167,16 +167,51 @@ enum stack_cut {
 	CUT_DEPTH,	/* a frame cap: the kernel's perf_event_max_stack
 			   (frame-pointer chains) */
 	CUT_NOROOT,	/* perf mode: the frame-pointer chain ended before
-			   a root (code built without frame pointers) */
+			   a root (code built without frame pointers);
+			   jit mode: cut, and perf.data did not say why */
 	CUT_NR
 };
 
-/* Counts behind the warnings; every format reports p->warnings. */
+/* The largest user stack dump perf can take (bytes). */
+#define PROFILE_DUMP_MAX 65528u
+
+/*
+ * Counts behind the warnings; every format reports p->warnings.
+ *
+ * A stack is judged by its outermost user frame; the reason a cut one
+ * is cut comes from perf.data itself (lib/perfdata.h): in jit mode
+ * whether the kernel's copy of the user stack was full (CUT_DUMP) or
+ * not (CUT_UNWIND); in frame-pointer mode whether the chain is as long
+ * as the kernel's cap (CUT_DEPTH) or not (CUT_NOROOT).  CUT_NOROOT in
+ * jit mode: perf.data could not be read to tell.
+ *
+ * For CUT_DUMP samples the bytes each would have needed are estimated
+ * as (stack top - sp), the thread's stack top being where the copies
+ * that were not full stopped (the end of the stack's mapping): an
+ * upper bound (it includes argv and the environment above the first
+ * frame).  dump_known samples have an estimate (threads whose copies
+ * were always full have none).
+ */
 struct profile_quality {
 	uint64_t judged;	/* samples with user frames (kept ones) */
 	uint64_t cut[CUT_NR];	/* by reason; cut[CUT_NONE] = complete */
-	uint64_t unnamed;	/* samples with an unnamed user frame */
-	uint64_t bad_names;	/* damaged map/dump names dropped */
+	uint64_t unnamed;	/* samples showing code without a symbol
+				   (outside the call machinery between
+				   Python frames, which is folded) */
+	uint64_t bad_names;	/* damaged map/dump/symbol names dropped
+				   (each distinct name once) */
+	unsigned max_stack;	/* the kernel's callchain cap used to tell
+				   CUT_DEPTH (meta max_stack, else the
+				   event's own cap, else this machine's
+				   kernel.perf_event_max_stack); 0 unknown */
+	uint64_t dump_size;	/* jit: bytes dumped per sample; 0 unknown */
+	uint64_t dump_known;	/* CUT_DUMP samples with a size estimate */
+	uint64_t dump_fixable;	/* ...that a PROFILE_DUMP_MAX dump would
+				   complete */
+	uint64_t dump_need99;	/* the dump size (multiple of 8) that
+				   completes 99% of dump_known; may exceed
+				   PROFILE_DUMP_MAX (then no size helps
+				   that many); 0 unknown */
 };
 
 /* One key=value line of the session's meta file. */

@@ -9,13 +9,19 @@
 #include "compat.h"
 #include "alloc.h"
 #include "numparse.h"
+#include "perfcmd.h"
+#include "perfdata.h"
 #include "perfmap.h"
 #include "perfscript.h"
 #include "profile.h"
 #include "profile_priv.h"
+#include "report_cache.h"
+#include "record.h"
 #include "session.h"
 #include "spawn.h"
 #include "strbuf.h"
+#include "sysprobe.h"
+#include "utf8.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -40,7 +46,24 @@ struct rframe {
 	uint8_t cls;
 	uint8_t startup;	/* interpreter / libc start-up code */
 	uint8_t resolve;	/* look the ip up in a session map */
+	uint8_t unnamed;	/* user code perf found no symbol for */
+	uint8_t root;		/* where a process or thread starts */
+	uint8_t marker;		/* perf's end-of-chain marker, not code */
 	pid_t map_pid;		/* from "/tmp/perf-PID.map", or 0 */
+};
+
+/* A jit-mode sample as perf.data has it, to judge its stack dump. */
+struct dump {
+	uint64_t time;
+	uint64_t sp;
+	pid_t tid;
+	uint8_t full;		/* the kernel copied all it was asked */
+};
+
+/* Per thread: the stack's end, learnt from dumps that reached it. */
+struct stack_top {
+	pid_t tid;
+	uint64_t top;
 };
 
 struct pmap {
@@ -67,6 +90,7 @@ struct loader {
 	uint32_t *ids;
 	uint8_t *cls;
 	uint8_t *startup;
+	uint8_t *unnamed;
 	size_t scratch_alloc;
 	uint32_t *out;
 	size_t out_alloc;
@@ -75,6 +99,17 @@ struct loader {
 	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
 	int have_first;
 	uint32_t pseudo_native, pseudo_kernel, unknown_frame;
+	uint32_t cut_frame[CUT_NR];
+
+	/* judging stacks */
+	int jit;		/* DWARF unwinding (jit mode) */
+	struct dump *dumps;	/* sorted by (time, tid) */
+	size_t nr_dumps;
+	struct stack_top *tops;	/* sorted by tid */
+	size_t nr_tops;
+	uint32_t unnamed_example;	/* a frame of unnamed code shown */
+	uint64_t *needs;	/* bytes each CUT_DUMP sample needed */
+	size_t nr_needs, needs_alloc;
 	pid_t helper_pid;	/* record's exec helper: not the program */
 	uint64_t next_progress;
 };
@@ -273,6 +308,17 @@ static enum native_class dso_class(const char *dso, size_t len,
 	return NATIVE_OTHER;
 }
 
+/*
+ * Can this name be shown?  Valid UTF-8 without control characters, and
+ * not two records spliced into one (a second "py::" inside).
+ */
+static int name_is_clean(const char *s, size_t len)
+{
+	if (!utf8_is_clean(s, len))
+		return 0;
+	return !(len > 4 && memmem(s + 1, len - 1, "py::", 4));
+}
+
 /* "py::QUALNAME:FILE" -> python frame id */
 static uint32_t intern_python(struct profile *p, const char *sym, size_t len)
 {
@@ -338,8 +384,16 @@ static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 	sym = key;
 	dso = key + f->sym.len + 1;
 	unknown_sym = !strcmp(sym, "[unknown]");
+	if (!unknown_sym && !name_is_clean(sym, f->sym.len)) {
+		/* a damaged name (a torn map or dump record): drop it */
+		l->p->quality.bad_names++;
+		unknown_sym = 1;
+	}
 	r->map_pid = map_dso_pid(dso, f->dso.len);
-	if (has_prefix(sym, f->sym.len, "py::")) {
+	r->root = !unknown_sym && record_is_root_symbol(sym);
+	/* perf ends some DWARF chains with an all-ones address */
+	r->marker = unknown_sym && f->ip == UINT64_MAX;
+	if (!unknown_sym && has_prefix(sym, f->sym.len, "py::")) {
 		r->cls = C_PY;
 		r->frame = intern_python(l->p, sym, f->sym.len);
 		/*
@@ -362,7 +416,7 @@ static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 		r->resolve = 1;
 		r->cls = C_UNKNOWN;
 		r->frame = l->unknown_frame;
-		if (!unknown_sym) {
+		if (!unknown_sym && name_is_clean(dso, f->dso.len)) {
 			/* perf resolved it itself (the map was in /tmp) */
 			r->cls = C_NATIVE;
 			r->frame = profile_frame_intern(l->p, FRAME_NATIVE,
@@ -372,8 +426,27 @@ static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 		return r;
 	}
 	nc = dso_class(dso, f->dso.len, &tramp);
+	if (!name_is_clean(dso, f->dso.len)) {
+		r->cls = C_UNKNOWN;
+		r->frame = l->unknown_frame;
+		return r;
+	}
+	if (unknown_sym && !tramp) {
+		/*
+		 * Code perf has no symbol for (a stripped interpreter's
+		 * static functions): shown as "[object]", never credited
+		 * to a named neighbour.  The mixed view folds it only
+		 * where it is call machinery between Python frames.
+		 */
+		r->cls = C_NATIVE;
+		r->unnamed = 1;
+		r->startup = nc == NATIVE_LIBPYTHON || nc == NATIVE_SYSTEM;
+		r->frame = profile_frame_intern(l->p, FRAME_NATIVE, nc, NULL,
+						NULL, NULL, dso);
+		return r;
+	}
 	if (tramp || (nc == NATIVE_LIBPYTHON &&
-		      (unknown_sym || is_plumbing_sym(sym, f->sym.len)))) {
+		      is_plumbing_sym(sym, f->sym.len))) {
 		r->cls = C_PLUMB;
 		r->startup = 1;
 		r->frame = profile_frame_intern(l->p, FRAME_PLUMBING, nc, NULL,
@@ -382,8 +455,8 @@ static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
 	}
 	r->cls = C_NATIVE;
 	r->startup = nc == NATIVE_LIBPYTHON || nc == NATIVE_SYSTEM;
-	r->frame = profile_frame_intern(l->p, FRAME_NATIVE, nc, NULL,
-					unknown_sym ? NULL : sym, NULL, dso);
+	r->frame = profile_frame_intern(l->p, FRAME_NATIVE, nc, NULL, sym,
+					NULL, dso);
 	return r;
 }
 
@@ -438,7 +511,11 @@ static uint32_t map_resolve(struct loader *l, pid_t pid, uint64_t ip)
 	if (m->ids[idx] == HTAB_NONE) {
 		size_t n = strlen(e->name);
 
-		if (has_prefix(e->name, n, "py::"))
+		if (!name_is_clean(e->name, n)) {
+			/* a torn or overwritten map line: unnamed */
+			l->p->quality.bad_names++;
+			m->ids[idx] = l->unknown_frame;
+		} else if (has_prefix(e->name, n, "py::"))
 			m->ids[idx] = intern_python(l->p, e->name, n);
 		else
 			m->ids[idx] = profile_frame_intern(l->p, FRAME_NATIVE,
@@ -461,14 +538,327 @@ static int pid_in(const pid_t *v, size_t n, pid_t x)
 	return 0;
 }
 
+/* ---- judging stacks ------------------------------------------------- */
+
+static int dump_cmp(const void *a, const void *b)
+{
+	const struct dump *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int top_cmp(const void *a, const void *b)
+{
+	const struct stack_top *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->top > y->top) - (x->top < y->top);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Read what perf script does not say about each sample: in jit mode
+ * whether the kernel's copy of the user stack was full (the stack goes
+ * on beyond it) and where each thread's stack ends; the callchain cap
+ * asked for.  Without a readable perf.data the judgement is vaguer
+ * (CUT_NOROOT), never wrong.
+ */
+static void read_dumps(struct loader *l, const char *session)
+{
+	struct profile_quality *q = &l->p->quality;
+	char *path = xasprintf("%s/perf.data", session);
+	char why[PPR_ERR_LEN];
+	struct perfdata d;
+	struct pd_sample s;
+	size_t dumps_alloc = 0, tops_alloc = 0, i, j;
+
+	if (perfdata_open(&d, path, why, sizeof(why)) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	if (d.attrs[0].sample_max_stack && !q->max_stack)
+		q->max_stack = d.attrs[0].sample_max_stack;
+	if (!d.attrs[0].sample_stack_user) {
+		perfdata_close(&d);
+		return;
+	}
+	l->jit = 1;
+	q->dump_size = d.attrs[0].sample_stack_user;
+	while (perfdata_next(&d, &s) > 0) {
+		struct dump *dp;
+
+		if (!s.have_time || !s.have_tid || !s.have_stack)
+			continue;
+		ALLOC_GROW(l->dumps, l->nr_dumps + 1, dumps_alloc);
+		dp = &l->dumps[l->nr_dumps++];
+		dp->time = s.time;
+		dp->tid = s.tid;
+		dp->sp = s.have_sp ? s.user_sp : 0;
+		dp->full = s.dyn_size == s.stack_size;
+		/*
+		 * The kernel stops copying where the stack's mapping
+		 * ends: a short copy shows the thread's stack top.
+		 */
+		if (!dp->full && s.have_sp) {
+			ALLOC_GROW(l->tops, l->nr_tops + 1, tops_alloc);
+			l->tops[l->nr_tops].tid = s.tid;
+			l->tops[l->nr_tops++].top = s.user_sp + s.dyn_size;
+		}
+	}
+	perfdata_close(&d);
+	qsort(l->dumps, l->nr_dumps, sizeof(*l->dumps), dump_cmp);
+	qsort(l->tops, l->nr_tops, sizeof(*l->tops), top_cmp);
+	/*
+	 * Keep each distinct top: a thread may have had several stacks
+	 * (perf's child before it exec'ed the program had another).
+	 */
+	for (i = j = 0; i < l->nr_tops; i++)
+		if (!j || l->tops[j - 1].tid != l->tops[i].tid ||
+		    l->tops[j - 1].top != l->tops[i].top)
+			l->tops[j++] = l->tops[i];
+	l->nr_tops = j;
+}
+
+static const struct dump *find_dump(const struct loader *l, uint64_t time,
+				    pid_t tid)
+{
+	struct dump key;
+
+	key.time = time;
+	key.tid = tid;
+	return bsearch(&key, l->dumps, l->nr_dumps, sizeof(*l->dumps),
+		       dump_cmp);
+}
+
+/*
+ * The end of the stack sp is on: the lowest top seen above sp for that
+ * thread (stacks do not overlap), if it is not further than a default
+ * stack limit away (else the stack's own top was never seen); 0 when
+ * unknown.
+ */
+static uint64_t stack_top(const struct loader *l, pid_t tid, uint64_t sp)
+{
+	size_t lo = 0, hi = l->nr_tops;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->tops[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->nr_tops && l->tops[lo].tid == tid; lo++)
+		if (l->tops[lo].top > sp)
+			return l->tops[lo].top - sp <= (8u << 20) ?
+				l->tops[lo].top : 0;
+	return 0;
+}
+
+/*
+ * Is the sample's stack complete?  outer_user: index of its outermost
+ * user frame (SIZE_MAX: none, not judged); root: that frame is where a
+ * process or thread starts.
+ */
+static enum stack_cut judge(struct loader *l, const struct ps_sample *s,
+			    size_t outer_user, int root)
+{
+	struct profile_quality *q = &l->p->quality;
+	enum stack_cut cut;
+
+	if (outer_user == SIZE_MAX)
+		return CUT_NONE;
+	q->judged++;
+	if (root) {
+		q->cut[CUT_NONE]++;
+		return CUT_NONE;
+	}
+	if (l->jit) {
+		const struct dump *dp = s->time_ns ?
+			find_dump(l, s->time_ns, s->tid) : NULL;
+
+		if (!dp) {
+			cut = CUT_NOROOT;
+		} else if (dp->full) {
+			uint64_t top = dp->sp ?
+				stack_top(l, s->tid, dp->sp) : 0;
+
+			cut = CUT_DUMP;
+			if (top > dp->sp && dp->sp) {
+				ALLOC_GROW(l->needs, l->nr_needs + 1,
+					   l->needs_alloc);
+				l->needs[l->nr_needs++] = top - dp->sp;
+			}
+		} else {
+			cut = CUT_UNWIND;
+		}
+	} else {
+		cut = q->max_stack && s->nr_frames >= q->max_stack ?
+			CUT_DEPTH : CUT_NOROOT;
+	}
+	q->cut[cut]++;
+	return cut;
+}
+
+/* What a bigger dump would do for the CUT_DUMP samples. */
+static void judge_dumps(struct loader *l)
+{
+	struct profile_quality *q = &l->p->quality;
+	size_t i, k;
+
+	q->dump_known = l->nr_needs;
+	if (!l->nr_needs)
+		return;
+	qsort(l->needs, l->nr_needs, sizeof(*l->needs), u64_cmp);
+	for (i = 0; i < l->nr_needs; i++)
+		if (l->needs[i] <= PROFILE_DUMP_MAX)
+			q->dump_fixable++;
+	k = (l->nr_needs * 99 + 99) / 100;	/* ceil(99 %) */
+	q->dump_need99 = (l->needs[k - 1] + 7) & ~(uint64_t)7;
+}
+
+static char *count_str(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* "41%", or "<1%" for a share that rounds to nothing. */
+static const char *pct_str(uint64_t part, uint64_t whole, char *buf,
+			   size_t len)
+{
+	double v = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	if (part && v < 0.5)
+		snprintf(buf, len, "<1%%");
+	else
+		snprintf(buf, len, "%.0f%%", v);
+	return buf;
+}
+
+static const char *const cut_names[CUT_NR] = {
+	NULL,
+	"[incomplete stack: dump full]",
+	"[incomplete stack: unwinding stopped]",
+	"[incomplete stack: frame cap]",
+	"[incomplete stack: no root]",
+};
+
+/* The warnings a reader needs to trust the numbers (see profile.h). */
+static void quality_warnings(struct profile *p, const char *unnamed_example)
+{
+	const struct profile_quality *q = &p->quality;
+	char a[32], b[32], c[32], pc[16];
+	int r;
+
+	for (r = CUT_DUMP; r < CUT_NR; r++) {
+		const char *why = NULL;
+		char *extra = NULL;
+
+		if (!q->cut[r])
+			continue;
+		switch (r) {
+		case CUT_DUMP:
+			why = "the stack dump was full (the stack is deeper "
+			      "than the bytes perf copied)";
+			if (q->dump_size)
+				extra = xasprintf("the %llu-byte stack dump "
+						  "was full (the stack is "
+						  "deeper)",
+						  (unsigned long long)
+						  q->dump_size);
+			break;
+		case CUT_UNWIND:
+			why = "the unwinder stopped inside the stack dump (a "
+			      "frame without unwind information; a bigger "
+			      "dump would not help)";
+			break;
+		case CUT_DEPTH:
+			if (q->max_stack)
+				extra = xasprintf("the call chain reached the "
+						  "kernel's cap of %u frames "
+						  "(kernel.perf_event_max_"
+						  "stack)", q->max_stack);
+			else
+				why = "the call chain reached the kernel's "
+				      "frame cap (kernel.perf_event_max_stack)";
+			break;
+		default:
+			why = "the call chain ended before the program's "
+			      "start (code without frame pointers, or an "
+			      "unreadable stack)";
+			break;
+		}
+		profile_warn(p, "%s of samples (%s of %s) have incomplete "
+			     "stacks: %s; they are under %s",
+			     pct_str(q->cut[r], q->judged, pc, sizeof(pc)),
+			     count_str(q->cut[r], a, sizeof(a)),
+			     count_str(q->judged, b, sizeof(b)),
+			     extra ? extra : why, cut_names[r]);
+		free(extra);
+	}
+	if (q->cut[CUT_DUMP] && q->dump_known) {
+		if (q->dump_need99 && q->dump_need99 <= PROFILE_DUMP_MAX)
+			profile_warn(p, "a %llu-byte stack dump would complete "
+				     "99%% of the %s samples whose dump was "
+				     "full (record with --stack-size %llu)",
+				     (unsigned long long)q->dump_need99,
+				     count_str(q->dump_known, c, sizeof(c)),
+				     (unsigned long long)q->dump_need99);
+		else
+			profile_warn(p, "the largest stack dump perf can take "
+				     "(%u bytes) would complete only %s of the "
+				     "%s samples whose dump was full",
+				     PROFILE_DUMP_MAX,
+				     count_str(q->dump_fixable, a, sizeof(a)),
+				     count_str(q->dump_known, c, sizeof(c)));
+	}
+	if (q->unnamed)
+		profile_warn(p, "%s of samples (%s) ran in code without "
+			     "symbols, shown as the object's name in brackets "
+			     "(e.g. %s), not credited to a named caller; "
+			     "debug symbols would name it",
+			     pct_str(q->unnamed, p->total_samples, pc,
+				     sizeof(pc)),
+			     count_str(q->unnamed, a, sizeof(a)),
+			     unnamed_example);
+	if (q->bad_names)
+		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
+			     "control bytes or torn records in a perf map or "
+			     "jit dump) dropped: those frames are unnamed",
+			     count_str(q->bad_names, a, sizeof(a)),
+			     q->bad_names == 1 ? "" : "s");
+}
+
 static int on_sample(void *data, const struct ps_sample *s)
 {
 	struct loader *l = data;
 	struct profile *p = l->p;
 	const struct profile_filter *f = l->f;
-	size_t n = s->nr_frames, i, d = 0, outer;
+	size_t n = s->nr_frames, i, d = 0, outer, inner, start;
+	size_t outer_user = SIZE_MAX;
 	uint32_t task = PROFILE_NO_TASK, th;
-	int any_py = 0;
+	int any_py = 0, outer_root = 0;
+	enum stack_cut cut;
 
 	if (!l->have_first) {
 		l->have_first = 1;
@@ -518,6 +908,7 @@ static int on_sample(void *data, const struct ps_sample *s)
 		l->ids = xrealloc(l->ids, l->scratch_alloc * sizeof(*l->ids));
 		l->cls = xrealloc(l->cls, l->scratch_alloc);
 		l->startup = xrealloc(l->startup, l->scratch_alloc);
+		l->unnamed = xrealloc(l->unnamed, l->scratch_alloc);
 		l->out = xrealloc(l->out, l->scratch_alloc * sizeof(*l->out));
 	}
 	/* classify, leaf first */
@@ -530,24 +921,52 @@ static int on_sample(void *data, const struct ps_sample *s)
 		if (r->resolve) {
 			uint32_t rid = HTAB_NONE;
 
-			if (r->map_pid)
-				rid = map_resolve(l, r->map_pid, fr->ip);
-			if (rid == HTAB_NONE && r->map_pid != s->pid &&
-			    fr->ip < 0xffff800000000000ULL)
+			/*
+			 * The sample's own process map first: a forked
+			 * child inherits the parent's anonymous code,
+			 * which perf names after the parent's map, but
+			 * the child's map tells what the child put there.
+			 */
+			if (fr->ip < 0xffff800000000000ULL)
 				rid = map_resolve(l, s->pid, fr->ip);
+			if (rid == HTAB_NONE && r->map_pid &&
+			    r->map_pid != s->pid)
+				rid = map_resolve(l, r->map_pid, fr->ip);
 			if (rid != HTAB_NONE) {
 				id = rid;
 				c = p->frames[rid].kind == FRAME_PYTHON ?
-					C_PY : C_NATIVE;
+					C_PY : p->frames[rid].kind ==
+					FRAME_UNKNOWN ? C_UNKNOWN : C_NATIVE;
 			}
 		}
 		l->ids[i] = id;
 		l->cls[i] = c;
 		l->startup[i] = r->startup;
+		l->unnamed[i] = r->unnamed;
 		if (c == C_PY)
 			any_py = 1;
+		if (c != C_KERNEL && !r->marker)
+			outer_user = i, outer_root = r->root;
 	}
+	cut = judge(l, s, outer_user, outer_root);
 
+	/* the innermost Python frame: unnamed code above it is plumbing */
+	inner = n;
+	for (i = 0; i < n; i++)
+		if (l->cls[i] == C_PY) {
+			inner = i;
+			break;
+		}
+	for (i = 0; i < inner; i++)
+		if (l->unnamed[i]) {
+			p->quality.unnamed++;
+			if (l->unnamed_example == HTAB_NONE)
+				l->unnamed_example = l->ids[i];
+			break;
+		}
+
+	if (cut != CUT_NONE)
+		l->out[d++] = l->cut_frame[cut];
 	switch (f->view) {
 	case PROFILE_VIEW_ALL:
 		for (i = n; i-- > 0;)
@@ -557,7 +976,7 @@ static int on_sample(void *data, const struct ps_sample *s)
 		for (i = n; i-- > 0;)
 			if (l->cls[i] == C_PY)
 				l->out[d++] = l->ids[i];
-		if (!d) {
+		if (d == (cut != CUT_NONE)) {
 			int user = 0;
 
 			for (i = 0; i < n; i++)
@@ -568,8 +987,12 @@ static int on_sample(void *data, const struct ps_sample *s)
 		}
 		break;
 	default:
-		/* mixed: drop plumbing; below the outermost Python frame
-		 * also drop interpreter / libc start-up frames */
+		/*
+		 * mixed: drop plumbing; below the outermost Python frame
+		 * also drop interpreter / libc start-up frames; unnamed
+		 * code between Python frames is plumbing too, elsewhere
+		 * one frame per run of unnamed code in one object
+		 */
 		outer = n;
 		if (any_py) {
 			for (i = n; i-- > 0;)
@@ -578,14 +1001,20 @@ static int on_sample(void *data, const struct ps_sample *s)
 					break;
 				}
 		}
+		start = d;
 		for (i = n; i-- > 0;) {
 			if (l->cls[i] == C_PLUMB)
 				continue;
 			if (i > outer && l->startup[i])
 				continue;
+			if (l->unnamed[i] && i > inner)
+				continue;
+			if (l->unnamed[i] && d > start &&
+			    l->out[d - 1] == l->ids[i])
+				continue;
 			l->out[d++] = l->ids[i];
 		}
-		if (!d && n)
+		if (d == start && n)
 			l->out[d++] = l->ids[0];
 		break;
 	}
@@ -752,19 +1181,39 @@ static int check_session(const char *dir, char *err, size_t errlen)
 	return ret;
 }
 
-static void add_id_list(struct strvec *argv, const char *opt,
-			const pid_t *v, size_t n)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
+/* Samples from perf go to the session's cache and to on_sample(). */
+struct cache_tee {
+	struct loader *l;
+	struct report_cache_writer *w;
+};
 
-	if (!n)
-		return;
-	strbuf_addf(&sb, "%s=", opt);
-	for (i = 0; i < n; i++)
-		strbuf_addf(&sb, "%s%ld", i ? "," : "", (long)v[i]);
-	strvec_push(argv, sb.buf);
-	strbuf_release(&sb);
+static int tee_sample(void *data, const struct ps_sample *s)
+{
+	struct cache_tee *t = data;
+
+	report_cache_add(t->w, s);
+	return on_sample(t->l, s);
+}
+
+/*
+ * Write the cache of a complete perf script run, unless perf.data or
+ * perf changed meanwhile.  A session that cannot be written to (read
+ * only, full disk) is still read: each report then runs perf script.
+ */
+static void keep_cache(const struct cache_tee *t, const char *dir,
+		       const struct strbuf *key, const char *const *argv,
+		       const struct perfscript *ps)
+{
+	struct strbuf now = STRBUF_INIT;
+	struct report_cache_stats st;
+
+	st.bytes = ps->bytes;
+	st.bad_lines = ps->bad_lines;
+	st.samples = ps->samples;
+	if (!report_cache_key(&now, dir, argv) && now.len == key->len &&
+	    !memcmp(now.buf, key->buf, key->len))
+		report_cache_write(t->w, dir, key, &st);
+	strbuf_release(&now);
 }
 
 /* The last non-empty line of perf's stderr, for messages. */
@@ -799,6 +1248,8 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	struct strbuf errout = STRBUF_INIT;
 	struct perfscript ps;
 	struct stat st;
+	struct strbuf key = STRBUF_INIT;
+	struct cache_tee tee = { NULL, NULL };
 	char *buildid = xasprintf("%s/buildid", dir);
 	char *data = xasprintf("%s/perf.data", dir);
 	char *chunk = xmalloc(1 << 18);
@@ -807,26 +1258,40 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	char line[256];
 
 	perfscript_init(&ps, on_sample, l);
-	strvec_push(&argv, perf_program());
-	if (!stat(buildid, &st) && S_ISDIR(st.st_mode)) {
-		strvec_push(&argv, "--buildid-dir");
-		strvec_push(&argv, buildid);
+	{
+		/*
+		 * jit mode matches samples to perf.data's by time, and the
+		 * session's cache (written from this run) must serve a
+		 * later --time report too: always ask for times.
+		 */
+		int need_time = 1;
+
+		perfcmd_script_argv(perf_program(),
+				    !stat(buildid, &st) && S_ISDIR(st.st_mode) ?
+				    buildid : NULL, data,
+				    need_time ? PERFSCRIPT_FIELDS_TIME :
+				    PERFSCRIPT_FIELDS,
+				    need_time ? PERFCMD_SCRIPT_NS : 0, &argv);
 	}
-	strvec_push(&argv, "script");
-	strvec_push(&argv, "-i");
-	strvec_push(&argv, data);
-	strvec_push(&argv, "--no-inline");
-	strvec_push(&argv, "-F");
-	strvec_push(&argv, l->f->time_from > 0 || l->f->time_to >= 0 ?
-		    PERFSCRIPT_FIELDS_TIME : PERFSCRIPT_FIELDS);
 	/*
-	 * perf skips other processes' samples early (much faster), but a
-	 * time window counts from the session's first sample: then filter
-	 * here only.
+	 * No --pid/--tid: the session's cache must hold every sample, so
+	 * on_sample() filters (and counts what it leaves out).
 	 */
-	if (!(l->f->time_from > 0 || l->f->time_to >= 0)) {
-		add_id_list(&argv, "--pid", l->f->pids, l->f->nr_pids);
-		add_id_list(&argv, "--tid", l->f->tids, l->f->nr_tids);
+	if (!report_cache_key(&key, dir, argv.v)) {
+		struct report_cache_stats cst;
+
+		if (report_cache_replay(dir, &key, on_sample, l, &cst,
+					&cb_ret)) {
+			if (l->f->progress)
+				l->f->progress(l->f->progress_data,
+					       cst.bytes, cst.samples);
+			ret = 0;
+			goto out;
+		}
+		/* no usable cache: keep what perf script gives */
+		tee.l = l;
+		tee.w = report_cache_writer_new();
+		perfscript_init(&ps, tee_sample, &tee);
 	}
 
 	sp.argv = argv.v;
@@ -925,8 +1390,12 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 			line);
 		goto out;
 	}
+	if (tee.w && !cb_ret)
+		keep_cache(&tee, dir, &key, argv.v, &ps);
 	ret = 0;
 out:
+	report_cache_writer_free(tee.w);
+	strbuf_release(&key);
 	perfscript_release(&ps);
 	strbuf_release(&errout);
 	strvec_clear(&argv);
@@ -955,6 +1424,7 @@ int profile_load(struct profile *p, const char *session,
 	l.p = p;
 	l.f = f;
 	l.session = session;
+	l.unnamed_example = HTAB_NONE;
 	htab_init(&l.raw_tab);
 
 	if (check_session(session, err, errlen) < 0 ||
@@ -993,6 +1463,22 @@ int profile_load(struct profile *p, const char *session,
 						       "[kernel]", NULL, NULL,
 						       NULL);
 	}
+	for (i = CUT_DUMP; i < CUT_NR; i++)
+		l.cut_frame[i] = profile_frame_intern(p, FRAME_UNKNOWN,
+						      NATIVE_NONE,
+						      cut_names[i], NULL, NULL,
+						      NULL);
+	{
+		/* the callchain cap frame-pointer chains were recorded with */
+		long ms;
+
+		if (!parse_long(profile_meta_get(p, "max_stack"), 10, 1,
+				INT32_MAX, &ms) ||
+		    !sysprobe_read_long("/proc/sys/kernel/perf_event_max_stack",
+					&ms))
+			p->quality.max_stack = (unsigned)ms;
+	}
+	read_dumps(&l, session);
 	ret = run_perf_script(&l, session, err, errlen);
 	if (ret < 0)
 		goto out;
@@ -1005,6 +1491,9 @@ int profile_load(struct profile *p, const char *session,
 	}
 	if (p->duration < 0 && p->last_time > p->first_time)
 		p->duration = p->last_time - p->first_time;
+	judge_dumps(&l);
+	quality_warnings(p, l.unnamed_example != HTAB_NONE ?
+			 p->frames[l.unnamed_example].name : "[python3]");
 out:
 	htab_release(&l.raw_tab);
 	for (i = 0; i < l.nr_raw; i++)
@@ -1018,6 +1507,10 @@ out:
 	free(l.ids);
 	free(l.cls);
 	free(l.startup);
+	free(l.unnamed);
+	free(l.dumps);
+	free(l.tops);
+	free(l.needs);
 	free(l.out);
 	return ret;
 }

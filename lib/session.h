@@ -26,8 +26,11 @@
  * (1), mode, trampoline, python, python_version, perf_version,
  * call_graph, stack_size, frequency, event, command (shell-quoted, for
  * display), exit_status, start_time, end_time (UNIX seconds with
- * decimals), samples, truncated (share of incomplete stacks, 0..1),
- * pids (space-separated: the program's processes), helper_pid (the pid
+ * decimals), samples, max_stack (kernel.perf_event_max_stack when
+ * recording: the frame cap of frame-pointer chains), truncated (share
+ * of the judged samples whose stacks are cut, 0..1, as profile_load()
+ * judges them: written after the session is committed, by rewriting
+ * meta atomically), pids (space-separated: the program's processes), helper_pid (the pid
  * of pyperf-run's own exec helper, which perf records too: its samples
  * are not the program's), cwd.
  */

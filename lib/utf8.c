@@ -33,3 +33,24 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 		return 0;
 	return len;
 }
+
+int utf8_is_clean(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *e = p + len;
+
+	while (p < e) {
+		size_t n;
+
+		if (*p < 0x20 || *p == 0x7f)
+			return 0;
+		n = utf8_seq_len(p, (size_t)(e - p));
+		if (!n)
+			return 0;
+		/* U+0080..U+009F: C1 controls */
+		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)
+			return 0;
+		p += n;
+	}
+	return 1;
+}

@@ -10,4 +10,11 @@
  */
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 
+/*
+ * Is [s, s + len) valid UTF-8 without control characters (C0, DEL,
+ * C1)?  What a frame name must be to be shown: names failing it come
+ * from damaged map or dump records.
+ */
+int utf8_is_clean(const char *s, size_t len);
+
 #endif

@@ -21,7 +21,7 @@
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 45
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session
+FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

@@ -12,6 +12,7 @@
 #include "../../lib/strbuf.h"
 #include "tap.h"
 
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,11 +62,39 @@ static const char script[] =
 	"\t18 tramp_eval (" TR ")\n"
 	"\t19 _PyEval_EvalFrameDefault (" LP ")\n"
 	"\t85 py::f:/a.py (/tmp/jitted-200-2.so)\n"
+	"\n"
+	/* 5: a forked child: perf names its inherited code after the
+	 * parent's map; the child's own map says what is there now */
+	"python3.13 300/300 13.000000: 1000 cpu-clock: \n"
+	"\t7f0000001005 [unknown] (/tmp/perf-100.map)\n"
+	"\t12 [unknown] (" LP ")\n"
+	"\t7f0000001025 [unknown] (/tmp/perf-100.map)\n"
+	"\t10 _start (" EXE ")\n"
+	"\n"
+	/* 6: the cyclic GC without symbols under a named allocator */
+	"python3.13 100/100 14.000000: 1000 cpu-clock: \n"
+	"\t20 [unknown] (" LP ")\n"
+	"\t21 [unknown] (" LP ")\n"
+	"\t22 [unknown] (" LP ")\n"
+	"\t23 PyType_GenericAlloc (" LP ")\n"
+	"\t2 _PyEval_EvalFrameDefault (" LP ")\n"
+	"\t85 py::f:/a.py (" JIT ")\n"
+	"\t10 _start (" EXE ")\n"
+	"\n"
+	/* 7: a damaged map line, and a damaged name from perf */
+	"python3.13 100/100 15.000000: 1000 cpu-clock: \n"
+	"\t7f0000002005 [unknown] (/tmp/perf-100.map)\n"
+	"\t85 py::pool.p\x08\xc3\xc3py (" JIT ")\n"
+	"\t10 _start (" EXE ")\n"
 	"\n";
 
 static const char map[] =
 	"7f0000001000 10 py::h:/c.py\n"
-	"7f0000001020 10 py::f:/a.py\n";
+	"7f0000001020 10 py::f:/a.py\n"
+	"7f0000002000 10 py::spl\x01iced:/a.pypy::x:/b.py\n";
+
+static const char child_map[] =
+	"7f0000001000 10 py::work:/w.py\n";
 
 static char *collapsed(const struct profile *p)
 {
@@ -134,6 +163,9 @@ static int make_session(char *dir)
 	path = xasprintf("%s/maps/perf-100.map", dir);
 	ret |= write_file(path, map, 0600);
 	free(path);
+	path = xasprintf("%s/maps/perf-300.map", dir);
+	ret |= write_file(path, child_map, 0600);
+	free(path);
 	path = xasprintf("%s/script.txt", dir);
 	ret |= write_file(path, script, 0600);
 	free(path);
@@ -148,6 +180,12 @@ static int make_session(char *dir)
 	setenv("PYPERF_PERF", path, 1);
 	free(path);
 	return ret;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	return remove(path);
 }
 
 static int load(struct profile *p, const char *dir, enum profile_view v,
@@ -254,26 +292,63 @@ static void test_load(const char *dir)
 		TAP_OK(0, "load the fake session");
 		return;
 	}
-	TAP_INT(p.total_samples, 4, "four samples");
-	TAP_INT(p.total_period, 3500, "periods summed");
+	TAP_INT(p.total_samples, 7, "seven samples");
+	TAP_INT(p.total_period, 6500, "periods summed");
 	TAP_STR(p.command, "python3 a.py", "command from meta");
 	TAP_INT(p.frequency, 999, "frequency from meta");
 	TAP_OK(p.duration > 2.49 && p.duration < 2.51, "duration from meta");
-	TAP_INT(p.nr_threads, 3, "three threads");
+	TAP_INT(p.nr_threads, 4, "four threads");
+	TAP_INT(p.quality.judged, 7, "every sample with user frames judged");
+	TAP_INT(p.quality.cut[CUT_NONE], 5, "five complete");
+	TAP_INT(p.quality.cut[CUT_NOROOT], 2,
+		"two without a root (jit mode, perf.data unreadable)");
+	TAP_INT(p.quality.unnamed, 3, "three samples show unnamed code");
+	TAP_INT(p.quality.bad_names, 2, "two damaged names dropped");
+	{
+		size_t i;
+		int cut_warned = 0, bad_warned = 0, unnamed_warned = 0;
+
+		for (i = 0; i < p.nr_warnings; i++) {
+			printf("# warning: %s\n", p.warnings[i]);
+			if (strstr(p.warnings[i], "29% of samples (2 of 7) have "
+				   "incomplete stacks") &&
+			    strstr(p.warnings[i], "[incomplete stack: no root]"))
+				cut_warned = 1;
+			if (strstr(p.warnings[i], "2 damaged function names"))
+				bad_warned = 1;
+			if (strstr(p.warnings[i], "43% of samples (3) ran in "
+				   "code without symbols"))
+				unnamed_warned = 1;
+		}
+		TAP_OK(cut_warned, "cut stacks warned about, with counts");
+		TAP_OK(bad_warned, "damaged names warned about");
+		TAP_OK(unnamed_warned, "unnamed code warned about");
+	}
 	text = collapsed(&p);
 	printf("# mixed:\n%s", text);
 	TAP_OK(has_line(text, "<module> (/a.py);f (/a.py);_PyObject_Malloc 1"),
 	       "mixed: plumbing and start-up folded, native leaf kept");
-	TAP_OK(has_line(text, "[unknown];f (/a.py);h (/c.py);read;"
-			"do_syscall_64_[k] 1"),
+	TAP_OK(has_line(text, "[incomplete stack: no root];[unknown];"
+			"f (/a.py);h (/c.py);read;do_syscall_64_[k] 1"),
 	       "mixed: perf-map addresses resolved from the session's map");
 	TAP_OK(!strstr(text, "stale"),
 	       "the session's map wins over what perf found in /tmp");
 	TAP_OK(has_line(text, "_start;pymain_init 1"),
 		"mixed: a stack without Python keeps its native frames");
-	TAP_OK(has_line(text, "f (/a.py);g (/b.py);[ext.cpython-311-x86_64-"
-			"linux-gnu.so];fast_loop 1"),
+	TAP_OK(has_line(text, "[incomplete stack: no root];f (/a.py);"
+			"g (/b.py);[ext.cpython-311-x86_64-linux-gnu.so];"
+			"fast_loop 1"),
 	       "mixed: embedded trampoline folded, extension kept");
+	TAP_OK(has_line(text, "f (/a.py);work (/w.py) 1"),
+	       "a forked child's own map comes before its parent's");
+	TAP_OK(has_line(text, "f (/a.py);PyType_GenericAlloc;"
+			"[libpython3.13.so.1.0] 1"),
+	       "unnamed code keeps its time, one frame for the run");
+	TAP_OK(has_line(text, "_start;[jitted-100-1.so];[unknown] 1"),
+	       "damaged names become unnamed frames");
+	TAP_OK(!memchr(text, '\x01', strlen(text)) &&
+	       !memchr(text, '\x08', strlen(text)),
+	       "no control bytes in any name");
 	free(text);
 	profile_release(&p);
 
@@ -282,9 +357,10 @@ static void test_load(const char *dir)
 	printf("# python:\n%s", text);
 	TAP_OK(has_line(text, "<module> (/a.py);f (/a.py) 1"),
 	       "python: only Python frames");
-	TAP_OK(has_line(text, "f (/a.py);h (/c.py) 1"),
+	TAP_OK(has_line(text, "[incomplete stack: no root];f (/a.py);"
+			"h (/c.py) 1"),
 	       "python: map frames");
-	TAP_OK(has_line(text, "[native] 1"), "python: [native] placeholder");
+	TAP_OK(has_line(text, "[native] 2"), "python: [native] placeholder");
 	free(text);
 	profile_release(&p);
 
@@ -297,7 +373,8 @@ static void test_load(const char *dir)
 			"PyObject_Vectorcall;py_trampoline_evaluator;f (/a.py);"
 			"_PyEval_EvalFrameDefault;_PyObject_Malloc 1"),
 	       "all: every frame");
-	TAP_OK(has_line(text, "[unknown];f (/a.py);method_vectorcall_O;"
+	TAP_OK(has_line(text, "[incomplete stack: no root];[unknown];"
+			"f (/a.py);method_vectorcall_O;"
 			"[libpython3.13.so.1.0];h (/c.py);read;"
 			"do_syscall_64_[k] 1"),
 	       "all: an address no map names stays [unknown]");
@@ -309,7 +386,7 @@ static void test_load(const char *dir)
 	f.group = PROFILE_BY_PROCESS;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--pid");
 	TAP_INT(p.total_samples, 1, "--pid keeps one sample");
-	TAP_INT(p.dropped, 3, "three dropped");
+	TAP_INT(p.dropped, 6, "six dropped");
 	TAP_INT(p.nr_tasks, 1, "one task per process");
 	TAP_STR(p.tasks[0].comm, "python3.11", "task comm");
 	profile_release(&p);
@@ -331,6 +408,7 @@ static void test_load(const char *dir)
 	f.time_to = 1.2;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--time");
 	TAP_INT(p.total_samples, 2, "the window keeps two samples");
+	TAP_INT(p.quality.judged, 2, "only kept samples are judged");
 	profile_release(&p);
 }
 
@@ -354,7 +432,8 @@ int main(void)
 	profile_release(&p);
 	{
 		static const char *const files[] = {
-			"perf.data", "meta", "maps/perf-100.map", "script.txt",
+			"perf.data", "meta", "maps/perf-100.map",
+			"maps/perf-300.map", "script.txt",
 			"perf"
 		};
 		size_t i;
@@ -365,10 +444,8 @@ int main(void)
 			unlink(path);
 			free(path);
 		}
-		path = xasprintf("%s/maps", dir);
-		rmdir(path);
-		free(path);
-		rmdir(dir);
+		/* and whatever the loader kept in the session (a cache) */
+		nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 	}
 	return tap_done();
 }

@@ -1,0 +1,392 @@
+/*
+ * A bounds-checked reader of perf.data (see perfdata.h).  The layout
+ * follows the kernel's uapi (linux/perf_event.h) and perf's file
+ * header (tools/perf/Documentation/perf.data-file-format.txt):
+ *
+ *   header: "PERFILE2", u64 header size, u64 attr entry size,
+ *           {u64 offset, u64 size} attrs, data, event types, ...
+ *   attrs:  entries of attr entry size bytes: a perf_event_attr, then
+ *           {u64 offset, u64 size} of the u64 sample ids of the event
+ *   data:   records: u32 type, u16 misc, u16 size, body
+ *
+ * All numbers are little-endian on the machines we run on (perf writes
+ * the host's order; a byte-swapped file is refused).
+ */
+#include "compat.h"
+#include "perfdata.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* perf_event_attr.sample_type bits */
+#define S_IP		(1ULL << 0)
+#define S_TID		(1ULL << 1)
+#define S_TIME		(1ULL << 2)
+#define S_ADDR		(1ULL << 3)
+#define S_READ		(1ULL << 4)
+#define S_CALLCHAIN	(1ULL << 5)
+#define S_ID		(1ULL << 6)
+#define S_CPU		(1ULL << 7)
+#define S_PERIOD	(1ULL << 8)
+#define S_STREAM_ID	(1ULL << 9)
+#define S_RAW		(1ULL << 10)
+#define S_BRANCH_STACK	(1ULL << 11)
+#define S_REGS_USER	(1ULL << 12)
+#define S_STACK_USER	(1ULL << 13)
+#define S_IDENTIFIER	(1ULL << 16)
+
+/* read_format bits */
+#define R_ENABLED	(1ULL << 0)
+#define R_RUNNING	(1ULL << 1)
+#define R_ID		(1ULL << 2)
+#define R_GROUP		(1ULL << 3)
+#define R_LOST		(1ULL << 4)
+
+#define BRANCH_HW_INDEX	(1ULL << 17)
+
+#define RECORD_SAMPLE 9
+
+/* The stack pointer's number in the user register mask. */
+#if defined(__x86_64__)
+#define SP_REG 7		/* PERF_REG_X86_SP */
+#elif defined(__aarch64__)
+#define SP_REG 31		/* PERF_REG_ARM64_SP */
+#else
+#define SP_REG -1
+#endif
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint16_t rd16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* Is [off, off + len) inside a buffer of size bytes? */
+static int in_bounds(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+static int popcount64(uint64_t v)
+{
+	int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+static int read_attrs(struct perfdata *d, uint64_t off, uint64_t size,
+		      uint64_t entry, char *err, size_t errlen)
+{
+	uint64_t i, n;
+
+	/* an attr is at least 64 bytes (PERF_ATTR_SIZE_VER0), then ids */
+	if (entry < 64 + 16 || entry > 4096)
+		return set_err(err, errlen, "bad attribute size %llu",
+			       (unsigned long long)entry);
+	if (!in_bounds(off, size, d->size) || size % entry)
+		return set_err(err, errlen, "attributes out of bounds");
+	n = size / entry;
+	if (!n)
+		return set_err(err, errlen, "no event attributes");
+	if (n > PD_MAX_ATTRS)
+		return set_err(err, errlen, "too many event attributes (%llu)",
+			       (unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		const unsigned char *a = d->map + off + i * entry;
+		uint64_t asize = entry - 16, ids_off, ids_size;
+		struct pd_attr *at = &d->attrs[i];
+		uint32_t declared = rd32(a + 4);
+
+		memset(at, 0, sizeof(*at));
+		at->type = rd32(a);
+		at->config = rd64(a + 8);
+		at->sample_type = rd64(a + 24);
+		at->read_format = rd64(a + 32);
+		at->flags = rd64(a + 40);
+		if (declared < asize)
+			asize = declared;
+		if (asize >= 80)
+			at->branch_sample_type = rd64(a + 72);
+		if (asize >= 92) {
+			at->sample_regs_user = rd64(a + 80);
+			at->sample_stack_user = rd32(a + 88);
+		}
+		if (asize >= 110)
+			at->sample_max_stack = rd16(a + 108);
+		at->sp_index = -1;
+		if (SP_REG >= 0 && (at->sample_regs_user >> SP_REG) & 1)
+			at->sp_index = popcount64(at->sample_regs_user &
+						  ((1ULL << SP_REG) - 1));
+		ids_off = rd64(a + entry - 16);
+		ids_size = rd64(a + entry - 8);
+		if (ids_size && in_bounds(ids_off, ids_size, d->size) &&
+		    !(ids_off % 8)) {
+			at->ids = (const uint64_t *)(const void *)
+				(d->map + ids_off);
+			at->nr_ids = (size_t)(ids_size / 8);
+		}
+	}
+	d->nr_attrs = (size_t)n;
+	return 0;
+}
+
+int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
+		      char *err, size_t errlen)
+{
+	const unsigned char *h = buf;
+	uint64_t hsize;
+
+	memset(d, 0, sizeof(*d));
+	d->map = buf;
+	d->size = len;
+	if (len < 8 || memcmp(h, "PERFILE2", 8))
+		return set_err(err, errlen, "not a perf.data file");
+	if (len < 72)
+		return set_err(err, errlen, "truncated header");
+	hsize = rd64(h + 8);
+	if (hsize == 16)
+		return set_err(err, errlen,
+			       "a pipe-mode perf.data (written to a pipe)");
+	if (hsize < 72 || hsize > len)
+		return set_err(err, errlen, "bad header size %llu",
+			       (unsigned long long)hsize);
+	if (read_attrs(d, rd64(h + 24), rd64(h + 32), rd64(h + 16), err,
+		       errlen) < 0)
+		return -1;
+	d->data_off = rd64(h + 40);
+	d->data_end = d->data_off + rd64(h + 48);
+	if (!in_bounds(d->data_off, rd64(h + 48), d->size))
+		return set_err(err, errlen, "data section out of bounds");
+	d->pos = d->data_off;
+	return 0;
+}
+
+int perfdata_open(struct perfdata *d, const char *path, char *err,
+		  size_t errlen)
+{
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[PPR_ERR_LEN];
+
+	memset(d, 0, sizeof(*d));
+	if (fd < 0)
+		return set_err(err, errlen, "cannot open '%s': %s", path,
+			       strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !st.st_size) {
+		close(fd);
+		return set_err(err, errlen, "'%s' is not a perf.data file",
+			       path);
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return set_err(err, errlen, "cannot map '%s': %s", path,
+			       strerror(errno));
+	if (perfdata_open_mem(d, m, (size_t)st.st_size, why,
+			      sizeof(why)) < 0) {
+		munmap(m, (size_t)st.st_size);
+		memset(d, 0, sizeof(*d));
+		return set_err(err, errlen, "'%s': %s", path, why);
+	}
+	return 0;
+}
+
+void perfdata_close(struct perfdata *d)
+{
+	if (d->map)
+		munmap((void *)d->map, d->size);
+	memset(d, 0, sizeof(*d));
+}
+
+static const struct pd_attr *attr_of_id(const struct perfdata *d,
+					uint64_t id)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->nr_attrs; i++)
+		for (j = 0; j < d->attrs[i].nr_ids; j++)
+			if (rd64((const unsigned char *)(d->attrs[i].ids +
+							 j)) == id)
+				return &d->attrs[i];
+	return NULL;
+}
+
+/* Take n bytes from the cursor; NULL when they are not there. */
+#define TAKE(n) ((uint64_t)(n) <= (uint64_t)(e - p) ? \
+		 (p += (n), p - (n)) : NULL)
+
+int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
+			   size_t len, struct pd_sample *s)
+{
+	const unsigned char *e = p + len, *q;
+	const struct pd_attr *a = &d->attrs[0];
+	uint64_t t, v;
+
+	memset(s, 0, sizeof(*s));
+	if (!d->nr_attrs)
+		return -1;
+	if (d->nr_attrs > 1 && (a->sample_type & S_IDENTIFIER)) {
+		if (!(q = TAKE(8)))
+			return -1;
+		a = attr_of_id(d, rd64(q));
+		if (!a)
+			return -1;
+		p -= 8;		/* decoded again below */
+	}
+	t = a->sample_type;
+	s->attr = a;
+	if ((t & S_IDENTIFIER) && !TAKE(8))
+		return -1;
+	if (t & S_IP) {
+		if (!(q = TAKE(8)))
+			return -1;
+		s->ip = rd64(q);
+	}
+	if (t & S_TID) {
+		if (!(q = TAKE(8)))
+			return -1;
+		s->pid = (pid_t)rd32(q);
+		s->tid = (pid_t)rd32(q + 4);
+		s->have_tid = 1;
+	}
+	if (t & S_TIME) {
+		if (!(q = TAKE(8)))
+			return -1;
+		s->time = rd64(q);
+		s->have_time = 1;
+	}
+	if ((t & S_ADDR) && !TAKE(8))
+		return -1;
+	if ((t & S_ID) && !TAKE(8))
+		return -1;
+	if ((t & S_STREAM_ID) && !TAKE(8))
+		return -1;
+	if ((t & S_CPU) && !TAKE(8))
+		return -1;
+	if (t & S_PERIOD) {
+		if (!(q = TAKE(8)))
+			return -1;
+		s->period = rd64(q);
+	}
+	if (t & S_READ) {
+		uint64_t rf = a->read_format, per, nr = 1;
+
+		per = 1 + !!(rf & R_ID) + !!(rf & R_LOST);
+		if (rf & R_GROUP) {
+			if (!(q = TAKE(8)))
+				return -1;
+			nr = rd64(q);
+		} else {
+			per = 1;
+			nr = 1 + !!(rf & R_ID) + !!(rf & R_LOST);
+		}
+		if (!TAKE(8 * (!!(rf & R_ENABLED) + !!(rf & R_RUNNING))))
+			return -1;
+		if (nr > len || !TAKE(8 * per * nr))
+			return -1;
+	}
+	if (t & S_CALLCHAIN) {
+		if (!(q = TAKE(8)))
+			return -1;
+		v = rd64(q);
+		if (v > len / 8 || !TAKE(8 * v))
+			return -1;
+		s->nr_callchain = v;
+	}
+	if (t & S_RAW) {
+		if (!(q = TAKE(4)))
+			return -1;
+		v = rd32(q);
+		if (!TAKE(v))
+			return -1;
+	}
+	if (t & S_BRANCH_STACK) {
+		if (!(q = TAKE(8)))
+			return -1;
+		v = rd64(q);
+		if ((a->branch_sample_type & BRANCH_HW_INDEX) && !TAKE(8))
+			return -1;
+		if (v > len / 24 || !TAKE(24 * v))
+			return -1;
+	}
+	if (t & S_REGS_USER) {
+		if (!(q = TAKE(8)))
+			return -1;
+		if (rd64(q)) {	/* abi: 0 = no registers (kernel thread) */
+			int nr = popcount64(a->sample_regs_user);
+
+			if (!(q = TAKE(8 * (uint64_t)nr)))
+				return -1;
+			if (a->sp_index >= 0) {
+				s->user_sp = rd64(q + 8 * a->sp_index);
+				s->have_sp = 1;
+			}
+		}
+	}
+	if (t & S_STACK_USER) {
+		if (!(q = TAKE(8)))
+			return -1;
+		v = rd64(q);
+		if (v) {
+			if (!(q = TAKE(v)))
+				return -1;
+			s->stack = q;
+			s->stack_size = v;
+			if (!(q = TAKE(8)))
+				return -1;
+			s->dyn_size = rd64(q);
+			if (s->dyn_size > s->stack_size)
+				return -1;
+			s->have_stack = 1;
+		}
+	}
+	return 0;
+}
+
+int perfdata_next(struct perfdata *d, struct pd_sample *s)
+{
+	while (d->pos + 8 <= d->data_end) {
+		const unsigned char *h = d->map + d->pos;
+		uint32_t type = rd32(h);
+		uint16_t size = rd16(h + 6);
+
+		if (size < 8 || d->pos + size > d->data_end) {
+			d->pos = d->data_end;	/* framing lost */
+			return 0;
+		}
+		d->pos += size;
+		d->records++;
+		if (type != RECORD_SAMPLE)
+			continue;
+		if (perfdata_decode_sample(d, h + 8, size - 8u, s) < 0) {
+			d->bad_samples++;
+			continue;
+		}
+		d->samples++;
+		return 1;
+	}
+	return 0;
+}

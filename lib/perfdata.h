@@ -1,0 +1,95 @@
+#ifndef PPR_PERFDATA_H
+#define PPR_PERFDATA_H
+/*
+ * A small reader of perf.data files (the PERFILE2 format perf record
+ * writes): the header, the event attributes, and PERF_RECORD_SAMPLE
+ * records decoded as far as their user stack dump.  Every length and
+ * offset is checked against the file: hostile input gives an error or
+ * skipped records, never a read out of bounds.
+ *
+ * Streaming use:
+ *
+ *	struct perfdata d;
+ *	struct pd_sample s;
+ *	if (perfdata_open(&d, path, err, sizeof(err)) < 0) ...
+ *	while ((r = perfdata_next(&d, &s)) > 0)
+ *		use s;
+ *	perfdata_close(&d);
+ *
+ * The file is mapped read-only; samples point into the mapping and are
+ * valid until perfdata_close().
+ */
+#include "compat.h"
+
+#define PD_MAX_ATTRS 64
+
+struct pd_attr {
+	uint32_t type;
+	uint64_t config;
+	uint64_t sample_type;		/* PERF_SAMPLE_* bits */
+	uint64_t read_format;
+	uint64_t flags;			/* the attr bit field word */
+	uint64_t branch_sample_type;
+	uint64_t sample_regs_user;
+	uint32_t sample_stack_user;	/* bytes dumped per sample */
+	uint16_t sample_max_stack;	/* callchain cap asked for; 0 = the
+					   kernel's perf_event_max_stack */
+	int sp_index;			/* index of the stack pointer in the
+					   dumped user registers, -1 none */
+	const uint64_t *ids;		/* sample ids of this attr */
+	size_t nr_ids;
+};
+
+/* What a sample holds, as far as it was decoded. */
+struct pd_sample {
+	const struct pd_attr *attr;
+	uint64_t ip;
+	pid_t pid, tid;			/* have_tid */
+	uint64_t time;			/* have_time: perf clock, ns */
+	uint64_t period;
+	uint64_t nr_callchain;		/* entries in the kernel's chain */
+	uint64_t user_sp;		/* have_sp */
+	uint64_t stack_size;		/* bytes asked for (0: no dump) */
+	uint64_t dyn_size;		/* bytes the kernel could copy */
+	const unsigned char *stack;	/* stack_size bytes */
+	unsigned have_tid : 1, have_time : 1, have_sp : 1, have_stack : 1;
+};
+
+struct perfdata {
+	const unsigned char *map;
+	size_t size;
+	uint64_t data_off, data_end;	/* the data section */
+	uint64_t pos;			/* next record */
+	struct pd_attr attrs[PD_MAX_ATTRS];
+	size_t nr_attrs;
+	/* statistics */
+	uint64_t records;		/* records walked */
+	uint64_t samples;		/* samples decoded */
+	uint64_t bad_samples;		/* samples that did not fit */
+};
+
+/*
+ * Map and check path.  Returns 0, or -1 with err filled ("'x' is not a
+ * perf.data file", "... attributes out of bounds", ...).  Pipe-mode
+ * files (written to stdout) are refused.
+ */
+int perfdata_open(struct perfdata *d, const char *path, char *err,
+		  size_t errlen);
+/* The same on a buffer the caller keeps alive (for tests, fuzzing). */
+int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
+		      char *err, size_t errlen);
+void perfdata_close(struct perfdata *d);
+
+/*
+ * The next PERF_RECORD_SAMPLE: returns 1 with s filled, 0 at the end
+ * of the data (or at a record whose size breaks the framing: the rest
+ * cannot be trusted, and is skipped).  Samples that do not decode are
+ * counted in bad_samples and skipped.
+ */
+int perfdata_next(struct perfdata *d, struct pd_sample *s);
+
+/* Decode one sample record body (after its 8-byte header). */
+int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
+			   size_t len, struct pd_sample *s);
+
+#endif

@@ -1,0 +1,60 @@
+#!/bin/sh
+test_description='report: deep stacks are whole, cut ones are judged and said'
+. ./test-lib.sh
+
+PROG=$PPR_SRCDIR/tests/fixtures/deep-middleware.py
+SHARES=$PPR_SRCDIR/tests/fixtures/load-shares.py
+PY=$(ppr_python 3.11) || PY=
+
+test_prereq_DEBPY() {
+	# Debian's python3.11: jit mode through the embedded trampoline
+	test -x /usr/bin/python3 &&
+	test "$(ppr_python_version /usr/bin/python3)" = 3.11 ||
+		{ echo "no system python3.11"; return 1; }
+}
+
+# near A B PTS: |A - B| <= PTS
+near() {
+	awk -v a="$1" -v b="$2" -v d="$3" \
+		'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }' ||
+		{ echo "$1 and $2 differ by more than $3 points"; return 1; }
+}
+
+# 65 Python frames: about 200 native frames, beyond perf script's
+# default cap of 127, and 60 KiB of C stack.
+test_expect_success PERF,DEBPY 'record 65 Python frames deep (jit, 64 KiB dump)' '
+	ppr record -q --python /usr/bin/python3 --mode jit --stack-size 65528 \
+		-o deep "$PROG" 2 >out 2>err &&
+	sed -n "s/^total=.* parse=\([0-9.]*\) render=\([0-9.]*\)$/\1 \2/p" \
+		out >split && test -s split
+'
+
+test_expect_success PERF,DEBPY 'main holds the time; leaf shares match the program' '
+	ppr report -i deep -f collapsed >deep.col &&
+	python3 "$SHARES" deep.col main parse_body render_template >shares &&
+	cat shares split &&
+	main=$(sed -n "s/^main=//p" shares) &&
+	awk -v m="$main" "BEGIN { exit !(m >= 90) }" &&
+	near "$(sed -n "s/^parse_body=//p" shares)" "$(cut -d" " -f1 split)" 3 &&
+	near "$(sed -n "s/^render_template=//p" shares)" \
+		"$(cut -d" " -f2 split)" 3 &&
+	! grep -q "^\[incomplete stack: dump full\]" deep.col
+'
+
+test_expect_success PERF,DEBPY 'a dump too small: cut stacks under one root, the size that helps' '
+	ppr record -q --python /usr/bin/python3 --mode jit --stack-size 16384 \
+		-o small "$PROG" 1 >out 2>err &&
+	ppr report -i small -f collapsed >small.col &&
+	ppr report -i small --no-tree >small.txt &&
+	cat small.txt | head -n 12 &&
+	python3 "$SHARES" small.col main "[incomplete stack: dump full]" >shares &&
+	cat shares &&
+	cut=$(sed -n "s/^\[incomplete stack: dump full\]=//p" shares) &&
+	awk -v c="$cut" "BEGIN { exit !(c >= 80) }" &&
+	test_grep "warning: +[0-9]+% of samples \([0-9,]+ of [0-9,]+\) have incomplete stacks: the 16384-byte stack dump was full" small.txt &&
+	test_grep "warning: +a [0-9]+-byte stack dump would complete 99% of the" small.txt &&
+	# no made-up roots: every stack starts at the program or the cut root
+	! grep -v -e "^_start;" -e "^\[incomplete stack: " -e "^<module> " \
+		-e "^main " -e "^\[python3.11\]" small.col | grep -q "(.*deep-middleware"
+'
+test_done
