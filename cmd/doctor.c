@@ -8,6 +8,7 @@
  */
 #include "../lib/compat.h"
 #include "../lib/doctor.h"
+#include "../lib/numparse.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"
@@ -17,13 +18,15 @@
 #include <unistd.h>
 
 static const char *const doctor_synopsis[] = {
-	"pyperf-run doctor [--python <path>] [--json] [--probe]",
+	"pyperf-run doctor [--python <path>] [--perf <path>] [--json] [--probe]",
 	NULL
 };
 
 static const char doctor_options[] =
 	"    --python <path>   the interpreter to check (default: python3 "
 	"in PATH)\n"
+	"    --perf <path>     the perf to check (default: $PYPERF_PERF, or "
+	"perf in PATH)\n"
 	"    --json            print one JSON object instead of the report\n"
 	"    --probe           also record a tiny script and check its "
 	"stacks\n"
@@ -151,6 +154,9 @@ int cmd_doctor(int argc, char **argv)
 		{ "python", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "probe", no_argument, NULL, 'P' },
+		{ "perf", required_argument, NULL, 'f' },
+		/* testing: the probe's first dump size (see the man page) */
+		{ "probe-stack-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,6 +181,24 @@ int cmd_doctor(int argc, char **argv)
 		case 'P':
 			o.probe = 1;
 			break;
+		case 'f':
+			if (!*optarg)
+				usage_error(&doctor_usage, EXIT_USAGE,
+					    "--perf needs a path");
+			o.perf = optarg;
+			break;
+		case 'S': {
+			unsigned long v;
+
+			if (parse_ulong(optarg, 10, MODE_STACK_MAX, &v) ||
+			    v < 8 || v % 8)
+				usage_error(&doctor_usage, EXIT_USAGE,
+					    "--probe-stack-size needs a "
+					    "multiple of 8 from 8 to %u, not "
+					    "'%s'", MODE_STACK_MAX, optarg);
+			o.probe_stack_size = (unsigned)v;
+			break;
+		}
 		case 'h':
 			usage_print(&doctor_usage, stdout);
 			return EXIT_OK;
@@ -191,6 +215,11 @@ int cmd_doctor(int argc, char **argv)
 		usage_error(&doctor_usage, EXIT_USAGE,
 			    "unexpected argument '%s'", argv[optind]);
 
+	/* The probe reads its recording as report does: with this perf. */
+	if (o.perf && setenv("PYPERF_PERF", o.perf, 1)) {
+		error("cannot set PYPERF_PERF: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
 	if (o.probe)
 		catch_signals();
 	doctor_run(&d, &o);

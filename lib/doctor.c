@@ -7,12 +7,18 @@
 #include "compat.h"
 #include "doctor.h"
 #include "alloc.h"
+#include "elfinfo.h"
 #include "embedded.h"
 #include "perfcmd.h"
+#include "probecache.h"
 #include "spawn.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Stand-ins for the program in the commands shown. */
 #define SHOW_SCRIPT "script.py"
@@ -52,6 +58,29 @@ static void add_check(struct doctor *d, const char *section, const char *id,
 
 static void build_options(struct doctor *d);
 
+/* What an earlier probe of this very perf binary found. */
+static void from_cache(struct doctor *d)
+{
+	struct probe_verdict v;
+
+	if (probe_cache_get(d->perf_path, d->perf_version_text, &v))
+		return;
+	if (v.unwinder[0] && d->dwarf_unwind != TRI_NO) {
+		snprintf(d->unwinder, sizeof(d->unwinder), "%s", v.unwinder);
+		d->unwinder_source = "cache";
+	}
+	if (d->jit_fix == TRI_UNKNOWN && v.jit_fix != TRI_UNKNOWN) {
+		d->jit_fix = v.jit_fix;
+		d->jit_fix_from_cache = 1;
+		set_err(d->jit_fix_why, sizeof(d->jit_fix_why),
+			"an earlier 'doctor --probe' of this perf found %s",
+			v.jit_fix == TRI_YES ? "that stacks cross jitted "
+					       "frames"
+					     : "that stacks stop at the first "
+					       "jitted frame");
+	}
+}
+
 static void gather_perf(struct doctor *d, const char *perf)
 {
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
@@ -60,6 +89,12 @@ static void gather_perf(struct doctor *d, const char *perf)
 	int st;
 
 	d->jit_fix = TRI_UNKNOWN;
+	/* The perf report runs too (profile_load() reads PYPERF_PERF). */
+	if (!perf) {
+		const char *env = getenv("PYPERF_PERF");
+
+		perf = env && *env ? env : NULL;
+	}
 	d->perf_path = spawn_which(perf ? perf : "perf");
 	if (!d->perf_path) {
 		set_err(d->perf_error, sizeof(d->perf_error),
@@ -100,6 +135,7 @@ static void gather_perf(struct doctor *d, const char *perf)
 	d->jit_fix = perf_version_jit_fix(&d->perf_version, d->jit_fix_why,
 					  sizeof(d->jit_fix_why));
 	build_options(d);
+	from_cache(d);
 out:
 	strbuf_release(&out);
 	strbuf_release(&errout);
@@ -142,17 +178,30 @@ static void build_options(struct doctor *d)
 	int unw, dw, st;
 
 	d->dwarf_unwind = TRI_UNKNOWN;
+	d->perf_debuginfod = -1;
 	st = spawn_capture(argv, NULL, &out, NULL, 1 << 16, err, sizeof(err));
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		goto out;
+	d->perf_debuginfod = build_option(out.buf, "debuginfod");
 	unw = build_option(out.buf, "libunwind");
 	dw = build_option(out.buf, "libdw-dwarf-unwind");
 	if (unw < 0 && dw < 0)
 		goto out;
 	d->dwarf_unwind = unw > 0 || dw > 0 ? TRI_YES : TRI_NO;
-	snprintf(d->unwinders, sizeof(d->unwinders), "%s%s%s",
-		 unw > 0 ? "libunwind" : "", unw > 0 && dw > 0 ? ", " : "",
-		 dw > 0 ? "libdw" : "");
+	/*
+	 * perf's build uses one DWARF unwinder: with libunwind found,
+	 * tools/perf/Makefile.config sets NO_LIBDW_DWARF_UNWIND (6.1 to
+	 * 6.12 at least).  "libdw-dwarf-unwind: [ on ]" only says that
+	 * perf has libdw (HAVE_DWARF_SUPPORT), so both are listed on
+	 * Debian's perf, which unwinds with libunwind alone.  The probe
+	 * checks this from perf's own messages.
+	 */
+	if (unw > 0)
+		snprintf(d->unwinder, sizeof(d->unwinder), "libunwind");
+	else if (dw > 0)
+		snprintf(d->unwinder, sizeof(d->unwinder), "libdw");
+	if (d->unwinder[0])
+		d->unwinder_source = "build";
 out:
 	strbuf_release(&out);
 }
@@ -182,7 +231,15 @@ static void judge_perf(struct doctor *d)
 			    d->perf_path), NULL);
 	if (d->dwarf_unwind == TRI_YES)
 		add_check(d, "perf", "perf.dwarf_unwind", DOCTOR_OK,
-			  xasprintf("DWARF unwinding with %s", d->unwinders),
+			  xasprintf("DWARF unwinding with %s (%s)",
+				    d->unwinder[0] ? d->unwinder : "an "
+				    "unknown library",
+				    !d->unwinder_source ? "unknown" :
+				    !strcmp(d->unwinder_source, "probe")
+					    ? "seen in the probe's recording" :
+				    !strcmp(d->unwinder_source, "cache")
+					    ? "seen by an earlier probe"
+					    : "from the build options"),
 			  NULL);
 	else if (d->dwarf_unwind == TRI_NO)
 		add_check(d, "perf", "perf.dwarf_unwind",
@@ -208,13 +265,24 @@ static void judge_perf(struct doctor *d)
 			  lvl == DOCTOR_OK ? NULL :
 			  xstrdup("install perf 6.8 or later (or 6.7.2+, "
 				  "6.6.14+)"));
+	else if (d->probe.ran && d->probe.mode == MODE_PERF)
+		add_check(d, "perf", "perf.jit_fix", DOCTOR_OK,
+			  xasprintf("unwinding through jitted code: not "
+				    "tested (the probe ran in perf mode, "
+				    "which does not need it; %s)",
+				    d->jit_fix_why), NULL);
 	else
 		add_check(d, "perf", "perf.jit_fix", lvl,
 			  xasprintf("unwinding through jitted code: unknown "
 				    "(%s)", d->jit_fix_why),
 			  lvl == DOCTOR_OK ? NULL :
-			  xstrdup("run 'pyperf-run doctor --probe' to find "
-				  "out"));
+			  d->probe_asked ? NULL :
+			  !d->python_ok || !d->python_supported
+			  ? xstrdup("run 'pyperf-run doctor --probe "
+				    "--python PYTHON' with a CPython 3.8 or "
+				    "later to find out")
+			  : xstrdup("run 'pyperf-run doctor --probe' to find "
+				    "out"));
 }
 
 /* --- kernel --------------------------------------------------------------- */
@@ -318,6 +386,94 @@ static void judge_kernel(struct doctor *d)
 
 /* --- the interpreter ------------------------------------------------------ */
 
+/* Fill one entry of d->syms for the ELF file at path. */
+static void inspect_symbols(struct doctor *d, const char *path,
+			    struct elf_info *keep)
+{
+	struct doctor_symbols *y = &d->syms[d->nr_syms];
+	struct elf_info e;
+	char real[PATH_MAX], err[PPR_ERR_LEN];
+	char *dbg;
+
+	if (!realpath(path, real) || elf_info_read(real, &e, err,
+						   sizeof(err)))
+		return;
+	d->nr_syms++;
+	y->path = xstrdup(real);
+	y->read = 1;
+	y->full = e.symtab || e.debug_info;
+	snprintf(y->build_id, sizeof(y->build_id), "%s", e.build_id);
+	dbg = elf_debug_file(e.build_id);
+	if (dbg && !access(dbg, R_OK))
+		y->debug_file = dbg;
+	else
+		free(dbg);
+	if (keep)
+		*keep = e;
+	else
+		elf_info_release(&e);
+}
+
+/* Where the dynamic linker would find libpython for exe (roughly). */
+static char *find_lib(const char *exe, const char *name)
+{
+	static const char *const dirs[] = {
+		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+		"/usr/lib64", "/usr/lib", "/usr/local/lib",
+	};
+	char *dir = xstrdup(exe), *slash = strrchr(dir, '/');
+	char *cand;
+	size_t i;
+
+	if (slash) {
+		*slash = '\0';
+		cand = xasprintf("%s/../lib/%s", dir, name);
+		free(dir);
+		if (!access(cand, R_OK))
+			return cand;
+		free(cand);
+	} else {
+		free(dir);
+	}
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		cand = xasprintf("%s/%s", dirs[i], name);
+		if (!access(cand, R_OK))
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}
+
+/*
+ * Do the interpreter's executable and libpython name all their code?
+ * Debian's python3.11 exports only its public symbols: the rest (the
+ * garbage collector, ...) shows as [python3.11] without debug symbols.
+ */
+static void gather_symbols(struct doctor *d)
+{
+	const char *exe = d->py.executable[0] ? d->py.executable
+					      : d->py.path;
+	struct elf_info e;
+	size_t i, before = d->nr_syms;
+
+	memset(&e, 0, sizeof(e));
+	inspect_symbols(d, exe, &e);
+	if (d->nr_syms == before)
+		return;
+	for (i = 0; i < e.needed.nr; i++) {
+		char *lib;
+
+		if (strncmp(e.needed.v[i], "libpython", 9))
+			continue;
+		lib = find_lib(d->syms[0].path, e.needed.v[i]);
+		if (lib)
+			inspect_symbols(d, lib, NULL);
+		free(lib);
+		break;
+	}
+	elf_info_release(&e);
+}
+
 static void gather_python(struct doctor *d, const char *python)
 {
 	struct stat s;
@@ -345,6 +501,7 @@ static void gather_python(struct doctor *d, const char *python)
 		return;
 	}
 	d->python_ok = 1;
+	gather_symbols(d);
 	d->python_supported = pyinfo_is_cpython(&d->py) &&
 			      pyinfo_cmp(&d->py, 3, 8) >= 0;
 	d->embedded_supported = mode_embedded_supports(&d->py,
@@ -364,6 +521,53 @@ static const char *fp_words(const struct pyinfo *py)
 		return "partial (-fno-omit-frame-pointer without "
 		       "-mno-omit-leaf-frame-pointer)";
 	return "no";
+}
+
+static void judge_symbols(struct doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_syms; i++) {
+		const struct doctor_symbols *y = &d->syms[i];
+		const char *base = strrchr(y->path, '/');
+		struct strbuf fix = STRBUF_INIT;
+
+		base = base ? base + 1 : y->path;
+		if (y->full || y->debug_file) {
+			add_check(d, "python", "python.symbols", DOCTOR_OK,
+				  y->debug_file
+				  ? xasprintf("symbols: %s names all its code "
+					      "(debug file %s)", y->path,
+					      y->debug_file)
+				  : xasprintf("symbols: %s names all its "
+					      "code", y->path), NULL);
+			continue;
+		}
+		if (!access("/etc/debian_version", F_OK))
+			strbuf_addf(&fix, "install its debug symbols (Debian: "
+				    "the -dbgsym package of 'dpkg -S %s' from "
+				    "the debian-debug archive)", y->path);
+		else
+			strbuf_addstr(&fix, "install the distribution's debug "
+				      "symbols for it");
+		if (y->build_id[0])
+			strbuf_addf(&fix, ", or fetch build-id %s with "
+				    "debuginfod (DEBUGINFOD_URLS=...)",
+				    y->build_id);
+		strbuf_addstr(&fix, d->perf_debuginfod == 1
+			      ? "; this perf fetches them itself when "
+				"DEBUGINFOD_URLS is set"
+			      : d->perf_debuginfod == 0
+			      ? "; this perf is built without debuginfod: "
+				"the file must be in /usr/lib/debug/.build-id"
+			      : "");
+		add_check(d, "python", "python.symbols", DOCTOR_WARNING,
+			  xasprintf("symbols: %s has only its exported "
+				    "symbols: its other code (the garbage "
+				    "collector, ...) shows as [%s]", y->path,
+				    base),
+			  strbuf_detach(&fix, NULL));
+	}
 }
 
 static void judge_python(struct doctor *d)
@@ -411,6 +615,7 @@ static void judge_python(struct doctor *d)
 			  NULL);
 	add_check(d, "python", "python.frame_pointers", DOCTOR_OK,
 		  xasprintf("frame pointers: %s", fp_words(py)), NULL);
+	judge_symbols(d);
 	opt = py->cflags.opt[0] ? py->cflags.opt : "";
 	if (py->pydebug || !strcmp(opt, "O0") || !strcmp(opt, "Og") ||
 	    !*opt)
@@ -655,15 +860,19 @@ static void judge_housekeeping(struct doctor *d)
 
 /* --- the self-test -------------------------------------------------------- */
 
-static void run_probe(struct doctor *d, const char *tmpdir)
+static void run_probe(struct doctor *d, const struct doctor_options *o)
 {
 	struct mode m;
 	const struct perf_version *pv =
 		d->perf_version_ok ? &d->perf_version : NULL;
+	const char *tmpdir = o->tmpdir;
+	struct doctor_probe *p = &d->probe;
+	unsigned max_stack = 0;
 
+	d->probe_asked = 1;
 	if (!d->python_ok || !d->python_supported || !d->perf_version_ok) {
-		d->probe.unavailable = 1;
-		set_err(d->probe.detail, sizeof(d->probe.detail),
+		p->unavailable = 1;
+		set_err(p->detail, sizeof(p->detail),
 			"needs a working perf and a supported interpreter");
 		return;
 	}
@@ -672,8 +881,8 @@ static void run_probe(struct doctor *d, const char *tmpdir)
 	mode_decide(&d->py, pv, TRI_YES, MODE_AUTO, 0,
 		    d->embedded_available, &m);
 	if (m.name == MODE_NONE) {
-		d->probe.unavailable = 1;
-		set_err(d->probe.detail, sizeof(d->probe.detail),
+		p->unavailable = 1;
+		set_err(p->detail, sizeof(p->detail),
 			"there is no mode to test: %s", m.problem);
 		return;
 	}
@@ -683,19 +892,42 @@ static void run_probe(struct doctor *d, const char *tmpdir)
 
 		tmpdir = t && t[0] == '/' ? t : NULL;
 	}
-	doctor_probe_run(d->perf_path, &d->py, &m, tmpdir, &d->probe);
-	if (m.name != MODE_JIT || !d->probe.recorded)
+	if (d->kernel.max_stack.have && d->kernel.max_stack.value > 0)
+		max_stack = (unsigned)d->kernel.max_stack.value;
+	doctor_probe_run(d->perf_path, &d->py, &m, tmpdir,
+			 o->probe_stack_size, max_stack, p);
+	if (m.name != MODE_JIT || !p->recorded)
 		return;
-	if (d->probe.reached_module) {
+	if (p->unwinder[0]) {
+		snprintf(d->unwinder, sizeof(d->unwinder), "%s", p->unwinder);
+		d->unwinder_source = "probe";
+	}
+	if (p->reached_module) {
 		d->jit_fix = TRI_YES;
 		d->jit_fix_from_probe = 1;
+		d->jit_fix_from_cache = 0;
 		set_err(d->jit_fix_why, sizeof(d->jit_fix_why),
 			"the probe's stacks reach the script's top level");
-	} else if (d->probe.names_found) {
+	} else if (p->names_found &&
+		   p->shallow_bytes < p->pass[p->nr_passes - 1].stack_size) {
+		/* The shallow stack fit in the dump and still stopped. */
 		d->jit_fix = TRI_NO;
 		d->jit_fix_from_probe = 1;
+		d->jit_fix_from_cache = 0;
 		set_err(d->jit_fix_why, sizeof(d->jit_fix_why),
 			"the probe's stacks stop at the first Python frame");
+	}
+	if (d->jit_fix_from_probe || p->unwinder[0]) {
+		struct probe_verdict v;
+		char err[PPR_ERR_LEN];
+
+		memset(&v, 0, sizeof(v));
+		v.jit_fix = d->jit_fix_from_probe ? d->jit_fix : TRI_UNKNOWN;
+		snprintf(v.unwinder, sizeof(v.unwinder), "%s", p->unwinder);
+		v.when = (long long)time(NULL);
+		/* A cache that cannot be written only costs a probe. */
+		probe_cache_put(d->perf_path, d->perf_version_text, &v, err,
+				sizeof(err));
 	}
 }
 
@@ -710,23 +942,83 @@ static void judge_probe(struct doctor *d)
 			  xasprintf("probe not run: %s", p->detail), NULL);
 		return;
 	}
-	if (p->recorded && p->reached_module) {
+	if (p->recorded && p->reached_module && !p->shallow_first) {
+		add_check(d, "probe", "probe", DOCTOR_WARNING,
+			  xasprintf("the %u-byte stack dump cuts even a "
+				    "shallow stack (%lu bytes of C stack): "
+				    "%zu of %zu samples whole, %zu of %zu at "
+				    "%u bytes",
+				    p->pass[0].stack_size, p->shallow_bytes,
+				    p->pass[0].shallow_complete,
+				    p->pass[0].shallow,
+				    p->pass[1].shallow_complete,
+				    p->pass[1].shallow,
+				    p->pass[1].stack_size),
+			  xasprintf("record with --stack-size %u or more",
+				    p->shallow_need));
+	} else if (p->recorded && p->reached_module) {
 		add_check(d, "probe", "probe", DOCTOR_OK,
 			  xasprintf("recorded in %s mode: Python frames "
-				    "down to <module> in %zu of %zu samples",
-				    mode_name_str(p->mode), p->python_samples,
-				    p->samples), NULL);
+				    "down to <module> in %zu of %zu samples "
+				    "of a shallow stack",
+				    mode_name_str(p->mode),
+				    p->pass[0].shallow_complete,
+				    p->pass[0].shallow), NULL);
+	} else if (p->recorded && !p->names_found &&
+		   p->mode == MODE_JIT &&
+		   p->trampoline == TRAMPOLINE_EMBEDDED &&
+		   !strcmp(d->unwinder, "libdw")) {
+		/*
+		 * perf's libdw unwinder takes jitted code for what it is
+		 * only at /tmp/jitted-*.so (unwind-libdw.c); the embedded
+		 * trampoline's jitted objects are elsewhere.
+		 */
+		add_check(d, "probe", "probe", DOCTOR_PROBLEM,
+			  xasprintf("%s mode: %s: this perf unwinds with "
+				    "libdw, which steps through jitted code "
+				    "only when it lies in /tmp/jitted-*.so, "
+				    "and the embedded trampoline's does not",
+				    mode_name_str(p->mode), p->detail),
+			  xstrdup("use a perf built with libunwind, or a "
+				  "Python built with frame pointers (perf "
+				  "mode)"));
+		return;
+	} else {
+		add_check(d, "probe", "probe", DOCTOR_PROBLEM,
+			  xasprintf("%s mode: %s", mode_name_str(p->mode),
+				    p->detail),
+			  xstrdup(p->recorded && p->names_found
+				  ? (p->mode == MODE_JIT
+				     ? (!strcmp(d->unwinder, "libdw")
+					? "install perf 6.8 or later; with "
+					  "libdw unwinding, jitted code must "
+					  "come from /tmp/jitted-*.so"
+					: "install perf 6.8 or later")
+				     : "use a Python built with -fno-omit-"
+				       "frame-pointer -mno-omit-leaf-frame-"
+				       "pointer")
+				  : "see 'pyperf-run record' on a small "
+				    "script for perf's own messages"));
 		return;
 	}
-	add_check(d, "probe", "probe", DOCTOR_PROBLEM,
-		  xasprintf("%s mode: %s", mode_name_str(p->mode), p->detail),
-		  xstrdup(p->recorded && p->names_found
-			  ? (p->mode == MODE_JIT
-			     ? "install perf 6.8 or later"
-			     : "use a Python built with -fno-omit-frame-"
-			       "pointer -mno-omit-leaf-frame-pointer")
-			  : "see 'pyperf-run record' on a small script for "
-			    "perf's own messages"));
+	if (p->limit == PROBE_LIMIT_NONE)
+		add_check(d, "probe", "probe.deep", DOCTOR_OK,
+			  xasprintf("a %d-level stack through methods, "
+				    "generators and C callbacks is whole in "
+				    "%zu of %zu samples (%u Python frames)",
+				    DOCTOR_PROBE_DEPTH,
+				    p->pass[0].deep_complete, p->pass[0].deep,
+				    p->pass[0].deep_py_max), NULL);
+	else
+		add_check(d, "probe", "probe.deep", DOCTOR_WARNING,
+			  xasprintf("deep stacks come out cut: %zu of %zu "
+				    "samples of a %d-level stack are whole "
+				    "(%s): %s",
+				    p->pass[0].deep_complete, p->pass[0].deep,
+				    DOCTOR_PROBE_DEPTH,
+				    probe_limit_name(p->limit),
+				    p->limit_text),
+			  p->limit_fix[0] ? xstrdup(p->limit_fix) : NULL);
 }
 
 /* --- all of it ------------------------------------------------------------ */
@@ -739,7 +1031,7 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	gather_python(d, o->python);
 	gather_housekeeping(d, o->tmpdir);
 	if (o->probe)
-		run_probe(d, o->tmpdir);
+		run_probe(d, o);
 	decide(d);
 	build_commands(d);
 
@@ -763,6 +1055,10 @@ void doctor_release(struct doctor *d)
 	free(d->perf_path);
 	free(d->perf_version_text);
 	free(d->python_arg);
+	for (i = 0; i < d->nr_syms; i++) {
+		free(d->syms[i].path);
+		free(d->syms[i].debug_file);
+	}
 	if (d->python_ok)
 		pyinfo_release(&d->py);
 	strvec_clear(&d->record_env);

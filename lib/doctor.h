@@ -3,6 +3,7 @@
 #include "compat.h"
 #include "mode.h"
 #include "perfversion.h"
+#include "profile.h"
 #include "pyinfo.h"
 #include "strbuf.h"
 #include "sysprobe.h"
@@ -36,21 +37,94 @@ struct doctor_options {
 	const char *perf;	/* NULL: "perf" on PATH */
 	const char *tmpdir;	/* where perf/jit files pile up; NULL: /tmp */
 	int probe;		/* run the self-test */
+	unsigned probe_stack_size; /* testing: the probe's first dump size
+				      (jit mode); 0: the mode's */
 };
+
+/* What cut the probe's deep stack (--probe). */
+enum probe_limit {
+	PROBE_LIMIT_NONE = 0,	/* complete */
+	PROBE_LIMIT_DUMP,	/* jit: deeper than the dump size; a larger
+				   --stack-size (up to 65528) helps */
+	PROBE_LIMIT_DUMP_MAX,	/* jit: deeper than perf can copy at all */
+	PROBE_LIMIT_UNWIND,	/* jit: the unwinder stopped inside the dump */
+	PROBE_LIMIT_DEPTH,	/* a frame cap: kernel.perf_event_max_stack,
+				   or perf script's --max-stack */
+	PROBE_LIMIT_NOROOT,	/* perf: the frame-pointer chain broke */
+	PROBE_LIMIT_UNKNOWN,	/* no deep sample to judge */
+};
+
+/* "none", "dump_size", "dump_max", "unwinder", "frame_cap", ... */
+const char *probe_limit_name(enum probe_limit l);
+
+/*
+ * One recording of the probe script, as profile_load() read it.  The
+ * script runs a shallow stack (a few Python levels) and then a deep one
+ * (DOCTOR_PROBE_DEPTH levels through methods, generators, map(),
+ * sorted(key=) and functools.reduce()); a sample is complete when its
+ * outermost Python frame is the script's <module>.
+ */
+struct probe_pass {
+	unsigned stack_size;	/* jit: dump bytes; 0 in perf mode */
+	size_t samples;		/* all samples */
+	size_t shallow, shallow_complete;
+	size_t deep, deep_complete;
+	unsigned deep_py_max;	/* most Python frames in a deep sample */
+	unsigned deep_frames_max; /* most frames of any kind in one */
+	char deep_stop[128];	/* outermost frame of a cut deep sample */
+	uint64_t deep_cut[CUT_NR]; /* cut deep samples by the reason
+				   profile_load() gave (its pseudo root) */
+	uint64_t quality_cut[CUT_NR]; /* profile_load()'s reasons */
+	uint64_t quality_judged;
+};
+
+#define DOCTOR_PROBE_DEPTH 64	/* levels of the deep stack */
+
+/* A pass is complete when this share (percent) of its samples is. */
+#define DOCTOR_PROBE_COMPLETE_PCT 90
 
 /* The self-test's outcome (--probe). */
 struct doctor_probe {
 	int ran;		/* a recording was attempted */
 	int unavailable;	/* the probe cannot run here (see detail) */
 	enum mode_name mode;	/* the mode it recorded in */
+	enum mode_trampoline trampoline; /* ...with this trampoline */
 	int recorded;		/* perf record (and inject) succeeded */
 	int names_found;	/* the probe's functions are in the stacks */
-	int reached_module;	/* ...with py::<module> below them */
-	size_t samples;		/* samples in the recording */
-	size_t python_samples;	/* samples with a probe function */
-	pid_t pid;		/* the probe interpreter's pid, or 0 */
+	int reached_module;	/* shallow stacks complete: the unwinder
+				   crosses Python (jitted) frames */
+	int shallow_first;	/* ...already at the first dump size */
+	unsigned shallow_need;	/* when only the second was whole: the
+				   dump size a shallow stack needs */
+	int deep_complete;	/* the deep stack complete at the first
+				   recording's settings */
+	enum probe_limit limit;	/* what cut the deep stack */
+	unsigned needed_stack;	/* jit: dump size the deep stack needs
+				   (from the script's own measure), or 0 */
+	unsigned long shallow_bytes; /* C stack under the shallow and */
+	unsigned long deep_bytes;    /* deep leaves (bytes), 0 unknown */
+	unsigned frame_cap;	/* the cap in force (PROBE_LIMIT_DEPTH) */
+	struct probe_pass pass[2]; /* at the mode's size; at 65528 */
+	size_t nr_passes;
+	char unwinder[16];	/* jit: "libunwind"/"libdw" from perf's
+				   own messages, or "" */
+	size_t samples;		/* of the first pass */
+	size_t python_samples;	/* ...with a probe function */
+	pid_t pid;		/* the first probe interpreter's pid, or 0 */
 	char workdir[256];	/* the private directory (removed) */
 	char detail[PPR_ERR_LEN]; /* one line: what went wrong, or "" */
+	char limit_text[PPR_ERR_LEN]; /* one line: why deep stacks are
+					 cut, or "" */
+	char limit_fix[256];	/* what would help, or "" */
+};
+
+/* Whether an object of the interpreter has names for all its code. */
+struct doctor_symbols {
+	char *path;		/* resolved */
+	int read;		/* the ELF file could be read */
+	int full;		/* .symtab or DWARF in the file */
+	char *debug_file;	/* the separate debug file found, or NULL */
+	char build_id[81];	/* hex, or "" */
 };
 
 struct doctor {
@@ -65,7 +139,10 @@ struct doctor {
 	char jit_fix_why[256];
 	int jit_fix_from_probe;
 	enum tristate dwarf_unwind;	/* built with libunwind or libdw */
-	char unwinders[64];		/* "libunwind, libdw", or "" */
+	char unwinder[16];		/* the one in use: "libunwind",
+					   "libdw", or "" */
+	const char *unwinder_source;	/* "probe", "cache", "build" */
+	int jit_fix_from_cache;		/* an earlier probe of this perf */
 	/* kernel */
 	struct sysprobe_kernel kernel;
 	/* the interpreter */
@@ -78,6 +155,10 @@ struct doctor {
 	int embedded_available;		/* ...and buildable or built */
 	int embedded_exact;		/* lib/embedded.c answered */
 	char embedded_why[PPR_ERR_LEN];
+	struct doctor_symbols syms[2];	/* the executable, libpython */
+	size_t nr_syms;
+	int perf_debuginfod;		/* built with debuginfod: 1, 0, or
+					   -1 unknown */
 	/* the decision (valid when python_ok) */
 	struct mode mode;
 	/* what record would run ("script.py" stands for the program) */
@@ -98,6 +179,7 @@ struct doctor {
 	size_t buildid_files;
 	int buildid_truncated;
 	/* the self-test */
+	int probe_asked;		/* --probe was given */
 	struct doctor_probe probe;
 	/* the judgement */
 	struct doctor_check *checks;
@@ -119,18 +201,28 @@ const char *doctor_level_name(enum doctor_level l);
 
 /*
  * The self-test alone: record the bundled script with py in mode m (the
- * trampoline m->trampoline) using perf, verify, clean up.  Fills out.
- * tmpdir: where the private work directory goes (NULL: /tmp).
+ * trampoline m->trampoline) using perf, read it with profile_load(),
+ * and in jit mode again at the largest dump size when stacks come out
+ * cut; clean up.  Fills out.  tmpdir: where the private work directory
+ * goes (NULL: /tmp).  stack_size: the first recording's dump size (0:
+ * the mode's).  max_stack: the kernel's perf_event_max_stack (0 when
+ * unknown).
  */
 void doctor_probe_run(const char *perf, const struct pyinfo *py,
 		      const struct mode *m, const char *tmpdir,
+		      unsigned stack_size, unsigned max_stack,
 		      struct doctor_probe *out);
 
+/* Judge one loaded recording of the probe script into out. */
+void doctor_probe_check_profile(const struct profile *p,
+				struct probe_pass *out);
+
 /*
- * Check `perf script` output (with comm, ip, sym fields) for the probe's
- * frames: sets samples, python_samples, names_found, reached_module.
+ * The unwinder named by `perf script -v` messages on a DWARF recording:
+ * "libunwind" (its "unwind: find_proc_info dso" lines), "libdw" (step
+ * lines without them), or NULL.
  */
-void doctor_probe_check_script(const char *text, struct doctor_probe *out);
+const char *doctor_unwinder_from_messages(const char *text);
 
 /* One JSON object describing d (see pyperf-run-doctor(1)). */
 void doctor_write_json(const struct doctor *d, FILE *fp);

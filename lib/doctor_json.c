@@ -68,6 +68,7 @@ static void json_strvec(struct json *j, const char *k,
 static void json_python(struct json *j, const struct doctor *d)
 {
 	const struct pyinfo *py = &d->py;
+	size_t i;
 
 	json_key(j, "python");
 	json_begin_object(j);
@@ -99,11 +100,28 @@ static void json_python(struct json *j, const struct doctor *d)
 	json_kv_str(j, "why_not", d->embedded_available ? NULL
 							: d->embedded_why);
 	json_end_object(j);
+	json_key(j, "symbols");
+	json_begin_array(j);
+	for (i = 0; i < d->nr_syms; i++) {
+		const struct doctor_symbols *y = &d->syms[i];
+
+		json_begin_object(j);
+		json_kv_str(j, "path", y->path);
+		json_kv_bool(j, "full", y->full || y->debug_file);
+		json_kv_bool(j, "symtab", y->full);
+		json_kv_str(j, "debug_file", y->debug_file);
+		json_kv_str(j, "build_id", y->build_id[0] ? y->build_id
+							  : NULL);
+		json_end_object(j);
+	}
+	json_end_array(j);
 	json_end_object(j);
 }
 
 static void json_probe(struct json *j, const struct doctor_probe *p)
 {
+	size_t i;
+
 	json_key(j, "probe");
 	if (!p->ran && !p->unavailable) {
 		json_null(j);
@@ -120,6 +138,60 @@ static void json_probe(struct json *j, const struct doctor_probe *p)
 	json_uint(j, p->samples);
 	json_key(j, "python_samples");
 	json_uint(j, p->python_samples);
+	json_key(j, "depth");
+	json_int(j, DOCTOR_PROBE_DEPTH);
+	json_kv_bool(j, "shallow_complete_first", p->shallow_first);
+	json_key(j, "shallow_needed_stack_size");
+	if (p->shallow_need)
+		json_uint(j, p->shallow_need);
+	else
+		json_null(j);
+	json_kv_bool(j, "deep_complete", p->deep_complete);
+	json_kv_str(j, "limit", p->recorded && p->names_found
+					? probe_limit_name(p->limit) : NULL);
+	json_kv_str(j, "limit_text", p->limit_text[0] ? p->limit_text
+						      : NULL);
+	json_kv_str(j, "limit_fix", p->limit_fix[0] ? p->limit_fix : NULL);
+	json_key(j, "needed_stack_size");
+	if (p->needed_stack)
+		json_uint(j, p->needed_stack);
+	else
+		json_null(j);
+	json_key(j, "shallow_stack_bytes");
+	json_uint(j, p->shallow_bytes);
+	json_key(j, "deep_stack_bytes");
+	json_uint(j, p->deep_bytes);
+	json_kv_str(j, "unwinder", p->unwinder[0] ? p->unwinder : NULL);
+	json_key(j, "passes");
+	json_begin_array(j);
+	for (i = 0; i < p->nr_passes; i++) {
+		const struct probe_pass *a = &p->pass[i];
+
+		json_begin_object(j);
+		json_key(j, "stack_size");
+		if (a->stack_size)
+			json_uint(j, a->stack_size);
+		else
+			json_null(j);
+		json_key(j, "samples");
+		json_uint(j, a->samples);
+		json_key(j, "shallow");
+		json_uint(j, a->shallow);
+		json_key(j, "shallow_complete");
+		json_uint(j, a->shallow_complete);
+		json_key(j, "deep");
+		json_uint(j, a->deep);
+		json_key(j, "deep_complete");
+		json_uint(j, a->deep_complete);
+		json_key(j, "deep_python_frames");
+		json_uint(j, a->deep_py_max);
+		json_key(j, "deep_frames");
+		json_uint(j, a->deep_frames_max);
+		json_kv_str(j, "deep_stop", a->deep_stop[0] ? a->deep_stop
+							    : NULL);
+		json_end_object(j);
+	}
+	json_end_array(j);
 	json_kv_str(j, "detail", p->detail[0] ? p->detail : NULL);
 	json_key(j, "pid");
 	if (p->pid)
@@ -155,9 +227,13 @@ void doctor_write_json(const struct doctor *d, FILE *fp)
 		    d->perf_version_ok || d->jit_fix_from_probe
 			    ? d->jit_fix_why : NULL);
 	json_kv_str(&j, "jit_fix_source", d->jit_fix_from_probe ? "probe"
+					  : d->jit_fix_from_cache ? "cache"
 					  : d->perf_version_ok ? "version"
 							       : NULL);
 	json_kv_str(&j, "dwarf_unwind", tristate_name(d->dwarf_unwind));
+	json_kv_str(&j, "unwinder", d->unwinder[0] ? d->unwinder : NULL);
+	json_kv_str(&j, "unwinder_source", d->unwinder[0]
+						   ? d->unwinder_source : NULL);
 	json_kv_str(&j, "error", d->perf_error[0] ? d->perf_error : NULL);
 	json_end_object(&j);
 

@@ -1,11 +1,20 @@
 /*
- * `pyperf-run doctor --probe`: record a tiny bundled script in the
- * chosen mode and check that its Python functions, with the script's
- * top level below them, are in the stacks perf reports.  Everything is
- * done in a private directory that is removed afterwards, together with
- * the files the interpreter left in /tmp; perf's build-id cache is
- * pointed into the private directory so that ~/.debug does not grow.
- * Owner: doctor.
+ * `pyperf-run doctor --probe`: record a bundled script in the chosen
+ * mode and check, with profile_load() (the one reader of perf script
+ * output), that its Python stacks are complete: first a shallow stack,
+ * which tells whether the unwinder crosses Python frames at all, then a
+ * stack DOCTOR_PROBE_DEPTH levels deep through methods, generators and
+ * C callbacks, shaped like a web framework's middleware, which tells
+ * whether real programs come out whole.  The script measures the C
+ * stack under each leaf itself (from /proc/self/syscall), so that a
+ * cut stack can be blamed on the dump size, a frame cap or the
+ * unwinder.  In jit mode a cut stack is recorded again at the largest
+ * dump size to confirm it.
+ *
+ * Everything is done in a private directory that is removed afterwards,
+ * together with the files the interpreter left in /tmp; perf's build-id
+ * cache is pointed into the private directory so that ~/.debug does
+ * not grow.
  */
 #include "compat.h"
 #include "doctor.h"
@@ -14,6 +23,7 @@
 #include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
+#include "session.h"
 #include "spawn.h"
 
 #include <dirent.h>
@@ -23,27 +33,104 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PROBE_INNER "py::pyperf_probe_inner"
-#define PROBE_OUTER "py::pyperf_probe_outer"
-#define PROBE_MODULE "py::<module>"
+#define PROBE_SHALLOW "pyperf_probe_shallow"
+#define PROBE_DEEP "pyperf_probe_deep"
+#define PROBE_MODULE "<module>"
+#define PROBE_SHALLOW_LEVELS 4
+#define STR_(x) #x
+#define PPR_STR(x) STR_(x)
 
-/* About half a second of work, whatever the machine; prints its pid. */
+/*
+ * About 0.7 s of work whatever the machine; prints its pid and the C
+ * stack bytes under each leaf (0 when /proc/self/syscall cannot say).
+ * The leaves spin in their own frames, so that even a perf that stops
+ * at the first Python frame shows which stack a sample is from.
+ */
 static const char probe_script[] =
-"import os, sys, time\n"
-"def pyperf_probe_inner(n):\n"
+"import functools, os, sys, time\n"
+"def sp():\n"
+"    try:\n"
+"        with open('/proc/self/syscall') as f:\n"
+"            return int(f.read().split()[-2], 16)\n"
+"    except Exception:\n"
+"        return 0\n"
+"def stack_top():\n"
+"    try:\n"
+"        with open('/proc/self/stat') as f:\n"
+"            return int(f.read().rsplit(')', 1)[1].split()[25])\n"
+"    except Exception:\n"
+"        return 0\n"
+"TOP = stack_top()\n"
+"def used():\n"
+"    s = sp()\n"
+"    return TOP - s if TOP and s and TOP > s else 0\n"
+"def " PROBE_SHALLOW "():\n"
+"    sys.stdout.write('shallow_bytes=%d\\n' % used())\n"
 "    s = 0\n"
-"    for i in range(n):\n"
-"        s += i * i\n"
-"    return s\n"
-"def pyperf_probe_outer():\n"
-"    t = 0\n"
-"    end = time.time() + 0.5\n"
+"    end = time.time() + 0.3\n"
 "    while time.time() < end:\n"
-"        t += pyperf_probe_inner(20000)\n"
-"    return t\n"
+"        for i in range(2000):\n"
+"            s += i * i\n"
+"    return s\n"
+"def " PROBE_DEEP "():\n"
+"    sys.stdout.write('deep_bytes=%d\\n' % used())\n"
+"    s = 0\n"
+"    end = time.time() + 0.4\n"
+"    while time.time() < end:\n"
+"        for i in range(2000):\n"
+"            s += i * i\n"
+"    return s\n"
+"class PyperfProbeLayer:\n"
+"    def pyperf_probe_method(self, k, n, leaf):\n"
+"        return pyperf_probe_step(k + 1, n, leaf)\n"
+"def pyperf_probe_gen(k, n, leaf):\n"
+"    yield pyperf_probe_step(k + 1, n, leaf)\n"
+"def pyperf_probe_map(k, n, leaf):\n"
+"    return list(map(lambda j: pyperf_probe_step(j, n, leaf), [k + 1]))[0]\n"
+"def pyperf_probe_key(k, n, leaf):\n"
+"    out = []\n"
+"    sorted([k + 1], key=lambda j: out.append(pyperf_probe_step(j, n, leaf)))\n"
+"    return out[0]\n"
+"def pyperf_probe_reduce(k, n, leaf):\n"
+"    return functools.reduce(lambda a, j: pyperf_probe_step(j, n, leaf),\n"
+"                            [k + 1], 0)\n"
+"def pyperf_probe_step(k, n, leaf):\n"
+"    if k >= n:\n"
+"        return leaf()\n"
+"    r = k % 5\n"
+"    if r == 0:\n"
+"        return PyperfProbeLayer().pyperf_probe_method(k, n, leaf)\n"
+"    if r == 1:\n"
+"        return next(pyperf_probe_gen(k, n, leaf))\n"
+"    if r == 2:\n"
+"        return pyperf_probe_map(k, n, leaf)\n"
+"    if r == 3:\n"
+"        return pyperf_probe_key(k, n, leaf)\n"
+"    return pyperf_probe_reduce(k, n, leaf)\n"
 "sys.stdout.write('pid=%d\\n' % os.getpid())\n"
-"sys.stdout.flush()\n"
-"pyperf_probe_outer()\n";
+"pyperf_probe_step(0, " PPR_STR(PROBE_SHALLOW_LEVELS) ", " PROBE_SHALLOW ")\n"
+"pyperf_probe_step(0, " PPR_STR(DOCTOR_PROBE_DEPTH) ", " PROBE_DEEP ")\n"
+"sys.stdout.flush()\n";
+
+const char *probe_limit_name(enum probe_limit l)
+{
+	switch (l) {
+	case PROBE_LIMIT_NONE:
+		return "none";
+	case PROBE_LIMIT_DUMP:
+		return "dump_size";
+	case PROBE_LIMIT_DUMP_MAX:
+		return "dump_max";
+	case PROBE_LIMIT_UNWIND:
+		return "unwinder";
+	case PROBE_LIMIT_DEPTH:
+		return "frame_cap";
+	case PROBE_LIMIT_NOROOT:
+		return "frame_pointers";
+	default:
+		return "unknown";
+	}
+}
 
 static double now(void)
 {
@@ -53,53 +140,111 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Finish one sample's frames (in order, innermost first). */
-static void end_sample(struct doctor_probe *p, int *in_sample, int *inner,
-		       int *outer, int *module)
+/*
+ * The reason profile_load() put above a cut stack: its pseudo root
+ * "[incomplete stack: REASON]" (see profile.h), or CUT_NONE.
+ */
+static enum stack_cut cut_of(const struct frame *root)
 {
-	if (*in_sample) {
-		p->samples++;
-		if (*inner) {
-			p->python_samples++;
-			p->names_found = 1;
-			if (*outer && *module)
-				p->reached_module = 1;
-		}
-	}
-	*in_sample = *inner = *outer = *module = 0;
+	static const struct {
+		const char *name;
+		enum stack_cut cut;
+	} names[] = {
+		{ "[incomplete stack: dump full]", CUT_DUMP },
+		{ "[incomplete stack: unwinding stopped]", CUT_UNWIND },
+		{ "[incomplete stack: frame cap]", CUT_DEPTH },
+		{ "[incomplete stack: no root]", CUT_NOROOT },
+	};
+	size_t i;
+
+	if (root->kind != FRAME_UNKNOWN || !root->name)
+		return CUT_NONE;
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(root->name, names[i].name))
+			return names[i].cut;
+	return CUT_NONE;
 }
 
-void doctor_probe_check_script(const char *text, struct doctor_probe *p)
+void doctor_probe_check_profile(const struct profile *p,
+				struct probe_pass *out)
 {
-	const char *line = text;
-	int in_sample = 0, inner = 0, outer = 0, module = 0;
+	size_t i;
+	unsigned stack_size = out->stack_size;
 
-	p->samples = p->python_samples = 0;
-	p->names_found = p->reached_module = 0;
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char *l = xstrndup(line, len);
+	memset(out, 0, sizeof(*out));
+	out->stack_size = stack_size;
+	out->quality_judged = p->quality.judged;
+	memcpy(out->quality_cut, p->quality.cut, sizeof(out->quality_cut));
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *st = &p->stacks[i];
+		const struct frame *outer = NULL;
+		int shallow = 0, deep = 0, complete;
+		unsigned py = 0;
+		uint32_t j;
 
-		if (!len) {
-			end_sample(p, &in_sample, &inner, &outer, &module);
-		} else if (l[0] != ' ' && l[0] != '\t') {
-			/* A sample's header line. */
-			end_sample(p, &in_sample, &inner, &outer, &module);
-			in_sample = 1;
-		} else if (in_sample) {
-			/* Frames: innermost first, callers below. */
-			if (strstr(l, PROBE_INNER))
-				inner = 1;
-			else if (inner && strstr(l, PROBE_OUTER))
-				outer = 1;
-			else if (inner && outer && strstr(l, PROBE_MODULE))
-				module = 1;
+		out->samples += st->samples;
+		/* root first: the first Python frame is the outermost */
+		for (j = 0; j < st->depth; j++) {
+			const struct frame *f = &p->frames[st->frames[j]];
+
+			if (f->kind != FRAME_PYTHON || !f->func)
+				continue;
+			if (!outer)
+				outer = f;
+			py++;
+			if (!strcmp(f->func, PROBE_SHALLOW))
+				shallow = 1;
+			else if (!strcmp(f->func, PROBE_DEEP))
+				deep = 1;
 		}
-		free(l);
-		line = nl ? nl + 1 : NULL;
+		complete = outer && !strcmp(outer->func, PROBE_MODULE);
+		if (shallow) {
+			out->shallow += st->samples;
+			if (complete)
+				out->shallow_complete += st->samples;
+		}
+		if (!deep)
+			continue;
+		out->deep += st->samples;
+		if (py > out->deep_py_max)
+			out->deep_py_max = py;
+		if (st->depth > out->deep_frames_max)
+			out->deep_frames_max = st->depth;
+		if (complete) {
+			out->deep_complete += st->samples;
+		} else if (st->depth) {
+			const struct frame *f = &p->frames[st->frames[0]];
+			enum stack_cut c = cut_of(f);
+
+			out->deep_cut[c] += st->samples;
+			/* Where the unwinder stopped: below the pseudo
+			 * root, if there is one. */
+			if (c != CUT_NONE && st->depth > 1)
+				f = &p->frames[st->frames[1]];
+			if (!out->deep_stop[0])
+				snprintf(out->deep_stop,
+					 sizeof(out->deep_stop), "%s",
+					 f->name ? f->name : "?");
+		}
 	}
-	end_sample(p, &in_sample, &inner, &outer, &module);
+}
+
+static int mostly(size_t part, size_t all)
+{
+	return all && part * 100 >= all * DOCTOR_PROBE_COMPLETE_PCT;
+}
+
+const char *doctor_unwinder_from_messages(const char *text)
+{
+	if (!text)
+		return NULL;
+	/* Only libunwind's find_proc_info() callback says this. */
+	if (strstr(text, "unwind: find_proc_info dso "))
+		return "libunwind";
+	/* Both print a line per step: without the above, it is libdw. */
+	if (strstr(text, ":ip = 0x"))
+		return "libdw";
+	return NULL;
 }
 
 static int write_script(const char *path, char *err, size_t errlen)
@@ -194,33 +339,329 @@ static void remove_leftovers(const char *dir, pid_t pid, double since)
 	closedir(d);
 }
 
-static pid_t script_pid(const char *out)
+static unsigned long script_value(const char *out, const char *key)
 {
-	const char *p = strstr(out, "pid=");
+	const char *p = out ? strstr(out, key) : NULL;
 	unsigned long v;
 
-	if (!p || parse_uint_prefix(p + 4, &v, &p) || !v || v > 0x7fffffff)
+	if (!p || parse_uint_prefix(p + strlen(key), &v, &p))
 		return 0;
-	return (pid_t)v;
+	return v;
+}
+
+static pid_t script_pid(const char *out)
+{
+	unsigned long v = script_value(out, "pid=");
+
+	return v && v <= 0x7fffffff ? (pid_t)v : 0;
+}
+
+/* The probe's private directory as profile_load() reads a session. */
+static int write_meta(const char *dir, const struct mode *m,
+		      unsigned stack_size, struct doctor_probe *p)
+{
+	struct session_meta meta = SESSION_META_INIT;
+	char err[PPR_ERR_LEN];
+	int ret;
+
+	session_meta_set(&meta, "format", "%d", SESSION_META_FORMAT);
+	session_meta_set(&meta, "mode", "%s", mode_name_str(m->name));
+	if (m->name == MODE_JIT)
+		session_meta_set(&meta, "stack_size", "%u", stack_size);
+	ret = session_meta_write(dir, &meta, err, sizeof(err));
+	if (ret)
+		set_err(p->detail, sizeof(p->detail), "%s", err);
+	session_meta_release(&meta);
+	return ret;
+}
+
+struct probe_ctx {
+	const char *perf;
+	const struct pyinfo *py;
+	const struct mode *m;
+	const char *dir;
+	char *script, *raw, *data, *bid;
+	struct strvec env;
+	struct strvec target;
+	double start;
+	pid_t pids[2];
+};
+
+/*
+ * Remove the files of one recording (perf.data, the jit files, the
+ * build-id cache, what profile_load() keeps next to them), keeping the
+ * script.
+ */
+static void clean_pass(struct probe_ctx *c)
+{
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *path;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, "probe.py"))
+			continue;
+		path = xasprintf("%s/%s", c->dir, de->d_name);
+		/* files too; a symlink is removed, not followed */
+		paths_remove_tree(path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* Which unwinder perf used: its own -v messages on the recording. */
+static void find_unwinder(struct probe_ctx *c, struct doctor_probe *p)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	const char *u;
+	int st;
+
+	/* A few frames a sample are enough to see who steps them. */
+	strvec_push(&argv, c->perf ? c->perf : "perf");
+	strvec_pushv(&argv, (const char *const[]){ "--buildid-dir", c->bid,
+		     "script", "-v", "--max-stack", "4", "-F", "ip", "-i",
+		     NULL });
+	strvec_push(&argv, c->data);
+	st = spawn_capture(argv.v, NULL, &out, &errout, 4 << 20, err,
+			   sizeof(err));
+	if (st >= 0 && (u = doctor_unwinder_from_messages(errout.buf)))
+		snprintf(p->unwinder, sizeof(p->unwinder), "%s", u);
+	strvec_clear(&argv);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+}
+
+/*
+ * Record and read one pass at stack_size (jit mode).  Returns 0, or -1
+ * with p->detail set.
+ */
+static int record_pass(struct probe_ctx *c, unsigned stack_size,
+		       struct probe_pass *pass, int first,
+		       struct doctor_probe *p)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct perfcmd_record o;
+	struct mode m = *c->m;
+	struct profile prof;
+	struct profile_filter f = PROFILE_FILTER_INIT;
+	char err[PPR_ERR_LEN];
+	int ret = -1;
+
+	if (stack_size)
+		m.stack_size = stack_size;
+	pass->stack_size = m.name == MODE_JIT ? m.stack_size : 0;
+	perfcmd_record_init(&o);
+	perfcmd_record_set_mode(&o, &m);
+	o.perf = c->perf;
+	o.output = m.name == MODE_JIT ? c->raw : c->data;
+	o.buildid_dir = c->bid;
+	o.target = c->target.v;
+	o.flags = PERFCMD_QUIET;
+	perfcmd_record_argv(&o, &argv);
+	if (run("perf record", argv.v, c->env.v, &out, p))
+		goto out;
+	c->pids[first ? 0 : 1] = script_pid(out.buf);
+	if (first) {
+		p->shallow_bytes = script_value(out.buf, "shallow_bytes=");
+		p->deep_bytes = script_value(out.buf, "deep_bytes=");
+	}
+	strvec_clear(&argv);
+	if (m.name == MODE_JIT) {
+		perfcmd_inject_argv(c->perf, c->bid, c->raw, c->data, &argv);
+		if (run("perf inject", argv.v, NULL, NULL, p))
+			goto out;
+	}
+	if (write_meta(c->dir, &m, pass->stack_size, p))
+		goto out;
+	f.view = PROFILE_VIEW_ALL;
+	if (profile_load(&prof, c->dir, &f, err, sizeof(err))) {
+		set_err(p->detail, sizeof(p->detail), "%s", err);
+		profile_release(&prof);
+		goto out;
+	}
+	doctor_probe_check_profile(&prof, pass);
+	profile_release(&prof);
+	if (first && m.name == MODE_JIT)
+		find_unwinder(c, p);
+	ret = 0;
+out:
+	if (!c->pids[first ? 0 : 1] && out.len)
+		c->pids[first ? 0 : 1] = script_pid(out.buf);
+	strvec_clear(&argv);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* Dump bytes that hold `bytes` of stack, rounded up to 4 KiB. */
+static unsigned dump_for(unsigned long bytes)
+{
+	/* perf copies from the sampled SP: leave room for the leaf. */
+	unsigned long need = bytes + 1024;
+
+	need = (need + 4095) & ~4095UL;
+	return need > MODE_STACK_MAX ? MODE_STACK_MAX : (unsigned)need;
+}
+
+/* The reason most cut deep samples of a pass share, or CUT_NONE. */
+static enum stack_cut main_cut(const struct probe_pass *a)
+{
+	enum stack_cut best = CUT_NONE;
+	int r;
+
+	for (r = CUT_DUMP; r < CUT_NR; r++)
+		if (a->deep_cut[r] && (best == CUT_NONE ||
+				       a->deep_cut[r] > a->deep_cut[best]))
+			best = (enum stack_cut)r;
+	return best;
+}
+
+/*
+ * Why the deep stack is cut: the reason profile_load() read from
+ * perf.data (dump full or not; chain at the kernel's cap or not), the
+ * second recording at the largest dump, and the C stack the script
+ * measured under its leaf.
+ */
+static void diagnose(struct doctor_probe *p, unsigned max_stack)
+{
+	const struct probe_pass *a = &p->pass[0];
+	const struct probe_pass *b = p->nr_passes > 1 ? &p->pass[1] : NULL;
+	unsigned long per = p->deep_bytes / DOCTOR_PROBE_DEPTH;
+	enum stack_cut why = main_cut(a);
+	int b_whole = b && mostly(b->deep_complete, b->deep);
+
+	if (p->deep_complete) {
+		p->limit = PROBE_LIMIT_NONE;
+		return;
+	}
+	if (!a->deep) {
+		p->limit = PROBE_LIMIT_UNKNOWN;
+		set_err(p->limit_text, sizeof(p->limit_text),
+			"no sample of the deep stack has the probe's "
+			"functions");
+		return;
+	}
+	/* Without a reason from perf.data, infer one. */
+	if (why == CUT_NONE) {
+		if (max_stack && a->deep_frames_max == max_stack)
+			why = CUT_DEPTH;
+		else if (p->mode != MODE_JIT)
+			why = CUT_NOROOT;
+		else if (b_whole || p->deep_bytes > a->stack_size)
+			why = CUT_DUMP;
+		else
+			why = CUT_UNWIND;
+	}
+	switch (why) {
+	case CUT_DEPTH:
+		p->limit = PROBE_LIMIT_DEPTH;
+		p->frame_cap = max_stack ? max_stack : a->deep_frames_max;
+		set_err(p->limit_text, sizeof(p->limit_text),
+			"call chains stop at the kernel's cap of %u frames "
+			"(kernel.perf_event_max_stack); a %d-level Python "
+			"stack has more", p->frame_cap, DOCTOR_PROBE_DEPTH);
+		set_err(p->limit_fix, sizeof(p->limit_fix),
+			"sudo sysctl kernel.perf_event_max_stack=4096");
+		return;
+	case CUT_DUMP:
+		p->needed_stack = dump_for(p->deep_bytes);
+		if (b_whole) {
+			p->limit = PROBE_LIMIT_DUMP;
+			set_err(p->limit_text, sizeof(p->limit_text),
+				"the stack dump was full: a %d-level Python "
+				"stack takes %lu bytes of C stack, more than "
+				"the %u-byte dump; it is whole at %u",
+				DOCTOR_PROBE_DEPTH, p->deep_bytes,
+				a->stack_size, b->stack_size);
+			set_err(p->limit_fix, sizeof(p->limit_fix),
+				"for programs this deep, record with "
+				"--stack-size %u", p->needed_stack);
+			return;
+		}
+		if (p->deep_bytes > MODE_STACK_MAX ||
+		    (b && main_cut(b) == CUT_DUMP)) {
+			p->limit = PROBE_LIMIT_DUMP_MAX;
+			if (per)
+				set_err(p->limit_text,
+					sizeof(p->limit_text),
+					"the stack dump was full: a %d-level "
+					"Python stack takes %lu bytes of C "
+					"stack (%lu a level) and perf copies "
+					"at most %u, so stacks deeper than "
+					"about %lu levels come out cut (%lu "
+					"at the %u-byte dump)",
+					DOCTOR_PROBE_DEPTH, p->deep_bytes,
+					per, MODE_STACK_MAX,
+					MODE_STACK_MAX / per,
+					a->stack_size / per, a->stack_size);
+			else
+				set_err(p->limit_text,
+					sizeof(p->limit_text),
+					"the stack dump was full even at %u "
+					"bytes, the most perf copies",
+					MODE_STACK_MAX);
+			set_err(p->limit_fix, sizeof(p->limit_fix),
+				"no --stack-size helps deeper programs; "
+				"perf mode (a Python built with frame "
+				"pointers) has no such limit once "
+				"kernel.perf_event_max_stack is raised");
+			return;
+		}
+		p->limit = PROBE_LIMIT_DUMP;
+		set_err(p->limit_text, sizeof(p->limit_text),
+			"the stack dump was full: a %d-level Python stack "
+			"takes %lu bytes of C stack, more than the %u-byte "
+			"dump", DOCTOR_PROBE_DEPTH, p->deep_bytes,
+			a->stack_size);
+		set_err(p->limit_fix, sizeof(p->limit_fix),
+			"for programs this deep, record with --stack-size %u",
+			p->needed_stack);
+		return;
+	case CUT_UNWIND:
+		p->limit = PROBE_LIMIT_UNWIND;
+		set_err(p->limit_text, sizeof(p->limit_text),
+			"the %s unwinder stopped at '%s' before the end of "
+			"the %u-byte dump", p->unwinder[0] ? p->unwinder
+							   : "DWARF",
+			a->deep_stop, a->stack_size);
+		return;
+	default:
+		p->limit = PROBE_LIMIT_NOROOT;
+		set_err(p->limit_text, sizeof(p->limit_text),
+			"the call chain stops at '%s' (%u Python frames) "
+			"before the process's start", a->deep_stop,
+			a->deep_py_max);
+		if (p->mode != MODE_JIT)
+			set_err(p->limit_fix, sizeof(p->limit_fix),
+				"code without frame pointers is on the "
+				"stack: record in jit mode (--mode jit)");
+		return;
+	}
 }
 
 void doctor_probe_run(const char *perf, const struct pyinfo *py,
 		      const struct mode *m, const char *tmpdir,
+		      unsigned stack_size, unsigned max_stack,
 		      struct doctor_probe *p)
 {
 	const char *base = tmpdir ? tmpdir : "/tmp";
-	char *dir = NULL, *script = NULL, *raw = NULL, *data = NULL;
-	char *bid = NULL;
-	struct strvec env_set = STRVEC_INIT, env = STRVEC_INIT;
-	struct strvec target = STRVEC_INIT, argv = STRVEC_INIT;
-	struct strbuf out = STRBUF_INIT;
-	struct perfcmd_record o;
-	double start = now();
-	pid_t pid = 0;
+	struct probe_ctx c;
+	struct strvec env_set = STRVEC_INIT;
+	char *dir = NULL;
 	char err[PPR_ERR_LEN];
+	struct probe_pass *a;
+	size_t i;
 
 	memset(p, 0, sizeof(*p));
+	memset(&c, 0, sizeof(c));
 	p->mode = m->name;
+	p->trampoline = m->trampoline;
 	if (m->name != MODE_PERF && m->name != MODE_JIT) {
 		p->unavailable = 1;
 		set_err(p->detail, sizeof(p->detail), "no mode to test");
@@ -237,16 +678,21 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	}
 	p->ran = 1;
 	snprintf(p->workdir, sizeof(p->workdir), "%s", dir);
-	script = xasprintf("%s/probe.py", dir);
-	raw = xasprintf("%s/perf.data.raw", dir);
-	data = xasprintf("%s/perf.data", dir);
-	bid = xasprintf("%s/buildid", dir);
-	if (write_script(script, p->detail, sizeof(p->detail)))
+	c.perf = perf;
+	c.py = py;
+	c.m = m;
+	c.dir = dir;
+	c.start = now();
+	c.script = xasprintf("%s/probe.py", dir);
+	c.raw = xasprintf("%s/perf.data.raw", dir);
+	c.data = xasprintf("%s/perf.data", dir);
+	c.bid = xasprintf("%s/buildid", dir);
+	if (write_script(c.script, p->detail, sizeof(p->detail)))
 		goto out;
 
-	strvec_push(&target, py->executable[0] ? py->executable : py->path);
+	strvec_push(&c.target, py->executable[0] ? py->executable : py->path);
 	if (m->trampoline == TRAMPOLINE_NATIVE) {
-		perfcmd_python_switches(m->name, &target, NULL);
+		perfcmd_python_switches(m->name, &c.target, NULL);
 	} else if (embedded_prepare(py, m->name,
 				    /* perf reads maps from /tmp only */
 				    m->name == MODE_JIT ? dir : NULL,
@@ -255,70 +701,77 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 			"the embedded trampoline is not ready: %s", err);
 		goto out;
 	}
-	strvec_push(&target, script);
+	strvec_push(&c.target, c.script);
 	/* The probe's own settings only. */
 	strvec_push(&env_set, "PYTHONPERFSUPPORT");
 	strvec_push(&env_set, "PYTHON_PERF_JIT_SUPPORT");
 	strvec_push(&env_set, "PYTHONSTARTUP");
-	spawn_env_build(&env, env_set.v);
+	spawn_env_build(&c.env, env_set.v);
 
-	perfcmd_record_init(&o);
-	perfcmd_record_set_mode(&o, m);
-	o.perf = perf;
-	o.output = m->name == MODE_JIT ? raw : data;
-	o.buildid_dir = bid;
-	o.target = target.v;
-	o.flags = PERFCMD_QUIET;
-	perfcmd_record_argv(&o, &argv);
-	if (run("perf record", argv.v, env.v, &out, p))
+	a = &p->pass[0];
+	if (record_pass(&c, stack_size, a, 1, p))
 		goto out;
-	pid = script_pid(out.buf);
-	strvec_clear(&argv);
-	if (m->name == MODE_JIT) {
-		perfcmd_inject_argv(perf, bid, raw, data, &argv);
-		if (run("perf inject", argv.v, NULL, NULL, p))
-			goto out;
-		strvec_clear(&argv);
-	}
-	strvec_push(&argv, perf ? perf : "perf");
-	strvec_push(&argv, "--buildid-dir");
-	strvec_push(&argv, bid);
-	strvec_pushv(&argv, (const char *const[]){ "script", "-F",
-		     "comm,ip,sym", "--no-inline", "-i", NULL });
-	strvec_push(&argv, data);
-	strbuf_reset(&out);
-	if (run("perf script", argv.v, NULL, &out, p))
-		goto out;
+	p->nr_passes = 1;
 	p->recorded = 1;
-	doctor_probe_check_script(out.buf, p);
-	if (!p->samples)
+	p->samples = a->samples;
+	p->python_samples = a->shallow + a->deep;
+	p->names_found = a->shallow || a->deep;
+	p->reached_module = mostly(a->shallow_complete, a->shallow);
+	p->deep_complete = mostly(a->deep_complete, a->deep);
+	p->shallow_first = p->reached_module;
+	/*
+	 * Cut in jit mode: again at the largest dump, to tell why; not
+	 * when perf.data already says the dump was full and the stack is
+	 * deeper than any dump.
+	 */
+	if (m->name == MODE_JIT && p->names_found &&
+	    (!p->reached_module ||
+	     (!p->deep_complete && !(main_cut(a) == CUT_DUMP &&
+				     p->deep_bytes > MODE_STACK_MAX))) &&
+	    a->stack_size < MODE_STACK_MAX) {
+		clean_pass(&c);
+		if (record_pass(&c, MODE_STACK_MAX, &p->pass[1], 0, p))
+			goto out;
+		p->nr_passes = 2;
+		/* The unwinder crosses Python frames if it does once. */
+		if (mostly(p->pass[1].shallow_complete, p->pass[1].shallow))
+			p->reached_module = 1;
+	}
+	if (p->reached_module && !p->shallow_first) {
+		p->shallow_need = dump_for(p->shallow_bytes);
+		if (p->shallow_need <= a->stack_size)
+			p->shallow_need = a->stack_size * 2 < MODE_STACK_MAX
+					? a->stack_size * 2 : MODE_STACK_MAX;
+	}
+	if (!a->samples)
 		set_err(p->detail, sizeof(p->detail), "perf recorded no "
 			"samples");
 	else if (!p->names_found)
 		set_err(p->detail, sizeof(p->detail), "no Python function "
-			"of the probe in %zu samples", p->samples);
+			"of the probe in %zu samples", a->samples);
 	else if (!p->reached_module)
 		set_err(p->detail, sizeof(p->detail), "Python frames are "
 			"there but the stacks stop before the script's top "
-			"level (%s)", PROBE_MODULE);
+			"level (%s): %zu of %zu shallow samples complete",
+			PROBE_MODULE, a->shallow_complete, a->shallow);
+	if (p->names_found)
+		diagnose(p, max_stack);
 out:
-	if (!pid && out.len)
-		pid = script_pid(out.buf);
-	p->pid = pid;
-	if (pid) {
-		remove_leftovers("/tmp", pid, start);
+	p->pid = c.pids[0];
+	for (i = 0; i < 2; i++) {
+		if (!c.pids[i])
+			continue;
+		remove_leftovers("/tmp", c.pids[i], c.start);
 		if (strcmp(base, "/tmp"))
-			remove_leftovers(base, pid, start);
+			remove_leftovers(base, c.pids[i], c.start);
 	}
 	paths_remove_tree(dir);
 	strvec_clear(&env_set);
-	strvec_clear(&env);
-	strvec_clear(&target);
-	strvec_clear(&argv);
-	strbuf_release(&out);
+	strvec_clear(&c.env);
+	strvec_clear(&c.target);
 	free(dir);
-	free(script);
-	free(raw);
-	free(data);
-	free(bid);
+	free(c.script);
+	free(c.raw);
+	free(c.data);
+	free(c.bid);
 }

@@ -76,12 +76,16 @@ static int ver_ge(const struct perf_version *v, int major, int minor)
 enum tristate perf_version_jit_fix(const struct perf_version *v,
 				   char *why, size_t whylen)
 {
-	/* Stable lines that got the three unwinding fixes, from .patch on. */
+	/*
+	 * Stable lines that got the unwinding fixes (c966d23a351a libdw,
+	 * 4fb54994b236 libunwind, and genelf's), from .patch on.
+	 */
 	static const struct {
 		int major, minor, patch;
 	} backports[] = {
 		{ 6, 7, 2 },
 		{ 6, 6, 14 },
+		{ 6, 1, 91 },
 	};
 	size_t i;
 
@@ -94,30 +98,28 @@ enum tristate perf_version_jit_fix(const struct perf_version *v,
 		if (v->major != backports[i].major ||
 		    v->minor != backports[i].minor)
 			continue;
-		if (v->patch < 0) {
-			set_err(why, whylen, "perf %d.%d without a patch "
-				"level: the fix came in %d.%d.%d",
-				v->major, v->minor, backports[i].major,
-				backports[i].minor, backports[i].patch);
-			return TRI_UNKNOWN;
-		}
 		if (v->patch >= backports[i].patch) {
 			set_err(why, whylen, "the fix was backported to "
 				"%d.%d.%d", backports[i].major,
 				backports[i].minor, backports[i].patch);
 			return TRI_YES;
 		}
-		set_err(why, whylen, "the fix came in %d.%d.%d",
-			backports[i].major, backports[i].minor,
-			backports[i].patch);
-		return TRI_NO;
-	}
-	if (v->major == 6 && v->minor == 1) {
-		set_err(why, whylen, "the 6.1 stable line got the fix late "
-			"(around 6.1.91) and distros patch it: a probe tells");
+		/* A distribution may have picked the fix earlier. */
+		if (v->patch < 0)
+			set_err(why, whylen, "perf %d.%d without a patch "
+				"level: the fix came in %d.%d.%d; a probe "
+				"tells", v->major, v->minor,
+				backports[i].major, backports[i].minor,
+				backports[i].patch);
+		else
+			set_err(why, whylen, "the fix came in %d.%d.%d, "
+				"unless the distribution backported it: a "
+				"probe tells", backports[i].major,
+				backports[i].minor, backports[i].patch);
 		return TRI_UNKNOWN;
 	}
-	set_err(why, whylen, "perf %d.%d predates the fix (6.8, or 6.7.2 "
-		"and 6.6.14) and its line never got it", v->major, v->minor);
-	return TRI_NO;
+	set_err(why, whylen, "perf %d.%d predates the fix (6.8; 6.7.2, "
+		"6.6.14 and 6.1.91 on the stable lines): a probe tells",
+		v->major, v->minor);
+	return TRI_UNKNOWN;
 }

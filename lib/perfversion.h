@@ -38,8 +38,9 @@ void perf_version_format(const struct perf_version *v, char *buf,
 
 /*
  * Does this perf carry the fixes that let DWARF unwinding cross jitted
- * code (v6.8-rc1; stable backports 6.7.2 and 6.6.14)?  Older stable
- * lines are TRI_UNKNOWN (a probe tells), lines that never got them TRI_NO.
+ * code (v6.8-rc1; stable backports 6.7.2, 6.6.14 and 6.1.91)?  TRI_YES
+ * from those versions on; anything older is TRI_UNKNOWN, never TRI_NO:
+ * distributions backport fixes, so only a probe recording can say no.
  * why gets a one-line explanation.
  */
 enum tristate perf_version_jit_fix(const struct perf_version *v,

@@ -4,7 +4,7 @@ test_description='doctor: usage, exit codes, JSON shape, interpreters that canno
 
 test_expect_success '-h prints the usage on stdout' '
 	ppr doctor -h >out 2>err &&
-	test_grep "^usage: pyperf-run doctor \[--python <path>\] \[--json\] \[--probe\]$" out &&
+	test_grep "^usage: pyperf-run doctor \[--python <path>\] \[--perf <path>\] \[--json\] \[--probe\]$" out &&
 	test_grep "^    --probe " out &&
 	! test -s err
 '

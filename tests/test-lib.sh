@@ -301,3 +301,93 @@ if m.get("name") not in ("perf", "jit") or m.get("problem"):
 PYEOF
 	echo "$up_py"
 }
+
+# --- the perf matrix ---------------------------------------------------------
+# The perfs the matrix tests run: the first perf on PATH ("system") and the
+# two perf 6.12 builds of .ci/setup.d/perf-6.12.sh ("6.12-libunwind": DWARF
+# unwinding with libunwind; "6.12-libdw": built with NO_LIBUNWIND=1, as
+# Fedora ships it).  PYPERF_CACHE moves the cache like the setup script.
+
+# ppr_perf_612 libunwind|libdw: the cached build, when it runs.
+ppr_perf_612() {
+	p612_=${PYPERF_CACHE:-$HOME/.cache/pyperf-run}/perf-6.12/$1/perf
+	test -x "$p612_" && "$p612_" version >/dev/null 2>&1 && echo "$p612_"
+}
+
+# ppr_perf_path NAME: the perf of the matrix called NAME, or fail.
+ppr_perf_path() {
+	case $1 in
+	system) command -v perf ;;
+	6.12-libunwind) ppr_perf_612 libunwind ;;
+	6.12-libdw) ppr_perf_612 libdw ;;
+	*) return 1 ;;
+	esac
+}
+
+# ppr_perfs: "NAME PATH" for every perf of the matrix that is here.  Tests
+# that must report a missing one as a skip loop over the names with the
+# PERF / PERF_612_LIBUNWIND / PERF_612_LIBDW prerequisites instead.
+ppr_perfs() {
+	for pn_ in system 6.12-libunwind 6.12-libdw; do
+		pp_=$(ppr_perf_path "$pn_") && echo "$pn_ $pp_"
+	done
+	return 0
+}
+
+# ppr_perf_prereq NAME: the prerequisite that says NAME is here.
+ppr_perf_prereq() {
+	case $1 in
+	system) echo PERF ;;
+	6.12-libunwind) echo PERF_612_LIBUNWIND ;;
+	6.12-libdw) echo PERF_612_LIBDW ;;
+	esac
+}
+
+# ppr_perf_version PATH: "6.1.187"
+ppr_perf_version() {
+	"$1" version 2>/dev/null | sed -n 's/^perf version \([0-9][0-9.]*\).*/\1/p'
+}
+
+# ppr_with_perf PATH CMD...: run CMD with PATH as the perf on PATH (what
+# record runs) and as PYPERF_PERF (what report runs).
+ppr_with_perf() {
+	wp_dir_=$TRASH/.perf-bin/$(printf '%s' "$1" | cksum | cut -d' ' -f1)
+	if ! test -x "$wp_dir_/perf"; then
+		mkdir -p "$wp_dir_" && ln -sf "$1" "$wp_dir_/perf" || return 1
+	fi
+	(
+		PYPERF_PERF=$1
+		PATH=$wp_dir_:$PATH
+		export PYPERF_PERF PATH
+		shift
+		"$@"
+	)
+}
+
+test_prereq_PERF_612_LIBUNWIND() {
+	ppr_perf_612 libunwind >/dev/null ||
+		{ echo "no perf 6.12 built with libunwind (run .ci/setup.d/perf-6.12.sh)"; return 1; }
+}
+
+test_prereq_PERF_612_LIBDW() {
+	ppr_perf_612 libdw >/dev/null ||
+		{ echo "no perf 6.12 built with libdw (run .ci/setup.d/perf-6.12.sh)"; return 1; }
+}
+
+# ppr_distro_python X.Y: the interpreter of version X.Y that is not under
+# pyenv (the distribution's own), or fail.
+ppr_distro_python() {
+	dp_root_=
+	if command -v pyenv >/dev/null 2>&1; then
+		dp_root_=$(pyenv root 2>/dev/null)
+	fi
+	test -n "$dp_root_" || dp_root_=${PYENV_ROOT:-/nonexistent}
+	for dp_ in $(ppr_pythons); do
+		case $(readlink -f "$dp_") in "$dp_root_"/*) continue ;; esac
+		if test "$(ppr_python_version "$dp_")" = "$1"; then
+			echo "$dp_"
+			return 0
+		fi
+	done
+	return 1
+}
