@@ -22,11 +22,14 @@
 #include "../lib/paths.h"
 #include "../lib/perfcmd.h"
 #include "../lib/perfversion.h"
+#include "../lib/probecache.h"
+#include "../lib/profile.h"
 #include "../lib/pyinfo.h"
 #include "../lib/record.h"
 #include "../lib/session.h"
 #include "../lib/spawn.h"
 #include "../lib/strbuf.h"
+#include "../lib/sysprobe.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"
@@ -34,7 +37,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -43,7 +45,9 @@
 #include <unistd.h>
 
 #define INTERNAL_EXEC "--internal-exec"
-#define TRUNCATED_WARN 0.05
+#define MAX_STACK_PATH "/proc/sys/kernel/perf_event_max_stack"
+#define MAX_RATE_PATH "/proc/sys/kernel/perf_event_max_sample_rate"
+#define JUDGE_MIN_SAMPLES 50
 
 static const char *const record_synopsis[] = {
 	"pyperf-run record [<options>] <script.py> [<args>...]",
@@ -319,29 +323,24 @@ static int check_command(const char *cmd)
 	return e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 }
 
-static unsigned cap_frequency(unsigned long want, int quiet)
+static unsigned cap_frequency(unsigned long want)
 {
-	struct strbuf sb = STRBUF_INIT;
-	unsigned long max = 0;
+	long max = 0;
 
-	if (strbuf_read_file(&sb, "/proc/sys/kernel/perf_event_max_sample_rate",
-			     64) == 0) {
-		strbuf_rtrim(&sb);
-		if (parse_ulong(sb.buf, 10, 100000000, &max))
-			max = 0;
-	}
-	strbuf_release(&sb);
-	if (max && want > max) {
-		(void)quiet;
-		warning("-F %lu is above the kernel's maximum of %lu "
-				"(kernel.perf_event_max_sample_rate): using "
-				"%lu", want, max, max);
+	if (sysprobe_read_long(MAX_RATE_PATH, &max) < 0)
+		max = 0;
+	if (max > 0 && want > (unsigned long)max) {
+		warning("-F %lu is above the kernel's maximum of %ld "
+			"(kernel.perf_event_max_sample_rate): using %ld",
+			want, max, max);
 		return (unsigned)max;
 	}
 	return (unsigned)want;
 }
 
-static int perf_version_of(const char *perf, struct perf_version *v)
+/* perf's version, and its `perf version` line (for the probe cache). */
+static int perf_version_of(const char *perf, struct perf_version *v,
+			   char *line, size_t linelen)
 {
 	const char *argv[] = { perf, "version", NULL };
 	struct strbuf out = STRBUF_INIT;
@@ -350,8 +349,11 @@ static int perf_version_of(const char *perf, struct perf_version *v)
 
 	st = spawn_capture(argv, NULL, &out, NULL, 4096, err, sizeof(err));
 	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st) &&
-	    !perf_version_parse(out.buf, v))
+	    !perf_version_parse(out.buf, v)) {
+		snprintf(line, linelen, "%.*s", (int)strcspn(out.buf, "\n"),
+			 out.buf);
 		ret = 0;
+	}
 	strbuf_release(&out);
 	return ret;
 }
@@ -465,19 +467,20 @@ out:
 	return r;
 }
 
-/* Run a helper perf command, output to out (or dropped), not on the tty's
- * process group so that a late Ctrl-C does not cut it short. */
-static int run_quiet(const char *const *argv, struct strbuf *errout,
-		     struct record_scan *scan)
+/*
+ * Run a helper perf command (its output dropped, its stderr into
+ * errout), not on the tty's process group so that a late Ctrl-C does
+ * not cut it short.
+ */
+static int run_quiet(const char *const *argv, struct strbuf *errout)
 {
 	struct spawn sp = SPAWN_INIT;
-	struct strbuf pending = STRBUF_INIT;
 	char err[PPR_ERR_LEN];
-	int r, ofd, efd;
+	int r;
 
 	sp.argv = argv;
 	sp.in = SPAWN_DEVNULL;
-	sp.out = scan ? SPAWN_PIPE : SPAWN_DEVNULL;
+	sp.out = SPAWN_DEVNULL;
 	sp.err = SPAWN_PIPE;
 	sp.flags = SPAWN_NEW_PGRP;
 	r = spawn_start(&sp, err, sizeof(err));
@@ -486,53 +489,18 @@ static int run_quiet(const char *const *argv, struct strbuf *errout,
 			strbuf_addstr(errout, err);
 		return r;
 	}
-	ofd = scan ? sp.out : -1;
-	efd = sp.err;
-	while (ofd >= 0 || efd >= 0) {
-		struct pollfd pf[2];
-		nfds_t k = 0, i;
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(sp.err, buf, sizeof(buf));
 
-		if (ofd >= 0)
-			pf[k++] = (struct pollfd){ ofd, POLLIN, 0 };
-		if (efd >= 0)
-			pf[k++] = (struct pollfd){ efd, POLLIN, 0 };
-		if (poll(pf, k, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			break;
-		}
-		for (i = 0; i < k; i++) {
-			char buf[65536];
-			ssize_t n;
-			int *fdp = pf[i].fd == ofd ? &ofd : &efd;
-
-			if (!pf[i].revents)
-				continue;
-			n = read(*fdp, buf, sizeof(buf));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				close(*fdp);
-				*fdp = -1;
-				continue;
-			}
-			if (fdp == &ofd)
-				record_scan_feed(scan, &pending, buf,
-						 (size_t)n);
-			else if (errout && errout->len < 65536)
-				strbuf_add(errout, buf, (size_t)n);
-		}
+		if (errout && errout->len < 65536)
+			strbuf_add(errout, buf, (size_t)n);
 	}
-	if (ofd >= 0)
-		close(ofd);
-	if (efd >= 0)
-		close(efd);
-	if (scan) {
-		if (pending.len)
-			record_scan_line(scan, pending.buf, pending.len);
-		record_scan_finish(scan);
-	}
-	strbuf_release(&pending);
+	close(sp.err);
 	return spawn_finish(&sp);
 }
 
@@ -731,6 +699,10 @@ struct run {
 	char *python;		/* resolved interpreter path */
 	unsigned freq;
 	enum tristate fix;	/* does perf unwind jitted code */
+	char perf_line[128];	/* its `perf version` line */
+	long max_stack;		/* kernel.perf_event_max_stack, 0 unknown */
+	double complete;	/* share of judged samples with whole stacks,
+				   < 0 when none were judged */
 	double start, end;
 	struct strvec target;
 	struct strvec env_set;
@@ -799,7 +771,8 @@ static int prepare(struct run *r)
 		     "linux-tools-$(uname -r); Fedora: perf)");
 		return EXIT_INTERNAL;
 	}
-	if (perf_version_of(r->perf, &r->pv)) {
+	if (perf_version_of(r->perf, &r->pv, r->perf_line,
+			    sizeof(r->perf_line))) {
 		check_event_abandon(&ev);
 		error("cannot tell the version of '%s' ('perf version' "
 		      "failed)", r->perf);
@@ -808,7 +781,18 @@ static int prepare(struct run *r)
 	if ((code = check_event_finish(&ev, event)))
 		return code;
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
+	if (fix == TRI_UNKNOWN) {
+		/* what `doctor --probe` proved about this perf binary */
+		struct probe_verdict v;
+
+		if (!probe_cache_get(r->perf, r->perf_line, &v) &&
+		    v.jit_fix != TRI_UNKNOWN)
+			fix = v.jit_fix;
+	}
 	r->fix = fix;
+	if (sysprobe_read_long(MAX_STACK_PATH, &r->max_stack) < 0 ||
+	    r->max_stack < 0)
+		r->max_stack = 0;
 	embedded_ready = embedded_available(&r->py);
 	mode_decide(&r->py, &r->pv, fix, o->mode, (unsigned)o->stack_size,
 		    embedded_ready, &r->mode);
@@ -824,16 +808,15 @@ static int prepare(struct run *r)
 		return EXIT_INTERNAL;
 	}
 	/*
-	 * When perf's version does not tell whether it unwinds through
-	 * jitted code, the recording does: see report_truncation().
+	 * When neither perf's version nor a probe tells whether it unwinds
+	 * through jitted code, the recording does: see judge_session().
 	 */
 	if (r->mode.warning[0] &&
 	    !(r->mode.name == MODE_JIT && fix == TRI_UNKNOWN))
 		warning("%s", r->mode.warning);
 	if (o->stack_size && r->mode.name == MODE_PERF)
 		warning("--stack-size only matters in jit mode");
-	r->freq = cap_frequency(o->freq ? o->freq : PERFCMD_FREQ_DEFAULT,
-				o->quiet);
+	r->freq = cap_frequency(o->freq ? o->freq : PERFCMD_FREQ_DEFAULT);
 	target_argv(o, r->python, &r->target);
 	return 0;
 }
@@ -869,9 +852,8 @@ static void write_meta(struct run *r, int status_known, int status)
 	session_meta_set(m, "start_time", "%.6f", r->start);
 	session_meta_set(m, "end_time", "%.6f", r->end);
 	session_meta_set(m, "samples", "%lu", r->scan.samples);
-	session_meta_set(m, "truncated", "%.4f", r->scan.user_samples ?
-			 (double)r->scan.truncated / r->scan.user_samples :
-			 0.0);
+	if (r->max_stack > 0)
+		session_meta_set(m, "max_stack", "%ld", r->max_stack);
 	for (i = 0; i < r->scan.nr_pids; i++)
 		if (r->scan.pids[i] != r->scan.ignore_pid)
 			strbuf_addf(&sb, "%s%d", sb.len ? " " : "",
@@ -885,38 +867,85 @@ static void write_meta(struct run *r, int status_known, int status)
 	strbuf_release(&sb);
 }
 
-static void report_truncation(struct run *r)
+/* The dump-size facts of profile_load()'s judgement. */
+static void dump_facts(const struct profile *p, struct record_cut_facts *f)
 {
-	double share;
-	unsigned next;
+	const struct profile_quality *q = &p->quality;
 
-	if (r->mode.name != MODE_JIT || r->scan.user_samples < 50)
-		return;
-	share = (double)r->scan.truncated / r->scan.user_samples;
-	if (share < TRUNCATED_WARN)
-		return;
-	if (r->scan.truncated_py * 2 > r->scan.truncated) {
-		char pv[64];
+	f->dump_measured = q->dump_known;
+	f->dump_fixable = q->dump_fixable;
+	f->dump_needed = q->dump_need99;
+	if (!f->max_stack)
+		f->max_stack = q->max_stack;
+}
 
-		perf_version_format(&r->pv, pv, sizeof(pv));
-		warning("%.0f%% of the samples have stacks that stop at a "
-			"Python frame: perf %s did not unwind past a jitted "
-			"trampoline there", share * 100, pv);
-		if (r->fix != TRI_YES)
-			hint("perf 6.8 or later (or 6.1.91+, 6.6.14+, 6.7.2+) "
-			     "unwinds jitted code; 'pyperf-run doctor --probe' "
-			     "checks this perf");
+/*
+ * Read the committed session back as report does (profile_load(), which
+ * judges every sample's stack and leaves the report cache behind, so
+ * that the first report is fast), print its warnings and the hints the
+ * judgement backs, and keep the share of cut stacks in meta.
+ */
+/* Is anything wrong with 1 % or more of the samples? */
+static int significant(const struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+	uint64_t cut = q->judged - q->cut[CUT_NONE];
+
+	return q->bad_names ||
+	       (q->judged && (cut * 100 >= q->judged ||
+			      q->unnamed * 100 >= q->judged));
+}
+
+static void judge_session(struct run *r)
+{
+	struct profile p;
+	struct record_cut_facts f;
+	struct strvec hints = STRVEC_INIT;
+	char err[PPR_ERR_LEN];
+	size_t i;
+	int c;
+
+	r->complete = -1.0;
+	if (profile_load(&p, r->o->output, NULL, err, sizeof(err))) {
+		warning("cannot read the recording back to check its "
+			"stacks: %s", err);
 		return;
 	}
-	warning("%.0f%% of the samples have truncated stacks (the "
-		"%u-byte stack dump did not reach the program's first "
-		"frame)", share * 100, r->mode.stack_size);
-	next = record_suggest_stack_size(r->mode.stack_size);
-	if (next)
-		hint("record again with --stack-size %u", next);
-	else
-		hint("the stack is deeper than perf can copy; the outer "
-		     "frames are missing");
+	memset(&f, 0, sizeof(f));
+	f.jit = r->mode.name == MODE_JIT;
+	f.stack_size = r->mode.stack_size;
+	f.max_stack = r->max_stack > 0 ? (unsigned)r->max_stack : 0;
+	f.judged = p.quality.judged;
+	for (c = 0; c < CUT_NR && c < RECORD_CUT_NR; c++)
+		f.cut[c] = p.quality.cut[c];
+	dump_facts(&p, &f);
+	f.jit_fix_known = r->fix == TRI_YES;
+
+	/*
+	 * A handful of samples shows nothing worth a warning (a program
+	 * that ran for milliseconds); report still shows them all.
+	 */
+	if (p.total_samples >= JUDGE_MIN_SAMPLES) {
+		/*
+		 * Below 1 % nothing changes a conclusion: the summary line
+		 * gives the complete share and every report format still
+		 * carries each warning.
+		 */
+		if (significant(&p))
+			for (i = 0; i < p.nr_warnings; i++)
+				warning("%s", p.warnings[i]);
+		record_cut_hints(&f, &hints);
+		for (i = 0; i < hints.nr; i++)
+			hint("%s", hints.v[i]);
+	}
+
+	r->complete = p.quality.judged ?
+		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
+	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));
+	if (session_meta_write(r->o->output, &r->meta, err, sizeof(err)))
+		warning("%s", err);
+	strvec_clear(&hints);
+	profile_release(&p);
 }
 
 /*
@@ -996,11 +1025,13 @@ static int record_run(struct record_opts *o)
 	char err[PPR_ERR_LEN];
 	char *self = NULL, *statusf = NULL, *data = NULL, *raw = NULL;
 	char *abs_tmp = NULL, *bid = NULL, *dump_dir = NULL, *reserve = NULL;
+	char *jit_dir = NULL;
 	const char *srcdirs[] = { "/tmp", NULL, NULL };
 	int exists, code = EXIT_INTERNAL, st, errfd = -1, value = 0;
 	enum record_status_kind kind;
 	unsigned moved = 0;
 	size_t nr_procs;
+	char value_buf[64];
 	long long recovered;
 	int nospace;
 
@@ -1038,8 +1069,16 @@ static int record_run(struct record_opts *o)
 	data = xasprintf("%s/perf.data", abs_tmp);
 
 	if (r.mode.trampoline == TRAMPOLINE_EMBEDDED) {
-		dump_dir = xasprintf("%s/%s", abs_tmp,
-				     r.mode.name == MODE_JIT ? "jit" : "maps");
+		/* see record_jit_dir(): libdw-unwinding perfs need it */
+		if (r.mode.name == MODE_JIT) {
+			jit_dir = record_jit_dir(err, sizeof(err));
+			if (!jit_dir)
+				warning("%s: a perf that unwinds with libdw "
+					"will miss the Python frames", err);
+		}
+		dump_dir = jit_dir ? xstrdup(jit_dir) :
+			xasprintf("%s/%s", abs_tmp,
+				  r.mode.name == MODE_JIT ? "jit" : "maps");
 		srcdirs[1] = dump_dir;
 		if (embedded_prepare(&r.py, r.mode.name, dump_dir, &r.env_set,
 				     err, sizeof(err))) {
@@ -1157,7 +1196,7 @@ static int record_run(struct record_opts *o)
 	if (r.mode.name == MODE_JIT) {
 		repair_dumps(&r, srcdirs);
 		perfcmd_inject_argv(r.perf, bid, raw, data, &cmd);
-		st = run_quiet(cmd.v, &ierr, NULL);
+		st = run_quiet(cmd.v, &ierr);
 		if (st != 0) {
 			if (strstr(ierr.buf, strerror(ENOSPC)) || nospace)
 				warning("no space left for perf inject --jit "
@@ -1177,36 +1216,23 @@ static int record_run(struct record_opts *o)
 	}
 
 	/*
-	 * Before anything reads it: see record_fix_exec_forks().  In perf
-	 * mode that pass also finds the pids and counts the samples; jit
-	 * mode needs the unwound stacks too, to tell truncated ones (see
-	 * report_truncation()), and perf script gives them.
+	 * Before anything reads it: see record_fix_exec_forks().  The same
+	 * pass finds the run's pids and counts the samples, in both modes.
 	 */
-	st = record_fix_exec_forks(data, r.mode.name == MODE_JIT ? NULL :
-				   &r.scan, NULL);
+	st = record_fix_exec_forks(data, &r.scan, NULL);
 	if (st < 0)
 		warning("cannot update '%s': %s", data, strerror(-st));
-	if (r.mode.name == MODE_JIT) {
-		strvec_push(&cmd, r.perf);
-		strvec_push(&cmd, "--buildid-dir");
-		strvec_push(&cmd, bid);
-		strvec_push(&cmd, "script");
-		strvec_push(&cmd, "-i");
-		strvec_push(&cmd, data);
-		strvec_push(&cmd, "--show-task-events");
-		strvec_push(&cmd, "--no-inline");
-		strvec_push(&cmd, "-F");
-		strvec_push(&cmd, "pid,tid,ip,sym");
-		run_quiet(cmd.v, NULL, &r.scan);
-		strvec_clear(&cmd);
-	}
-	strvec_clear(&cmd);
 
 	if (record_collect(abs_tmp, srcdirs, r.scan.pids, r.scan.nr_pids,
 			   r.start, &moved, err, sizeof(err)))
 		warning("%s", err);
+	if (jit_dir && record_jit_dir_remove(jit_dir) < 0)
+		warning("cannot remove '%s'", jit_dir);
 	if (record_prune_buildid(bid) < 0)
 		warning("cannot trim the build-id cache '%s'", bid);
+	if (r.mode.name == MODE_JIT && (st = record_save_vdso(bid)) < 0)
+		warning("cannot save the vDSO in '%s': %s: samples in it "
+			"will stop there", bid, strerror(-st));
 
 	/* room for meta when perf filled the disk */
 	unlink(reserve);
@@ -1224,14 +1250,18 @@ static int record_run(struct record_opts *o)
 	}
 	if (r.probed)
 		record_probe_remember(r.py.path, &r.py);
-	report_truncation(&r);
+	judge_session(&r);
+	value_buf[0] = '\0';
 	nr_procs = r.scan.nr_pids - (r.scan.ignore_pid > 0 &&
 				     r.scan.nr_pids > 0);
+	if (!o->quiet && r.complete >= 0)
+		snprintf(value_buf, sizeof(value_buf),
+			 " (%.1f%% with complete stacks)", 100.0 * r.complete);
 	if (!o->quiet)
 		fprintf(stderr, "pyperf-run: %lu samples from %zu "
-			"process%s in '%s'; 'pyperf-run report%s%s' shows "
+			"process%s%s in '%s'; 'pyperf-run report%s%s' shows "
 			"them\n", r.scan.samples, nr_procs,
-			nr_procs == 1 ? "" : "es", o->output,
+			nr_procs == 1 ? "" : "es", value_buf, o->output,
 			strcmp(o->output, SESSION_DEFAULT_DIR) ? " -i " : "",
 			strcmp(o->output, SESSION_DEFAULT_DIR) ? o->output :
 			"");
@@ -1255,6 +1285,10 @@ out:
 	free(reserve);
 	free(bid);
 	free(dump_dir);
+	if (jit_dir) {
+		record_jit_dir_remove(jit_dir);
+		free(jit_dir);
+	}
 	strvec_clear(&perf_argv);
 	strvec_clear(&env);
 	strvec_clear(&work);

@@ -957,8 +957,31 @@ static int on_sample(void *data, const struct ps_sample *s)
 			inner = i;
 			break;
 		}
+	/*
+	 * Unnamed code below it whose nearest named caller is that Python
+	 * frame (through the eval loop and other plumbing) is the
+	 * interpreter running that function (a stripped build's static
+	 * helpers: dict lookups, .cold parts of the eval loop): the
+	 * function's own time, as plumbing is.  Only the interpreter's
+	 * own object: an extension's unnamed code stays visible.  Unnamed code under a
+	 * named C function (gc_collect_main under PyType_GenericAlloc) is
+	 * shown as unnamed, never credited to that function.
+	 */
+	if (inner < n) {
+		int py_owned = 1;
+
+		for (i = inner; i-- > 0;) {
+			if (l->unnamed[i] &&
+			    p->frames[l->ids[i]].native == NATIVE_LIBPYTHON) {
+				if (py_owned)
+					l->cls[i] = C_PLUMB;
+			} else if (l->cls[i] != C_PLUMB) {
+				py_owned = 0;
+			}
+		}
+	}
 	for (i = 0; i < inner; i++)
-		if (l->unnamed[i]) {
+		if (l->unnamed[i] && l->cls[i] != C_PLUMB) {
 			p->quality.unnamed++;
 			if (l->unnamed_example == HTAB_NONE)
 				l->unnamed_example = l->ids[i];

@@ -10,6 +10,9 @@
 #include "pyinfo.h"
 
 #include <dirent.h>
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -19,13 +22,11 @@
 void record_scan_init(struct record_scan *s)
 {
 	memset(s, 0, sizeof(*s));
-	strbuf_init(&s->last_user, 0);
 }
 
 void record_scan_release(struct record_scan *s)
 {
 	free(s->pids);
-	strbuf_release(&s->last_user);
 	record_scan_init(s);
 }
 
@@ -59,165 +60,98 @@ int record_is_root_symbol(const char *sym)
 	return 0;
 }
 
-static void end_sample(struct record_scan *s)
+double record_cut_share(const struct record_cut_facts *f)
 {
-	if (!s->in_sample)
+	uint64_t cut = 0;
+	int i;
+
+	if (!f->judged)
+		return 0.0;
+	for (i = RECORD_CUT_DUMP; i < RECORD_CUT_NR; i++)
+		cut += f->cut[i];
+	return (double)cut / (double)f->judged;
+}
+
+static double cut_share(const struct record_cut_facts *f, enum record_cut c)
+{
+	return f->judged ? (double)f->cut[c] / (double)f->judged : 0.0;
+}
+
+static void dump_hint(const struct record_cut_facts *f, struct strvec *out)
+{
+	double share = cut_share(f, RECORD_CUT_DUMP);
+	uint64_t need = f->dump_needed;
+
+	/* without a measure of the stacks' size, no size is advised */
+	if (!f->dump_measured)
 		return;
-	s->samples++;
-	/*
-	 * One user frame and no Python: the unwinder gave up at the leaf
-	 * (e.g. in ld.so's __tls_get_addr), not a stack dump too small.
-	 */
-	if (s->have_user && (s->has_py || s->have_user > 1) &&
-	    !(s->ignore_pid && s->cur_pid == s->ignore_pid)) {
-		s->user_samples++;
-		if (!record_is_root_symbol(s->last_user.buf)) {
-			s->truncated++;
-			if (!strncmp(s->last_user.buf, "py::", 4))
-				s->truncated_py++;
-		}
-	}
-	if (s->has_py)
-		s->python_samples++;
-	s->in_sample = s->have_user = s->has_py = 0;
-	strbuf_reset(&s->last_user);
-}
-
-/* "  123/456 ..." -> 123; -1 when the line does not start so. */
-static long leading_pid(const char *line, size_t len)
-{
-	size_t i = 0;
-	long v = 0;
-	int digits = 0;
-
-	while (i < len && line[i] == ' ')
-		i++;
-	while (i < len && line[i] >= '0' && line[i] <= '9' && digits < 10) {
-		v = v * 10 + (line[i] - '0');
-		i++;
-		digits++;
-	}
-	if (!digits || i >= len || line[i] != '/')
-		return -1;
-	return v;
-}
-
-static void task_event_pids(struct record_scan *s, const char *line,
-			    size_t len)
-{
-	static const char fork_tag[] = "PERF_RECORD_FORK(";
-	const char *p = memmem(line, len, fork_tag, sizeof(fork_tag) - 1);
-	const char *end = line + len;
-
-	while (p) {
-		unsigned long v;
-		const char *q;
-
-		p += sizeof(fork_tag) - 1;
-		if (!parse_uint_prefix(p, &v, &q) && q < end &&
-		    v < (unsigned long)INT32_MAX)
-			record_scan_add_pid(s, (pid_t)v);
-		/* the parent: "):(ppid:ptid)" */
-		p = memmem(q, (size_t)(end - q), "):(", 3);
-		if (!p)
-			break;
-		p += 3;
-		if (!parse_uint_prefix(p, &v, &q) &&
-		    v < (unsigned long)INT32_MAX)
-			record_scan_add_pid(s, (pid_t)v);
-		break;
-	}
-}
-
-void record_scan_line(struct record_scan *s, const char *line, size_t len)
-{
-	long pid;
-
-	if (!len) {
-		end_sample(s);
-		return;
-	}
-	if (line[0] == '\t') {
-		const char *p = line, *end = line + len, *sym;
-		int kernel;
-
-		if (!s->in_sample)
+	if (f->dump_fixable * 2 >= f->dump_measured) {
+		/* most fit in what perf can copy: the size 99 % need */
+		if (!need || need > 65528u)
+			need = 65528u;
+		need = (need + 7u) / 8u * 8u;
+		if (need > 65528u)
+			need = 65528u;
+		if (need <= f->stack_size)
 			return;
-		while (p < end && (*p == '\t' || *p == ' '))
-			p++;
-		sym = memchr(p, ' ', (size_t)(end - p));
-		/* kernel addresses are printed in full: ffff... */
-		kernel = (end - p) >= 16 && !strncmp(p, "ffff", 4) &&
-			 sym && sym - p == 16;
-		if (!sym)
-			return;
-		sym++;
-		if (end - sym >= 4 && !strncmp(sym, "py::", 4))
-			s->has_py = 1;
-		if (!kernel) {
-			s->have_user++;
-			strbuf_reset(&s->last_user);
-			strbuf_add(&s->last_user, sym, (size_t)(end - sym));
-			/* drop a " (dso)" suffix if fields asked for it */
-			if (s->last_user.len && strchr(s->last_user.buf, ' '))
-				strbuf_setlen(&s->last_user,
-					      strcspn(s->last_user.buf, " "));
-		}
+		strvec_pushf(out, "record again with --stack-size %u: %.0f%% "
+			     "of the stacks were deeper than the %u-byte "
+			     "dump, and %u bytes hold %s of them (the session "
+			     "grows about %.1f times)", (unsigned)need,
+			     share * 100, f->stack_size, (unsigned)need,
+			     f->dump_needed && f->dump_needed <= 65528u ?
+			     "99%" : "most",
+			     (double)need / f->stack_size);
 		return;
 	}
-	end_sample(s);
-	pid = leading_pid(line, len);
-	if (memmem(line, len, "PERF_RECORD_", 12)) {
-		if (pid > 0)
-			record_scan_add_pid(s, (pid_t)pid);
-		task_event_pids(s, line, len);
-		return;
-	}
-	if (pid < 0)
-		return;
-	record_scan_add_pid(s, (pid_t)pid);
-	s->cur_pid = (pid_t)pid;
-	s->in_sample = 1;
+	strvec_pushf(out, "%.0f%% of the stacks are deeper than the 65528 "
+		     "bytes perf can copy per sample: a bigger --stack-size "
+		     "would not help", share * 100);
 }
 
-void record_scan_finish(struct record_scan *s)
+size_t record_cut_hints(const struct record_cut_facts *f, struct strvec *out)
 {
-	end_sample(s);
-}
+	size_t before = out->nr;
 
-void record_scan_feed(struct record_scan *s, struct strbuf *pending,
-		      const char *buf, size_t len)
-{
-	const char *p = buf, *end = buf + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		if (!nl) {
-			strbuf_add(pending, p, (size_t)(end - p));
-			return;
-		}
-		if (pending->len) {
-			strbuf_add(pending, p, (size_t)(nl - p));
-			record_scan_line(s, pending->buf, pending->len);
-			strbuf_reset(pending);
-		} else {
-			record_scan_line(s, p, (size_t)(nl - p));
-		}
-		p = nl + 1;
-	}
-}
-
-unsigned record_suggest_stack_size(unsigned current)
-{
-	unsigned next;
-
-	if (current >= 65528u)
+	if (!f->judged)
 		return 0;
-	next = current * 2;
-	if (next > 65528u || next < current)
-		next = 65528u;
-	return next;
+	if (f->jit && cut_share(f, RECORD_CUT_DUMP) >= RECORD_HINT_SHARE)
+		dump_hint(f, out);
+	/*
+	 * Unwinder cuts: the dump held more, so a bigger one cannot help.
+	 * Stops at Python frames are an old perf's missing unwinding of
+	 * jitted code.
+	 */
+	if (f->jit && cut_share(f, RECORD_CUT_UNWIND) >= RECORD_HINT_SHARE &&
+	    (!f->unwind_known ||
+	     f->unwind_at_python * 2 > f->cut[RECORD_CUT_UNWIND]) &&
+	    !f->jit_fix_known)
+		strvec_push(out, "perf 6.8 or later (or 6.1.91+, 6.6.14+, "
+			    "6.7.2+) unwinds jitted code; 'pyperf-run doctor "
+			    "--probe' checks this perf");
+	if (!f->jit && cut_share(f, RECORD_CUT_NOROOT) >= RECORD_HINT_SHARE)
+		strvec_pushf(out, "record again with --mode jit: %.0f%% of "
+			     "the stacks broke off in code built without "
+			     "frame pointers (C extensions, BLAS), which jit "
+			     "mode unwinds through",
+			     cut_share(f, RECORD_CUT_NOROOT) * 100);
+	if (!f->jit && cut_share(f, RECORD_CUT_DEPTH) >= RECORD_HINT_SHARE) {
+		char now[40] = "";
+
+		if (f->max_stack)
+			snprintf(now, sizeof(now), ", now %u", f->max_stack);
+		if (f->depth_needed > f->max_stack)
+			strvec_pushf(out, "record again with --mode jit, which "
+				     "has no frame cap, or raise the kernel's "
+				     "(as root: sysctl -w kernel.perf_event_"
+				     "max_stack=%u%s)", f->depth_needed, now);
+		else
+			strvec_pushf(out, "record again with --mode jit, which "
+				     "has no frame cap (raising kernel.perf_"
+				     "event_max_stack%s, as root, helps too)",
+				     now);
+	}
+	return out->nr - before;
 }
 
 static int pid_cmp(const void *a, const void *b)
@@ -1219,4 +1153,137 @@ out:
 	free(b);
 	free(path);
 	strbuf_release(&key);
+}
+
+char *record_jit_dir(char *err, size_t errlen)
+{
+	char tmpl[] = "/tmp/jitted-pyperf-run.XXXXXX";
+	struct statvfs sv;
+
+	if (statvfs("/tmp", &sv) == 0 && (sv.f_flag & ST_NOEXEC)) {
+		set_err(err, errlen, "'/tmp' is mounted noexec");
+		return NULL;
+	}
+	if (!mkdtemp(tmpl)) {
+		set_err(err, errlen, "cannot create '%s': %s", tmpl,
+			strerror(errno));
+		return NULL;
+	}
+	return xstrdup(tmpl);
+}
+
+int record_jit_dir_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) < 0 && !ret)
+			ret = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/* The NT_GNU_BUILD_ID of an ELF image in memory, as hex; 0 or -1. */
+static int image_build_id(const unsigned char *img, size_t size, char *hex,
+			  size_t hexlen)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	size_t i;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
+		return -1;
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff +
+						      i * sizeof(Elf64_Phdr));
+		size_t off = ph->p_offset, end = ph->p_offset + ph->p_filesz;
+
+		if (ph->p_type != PT_NOTE || end > size)
+			continue;
+		while (off + sizeof(Elf64_Nhdr) <= end) {
+			const Elf64_Nhdr *nh = (const void *)(img + off);
+			size_t name = off + sizeof(*nh);
+			size_t desc = name + ((nh->n_namesz + 3) & ~3u);
+			size_t next = desc + ((nh->n_descsz + 3) & ~3u);
+			size_t k;
+
+			if (next > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 &&
+			    !memcmp(img + name, "GNU", 4) &&
+			    nh->n_descsz >= 2 && nh->n_descsz * 2 < hexlen) {
+				for (k = 0; k < nh->n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x",
+						 img[desc + k]);
+				return 0;
+			}
+			off = next;
+		}
+	}
+	return -1;
+}
+
+int record_save_vdso(const char *buildid_dir)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo = 0, hi = 0;
+	char line[512], hex[130], *dir = NULL, *file = NULL, *linkdir = NULL;
+	char *link = NULL, *target = NULL;
+	FILE *f;
+	int fd, ret = 0;
+
+	if (!base)
+		return -ENOENT;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	fclose(f);
+	if (base != lo || hi <= lo)
+		return -ENOENT;
+	if (image_build_id((const void *)lo, hi - lo, hex, sizeof(hex)))
+		return -ENOEXEC;
+	dir = xasprintf("%s/[vdso]/%s", buildid_dir, hex);
+	file = xasprintf("%s/vdso", dir);
+	linkdir = xasprintf("%s/.build-id/%.2s", buildid_dir, hex);
+	link = xasprintf("%s/%s", linkdir, hex + 2);
+	target = xasprintf("../../[vdso]/%s", hex);
+	ret = paths_mkdirs(dir, 0755);
+	if (!ret)
+		ret = paths_mkdirs(linkdir, 0755);
+	if (ret)
+		goto out;
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		ret = errno == EEXIST ? 0 : -errno;
+		goto out;
+	}
+	if (write(fd, (const void *)lo, hi - lo) != (ssize_t)(hi - lo))
+		ret = -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && symlink(target, link) < 0 && errno != EEXIST)
+		ret = -errno;
+out:
+	free(dir);
+	free(file);
+	free(linkdir);
+	free(link);
+	free(target);
+	return ret;
 }

@@ -4,61 +4,82 @@
 #include "strbuf.h"
 
 /*
- * The silent parts of `pyperf-run record` (owned by the record part):
- * reading `perf script` output for the pids of the run and the share of
- * truncated stacks, gathering the map/dump files of those pids into the
- * session, trimming the session's build-id cache, and the status file
- * the internal exec helper writes.  cmd/record.c runs the processes and
- * prints.
+ * The silent parts of `pyperf-run record`: the pids of the run,
+ * gathering the map/dump files of those pids into the session, trimming
+ * the session's build-id cache, the status file the internal exec
+ * helper writes, and the hints record gives from the judgement of the
+ * session's stacks (profile_load() judges them: lib/profile.h).
+ * cmd/record.c runs the processes and prints.
  */
 
-/*
- * What one pass over `perf script --show-task-events -F pid,tid,ip,sym`
- * tells.  A sample's stack is complete when its outermost user frame is
- * where a process or thread starts (_start, __libc_start_main,
- * clone/clone3, start_thread...); samples without user frames, or with
- * a single one and no Python frame (the unwinder stopped at the leaf),
- * are not counted in user_samples.
- */
+/* What record_fix_exec_forks() learns from perf.data's records. */
 struct record_scan {
 	pid_t *pids;		/* distinct pids seen, in order */
 	size_t nr_pids, alloc_pids;
-	unsigned long samples;		/* every sample */
-	unsigned long user_samples;	/* samples with user stacks */
-	unsigned long truncated;	/* ...whose stack is incomplete */
-	unsigned long truncated_py;	/* ...and ends at a py:: frame */
-	unsigned long python_samples;	/* samples with a py:: frame */
-	pid_t ignore_pid;	/* not counted in user_samples (our helper) */
-	pid_t cur_pid;
-	/* parser state */
-	int in_sample;
-	int have_user;		/* user frames in this sample */
-	struct strbuf last_user;	/* outermost user frame so far */
-	int has_py;
+	unsigned long samples;	/* every sample */
+	pid_t ignore_pid;	/* our exec helper (not the program's) */
 };
 
 void record_scan_init(struct record_scan *s);
 void record_scan_release(struct record_scan *s);
-/* Feed one line (without its newline). */
-void record_scan_line(struct record_scan *s, const char *line, size_t len);
-/* End of input: count the sample in progress. */
-void record_scan_finish(struct record_scan *s);
-/*
- * Feed a buffer of lines; an incomplete last line is kept in pending
- * for the next call (feed it with record_scan_line() at the end).
- */
-void record_scan_feed(struct record_scan *s, struct strbuf *pending,
-		      const char *buf, size_t len);
+void record_scan_add_pid(struct record_scan *s, pid_t pid);
 /* Is frame symbol sym where a process or thread starts? */
 int record_is_root_symbol(const char *sym);
-void record_scan_add_pid(struct record_scan *s, pid_t pid);
 
 /*
- * A suggested stack dump size after a share `truncated` (0..1) of
- * incomplete stacks with size `current`: the next multiple-of-8 step
- * up (doubling), at most 65528; 0 when current is the maximum already.
+ * What the hints after a recording are made from: the mode and its
+ * limits at record time, and profile_load()'s counts of cut stacks
+ * (struct profile_quality) with the facts behind them.  Unknown facts
+ * are 0.
  */
-unsigned record_suggest_stack_size(unsigned current);
+enum record_cut {
+	RECORD_CUT_NONE = 0,	/* the order of enum stack_cut */
+	RECORD_CUT_DUMP,	/* jit: the stack dump was full */
+	RECORD_CUT_UNWIND,	/* jit: the unwinder stopped inside it */
+	RECORD_CUT_DEPTH,	/* perf: the kernel's frame cap */
+	RECORD_CUT_NOROOT,	/* perf: the chain broke (no frame pointers) */
+	RECORD_CUT_NR
+};
+
+struct record_cut_facts {
+	int jit;		/* jit mode (else perf mode) */
+	unsigned stack_size;	/* jit: bytes dumped per sample */
+	unsigned max_stack;	/* kernel.perf_event_max_stack, 0 unknown */
+	uint64_t judged;	/* samples with user frames */
+	uint64_t cut[RECORD_CUT_NR];
+	/*
+	 * Dump cuts: how many have a measure of the stack they needed,
+	 * how many of those a 65528-byte dump would complete, and the
+	 * dump size that completes 99 % of them (may exceed 65528; 0
+	 * unknown).
+	 */
+	uint64_t dump_measured;
+	uint64_t dump_fixable;
+	uint64_t dump_needed;
+	/* Frame-cap cuts: the cap a complete chain needs (0 unknown). */
+	unsigned depth_needed;
+	/* Unwinder cuts: how many stopped at a Python (jitted) frame. */
+	uint64_t unwind_at_python;
+	int unwind_known;	/* unwind_at_python was counted */
+	int jit_fix_known;	/* perf is known to unwind jitted code */
+};
+
+/* Below this share of the judged samples a reason gets no hint. */
+#define RECORD_HINT_SHARE 0.05
+
+/*
+ * The hints (one line each, without "hint: ") that would help with the
+ * cut stacks f describes, appended to out; none when nothing would.
+ * Only advice the facts back: a --stack-size only when the dump was
+ * full and the measured size (at most 65528) completes most of the
+ * cut stacks; never a size for unwinder cuts; the kernel's cap or jit
+ * mode for frame-cap cuts; jit mode for chains broken by code without
+ * frame pointers.  Returns the number appended.
+ */
+size_t record_cut_hints(const struct record_cut_facts *f, struct strvec *out);
+
+/* The share (0..1) of judged samples with cut stacks. */
+double record_cut_share(const struct record_cut_facts *f);
 
 /*
  * Move into the session the files of the run's processes:
@@ -135,8 +156,8 @@ long record_repair_jitdump(const char *path, pid_t pid);
  * the same library (libpython) lower, every DWARF unwind in the child
  * fails at the first frame.  *fixed (may be NULL) gets the count.
  * When scan is not NULL, the same pass counts the samples into it and
- * adds the pids of the task and map records (no stacks are looked at:
- * user_samples and truncated stay as they are).  Returns 0 (also for a
+ * adds the pids of the task and map records (the pids of the run, in
+ * either mode: perf inject keeps those records).  Returns 0 (also for a
  * file that is not perf.data) or -errno.
  */
 int record_fix_exec_forks(const char *path, struct record_scan *scan,
@@ -175,5 +196,31 @@ void record_probe_remember(const char *python, const struct pyinfo *info);
 
 /* The current time as UNIX seconds with decimals. */
 double record_now(void);
+
+/*
+ * A private directory for the embedded trampoline's jitdump while the
+ * program runs, named "/tmp/jitted-pyperf-run.XXXXXX" (mode 0700):
+ * perf inject names the objects it writes after the dump's directory,
+ * and perf's libdw unwinder only treats an object whose path begins
+ * with "/tmp/jitted-" as jitted code (its load address is the map's
+ * start); anywhere else every Python frame is lost.  Returns the path
+ * (free it), or NULL with err filled when /tmp cannot hold it (not
+ * writable, or mounted noexec: the dump must be mapped executable).
+ */
+char *record_jit_dir(char *err, size_t errlen);
+
+/* Empty (files only: nothing else is made there) and remove it. */
+int record_jit_dir_remove(const char *dir);
+
+/*
+ * Save this process's vDSO image in a perf build-id cache directory, as
+ * perf record does unless told -N: [vdso]/<build-id>/vdso and the
+ * .build-id/<xx>/<rest> link to it.  The vDSO of every 64-bit process on
+ * this kernel is the same image; without it perf cannot read its
+ * unwinding tables and every sample taken in it (clock_gettime) stops
+ * there.  Returns 0, or -errno.
+ */
+int record_save_vdso(const char *buildid_dir);
+
 
 #endif

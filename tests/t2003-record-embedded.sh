@@ -44,15 +44,32 @@ test_prereq_REPORT() {
 # resolves from there (perf itself looks in /tmp only).
 test_expect_success PERF,FPPY,REPORT 'a frame-pointer build records in perf mode; report resolves its maps' '
 	fp=$(ppr_fp_python) &&
-	record_env "$PPR_BIN" record -o fp --python "$fp" \
+	record_env "$PPR_BIN" record -o fp --mode perf --python "$fp" \
 		"$FIX/record-small.py" 0.3 >out 2>err &&
-	test_grep "^pyperf-run: perf mode.* \(python 3\.[0-9.]+ has frame pointers" err &&
+	test_grep "^pyperf-run: perf mode.* \(python 3\.[0-9.]+ has frame pointers; perf mode requested" err &&
 	test "$(meta fp mode)" = perf &&
 	test "$(meta fp call_graph)" = fp &&
 	ls fp/maps | grep -q "^perf-[0-9]*\.map$" &&
 	no_tmp_leftovers fp &&
 	ppr report -i fp --format collapsed >collapsed &&
 	awk '"'"'{ t += $NF } /bar \(/ { b += $NF } END { exit !(t > 100 && b > 0.9 * t) }'"'"' collapsed
+'
+
+# The automatic mode: jit for a frame-pointer build when perf unwinds
+# jitted code (t2004 shows why), and record says what doctor says.
+test_expect_success PERF,FPPY 'the automatic mode of a frame-pointer build is the one doctor shows' '
+	fp=$(ppr_fp_python) &&
+	"$PPR_BIN" doctor --json --python "$fp" >doc.json &&
+	want=$(json_get doc.json mode.name) &&
+	record_env "$PPR_BIN" record -o fpauto --python "$fp" \
+		"$FIX/record-small.py" 0.3 >out 2>err &&
+	test "$(meta fpauto mode)" = "$want" &&
+	if test "$(json_get doc.json perf.jit_fix)" = yes; then
+		test "$want" = jit &&
+		test_grep "^pyperf-run: jit mode.*has frame pointers, but perf mode is blind" err
+	else
+		test "$want" = perf
+	fi
 '
 
 test_done

@@ -30,7 +30,14 @@ expect_for() {
 		echo "1 none none"
 		return
 	fi
-	if has_fp "$1"; then mode=perf; else mode=jit; fi
+	# frame-pointer builds get jit mode too where perf is known to
+	# unwind jitted code (perf mode cuts deep stacks and goes blind
+	# in C code without frame pointers), else perf mode
+	if has_fp "$1" && test "$jit_fix" != yes; then
+		mode=perf
+	else
+		mode=jit
+	fi
 	if test "$minor" -ge 13; then
 		tramp=native
 	elif test "$minor" = 12 && test $mode = perf; then
@@ -41,6 +48,7 @@ expect_for() {
 	echo "0 $mode $tramp"
 }
 
+jit_fix=$(ppr doctor --json 2>/dev/null >doctor.json; json_get doctor.json perf.jit_fix)
 pythons=$(ppr_pythons)
 fp=$(ppr_fp_python || true)
 test -n "$fp" && pythons="$pythons $fp"

@@ -1,7 +1,6 @@
 /*
- * Unit tests for lib/session.c and lib/record.c (owner: record): the
- * meta file, the perf script scan, the stack size suggestion and the
- * jitdump repair.
+ * Unit tests for lib/session.c and lib/record.c: the meta file, the
+ * hints from cut stacks, the jitdump repair and the perf.data fixes.
  */
 #include "../../lib/compat.h"
 #include "../../lib/alloc.h"
@@ -49,64 +48,117 @@ static void test_meta(void)
 	free(buf);
 }
 
-static const char script_text[] =
-	"    0/0     PERF_RECORD_COMM: perf-exec:100/100\n"
-	"100/100 PERF_RECORD_COMM exec: python3.13:100/100\n"
-	"100/100 \n"
-	"\t          16b6a5 _PyObject_Malloc\n"
-	"\t              85 py::foo:/x/t.py\n"
-	"\t          2bc5f0 py_trampoline_evaluator\n"
-	"\t           27249 __libc_start_call_main\n"
-	"\n"
-	"    0/0     PERF_RECORD_FORK(101:101):(100:100)\n"
-	"101/101 \n"
-	"\tffffffff8174e708 locks_remove_posix\n"
-	"\t              85 py::bar:/x/t.py\n"
-	"\t          8e60a _PyEval_EvalFrameDefault\n"
-	"\n"
-	"101/102 \n"
-	"\tffffffff8174e708 locks_remove_posix\n"
-	"\n"
-	"100/100 \n"
-	"\t          144cc __tls_get_addr\n"
-	"\n"
-	"100/103 \n"
-	"\t           891f4 start_thread\n"
-	"\t           aaaaa clone3\n"
-	"\t              85 py::baz:/x/t.py\n";
-
-static void test_scan(void)
+/* The hints as one string, "|"-separated, for comparing. */
+static char *hints_of(const struct record_cut_facts *f)
 {
-	struct record_scan s;
-	struct strbuf pending = STRBUF_INIT;
-	size_t half = sizeof(script_text) / 2;
+	struct strvec v = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
 
-	record_scan_init(&s);
-	/* fed in two pieces that cut a line in half */
-	record_scan_feed(&s, &pending, script_text, half);
-	record_scan_feed(&s, &pending, script_text + half,
-			 sizeof(script_text) - 1 - half);
-	if (pending.len)
-		record_scan_line(&s, pending.buf, pending.len);
-	record_scan_finish(&s);
-	TAP_INT(s.nr_pids, 2, "scan: two pids");
-	TAP_INT(s.pids[0], 100, "scan: the first pid");
-	TAP_INT(s.pids[1], 101, "scan: the forked child");
-	TAP_INT(s.samples, 5, "scan: every sample counted");
-	TAP_INT(s.python_samples, 3, "scan: samples with py:: frames");
-	/* kernel-only and single-frame samples do not count */
-	TAP_INT(s.user_samples, 3, "scan: samples with user stacks");
-	TAP_INT(s.truncated, 2, "scan: incomplete stacks");
-	TAP_INT(s.truncated_py, 1, "scan: ...one ending at a py:: frame");
-	record_scan_release(&s);
-	strbuf_release(&pending);
+	record_cut_hints(f, &v);
+	for (i = 0; i < v.nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? "|" : "", v.v[i]);
+	strvec_clear(&v);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int has(const char *s, const char *part)
+{
+	return strstr(s, part) != NULL;
+}
+
+static void test_hints(void)
+{
+	struct record_cut_facts f;
+	char *h;
 
 	TAP_OK(record_is_root_symbol("__libc_start_main@@GLIBC_2.34"),
 	       "root: versioned symbol");
 	TAP_OK(!record_is_root_symbol("_start_x"), "root: not a prefix match");
-	TAP_INT(record_suggest_stack_size(16384), 32768, "suggest: doubles");
-	TAP_INT(record_suggest_stack_size(40000), 65528, "suggest: capped");
-	TAP_INT(record_suggest_stack_size(65528), 0, "suggest: at the max");
+
+	/* jit, the dump full in 60 %, and 48 KiB would complete them */
+	memset(&f, 0, sizeof(f));
+	f.jit = 1;
+	f.stack_size = 32768;
+	f.judged = 1000;
+	f.cut[RECORD_CUT_NONE] = 400;
+	f.cut[RECORD_CUT_DUMP] = 600;
+	f.dump_measured = 600;
+	f.dump_fixable = 590;
+	f.dump_needed = 49150;
+	TAP_OK(record_cut_share(&f) > 0.599 && record_cut_share(&f) < 0.601,
+	       "share: cut / judged");
+	h = hints_of(&f);
+	TAP_OK(has(h, "--stack-size 49152:") && has(h, "60%"),
+	       "dump: the measured size, rounded to 8 (%s)", h);
+	free(h);
+
+	/* most fit in 65528 bytes, 99 % would need more: the maximum */
+	f.dump_needed = 70000;
+	h = hints_of(&f);
+	TAP_OK(has(h, "--stack-size 65528:") && has(h, "hold most"),
+	       "dump: most complete at the maximum (%s)", h);
+	free(h);
+
+	/* ...but 65528 would complete only a few: no size advice */
+	f.dump_fixable = 100;
+	h = hints_of(&f);
+	TAP_OK(!has(h, "with --stack-size") && has(h, "would not help"),
+	       "dump: deeper than perf can copy (%s)", h);
+	free(h);
+
+	/* ...and without a measure, nothing is advised */
+	f.dump_measured = 0;
+	h = hints_of(&f);
+	TAP_STR(h, "", "dump: no facts, no hint");
+	free(h);
+
+	/* unwinder cuts: never a size */
+	memset(&f, 0, sizeof(f));
+	f.jit = 1;
+	f.stack_size = 16384;
+	f.judged = 1000;
+	f.cut[RECORD_CUT_UNWIND] = 500;
+	f.unwind_known = 1;
+	f.unwind_at_python = 450;
+	h = hints_of(&f);
+	TAP_OK(!has(h, "--stack-size") && has(h, "unwinds jitted code"),
+	       "unwind at Python frames: the perf version (%s)", h);
+	free(h);
+	f.jit_fix_known = 1;
+	h = hints_of(&f);
+	TAP_STR(h, "", "unwind: perf known to unwind jitted code: no hint");
+	free(h);
+
+	/* a few cut stacks: nothing to say */
+	memset(&f, 0, sizeof(f));
+	f.judged = 1000;
+	f.cut[RECORD_CUT_NOROOT] = 30;
+	f.cut[RECORD_CUT_DEPTH] = 10;
+	h = hints_of(&f);
+	TAP_STR(h, "", "perf: 4 %% cut gets no hint");
+	free(h);
+
+	/* perf mode: broken chains and the frame cap */
+	f.cut[RECORD_CUT_NOROOT] = 350;
+	f.cut[RECORD_CUT_DEPTH] = 600;
+	f.max_stack = 127;
+	h = hints_of(&f);
+	TAP_OK(has(h, "--mode jit: 35% of the stacks broke off") &&
+	       !has(h, "--stack-size"), "noroot: jit mode (%s)", h);
+	TAP_OK(has(h, "no frame cap (raising kernel.perf_event_max_stack, "
+		   "now 127"), "depth: no made-up size (%s)", h);
+	free(h);
+	f.depth_needed = 400;
+	h = hints_of(&f);
+	TAP_OK(has(h, "kernel.perf_event_max_stack=400, now 127"),
+	       "depth: the needed cap when measured (%s)", h);
+	free(h);
+	/* perf-mode reasons never give jit-mode advice and vice versa */
+	f.jit = 1;
+	h = hints_of(&f);
+	TAP_STR(h, "", "jit: perf-mode reasons give no hint");
+	free(h);
 }
 
 /* --- jitdumps ------------------------------------------------------------ */
@@ -483,7 +535,7 @@ static void test_perf_data(void)
 int main(void)
 {
 	test_meta();
-	test_scan();
+	test_hints();
 	test_repair();
 	test_perf_data();
 	test_session_dirs();

@@ -1,0 +1,145 @@
+#!/bin/sh
+test_description='record: cut stacks judged truthfully in both modes, hints only when they help, the automatic mode right with C code without frame pointers'
+. ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
+
+# An interpreter without frame pointers (jit mode), and the
+# frame-pointer build with a compiler for the extension.
+test_prereq_NOFP311() {
+	NOFP=$(record_python 3.11) || { echo "$NOFP"; return 1; }
+	"$PPR_BIN" doctor --json --python "$NOFP" >nofp.json 2>/dev/null
+	test "$(json_get nofp.json mode.name)" = jit ||
+		{ echo "$NOFP does not get jit mode"; return 1; }
+}
+test_prereq_CEXT() {
+	test_prereq_FP_PYTHON || return 1
+	command -v cc >/dev/null || { echo "no C compiler"; return 1; }
+	fp=$(ppr_fp_python) &&
+	inc=$("$fp" -c "import sysconfig; print(sysconfig.get_paths()[\"include\"])") &&
+	suf=$("$fp" -c "import sysconfig; print(sysconfig.get_config_var(\"EXT_SUFFIX\"))") &&
+	test -f "$inc/Python.h" || { echo "no Python.h for $fp"; return 1; }
+	mkdir -p "$TRASH/ext" &&
+	cc -O2 -fomit-frame-pointer -fPIC -shared -I"$inc" \
+		-o "$TRASH/ext/reccext$suf" "$FIX/rec-cext.c" ||
+		{ echo "cannot build the extension"; return 1; }
+}
+test_have_prereq PERF,NOFP311 && NOFP=$(record_python 3.11)
+test_have_prereq FP_PYTHON && FPPY=$(ppr_fp_python)
+
+# The share of judged samples whose outermost user frame is not where a
+# process or thread starts, from perf script itself (no frame cap).
+cut_share() {
+	perf --buildid-dir "$1/buildid" script -i "$1/perf.data" \
+		--max-stack 65535 -F ip,sym --no-inline 2>/dev/null |
+	awk '
+	function judge() {
+		if (n > 0) {
+			all++
+			if (last !~ /^(_start|__libc_start_main|__libc_start_call_main|clone|clone3|__clone|__clone3|__clone_internal|start_thread)(@.*)?$/)
+				cut++
+		}
+		n = 0
+	}
+	/^$/ { judge(); next }
+	{
+		if ($1 ~ /^ffff/ && length($1) == 16) next
+		n++; last = $2
+	}
+	END { judge(); printf "%.4f\n", all ? cut / all : 0 }'
+}
+
+# close A B POINTS: |A - B| <= POINTS
+close() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+		d = a - b; if (d < 0) d = -d
+		if (d > t) { printf "%s and %s differ by more than %s\n", a, b, t; exit 1 }
+	}'
+}
+
+test_expect_success PERF,NOFP311 'jit mode, 40 Python frames: complete, and record says so' '
+	record_env "$PPR_BIN" record -o d40 --python "$NOFP" \
+		"$FIX/rec-deep.py" 1.5 40 >out 2>err &&
+	cat err &&
+	test "$(meta d40 mode)" = jit &&
+	real=$(cut_share d40) && echo "cut: meta $(meta d40 truncated), perf script $real" &&
+	close "$(meta d40 truncated)" "$real" 0.02 &&
+	awk "BEGIN { exit !($real < 0.05) }" &&
+	! test_grep "^hint: " err
+'
+
+test_expect_success PERF,NOFP311 'jit mode, 100 Python frames: the cut share is right and no bigger dump is advised' '
+	record_env "$PPR_BIN" record -o d100 --python "$NOFP" \
+		"$FIX/rec-deep.py" 1.5 100 >out 2>err &&
+	cat err &&
+	real=$(cut_share d100) && echo "cut: meta $(meta d100 truncated), perf script $real" &&
+	close "$(meta d100 truncated)" "$real" 0.02 &&
+	awk "BEGIN { exit !($real > 0.5) }" &&
+	test_grep "^pyperf-run record: warning: " err &&
+	! test_grep "^hint: .*with --stack-size [0-9]" err &&
+	test_grep "^hint: .*deeper than the 65528 bytes perf can copy.*would not help" err
+'
+
+test_expect_success PERF,NOFP311 'jit mode, 60 Python frames: the --stack-size advised is measured, and it helps' '
+	record_env "$PPR_BIN" record -o d60 --python "$NOFP" \
+		"$FIX/rec-deep.py" 1.5 60 >out 2>err &&
+	cat err &&
+	awk "BEGIN { exit !($(meta d60 truncated) > 0.5) }" &&
+	size=$(sed -n "s/^hint: record again with --stack-size \([0-9]*\): .*/\1/p" err) &&
+	test -n "$size" && test "$size" -gt 32768 && test "$size" -le 65528 &&
+	record_env "$PPR_BIN" record -o d60b --stack-size "$size" \
+		--python "$NOFP" "$FIX/rec-deep.py" 1.5 60 >out 2>err2 &&
+	cat err2 &&
+	awk "BEGIN { exit !($(meta d60b truncated) < 0.05) }" &&
+	! test_grep "^hint: " err2
+'
+
+test_expect_success PERF,CEXT 'perf mode, a C leaf without frame pointers: record says so and hints jit mode' '
+	PYTHONPATH="$TRASH/ext" record_env "$PPR_BIN" record -o cperf \
+		--mode perf --python "$FPPY" "$FIX/rec-cext.py" 2 >out 2>err &&
+	cat out err &&
+	own=$(sed -n "s/.*crunch=\([0-9.]*\).*/\1/p" out) &&
+	got=$(sed -n "s/^hint: record again with --mode jit: \([0-9]*\)% of the stacks broke off.*/\1/p" err) &&
+	test -n "$got" &&
+	close "$got" "$own" 10 &&
+	test_grep "^pyperf-run record: warning: " err &&
+	awk "BEGIN { exit !($(meta cperf truncated) > 0.2) }"
+'
+
+# The Python caller of the extension and the C leaf, as shares of the
+# samples in the program's two timed parts.
+shares() {
+	python3 - "$1" <<-\PY
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	t = {}
+	for f in r["functions"]:
+	    t[f["function"]] = max(t.get(f["function"], 0), f["total_samples"])
+	both = t.get("crunch", 0) + t.get("pyloop", 0)
+	print("%.2f %.2f" % (100.0 * t.get("crunch", 0) / both,
+	                     100.0 * t.get("rec_kernel", 0) / both))
+	PY
+}
+
+test_expect_success PERF,CEXT 'the automatic mode gets the C leaf and its caller right' '
+	PYTHONPATH="$TRASH/ext" record_env "$PPR_BIN" record -o cauto \
+		--python "$FPPY" "$FIX/rec-cext.py" 2.5 >out 2>err &&
+	cat out err &&
+	"$PPR_BIN" report -i cauto --format json -o cauto.json &&
+	own=$(sed -n "s/.*crunch=\([0-9.]*\).*/\1/p" out) &&
+	set -- $(shares cauto.json) &&
+	echo "own $own, profiled: crunch $1, rec_kernel $2 (mode $(meta cauto mode))" &&
+	close "$1" "$own" 3 &&
+	close "$2" "$own" 3
+'
+
+test_expect_success PERF,FP_PYTHON 'perf mode, 60 Python frames: record reports the kernel frame cap' '
+	record_env "$PPR_BIN" record -o cap --mode perf --python "$FPPY" \
+		"$FIX/rec-deep.py" 1 60 >out 2>err &&
+	cat err &&
+	test "$(meta cap max_stack)" = "$(cat /proc/sys/kernel/perf_event_max_stack)" &&
+	awk "BEGIN { exit !($(meta cap truncated) > 0.5) }" &&
+	test_grep "^pyperf-run record: warning: " err &&
+	test_grep "^hint: record again with --mode jit, which has no frame cap.*kernel\.perf_event_max_stack" err
+'
+
+test_done
