@@ -4,9 +4,10 @@
  *
  * A PEP 523 frame-evaluation hook gives every code object, the first
  * time it runs, its own copy of a tiny machine-code template (an arena
- * mapped RW, filled, then made RX; never unmapped).  The trampoline calls
- * the evaluator that was installed before us (the default one, or a
- * debugger's hook: we chain), so every Python frame has a unique return
+ * mapped RW, filled, then made RX, with 64 KiB of reserved address
+ * space below it; never unmapped).  The trampoline calls the evaluator
+ * that was installed before us (the default one, or a debugger's hook:
+ * we chain), so every Python frame has a unique return
  * address on the native stack, and a backend tells perf what it is:
  *   perf      START SIZE py::qualname:filename lines in perf-<pid>.map
  *   perf_jit  a jitdump jit-<pid>.dump with unwind info per trampoline
@@ -108,6 +109,19 @@ typedef PyObject *(*tramp_fn)(PyFrameObject *, int, void *,
 
 #define ARENA_SIZE (64 * 1024)
 /*
+ * Address space kept PROT_NONE right below every arena.  perf's
+ * libunwind unwinder answers every read in [SP, SP + stack dump size)
+ * from the sample's copy of the stack, and the dump is at most 65528
+ * bytes; glibc maps thread stacks top-down in the mmap area, so a
+ * thread created after an arena gets its stack right below it and the
+ * arena (and perf's view of the unwind tables behind its trampolines)
+ * would fall inside that window: the unwinding stops at the first
+ * Python frame.  With the gap no mapping can start within 64 KiB below
+ * an arena, so no stack pointer's window reaches it.  It costs address
+ * space only.  A multiple of every page size (4, 16 and 64 KiB).
+ */
+#define ARENA_GAP (64 * 1024)
+/*
  * Slot spacing: perf inject maps ALIGN_8(code) + mapped unwind size per
  * jitted function (0x60 on x86-64); overlapping maps confuse it.
  */
@@ -153,24 +167,29 @@ static int child_dirty;		/* set by the atfork child handler */
 
 static unsigned char *arena_new(void)
 {
-	unsigned char *p, *slot;
+	unsigned char *base, *p, *slot;
 	size_t fill;
 
-	p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	/* Reserve gap + arena, then open up the arena part only. */
+	base = mmap(NULL, ARENA_GAP + ARENA_SIZE, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
 		return NULL;
+	p = base + ARENA_GAP;
+	if (mprotect(p, ARENA_SIZE, PROT_READ | PROT_WRITE) < 0)
+		goto fail;
 	/* x86: int3 between trampolines; aarch64: zero is "udf #0". */
 	fill = arch->elf_machine == 62 ? 0xcc : 0x00;
 	memset(p, (int)fill, ARENA_SIZE);
 	for (slot = p; slot + SLOT_SIZE <= p + ARENA_SIZE; slot += SLOT_SIZE)
 		memcpy(slot, arch->code, arch->code_size);
-	if (mprotect(p, ARENA_SIZE, PROT_READ | PROT_EXEC) < 0) {
-		munmap(p, ARENA_SIZE);
-		return NULL;
-	}
+	if (mprotect(p, ARENA_SIZE, PROT_READ | PROT_EXEC) < 0)
+		goto fail;
 	__builtin___clear_cache((char *)p, (char *)p + ARENA_SIZE);
 	return p;
+fail:
+	munmap(base, ARENA_GAP + ARENA_SIZE);
+	return NULL;
 }
 
 /* Arenas are never unmapped: frames may be returning through them. */
