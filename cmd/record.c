@@ -61,6 +61,8 @@ static const char record_options[] =
 "    -o, --output <dir>     the session directory (default: pyperf.data;\n"
 "                           an existing one is kept as <dir>.old)\n"
 "    --python <path>        the interpreter (default: python3 on PATH)\n"
+"    --perf <path>          the perf to record with (default: $PYPERF_PERF,\n"
+"                           or perf on PATH); report uses it too\n"
 "    --mode auto|perf|jit   how to get Python frames (default: auto, the\n"
 "                           mode 'pyperf-run doctor' shows)\n"
 "    -F, --freq <hz>        samples per second (default: 999; at most the\n"
@@ -84,6 +86,7 @@ enum target_kind {
 struct record_opts {
 	const char *output;
 	const char *python;
+	const char *perf;	/* --perf, or NULL */
 	enum mode_name mode;
 	unsigned long freq;
 	unsigned long stack_size;
@@ -185,7 +188,7 @@ static PPR_NORETURN void bad_usage(const char *fmt, const char *arg)
 
 static void parse_options(int argc, char **argv, struct record_opts *o)
 {
-	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_PERF_ARG };
+	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_PERF_ARG, OPT_PERF };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "python", required_argument, NULL, OPT_PYTHON },
@@ -194,6 +197,7 @@ static void parse_options(int argc, char **argv, struct record_opts *o)
 		{ "stack-size", required_argument, NULL, OPT_STACK },
 		{ "event", required_argument, NULL, 'e' },
 		{ "perf-arg", required_argument, NULL, OPT_PERF_ARG },
+		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -238,6 +242,11 @@ static void parse_options(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_PERF_ARG:
 			strvec_push(&o->perf_args, optarg);
+			break;
+		case OPT_PERF:
+			if (!*optarg)
+				bad_usage("--perf needs a path%s", "");
+			o->perf = optarg;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -729,7 +738,7 @@ static int prepare(struct run *r)
 		return code;
 
 	/* perf's event check runs while the interpreter is probed */
-	r->perf = spawn_which("perf");
+	r->perf = spawn_which(perfcmd_perf(o->perf, NULL));
 	perf_errno = errno;
 	if (r->perf)
 		check_event_start(&ev, r->perf, event);
@@ -766,7 +775,7 @@ static int prepare(struct run *r)
 
 	if (!r->perf) {
 		errno = perf_errno;
-		error_errno("cannot run 'perf'");
+		error_errno("cannot run '%s'", perfcmd_perf(o->perf, NULL));
 		hint("install perf (Debian/Ubuntu: linux-perf or "
 		     "linux-tools-$(uname -r); Fedora: perf)");
 		return EXIT_INTERNAL;
@@ -836,6 +845,13 @@ static void write_meta(struct run *r, int status_known, int status)
 	session_meta_set(m, "python", "%s", r->python);
 	session_meta_set(m, "python_version", "%s", r->py.version);
 	session_meta_set(m, "perf_version", "%s", pv);
+	{
+		/* absolute, so that report finds it from anywhere */
+		char *abs = realpath(r->perf, NULL);
+
+		session_meta_set(m, "perf", "%s", abs ? abs : r->perf);
+		free(abs);
+	}
 	session_meta_set(m, "call_graph", "%s", r->mode.call_graph);
 	session_meta_set(m, "stack_size", "%u", r->mode.stack_size);
 	session_meta_set(m, "frequency", "%u", r->freq);

@@ -3,14 +3,16 @@
  *
  * pyperf-run report: turn a session (pyperf.data/) into a Python-aware
  * report in one of the formats of lib/fmt.h, run perf's own report on
- * it (--perf), or compare two sessions (--diff).
+ * it (--perf-report), or compare two sessions (--diff).
  */
 #include "../lib/compat.h"
 #include "../lib/alloc.h"
 #include "../lib/flame.h"
 #include "../lib/fmt.h"
 #include "../lib/numparse.h"
+#include "../lib/perfcmd.h"
 #include "../lib/profile.h"
+#include "../lib/session.h"
 #include "../lib/spawn.h"
 #include "../lib/strbuf.h"
 #include "builtin.h"
@@ -28,7 +30,7 @@
 
 static const char *const report_synopsis[] = {
 	"pyperf-run report [-i DIR] [-o FILE] [--format FORMAT] [options]",
-	"pyperf-run report [-i DIR] --perf [-- PERF-REPORT-ARGS...]",
+	"pyperf-run report [-i DIR] --perf-report [-- PERF-REPORT-ARGS...]",
 	"pyperf-run report --diff OLD NEW [--format collapsed|html] [-o FILE]",
 	NULL
 };
@@ -56,7 +58,9 @@ static const char report_options[] =
 "      --inverted        text tree, flame graphs: leaf functions first\n"
 "      --title TEXT      flame graphs: the title\n"
 "      --color WHEN      text: auto (default), always or never\n"
-"      --perf            run perf report on the session, with the map\n"
+"      --perf PATH       the perf to read the session with (default:\n"
+"                        $PYPERF_PERF, else the perf that recorded it)\n"
+"      --perf-report     run perf report on the session, with the map\n"
 "                        files where perf looks for them\n"
 "      --diff OLD NEW    what changed from session OLD to NEW\n"
 "  -h, --help            this help\n";
@@ -180,7 +184,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		OPT_PY = 256, OPT_ALL, OPT_PID, OPT_TID, OPT_PER_THREAD,
 		OPT_PER_PROCESS, OPT_TIME, OPT_MIN_SHARE, OPT_TOP,
 		OPT_TREE_MIN, OPT_NO_TREE, OPT_INVERTED, OPT_TITLE,
-		OPT_COLOR, OPT_PERF, OPT_DIFF, OPT_VIEW
+		OPT_COLOR, OPT_PERF_REPORT, OPT_DIFF, OPT_VIEW, OPT_PERF
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -201,7 +205,8 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ "inverted", no_argument, NULL, OPT_INVERTED },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "color", required_argument, NULL, OPT_COLOR },
-		{ "perf", no_argument, NULL, OPT_PERF },
+		{ "perf-report", no_argument, NULL, OPT_PERF_REPORT },
+		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -307,8 +312,13 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 				bad_usage("--color must be auto, always or "
 					  "never, not '%s'", optarg);
 			break;
-		case OPT_PERF:
+		case OPT_PERF_REPORT:
 			o->perf = 1;
+			break;
+		case OPT_PERF:
+			if (!*optarg)
+				bad_usage("--perf needs a path%s", "");
+			o->filter.perf = optarg;
 			break;
 		case OPT_DIFF:
 			o->diff = 1;
@@ -336,7 +346,8 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		o->diff_old = argv[optind];
 		o->diff_new = argv[optind + 1];
 		if (o->perf)
-			bad_usage("--diff and --perf cannot be combined");
+			bad_usage("--diff and --perf-report cannot be "
+				  "combined");
 		if (o->input)
 			bad_usage("--diff takes the sessions as OLD NEW, "
 				  "not -i");
@@ -351,10 +362,10 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 			  "'--')" : "");
 	}
 	if (o->nr_perf_args && !o->perf)
-		bad_usage("arguments after '--' are for --perf only");
+		bad_usage("arguments after '--' are for --perf-report only");
 	if (o->perf && (o->output || o->format_set))
-		bad_usage("--perf runs perf report; -o and --format do not "
-			  "apply");
+		bad_usage("--perf-report runs perf report; -o and --format "
+			  "do not apply");
 	if (!o->input)
 		o->input = "pyperf.data";
 }
@@ -502,7 +513,7 @@ static int run_perf_report(const struct report_opts *o)
 	struct tmp_maps tm = { STRVEC_INIT };
 	struct spawn sp = SPAWN_INIT;
 	struct sigaction ign, old_int, old_quit, old_term;
-	const char *perf = getenv("PYPERF_PERF");
+	struct session_meta meta = SESSION_META_INIT;
 	char *buildid, *data;
 	struct stat st;
 	char err[PPR_ERR_LEN];
@@ -512,7 +523,12 @@ static int run_perf_report(const struct report_opts *o)
 		return EXIT_FAIL;
 	buildid = xasprintf("%s/buildid", o->input);
 	data = xasprintf("%s/perf.data", o->input);
-	strvec_push(&argv, perf && *perf ? perf : "perf");
+	/* the perf that recorded the session, as profile_load() does */
+	if (session_meta_read(o->input, &meta, err, sizeof(err)) < 0)
+		session_meta_release(&meta);	/* no meta: no recorded perf */
+	strvec_push(&argv, perfcmd_perf(o->filter.perf,
+					session_meta_get(&meta, "perf")));
+	session_meta_release(&meta);
 	if (!stat(buildid, &st) && S_ISDIR(st.st_mode)) {
 		strvec_push(&argv, "--buildid-dir");
 		strvec_push(&argv, buildid);

@@ -689,8 +689,9 @@ static void build_commands(struct doctor *d)
 	} else if (d->mode.trampoline == TRAMPOLINE_EMBEDDED) {
 		char *dir = NULL;
 		char err[PPR_ERR_LEN];
+		/* record_jit_dir() makes the jit one: see there why */
 		const char *dump = d->mode.name == MODE_JIT
-					   ? SHOW_SESSION "/jit"
+					   ? "/tmp/jitted-pyperf-run.XXXXXX"
 					   : SHOW_SESSION "/maps";
 
 		if (embedded_find(&d->py, &dir) ||
@@ -970,18 +971,20 @@ static void judge_probe(struct doctor *d)
 		   !strcmp(d->unwinder, "libdw")) {
 		/*
 		 * perf's libdw unwinder takes jitted code for what it is
-		 * only at /tmp/jitted-*.so (unwind-libdw.c); the embedded
-		 * trampoline's jitted objects are elsewhere.
+		 * only at /tmp/jitted-*.so (unwind-libdw.c); record puts
+		 * the embedded trampoline's there unless /tmp refuses it.
 		 */
 		add_check(d, "probe", "probe", DOCTOR_PROBLEM,
 			  xasprintf("%s mode: %s: this perf unwinds with "
 				    "libdw, which steps through jitted code "
 				    "only when it lies in /tmp/jitted-*.so, "
-				    "and the embedded trampoline's does not",
+				    "and the embedded trampoline's could not "
+				    "be put there",
 				    mode_name_str(p->mode), p->detail),
-			  xstrdup("use a perf built with libunwind, or a "
-				  "Python built with frame pointers (perf "
-				  "mode)"));
+			  xstrdup("make /tmp writable and executable "
+				  "(not noexec), use a perf built with "
+				  "libunwind, or a Python built with frame "
+				  "pointers (perf mode)"));
 		return;
 	} else {
 		add_check(d, "probe", "probe", DOCTOR_PROBLEM,

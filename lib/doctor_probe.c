@@ -23,6 +23,7 @@
 #include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
+#include "record.h"
 #include "session.h"
 #include "spawn.h"
 
@@ -653,7 +654,7 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	const char *base = tmpdir ? tmpdir : "/tmp";
 	struct probe_ctx c;
 	struct strvec env_set = STRVEC_INIT;
-	char *dir = NULL;
+	char *dir = NULL, *jit_dir = NULL;
 	char err[PPR_ERR_LEN];
 	struct probe_pass *a;
 	size_t i;
@@ -693,13 +694,23 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	strvec_push(&c.target, py->executable[0] ? py->executable : py->path);
 	if (m->trampoline == TRAMPOLINE_NATIVE) {
 		perfcmd_python_switches(m->name, &c.target, NULL);
-	} else if (embedded_prepare(py, m->name,
-				    /* perf reads maps from /tmp only */
-				    m->name == MODE_JIT ? dir : NULL,
-				    &env_set, err, sizeof(err))) {
-		set_err(p->detail, sizeof(p->detail),
-			"the embedded trampoline is not ready: %s", err);
-		goto out;
+	} else {
+		/*
+		 * The jitdump where record puts it (see record_jit_dir():
+		 * a libdw-unwinding perf needs it), so that the probe tests
+		 * what record does; perf maps are read from /tmp only.
+		 */
+		if (m->name == MODE_JIT)
+			jit_dir = record_jit_dir(err, sizeof(err));
+		if (embedded_prepare(py, m->name,
+				     m->name != MODE_JIT ? NULL :
+				     jit_dir ? jit_dir : dir,
+				     &env_set, err, sizeof(err))) {
+			set_err(p->detail, sizeof(p->detail),
+				"the embedded trampoline is not ready: %s",
+				err);
+			goto out;
+		}
 	}
 	strvec_push(&c.target, c.script);
 	/* The probe's own settings only. */
@@ -766,6 +777,10 @@ out:
 			remove_leftovers(base, c.pids[i], c.start);
 	}
 	paths_remove_tree(dir);
+	if (jit_dir) {
+		record_jit_dir_remove(jit_dir);
+		free(jit_dir);
+	}
 	strvec_clear(&env_set);
 	strvec_clear(&c.env);
 	strvec_clear(&c.target);

@@ -5,6 +5,8 @@
 #include "compat.h"
 #include "perfcmd.h"
 
+#include <unistd.h>
+
 void perfcmd_record_init(struct perfcmd_record *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -204,4 +206,18 @@ void perfcmd_quote_argv(struct strbuf *sb, const char *const *env,
 		quote_word(sb, *argv, cmdpos && strchr(*argv, '='));
 		first = cmdpos = 0;
 	}
+}
+
+const char *perfcmd_perf(const char *explicit_perf, const char *fallback)
+{
+	const char *env = getenv("PYPERF_PERF");
+
+	if (explicit_perf && *explicit_perf)
+		return explicit_perf;
+	if (env && *env)
+		return env;
+	/* a recorded path counts only while it is still there */
+	if (fallback && fallback[0] == '/' && !access(fallback, X_OK))
+		return fallback;
+	return "perf";
 }

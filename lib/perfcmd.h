@@ -27,6 +27,14 @@
  * strvec_clear()); none print.
  */
 
+/*
+ * The perf program to run: explicit_perf (a --perf option) when not
+ * NULL, else $PYPERF_PERF when set and not empty, else fallback when it
+ * is an absolute path to an executable (the perf a session was
+ * recorded with, while it is still there), else "perf".
+ */
+const char *perfcmd_perf(const char *explicit_perf, const char *fallback);
+
 #define PERFCMD_EVENT_DEFAULT "cpu-clock"
 #define PERFCMD_FREQ_DEFAULT 999u
 #define PERFCMD_OUTPUT_DEFAULT "perf.data"

@@ -145,10 +145,16 @@ struct profile_filter {
 	 */
 	void (*progress)(void *data, uint64_t bytes, uint64_t samples);
 	void *progress_data;
+	/*
+	 * The perf program (a --perf option), or NULL: then $PYPERF_PERF,
+	 * else the perf that recorded the session (meta "perf") when it
+	 * is still there, else "perf" (perfcmd_perf()).
+	 */
+	const char *perf;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
-			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL }
+			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL }
 
 /*
  * Why a sample's stack is incomplete.  profile_load() judges every

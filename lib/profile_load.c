@@ -1249,18 +1249,44 @@ static void last_line(struct strbuf *sb, char *buf, size_t len)
 	snprintf(buf, len, "%s", e ? e + 1 : sb->buf);
 }
 
-static const char *perf_program(void)
+/*
+ * The perf to read the session with (perfcmd_perf()): the one that
+ * recorded it, when no other is asked for and it is still there (perf
+ * 6.1 cannot read what 6.12 wrote).
+ */
+static const char *perf_program(const struct loader *l)
 {
-	const char *perf = getenv("PYPERF_PERF");
-
-	return perf && *perf ? perf : "perf";
+	return perfcmd_perf(l->f->perf, profile_meta_get(l->p, "perf"));
 }
 
-static void perf_missing(char *err, size_t errlen)
+static void perf_missing(const struct loader *l, char *err, size_t errlen)
 {
 	set_err(err, errlen,
 		"cannot run '%s': not found (install perf, e.g. the Debian "
-		"package linux-perf)", perf_program());
+		"package linux-perf)", perf_program(l));
+}
+
+/*
+ * When perf fails on a session another perf recorded, say which: the
+ * likely cause ("incompatible file format", "unsupported ABI").
+ */
+static void perf_mismatch(const struct loader *l, char *err, size_t errlen)
+{
+	const char *rec = profile_meta_get(l->p, "perf");
+	const char *ver = profile_meta_get(l->p, "perf_version");
+	const char *used = perf_program(l);
+	size_t n = strlen(err);
+
+	if (!rec || !strcmp(rec, used) || n + 1 >= errlen)
+		return;
+	if (access(rec, X_OK))
+		snprintf(err + n, errlen - n,
+			 " (the session was recorded with perf %s at '%s', "
+			 "which is no longer there)", ver ? ver : "?", rec);
+	else
+		snprintf(err + n, errlen - n,
+			 " (the session was recorded with perf %s: try "
+			 "--perf '%s')", ver ? ver : "?", rec);
 }
 
 static int run_perf_script(struct loader *l, const char *dir, char *err,
@@ -1289,7 +1315,7 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 		 */
 		int need_time = 1;
 
-		perfcmd_script_argv(perf_program(),
+		perfcmd_script_argv(perf_program(l),
 				    !stat(buildid, &st) && S_ISDIR(st.st_mode) ?
 				    buildid : NULL, data,
 				    need_time ? PERFSCRIPT_FIELDS_TIME :
@@ -1325,7 +1351,7 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	ret = spawn_start(&sp, err, errlen);
 	if (ret < 0) {
 		if (ret == -ENOENT)
-			perf_missing(err, errlen);
+			perf_missing(l, err, errlen);
 		ret = -1;
 		goto out;
 	}
@@ -1399,11 +1425,12 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 		last_line(&errout, line, sizeof(line));
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
 		    !ps.bytes) {
-			perf_missing(err, errlen);
+			perf_missing(l, err, errlen);
 			goto out;
 		}
 		set_err(err, errlen, "perf script %s%s%s", desc,
 			*line ? ": " : "", line);
+		perf_mismatch(l, err, errlen);
 		goto out;
 	}
 	if (!ps.samples && !ps.bytes && errout.len) {
@@ -1411,6 +1438,7 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 		last_line(&errout, line, sizeof(line));
 		set_err(err, errlen, "perf script produced no samples: %s",
 			line);
+		perf_mismatch(l, err, errlen);
 		goto out;
 	}
 	if (tee.w && !cb_ret)

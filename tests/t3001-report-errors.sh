@@ -136,10 +136,10 @@ test_expect_success 'usage errors exit 2' '
 	test_expect_code 2 ppr report extra 2>err &&
 	test_grep "unexpected argument '"'"'extra'"'"'" err &&
 	test_expect_code 2 ppr report -- --stdio 2>err &&
-	test_grep "for --perf only" err &&
+	test_grep "for --perf-report only" err &&
 	test_expect_code 2 ppr report --diff onlyone 2>err &&
 	test_expect_code 2 ppr report --diff a b --format json 2>err &&
-	test_expect_code 2 ppr report --perf -o x 2>err &&
+	test_expect_code 2 ppr report --perf-report -o x 2>err &&
 	test_expect_code 2 ppr report -i 2>err &&
 	test_grep "needs a value" err
 '

@@ -115,7 +115,7 @@ test_expect_success 'report: formats, filters and numbers' '
 	done &&
 	bad 2 "--color must be auto, always or never" report --color sometimes &&
 	bad 2 "--diff needs two sessions" report --diff a &&
-	bad 2 "--perf runs perf report" report --perf --format json &&
+	bad 2 "--perf-report runs perf report" report --perf-report --format json &&
 	bad 2 "unexpected argument .extra." report extra &&
 	bad 2 "option .-i. needs a value" report -i &&
 	bad 2 "option .-o. needs a value" report -o
