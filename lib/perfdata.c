@@ -46,7 +46,9 @@
 
 #define BRANCH_HW_INDEX	(1ULL << 17)
 
+#define RECORD_LOST 2		/* u64 id, u64 lost */
 #define RECORD_SAMPLE 9
+#define RECORD_LOST_SAMPLES 13	/* u64 lost */
 
 /* The stack pointer's number in the user register mask. */
 #if defined(__x86_64__)
@@ -211,12 +213,13 @@ int perfdata_open(struct perfdata *d, const char *path, char *err,
 		memset(d, 0, sizeof(*d));
 		return set_err(err, errlen, "'%s': %s", path, why);
 	}
+	d->mapped = 1;
 	return 0;
 }
 
 void perfdata_close(struct perfdata *d)
 {
-	if (d->map)
+	if (d->map && d->mapped)
 		munmap((void *)d->map, d->size);
 	memset(d, 0, sizeof(*d));
 }
@@ -255,6 +258,22 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 		if (!a)
 			return -1;
 		p -= 8;		/* decoded again below */
+	} else if (d->nr_attrs > 1 && (a->sample_type & S_ID)) {
+		/*
+		 * Without PERF_SAMPLE_IDENTIFIER perf keeps the id at the
+		 * same place in every event's samples (after ip, tid,
+		 * time and addr, as far as they are there).
+		 */
+		uint64_t at = 8 * (uint64_t)(!!(a->sample_type & S_IP) +
+					     !!(a->sample_type & S_TID) +
+					     !!(a->sample_type & S_TIME) +
+					     !!(a->sample_type & S_ADDR));
+
+		if (at + 8 > len)
+			return -1;
+		a = attr_of_id(d, rd64(p + at));
+		if (!a)
+			return -1;
 	}
 	t = a->sample_type;
 	s->attr = a;
@@ -379,6 +398,10 @@ int perfdata_next(struct perfdata *d, struct pd_sample *s)
 		}
 		d->pos += size;
 		d->records++;
+		if (type == RECORD_LOST && size >= 24)
+			d->lost += rd64(h + 16);
+		else if (type == RECORD_LOST_SAMPLES && size >= 16)
+			d->lost_samples += rd64(h + 8);
 		if (type != RECORD_SAMPLE)
 			continue;
 		if (perfdata_decode_sample(d, h + 8, size - 8u, s) < 0) {

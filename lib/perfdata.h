@@ -58,6 +58,7 @@ struct pd_sample {
 struct perfdata {
 	const unsigned char *map;
 	size_t size;
+	int mapped;			/* perfdata_open() mapped it */
 	uint64_t data_off, data_end;	/* the data section */
 	uint64_t pos;			/* next record */
 	struct pd_attr attrs[PD_MAX_ATTRS];
@@ -66,6 +67,12 @@ struct perfdata {
 	uint64_t records;		/* records walked */
 	uint64_t samples;		/* samples decoded */
 	uint64_t bad_samples;		/* samples that did not fit */
+	/*
+	 * Samples perf lost (its ring buffer was full): the kernel's
+	 * PERF_RECORD_LOST counts and perf's PERF_RECORD_LOST_SAMPLES
+	 * counts, which perf writes for the same losses: take the larger.
+	 */
+	uint64_t lost, lost_samples;
 };
 
 /*
@@ -75,7 +82,10 @@ struct perfdata {
  */
 int perfdata_open(struct perfdata *d, const char *path, char *err,
 		  size_t errlen);
-/* The same on a buffer the caller keeps alive (for tests, fuzzing). */
+/*
+ * The same on a buffer the caller keeps alive (for tests, fuzzing);
+ * perfdata_close() then leaves the buffer alone.
+ */
 int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
 		      char *err, size_t errlen);
 void perfdata_close(struct perfdata *d);
@@ -84,7 +94,8 @@ void perfdata_close(struct perfdata *d);
  * The next PERF_RECORD_SAMPLE: returns 1 with s filled, 0 at the end
  * of the data (or at a record whose size breaks the framing: the rest
  * cannot be trusted, and is skipped).  Samples that do not decode are
- * counted in bad_samples and skipped.
+ * counted in bad_samples and skipped; lost-sample records walked are
+ * added to lost and lost_samples.
  */
 int perfdata_next(struct perfdata *d, struct pd_sample *s);
 

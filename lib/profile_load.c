@@ -110,6 +110,8 @@ struct loader {
 	uint32_t unnamed_example;	/* a frame of unnamed code shown */
 	uint64_t *needs;	/* bytes each CUT_DUMP sample needed */
 	size_t nr_needs, needs_alloc;
+	uint64_t recorded;	/* samples in perf.data */
+	uint64_t lost;		/* samples perf lost (buffer full) */
 	pid_t helper_pid;	/* record's exec helper: not the program */
 	uint64_t next_progress;
 };
@@ -309,14 +311,21 @@ static enum native_class dso_class(const char *dso, size_t len,
 }
 
 /*
- * Can this name be shown?  Valid UTF-8 without control characters, and
- * not two records spliced into one (a second "py::" inside).
+ * Can this name be shown?  Valid UTF-8 without control characters, not
+ * two records spliced into one (a second "py::" inside), and a Python
+ * name whole: "py::QUALNAME:FILE" (a torn jit dump record can end
+ * early at a stray NUL, leaving "py::fresh_55" without its file).
  */
 static int name_is_clean(const char *s, size_t len)
 {
 	if (!utf8_is_clean(s, len))
 		return 0;
-	return !(len > 4 && memmem(s + 1, len - 1, "py::", 4));
+	if (len > 4 && memmem(s + 1, len - 1, "py::", 4))
+		return 0;
+	if (len >= 4 && !memcmp(s, "py::", 4) &&
+	    (len == 4 || s[4] == ':' || !memchr(s + 4, ':', len - 4)))
+		return 0;
+	return 1;
 }
 
 /* "py::QUALNAME:FILE" -> python frame id */
@@ -588,16 +597,15 @@ static void read_dumps(struct loader *l, const char *session)
 	free(path);
 	if (d.attrs[0].sample_max_stack && !q->max_stack)
 		q->max_stack = d.attrs[0].sample_max_stack;
-	if (!d.attrs[0].sample_stack_user) {
-		perfdata_close(&d);
-		return;
+	if (d.attrs[0].sample_stack_user) {
+		l->jit = 1;
+		q->dump_size = d.attrs[0].sample_stack_user;
 	}
-	l->jit = 1;
-	q->dump_size = d.attrs[0].sample_stack_user;
+	/* every record is walked: lost-sample records are anywhere */
 	while (perfdata_next(&d, &s) > 0) {
 		struct dump *dp;
 
-		if (!s.have_time || !s.have_tid || !s.have_stack)
+		if (!l->jit || !s.have_time || !s.have_tid || !s.have_stack)
 			continue;
 		ALLOC_GROW(l->dumps, l->nr_dumps + 1, dumps_alloc);
 		dp = &l->dumps[l->nr_dumps++];
@@ -615,9 +623,13 @@ static void read_dumps(struct loader *l, const char *session)
 			l->tops[l->nr_tops++].top = s.user_sp + s.dyn_size;
 		}
 	}
+	l->recorded = d.samples + d.bad_samples;
+	l->lost = d.lost > d.lost_samples ? d.lost : d.lost_samples;
 	perfdata_close(&d);
-	qsort(l->dumps, l->nr_dumps, sizeof(*l->dumps), dump_cmp);
-	qsort(l->tops, l->nr_tops, sizeof(*l->tops), top_cmp);
+	if (l->nr_dumps)
+		qsort(l->dumps, l->nr_dumps, sizeof(*l->dumps), dump_cmp);
+	if (l->nr_tops)
+		qsort(l->tops, l->nr_tops, sizeof(*l->tops), top_cmp);
 	/*
 	 * Keep each distinct top: a thread may have had several stacks
 	 * (perf's child before it exec'ed the program had another).
@@ -634,6 +646,8 @@ static const struct dump *find_dump(const struct loader *l, uint64_t time,
 {
 	struct dump key;
 
+	if (!l->nr_dumps)
+		return NULL;
 	key.time = time;
 	key.tid = tid;
 	return bsearch(&key, l->dumps, l->nr_dumps, sizeof(*l->dumps),
@@ -847,6 +861,25 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 			     "jit dump) dropped: those frames are unnamed",
 			     count_str(q->bad_names, a, sizeof(a)),
 			     q->bad_names == 1 ? "" : "s");
+}
+
+/*
+ * perf drops samples when it cannot empty its ring buffers in time (a
+ * busy machine, big stack dumps): what ran then is under-counted, and
+ * perf script says nothing about it.
+ */
+static void lost_warning(struct profile *p, uint64_t lost, uint64_t recorded)
+{
+	char a[32], b[32], pc[16];
+
+	if (!lost)
+		return;
+	profile_warn(p, "perf lost %s of %s samples (%s): it could not keep "
+		     "up (a busy machine, or stack dumps too big for its "
+		     "buffers), so what ran then is under-counted",
+		     count_str(lost, a, sizeof(a)),
+		     count_str(lost + recorded, b, sizeof(b)),
+		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
 }
 
 static int on_sample(void *data, const struct ps_sample *s)
@@ -1545,6 +1578,7 @@ int profile_load(struct profile *p, const char *session,
 	judge_dumps(&l);
 	quality_warnings(p, l.unnamed_example != HTAB_NONE ?
 			 p->frames[l.unnamed_example].name : "[python3]");
+	lost_warning(p, l.lost, l.recorded);
 out:
 	htab_release(&l.raw_tab);
 	for (i = 0; i < l.nr_raw; i++)

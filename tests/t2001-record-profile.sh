@@ -14,7 +14,7 @@ test_expect_success PERF,PY313 'record the split program' '
 		"$FIX/record-split.py" 1.0 >out 2>err &&
 	test_grep "^record-split: done$" out &&
 	test_grep "^pyperf-run: jit mode \(python 3\.13\.[0-9]+ has no frame pointers; perf [0-9.]+ .*\)$" err &&
-	test_grep "^pyperf-run: [0-9]+ samples from [0-9]+ processes in .split." err
+	test_grep "^pyperf-run: [0-9]+ samples from [0-9]+ processes \([0-9.]+% with complete stacks\) in .split." err
 '
 
 test_expect_success PERF,PY313 'the session has the documented layout, mode 0700' '

@@ -101,6 +101,8 @@ test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file
 	test -d ci || robust_env ppr record -q -o ci --python "$PY" -F 4000 \
 		"$PROG" exit 0 1.5 &&
 	ppr report -i ci --format collapsed >full.txt &&
+	# without the session cache, so that perf script runs
+	rm -rf ci/cache &&
 	setsid $SIGDFL "$PPR_BIN" report -i ci -o rep.txt \
 		--format collapsed 2>err &
 	rp=$! &&

@@ -8,6 +8,8 @@
 #   perfscript    lib/perfscript.h   the streaming perf-script parser
 #   perfmap       lib/perfmap.h      perfmap_parse(), perfmap_lookup()
 #   session       lib/session.h      session_meta_parse(), print round trip
+#   perfdata      lib/perfdata.h     perfdata_open_mem(), perfdata_next(),
+#                                    perfdata_decode_sample()
 #
 #   make fuzz                      all targets, FUZZ_TIME=45 s each
 #   make fuzz FUZZ_TARGETS=perfmap FUZZ_TIME=300
@@ -21,7 +23,7 @@
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 45
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache
+FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

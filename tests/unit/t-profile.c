@@ -412,6 +412,78 @@ static void test_load(const char *dir)
 	profile_release(&p);
 }
 
+/*
+ * A perf.data the loader can read: one event (ip, tid), 3 samples, and
+ * the kernel's and perf's records of 4 lost samples (the same loss).
+ */
+static int write_lossy_perf_data(const char *dir)
+{
+	unsigned char f[104 + 128 + 8 + 3 * 24 + 32 + 16];
+	uint64_t v;
+	size_t o = 104 + 128 + 8, i;
+	char *path = xasprintf("%s/perf.data", dir);
+	FILE *fp;
+	int ret = 0;
+
+#define PUT64(at, x) (v = (x), memcpy(f + (at), &v, 8))
+	memset(f, 0, sizeof(f));
+	memcpy(f, "PERFILE2", 8);
+	PUT64(8, 104);			/* header size */
+	PUT64(16, 128);			/* attr entry: attr + ids section */
+	PUT64(24, 104);
+	PUT64(32, 128);
+	PUT64(40, o);			/* data */
+	PUT64(48, sizeof(f) - o);
+	f[104 + 4] = 112;		/* attr.size */
+	PUT64(104 + 24, 3);		/* sample_type: IP | TID */
+	PUT64(104 + 112, 104 + 128);	/* ids: one id */
+	PUT64(104 + 120, 8);
+	PUT64(104 + 128, 1);
+	for (i = 0; i < 3; i++, o += 24) {
+		PUT64(o, 9 | (24ULL << 48));	/* PERF_RECORD_SAMPLE */
+		PUT64(o + 8, 0x1000);
+		PUT64(o + 16, 100 | (100ULL << 32));
+	}
+	PUT64(o, 2 | (32ULL << 48));		/* PERF_RECORD_LOST */
+	PUT64(o + 8, 1);
+	PUT64(o + 16, 4);
+	o += 32;
+	PUT64(o, 13 | (16ULL << 48));		/* PERF_RECORD_LOST_SAMPLES */
+	PUT64(o + 8, 4);
+#undef PUT64
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(f, 1, sizeof(f), fp) != sizeof(f))
+		ret = -1;
+	if (fp && fclose(fp))
+		ret = -1;
+	free(path);
+	return ret;
+}
+
+/* Samples perf lost are said, with their share of all it took. */
+static void test_lost(const char *dir)
+{
+	struct profile p;
+	char err[PPR_ERR_LEN], *cache = xasprintf("%s/cache", dir);
+	size_t i;
+	int warned = 0;
+
+	nftw(cache, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(cache);
+	if (write_lossy_perf_data(dir) < 0 ||
+	    load(&p, dir, PROFILE_VIEW_MIXED, err) < 0) {
+		TAP_OK(0, "load the session with lost samples");
+		return;
+	}
+	for (i = 0; i < p.nr_warnings; i++)
+		if (strstr(p.warnings[i], "perf lost 4 of 7 samples (57%): it "
+			   "could not keep up"))
+			warned = 1;
+	TAP_OK(warned, "perf's lost samples are counted once, and said");
+	TAP_INT(p.total_samples, 7, "the samples perf script shows are kept");
+	profile_release(&p);
+}
+
 int main(void)
 {
 	char dir[] = "t-profile.XXXXXX";
@@ -424,6 +496,7 @@ int main(void)
 		return tap_done();
 	}
 	test_load(dir);
+	test_lost(dir);
 
 	TAP_OK(profile_load(&p, "/nonexistent", NULL, err, sizeof(err)) < 0,
 	       "a missing session fails");
