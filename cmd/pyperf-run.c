@@ -14,6 +14,37 @@
 #ifndef PPR_VERSION
 #define PPR_VERSION "unknown"
 #endif
+/* `perf version` where configure ran; empty when there was no perf. */
+#ifndef PPR_PERF_VERSION
+#define PPR_PERF_VERSION ""
+#endif
+
+/*
+ * The optional parts compiled in, for --version.  pprof output is always
+ * built (configure requires protobuf-c); the others are switched on by
+ * configure defining PPR_HAVE_<NAME> once they exist.
+ */
+static const struct {
+	const char *name;
+	int on;
+} features[] = {
+	{ "pprof", 1 },
+#ifdef PPR_HAVE_LIBDW
+	{ "libdw", 1 },
+#else
+	{ "libdw", 0 },
+#endif
+#ifdef PPR_HAVE_LIBTRACEEVENT
+	{ "libtraceevent", 1 },
+#else
+	{ "libtraceevent", 0 },
+#endif
+#ifdef PPR_HAVE_LIBPERF
+	{ "libperf", 1 },
+#else
+	{ "libperf", 0 },
+#endif
+};
 
 struct cmd_struct {
 	const char *name;
@@ -61,6 +92,23 @@ static void print_help(FILE *fp)
 			commands[i].summary);
 	fputs("\n'pyperf-run help <command>' or 'pyperf-run <command> -h' "
 	      "shows a command's options.\n", fp);
+}
+
+static void print_version(void)
+{
+	size_t i;
+
+	printf("pyperf-run %s\n", PPR_VERSION);
+	if (*PPR_PERF_VERSION)
+		printf("built with: perf %s\n", PPR_PERF_VERSION);
+	else
+		fputs("built with: no perf (built without perf present)\n",
+		      stdout);
+	fputs("features:", stdout);
+	for (i = 0; i < ARRAY_SIZE(features); i++)
+		printf(" %s=%s", features[i].name,
+		       features[i].on ? "yes" : "no");
+	putchar('\n');
 }
 
 static int finish_stdout(int code)
@@ -114,7 +162,7 @@ int main(int argc, char **argv)
 		return finish_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("pyperf-run %s\n", PPR_VERSION);
+		print_version();
 		return finish_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "help"))

@@ -16,9 +16,26 @@ test_expect_success '--help prints to stdout and exits 0' '
 	! test -s err
 '
 
-test_expect_success '--version prints the version' '
+test_expect_success '--version prints the version, the perf configure found and the features' '
 	ppr --version >out &&
-	test_grep "^pyperf-run [0-9]+\.[0-9]+\.[0-9]+$" out
+	test $(wc -l <out) = 3 &&
+	sed -n 1p out >line1 &&
+	test_grep "^pyperf-run [0-9]+\.[0-9]+\.[0-9]+$" line1 &&
+	perf_version=$(sed -n "s/^PERF_VERSION = //p" "$PPR_SRCDIR/Makefile") &&
+	sed -n 2p out >line2 &&
+	if test -n "$perf_version"; then
+		test_grep "^built with: perf $perf_version$" line2
+	else
+		test_grep "^built with: no perf \(built without perf present\)$" line2
+	fi &&
+	sed -n 3p out >line3 &&
+	test_grep "^features: pprof=yes libdw=(yes|no) libtraceevent=(yes|no) libperf=(yes|no)$" line3
+'
+
+test_expect_success '-V is --version' '
+	ppr --version >expect &&
+	ppr -V >actual &&
+	test_cmp expect actual
 '
 
 test_expect_success 'an unknown command is a usage error with a hint' '
