@@ -258,6 +258,8 @@ static int parse_lines(struct perfscript *ps, size_t len, size_t *consumed,
 {
 	char *buf = ps->buf;
 	size_t pos = 0, start = 0, n;
+	/* the counts before the unfinished sample's header */
+	uint64_t lines_at_start = ps->lines, bad_at_start = ps->bad_lines;
 	char *nl;
 	int ret, has_inline;
 	struct ps_frame f;
@@ -292,6 +294,8 @@ static int parse_lines(struct perfscript *ps, size_t len, size_t *consumed,
 			if (ret)
 				goto stop;
 			start = (size_t)pos;
+			lines_at_start = ps->lines - 1;
+			bad_at_start = ps->bad_lines;
 			if (parse_header(buf + pos, n, &ps->cur, &f,
 					 &has_inline) < 0) {
 				ps->bad_lines++;
@@ -321,6 +325,8 @@ next:
 	*consumed = ps->in_sample || ps->skip_sample ? start : pos;
 	if (ps->in_sample || ps->skip_sample) {
 		/* its lines are parsed again: undo their counts */
+		ps->lines = lines_at_start;
+		ps->bad_lines = bad_at_start;
 		ps->in_sample = 0;
 		ps->skip_sample = 0;
 		ps->nr_frames = 0;

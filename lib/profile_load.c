@@ -558,15 +558,6 @@ static int dump_cmp(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static int top_cmp(const void *a, const void *b)
-{
-	const struct stack_top *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return (x->tid > y->tid) - (x->tid < y->tid);
-	return (x->top > y->top) - (x->top < y->top);
-}
-
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -574,41 +565,58 @@ static int u64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int fact_dump_cmp(const void *a, const void *b)
+{
+	const struct report_cache_dump *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int fact_top_cmp(const void *a, const void *b)
+{
+	const struct report_cache_top *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->top > y->top) - (x->top < y->top);
+}
+
 /*
  * Read what perf script does not say about each sample: in jit mode
  * whether the kernel's copy of the user stack was full (the stack goes
  * on beyond it) and where each thread's stack ends; the callchain cap
- * asked for.  Without a readable perf.data the judgement is vaguer
- * (CUT_NOROOT), never wrong.
+ * asked for; the samples recorded and lost.  This walks all of
+ * perf.data (the session's cache keeps the result: see run_perf_script).
+ * Without a readable perf.data fa stays zero and the judgement is
+ * vaguer (CUT_NOROOT), never wrong.
  */
-static void read_dumps(struct loader *l, const char *session)
+static void read_dumps(const char *session, struct report_cache_facts *fa)
 {
-	struct profile_quality *q = &l->p->quality;
 	char *path = xasprintf("%s/perf.data", session);
 	char why[PPR_ERR_LEN];
 	struct perfdata d;
 	struct pd_sample s;
 	size_t dumps_alloc = 0, tops_alloc = 0, i, j;
 
+	memset(fa, 0, sizeof(*fa));
 	if (perfdata_open(&d, path, why, sizeof(why)) < 0) {
 		free(path);
 		return;
 	}
 	free(path);
-	if (d.attrs[0].sample_max_stack && !q->max_stack)
-		q->max_stack = d.attrs[0].sample_max_stack;
-	if (d.attrs[0].sample_stack_user) {
-		l->jit = 1;
-		q->dump_size = d.attrs[0].sample_stack_user;
-	}
+	fa->max_stack = d.attrs[0].sample_max_stack;
+	fa->dump_size = d.attrs[0].sample_stack_user;
 	/* every record is walked: lost-sample records are anywhere */
 	while (perfdata_next(&d, &s) > 0) {
-		struct dump *dp;
+		struct report_cache_dump *dp;
 
-		if (!l->jit || !s.have_time || !s.have_tid || !s.have_stack)
+		if (!fa->dump_size || !s.have_time || !s.have_tid ||
+		    !s.have_stack)
 			continue;
-		ALLOC_GROW(l->dumps, l->nr_dumps + 1, dumps_alloc);
-		dp = &l->dumps[l->nr_dumps++];
+		ALLOC_GROW(fa->dumps, fa->nr_dumps + 1, dumps_alloc);
+		dp = &fa->dumps[fa->nr_dumps++];
 		dp->time = s.time;
 		dp->tid = s.tid;
 		dp->sp = s.have_sp ? s.user_sp : 0;
@@ -618,27 +626,66 @@ static void read_dumps(struct loader *l, const char *session)
 		 * ends: a short copy shows the thread's stack top.
 		 */
 		if (!dp->full && s.have_sp) {
-			ALLOC_GROW(l->tops, l->nr_tops + 1, tops_alloc);
-			l->tops[l->nr_tops].tid = s.tid;
-			l->tops[l->nr_tops++].top = s.user_sp + s.dyn_size;
+			ALLOC_GROW(fa->tops, fa->nr_tops + 1, tops_alloc);
+			fa->tops[fa->nr_tops].tid = s.tid;
+			fa->tops[fa->nr_tops++].top = s.user_sp + s.dyn_size;
 		}
 	}
-	l->recorded = d.samples + d.bad_samples;
-	l->lost = d.lost > d.lost_samples ? d.lost : d.lost_samples;
+	fa->recorded = d.samples + d.bad_samples;
+	fa->lost = d.lost > d.lost_samples ? d.lost : d.lost_samples;
 	perfdata_close(&d);
-	if (l->nr_dumps)
-		qsort(l->dumps, l->nr_dumps, sizeof(*l->dumps), dump_cmp);
-	if (l->nr_tops)
-		qsort(l->tops, l->nr_tops, sizeof(*l->tops), top_cmp);
+	if (fa->nr_dumps)
+		qsort(fa->dumps, fa->nr_dumps, sizeof(*fa->dumps),
+		      fact_dump_cmp);
+	if (fa->nr_tops)
+		qsort(fa->tops, fa->nr_tops, sizeof(*fa->tops), fact_top_cmp);
 	/*
 	 * Keep each distinct top: a thread may have had several stacks
 	 * (perf's child before it exec'ed the program had another).
 	 */
-	for (i = j = 0; i < l->nr_tops; i++)
-		if (!j || l->tops[j - 1].tid != l->tops[i].tid ||
-		    l->tops[j - 1].top != l->tops[i].top)
-			l->tops[j++] = l->tops[i];
-	l->nr_tops = j;
+	for (i = j = 0; i < fa->nr_tops; i++)
+		if (!j || fa->tops[j - 1].tid != fa->tops[i].tid ||
+		    fa->tops[j - 1].top != fa->tops[i].top)
+			fa->tops[j++] = fa->tops[i];
+	fa->nr_tops = j;
+}
+
+/*
+ * Take what read_dumps() found, or the session's cache kept, into the
+ * loader (data): before the first sample is judged.
+ */
+static void use_facts(void *data, const struct report_cache_facts *fa)
+{
+	struct loader *l = data;
+	struct profile_quality *q = &l->p->quality;
+	size_t i;
+
+	/* as perf.data has them: a 16-bit cap, a 32-bit dump size */
+	if (fa->max_stack && fa->max_stack <= UINT16_MAX && !q->max_stack)
+		q->max_stack = (unsigned)fa->max_stack;
+	if (fa->dump_size && fa->dump_size <= UINT32_MAX) {
+		l->jit = 1;
+		q->dump_size = fa->dump_size;
+	}
+	free(l->dumps);
+	free(l->tops);
+	l->dumps = xcalloc(fa->nr_dumps ? fa->nr_dumps : 1,
+			   sizeof(*l->dumps));
+	for (i = 0; i < fa->nr_dumps; i++) {
+		l->dumps[i].time = fa->dumps[i].time;
+		l->dumps[i].sp = fa->dumps[i].sp;
+		l->dumps[i].tid = fa->dumps[i].tid;
+		l->dumps[i].full = fa->dumps[i].full;
+	}
+	l->nr_dumps = fa->nr_dumps;
+	l->tops = xcalloc(fa->nr_tops ? fa->nr_tops : 1, sizeof(*l->tops));
+	for (i = 0; i < fa->nr_tops; i++) {
+		l->tops[i].tid = fa->tops[i].tid;
+		l->tops[i].top = fa->tops[i].top;
+	}
+	l->nr_tops = fa->nr_tops;
+	l->recorded = fa->recorded;
+	l->lost = fa->lost;
 }
 
 static const struct dump *find_dump(const struct loader *l, uint64_t time,
@@ -1332,6 +1379,7 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	struct stat st;
 	struct strbuf key = STRBUF_INIT;
 	struct cache_tee tee = { NULL, NULL };
+	struct report_cache_facts facts;
 	char *buildid = xasprintf("%s/buildid", dir);
 	char *data = xasprintf("%s/perf.data", dir);
 	char *chunk = xmalloc(1 << 18);
@@ -1339,6 +1387,7 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	int ret = -1, status, open_fds = 2, cb_ret = 0;
 	char line[256];
 
+	memset(&facts, 0, sizeof(facts));
 	perfscript_init(&ps, on_sample, l);
 	{
 		/*
@@ -1357,13 +1406,15 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 	}
 	/*
 	 * No --pid/--tid: the session's cache must hold every sample, so
-	 * on_sample() filters (and counts what it leaves out).
+	 * on_sample() filters (and counts what it leaves out).  The cache
+	 * also holds what read_dumps() found: a cached report reads only
+	 * perf.data's header.
 	 */
 	if (!report_cache_key(&key, dir, argv.v)) {
 		struct report_cache_stats cst;
 
-		if (report_cache_replay(dir, &key, on_sample, l, &cst,
-					&cb_ret)) {
+		if (report_cache_replay(dir, &key, use_facts, on_sample, l,
+					&cst, &cb_ret)) {
 			if (l->f->progress)
 				l->f->progress(l->f->progress_data,
 					       cst.bytes, cst.samples);
@@ -1375,6 +1426,11 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 		tee.w = report_cache_writer_new();
 		perfscript_init(&ps, tee_sample, &tee);
 	}
+	read_dumps(dir, &facts);
+	use_facts(l, &facts);
+	if (tee.w)
+		report_cache_set_facts(tee.w, &facts);
+	report_cache_facts_release(&facts);
 
 	sp.argv = argv.v;
 	sp.in = SPAWN_DEVNULL;
@@ -1562,7 +1618,7 @@ int profile_load(struct profile *p, const char *session,
 					&ms))
 			p->quality.max_stack = (unsigned)ms;
 	}
-	read_dumps(&l, session);
+	/* run_perf_script() also reads perf.data's facts (read_dumps()) */
 	ret = run_perf_script(&l, session, err, errlen);
 	if (ret < 0)
 		goto out;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC "PPRSCR1\n"
+#define MAGIC "PPRSCR2\n"
 #define MAGIC_LEN 8
 #define SUM_LEN 8
 #define SUM_SEED 0x7070722d63616368ULL
@@ -166,8 +166,17 @@ struct report_cache_writer {
 	uint32_t comm, event;
 	uint64_t time, period;
 
+	struct report_cache_facts facts;	/* a copy of perf.data's */
+
 	int too_big;		/* past MAX_CACHE_BYTES: write nothing */
 };
+
+void report_cache_facts_release(struct report_cache_facts *f)
+{
+	free(f->dumps);
+	free(f->tops);
+	memset(f, 0, sizeof(*f));
+}
 
 struct report_cache_writer *report_cache_writer_new(void)
 {
@@ -191,6 +200,7 @@ static void writer_drop(struct report_cache_writer *w)
 	htab_release(&w->str_tab);
 	htab_release(&w->frame_tab);
 	htab_release(&w->node_tab);
+	report_cache_facts_release(&w->facts);
 	w->strs = NULL;
 	w->frames = NULL;
 	w->nodes = NULL;
@@ -205,6 +215,39 @@ void report_cache_writer_free(struct report_cache_writer *w)
 		return;
 	writer_drop(w);
 	free(w);
+}
+
+/* The bytes the writer holds, as the file will hold them at most. */
+static size_t writer_size(const struct report_cache_writer *w)
+{
+	return w->blob.len + w->samples.len + w->nr_frames * 12 +
+	       w->nr_nodes * 8 + w->facts.nr_dumps * 24 +
+	       w->facts.nr_tops * 16;
+}
+
+void report_cache_set_facts(struct report_cache_writer *w,
+			    const struct report_cache_facts *f)
+{
+	struct report_cache_facts *c = &w->facts;
+
+	if (w->too_big)
+		return;
+	report_cache_facts_release(c);
+	*c = *f;
+	c->dumps = NULL;
+	c->tops = NULL;
+	if (f->nr_dumps) {
+		c->dumps = xmalloc(f->nr_dumps * sizeof(*c->dumps));
+		memcpy(c->dumps, f->dumps, f->nr_dumps * sizeof(*c->dumps));
+	}
+	if (f->nr_tops) {
+		c->tops = xmalloc(f->nr_tops * sizeof(*c->tops));
+		memcpy(c->tops, f->tops, f->nr_tops * sizeof(*c->tops));
+	}
+	if (writer_size(w) > MAX_CACHE_BYTES) {
+		w->too_big = 1;
+		writer_drop(w);
+	}
 }
 
 static int str_eq(const void *ctx, uint32_t id)
@@ -334,11 +377,42 @@ void report_cache_add(struct report_cache_writer *w,
 	w->period = s->period;
 	w->nr_samples++;
 	/* ids are 32-bit; the file must stay readable in one piece */
-	if (w->blob.len + w->samples.len + w->nr_frames * 12 +
-	    w->nr_nodes * 8 > MAX_CACHE_BYTES ||
+	if (writer_size(w) > MAX_CACHE_BYTES ||
 	    w->nr_nodes >= UINT32_MAX - 1 || w->nr_strs >= UINT32_MAX - 1) {
 		w->too_big = 1;
 		writer_drop(w);
+	}
+}
+
+static uint64_t zigzag_tid(int32_t tid)
+{
+	return zigzag((uint64_t)(int64_t)tid);
+}
+
+static void encode_facts(const struct report_cache_facts *f,
+			 struct strbuf *out)
+{
+	uint64_t time = 0, sp = 0;
+	size_t i;
+
+	put_u(out, f->max_stack);
+	put_u(out, f->dump_size);
+	put_u(out, f->recorded);
+	put_u(out, f->lost);
+	put_u(out, f->nr_dumps);
+	for (i = 0; i < f->nr_dumps; i++) {
+		const struct report_cache_dump *d = &f->dumps[i];
+
+		put_u(out, d->time - time);
+		put_u(out, zigzag_tid(d->tid) << 1 | (d->full ? 1 : 0));
+		put_u(out, zigzag(d->sp - sp));
+		time = d->time;
+		sp = d->sp;
+	}
+	put_u(out, f->nr_tops);
+	for (i = 0; i < f->nr_tops; i++) {
+		put_u(out, zigzag_tid(f->tops[i].tid));
+		put_u(out, f->tops[i].top);
 	}
 }
 
@@ -355,6 +429,7 @@ void report_cache_encode(const struct report_cache_writer *w,
 	put_u(out, st ? st->bytes : 0);
 	put_u(out, st ? st->bad_lines : 0);
 	put_u(out, st ? st->samples : 0);
+	encode_facts(&w->facts, out);
 	put_u(out, w->nr_strs);
 	for (i = 0; i < w->nr_strs; i++) {
 		put_u(out, w->strs[i].len);
@@ -449,6 +524,8 @@ int report_cache_write(const struct report_cache_writer *w,
 		ret = -errno;
 	if (ret)
 		unlinkat(dfd, tmp, 0);
+	else	/* the format before: unusable now */
+		unlinkat(dfd, REPORT_CACHE_OLD_FILE, 0);
 	close(dfd);
 	strbuf_release(&out);
 	return ret;
@@ -505,6 +582,7 @@ struct rnode {
 };
 
 struct tables {
+	struct report_cache_facts facts;
 	struct ps_str *strs;
 	size_t nr_strs;
 	struct ps_frame *frames;
@@ -557,6 +635,60 @@ static int read_sample(struct rd *r, const struct tables *t,
 	return 0;
 }
 
+static int get_tid(struct rd *r, uint64_t v, int32_t *tid)
+{
+	uint64_t t = unzigzag(v);
+
+	if (r->bad || (int64_t)t < INT32_MIN || (int64_t)t > INT32_MAX)
+		return -1;
+	*tid = (int32_t)(int64_t)t;
+	return 0;
+}
+
+/* The perf.data section, checked: its arrays sorted as promised. */
+static int read_facts(struct rd *r, struct report_cache_facts *f)
+{
+	uint64_t time = 0, sp = 0;
+	size_t i;
+
+	f->max_stack = get_u(r);
+	f->dump_size = get_u(r);
+	f->recorded = get_u(r);
+	f->lost = get_u(r);
+	f->nr_dumps = get_count(r, 3);
+	if (r->bad)
+		return -1;
+	f->dumps = xcalloc(f->nr_dumps ? f->nr_dumps : 1, sizeof(*f->dumps));
+	for (i = 0; i < f->nr_dumps; i++) {
+		struct report_cache_dump *d = &f->dumps[i];
+		uint64_t dt = get_u(r), tf = get_u(r), ds = get_u(r);
+
+		if (get_tid(r, tf >> 1, &d->tid) < 0 || time + dt < time ||
+		    (i && !dt && d->tid < d[-1].tid))
+			return -1;
+		d->full = (uint8_t)(tf & 1);
+		time += dt;
+		sp += unzigzag(ds);
+		d->time = time;
+		d->sp = sp;
+	}
+	f->nr_tops = get_count(r, 2);
+	if (r->bad)
+		return -1;
+	f->tops = xcalloc(f->nr_tops ? f->nr_tops : 1, sizeof(*f->tops));
+	for (i = 0; i < f->nr_tops; i++) {
+		struct report_cache_top *t = &f->tops[i];
+		uint64_t tid = get_u(r);
+
+		t->top = get_u(r);
+		if (get_tid(r, tid, &t->tid) < 0 ||
+		    (i && (t->tid < t[-1].tid ||
+			   (t->tid == t[-1].tid && t->top <= t[-1].top))))
+			return -1;
+	}
+	return 0;
+}
+
 /* Parse and check everything up to the samples; r is left on them. */
 static int read_tables(struct rd *r, const struct strbuf *key,
 		       struct report_cache_stats *st, struct tables *t,
@@ -579,6 +711,8 @@ static int read_tables(struct rd *r, const struct strbuf *key,
 	st->bytes = get_u(r);
 	st->bad_lines = get_u(r);
 	st->samples = get_u(r);
+	if (r->bad || read_facts(r, &t->facts) < 0)
+		return -1;
 
 	t->nr_strs = get_count(r, 1);
 	t->strs = xcalloc(t->nr_strs ? t->nr_strs : 1, sizeof(*t->strs));
@@ -631,8 +765,9 @@ static int read_tables(struct rd *r, const struct strbuf *key,
 
 int report_cache_replay_buf(const void *buf, size_t len,
 			    const struct strbuf *key, unsigned flags,
-			    ps_sample_fn cb, void *data,
-			    struct report_cache_stats *stp, int *cb_ret)
+			    report_cache_facts_fn facts_cb, ps_sample_fn cb,
+			    void *data, struct report_cache_stats *stp,
+			    int *cb_ret)
 {
 	struct report_cache_stats st;
 	struct tables t;
@@ -667,6 +802,8 @@ int report_cache_replay_buf(const void *buf, size_t len,
 	if (r.bad || r.p != r.e)
 		goto out;
 
+	if (facts_cb)
+		facts_cb(data, &t.facts);
 	frames = xmalloc((t.max_depth ? t.max_depth : 1) * sizeof(*frames));
 	r.p = samples;
 	memset(&ss, 0, sizeof(ss));
@@ -690,6 +827,7 @@ int report_cache_replay_buf(const void *buf, size_t len,
 	ret = 1;
 out:
 	free(frames);
+	report_cache_facts_release(&t.facts);
 	free(t.strs);
 	free(t.frames);
 	free(t.nodes);
@@ -697,8 +835,9 @@ out:
 }
 
 int report_cache_replay(const char *session, const struct strbuf *key,
-			ps_sample_fn cb, void *data,
-			struct report_cache_stats *st, int *cb_ret)
+			report_cache_facts_fn facts_cb, ps_sample_fn cb,
+			void *data, struct report_cache_stats *st,
+			int *cb_ret)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct stat sst;
@@ -719,8 +858,9 @@ int report_cache_replay(const char *session, const struct strbuf *key,
 	if (!fstat(fd, &sst) && S_ISREG(sst.st_mode) &&
 	    (uint64_t)sst.st_size <= MAX_CACHE_BYTES + (1 << 20) &&
 	    strbuf_read_fd(&sb, fd, MAX_CACHE_BYTES + (1 << 20)) >= 0)
-		ret = report_cache_replay_buf(sb.buf, sb.len, key, 0, cb,
-					      data, st, cb_ret);
+		ret = report_cache_replay_buf(sb.buf, sb.len, key, 0,
+					      facts_cb, cb, data, st,
+					      cb_ret);
 	close(fd);
 	strbuf_release(&sb);
 	return ret;

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The session's cache of perf script output: the first report of a session
-# keeps what perf script gave in SESSION/cache/script.v1; later reports
-# (any format, view or filter) read it and run no perf, with output
-# byte-identical to a fresh perf script run.  A changed perf.data, a
-# damaged or truncated cache, or a session where no cache can be written
-# all still give the right report.
+# keeps what perf script gave in SESSION/cache/script.v2, with what report
+# reads of perf.data itself (jit mode: each sample's stack dump); later
+# reports (any format, view or filter) read it, run no perf and read no
+# more of perf.data than its header, with output byte-identical to a fresh
+# perf script run.  A changed perf.data, a damaged or truncated cache, or a
+# session where no cache can be written all still give the right report.
 test_description='report: the session cache of perf script output'
 . ./test-lib.sh
 
@@ -100,11 +101,14 @@ test_expect_success SESSION 'the first report runs perf script and keeps a cache
 	before=$(runs) &&
 	report -i s --format collapsed >first.folded 2>err &&
 	test $(runs) = $((before + 1)) &&
-	test -f s/cache/script.v1 &&
+	test -f s/cache/script.v2 &&
 	test "$(stat -c %a s/cache)" = 700 &&
-	test "$(stat -c %a s/cache/script.v1)" = 600 &&
-	! ls s/cache | grep -v "^script\.v1$" &&
-	! test -s err
+	test "$(stat -c %a s/cache/script.v2)" = 600 &&
+	! ls s/cache | grep -v "^script\.v2$" &&
+	# only warnings (deep stacks: full dumps); every later report of
+	# s must say the same
+	! grep -v "^pyperf-run report: warning: " err &&
+	cp err first.err
 '
 
 test_expect_success SESSION 'the second report runs no perf and says the same' '
@@ -115,17 +119,18 @@ test_expect_success SESSION 'the second report runs no perf and says the same' '
 	test $rc = 0 &&
 	test $(runs) = $before &&
 	test_cmp first.folded second.folded &&
-	! test -s err
+	test_cmp first.err err
 '
 
 # FORMAT/OPTIONS with a fresh perf script run, then from the cache alone
+# (of session $S, default s)
 same_with_cache() {
-	rm -rf s/cache &&
-	report -i s "$@" >fresh 2>err.fresh &&
-	test -f s/cache/script.v1 &&
+	rm -rf "${S:-s}/cache" &&
+	report -i "${S:-s}" "$@" >fresh 2>err.fresh &&
+	test -f "${S:-s}/cache/script.v2" &&
 	before=$(runs) &&
 	: >deny &&
-	report -i s "$@" >cached 2>err.cached;
+	report -i "${S:-s}" "$@" >cached 2>err.cached;
 	rc=$?; rm -f deny &&
 	test $rc = 0 &&
 	test $(runs) = $before &&
@@ -214,26 +219,26 @@ from_cache_alone() {
 
 test_expect_success SESSION 'a damaged cache is ignored and rebuilt' '
 	report -i s --format collapsed >/dev/null &&
-	size=$(stat -c %s s/cache/script.v1) &&
+	size=$(stat -c %s s/cache/script.v2) &&
 	printf "garbage!" |
-		dd of=s/cache/script.v1 bs=1 seek=$((size / 2)) conv=notrunc \
+		dd of=s/cache/script.v2 bs=1 seek=$((size / 2)) conv=notrunc \
 			2>/dev/null &&
 	before=$(runs) &&
 	report -i s --format collapsed >damaged.folded 2>err &&
 	test $(runs) = $((before + 1)) &&
 	test_cmp first.folded damaged.folded &&
-	! test -s err &&
+	test_cmp first.err err &&
 	from_cache_alone
 '
 
 test_expect_success SESSION 'a truncated or empty cache is ignored and rebuilt' '
-	size=$(stat -c %s s/cache/script.v1) &&
-	truncate -s $((size - 1)) s/cache/script.v1 &&
+	size=$(stat -c %s s/cache/script.v2) &&
+	truncate -s $((size - 1)) s/cache/script.v2 &&
 	before=$(runs) &&
 	report -i s --format collapsed >cut.folded &&
 	test_cmp first.folded cut.folded &&
 	from_cache_alone &&
-	: >s/cache/script.v1 &&
+	: >s/cache/script.v2 &&
 	report -i s --format collapsed >empty.folded &&
 	test_cmp first.folded empty.folded &&
 	test $(runs) = $((before + 2)) &&
@@ -251,6 +256,115 @@ test_expect_success SESSION 'a cache from another perf is not used' '
 	test_grep "perf must not run now" err
 '
 
+test_expect_success SESSION 'a cache of the format before is replaced' '
+	rm -rf s/cache && mkdir -m 700 s/cache &&
+	echo "PPRSCR1 an old cache" >s/cache/script.v1 &&
+	before=$(runs) &&
+	report -i s --format collapsed >old.folded &&
+	test $(runs) = $((before + 1)) &&
+	test_cmp first.folded old.folded &&
+	test "$(ls s/cache)" = script.v2 &&
+	from_cache_alone
+'
+
+# jit mode: report judges each stack by its dump in perf.data (full or
+# not, the stack pointer, each thread's stack top).  Deep recursion fills
+# a small dump; shallow code first lets a dump reach each thread's stack
+# top, which tells how big a dump the deep samples needed.
+cat >jitprog.py <<'EOF'
+import sys, threading, time
+
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+def rec(depth, n):
+    if depth == 0:
+        return leaf(n)
+    return rec(depth - 1, n)
+
+def work(shallow, deep, depth):
+    end = time.time() + shallow
+    s = 0
+    while time.time() < end:
+        for i in range(1000):
+            s += i * i
+    end = time.time() + deep
+    while time.time() < end:
+        rec(depth, 3000)
+
+sys.setrecursionlimit(5000)
+t = threading.Thread(target=work, args=(0.25, 0.35, 60))
+t.start()
+work(0.1, 0.5, 90)
+t.join()
+EOF
+
+test_expect_success PERF,PYTHON 'record a jit-mode session with small stack dumps' '
+	ppr record -q -o j --mode jit --stack-size 8192 \
+		--python "$(cat .python)" jitprog.py >out 2>err &&
+	test -s j/perf.data
+'
+
+test_prereq_JITSESSION() {
+	test -s j/perf.data && grep -q "^mode=jit$" j/meta ||
+		{ echo "the jit-mode recording failed"; return 1; }
+}
+
+test_prereq_STRACE() {
+	strace -o /dev/null true 2>/dev/null ||
+		{ echo "no strace that can trace here"; return 1; }
+}
+
+test_expect_success JITSESSION 'jit mode: the judgement of every stack is the same from the cache' '
+	S=j same_with_cache --format text --color never &&
+	# the dumps decided something: full dumps, and how big one would do
+	test_grep "8192-byte stack dump was full" cached &&
+	test_grep "stack dump would complete|largest stack dump" cached &&
+	S=j same_with_cache --format json &&
+	S=j same_with_cache --format collapsed --all &&
+	S=j same_with_cache --format collapsed --python-only --per-thread &&
+	S=j same_with_cache --format json --time 0.1,0.4
+'
+
+# access TRACE: "MMAPS BYTES", how often pyperf-run itself (not its
+# children) mapped perf.data and how many bytes it read of it
+access() {
+	awk '/perf\.data>/ && /^mmap\(/ { m++ }
+	     /perf\.data>/ && /^(read|pread64)\(/ {
+		sub(/.*= /, ""); if ($1 > 0) b += $1 }
+	     END { print m + 0, b + 0 }' "$1"
+}
+
+# trace FILE ARGS...: pyperf-run report ARGS under strace, no valgrind
+trace() {
+	trace_=$1; shift
+	PYPERF_PERF=$PWD/perf-wrap strace -y -o "$trace_" \
+		-e trace=openat,mmap,read,pread64 "$PPR_BIN" report "$@"
+}
+
+test_expect_success JITSESSION,STRACE 'a cached report of a jit session reads only the first block of perf.data' '
+	rm -rf j/cache &&
+	trace fresh.trace -i j --format collapsed >fresh 2>err.fresh &&
+	set -- $(access fresh.trace) &&
+	# without the cache the samples are read: the check sees it
+	test "$1" -ge 1 &&
+	size=$(stat -c %s j/perf.data) &&
+	test "$size" -gt 65536 &&
+	: >deny &&
+	trace cached.trace -i j --format collapsed >cached 2>err.cached;
+	rc=$?; rm -f deny &&
+	test $rc = 0 &&
+	test_cmp fresh cached &&
+	test_cmp err.fresh err.cached &&
+	set -- $(access cached.trace) &&
+	echo "perf.data of $size bytes: mapped $1 times, $2 bytes read" &&
+	test "$1" = 0 &&
+	test "$2" -le 4096
+'
+
 test_expect_success SESSION 'no cache can be written: the report is still right' '
 	rm -rf s/cache &&
 	echo "not a directory" >s/cache &&
@@ -260,7 +374,8 @@ test_expect_success SESSION 'no cache can be written: the report is still right'
 	test $(runs) = $((before + 2)) &&
 	test_cmp first.folded nocache.folded &&
 	test_cmp first.folded nocache2.folded &&
-	! test -s err &&
+	cat first.err first.err >twice.err &&
+	test_cmp twice.err err &&
 	test "$(cat s/cache)" = "not a directory" &&
 	rm -f s/cache
 '

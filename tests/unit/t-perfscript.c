@@ -97,6 +97,51 @@ static void check(struct got *g, const char *how)
 		"%s: header ends the previous sample", how);
 }
 
+/* The lines of text: newlines, plus a last line without one. */
+static uint64_t count_lines(const char *text, size_t len)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		n += text[i] == '\n';
+	return n + (len && text[len - 1] != '\n');
+}
+
+/*
+ * A sample split across two reads is parsed again from its header when
+ * the rest arrives: its lines (and its bad lines) count once.
+ */
+static void test_split_counts(void)
+{
+	static const char two[] =
+		"p 1/1 1.0: 1 cpu-clock: \n"
+		"\t1 a (b)\n"
+		"\tnot a frame\n"
+		"\t2 c (d)\n"
+		"\n"
+		"bad header\n"
+		"\t3 e (f)\n"
+		"\n";
+	struct perfscript ps;
+	size_t len = sizeof(two) - 1, cut;
+	size_t wrong_lines = 0, wrong_bad = 0, wrong_samples = 0;
+
+	for (cut = 1; cut < len; cut++) {
+		perfscript_init(&ps, NULL, NULL);
+		perfscript_feed(&ps, two, cut);
+		perfscript_feed(&ps, two + cut, len - cut);
+		perfscript_finish(&ps);
+		wrong_lines += ps.lines != 8;
+		wrong_bad += ps.bad_lines != 2;
+		wrong_samples += ps.samples != 1;
+		perfscript_release(&ps);
+	}
+	TAP_INT(wrong_lines, 0, "two reads, any split: 8 lines counted");
+	TAP_INT(wrong_bad, 0, "two reads, any split: 2 bad lines counted");
+	TAP_INT(wrong_samples, 0, "two reads, any split: 1 sample");
+}
+
 int main(void)
 {
 	struct perfscript ps;
@@ -111,6 +156,7 @@ int main(void)
 	TAP_INT(perfscript_finish(&ps), 0, "finish");
 	check(g, "whole");
 	TAP_INT(ps.bad_lines, 2, "bad lines counted");
+	TAP_INT(ps.lines, count_lines(stream, len), "lines counted");
 	perfscript_release(&ps);
 
 	/* one byte at a time: samples span every possible boundary */
@@ -120,6 +166,9 @@ int main(void)
 		perfscript_feed(&ps, stream + i, 1);
 	perfscript_finish(&ps);
 	check(g, "bytewise");
+	TAP_INT(ps.bad_lines, 2, "bytewise: each bad line counted once");
+	TAP_INT(ps.lines, count_lines(stream, len),
+		"bytewise: each line counted once");
 	perfscript_release(&ps);
 
 	/* odd chunk sizes */
@@ -129,7 +178,11 @@ int main(void)
 		perfscript_feed(&ps, stream + i, i + 7 > len ? len - i : 7);
 	perfscript_finish(&ps);
 	check(g, "chunks");
+	TAP_INT(ps.bad_lines, 2, "chunks: each bad line counted once");
+	TAP_INT(ps.lines, count_lines(stream, len),
+		"chunks: each line counted once");
 	perfscript_release(&ps);
+	test_split_counts();
 
 	TAP_INT(perfscript_parse_header("x 1/2 3.4: 5 e: ", 16, &s), 0,
 		"minimal header");

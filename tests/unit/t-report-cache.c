@@ -92,6 +92,68 @@ static void make_refs(void)
 	}
 }
 
+/*
+ * perf.data's facts for n dumps: times rising with ties (told apart by
+ * tid), tids from INT32_MIN to INT32_MAX, stack pointers up and down
+ * and 0 (not recorded), full and not; tops sorted and distinct.
+ */
+static void make_facts(struct report_cache_facts *f, size_t n)
+{
+	static const int32_t tids[] = { INT32_MIN, -1, 0, 100, 101,
+					INT32_MAX };
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->max_stack = 127;
+	f->dump_size = 32768;
+	f->recorded = 123456;
+	f->lost = 7;
+	f->nr_dumps = n;
+	f->dumps = xcalloc(n ? n : 1, sizeof(*f->dumps));
+	for (i = 0; i < n; i++) {
+		struct report_cache_dump *d = &f->dumps[i];
+
+		d->time = 1000000000ULL * 5000 + (i / 2) * 1001001 +
+			(i > n / 2 ? 1ULL << 40 : 0);
+		d->tid = i % 2 ? tids[(i / 2) % 3 + 3] : tids[(i / 2) % 3];
+		d->sp = i % 7 == 3 ? 0 : i % 2 ? 0x7ffd00000000ULL - i * 64 :
+			0x7f0000001000ULL + (uint64_t)(rng() % 65536);
+		d->full = i % 3 != 0;
+	}
+	f->nr_tops = 4;
+	f->tops = xcalloc(4, sizeof(*f->tops));
+	f->tops[0].tid = INT32_MIN;
+	f->tops[0].top = UINT64_MAX;
+	f->tops[1].tid = 100;
+	f->tops[1].top = 0x7f0000010000ULL;
+	f->tops[2].tid = 100;
+	f->tops[2].top = 0x7ffd00001000ULL;
+	f->tops[3].tid = INT32_MAX;
+	f->tops[3].top = 0;
+}
+
+static int facts_eq(const struct report_cache_facts *a,
+		    const struct report_cache_facts *b)
+{
+	size_t i;
+
+	if (a->max_stack != b->max_stack || a->dump_size != b->dump_size ||
+	    a->recorded != b->recorded || a->lost != b->lost ||
+	    a->nr_dumps != b->nr_dumps || a->nr_tops != b->nr_tops)
+		return 0;
+	for (i = 0; i < a->nr_dumps; i++)
+		if (a->dumps[i].time != b->dumps[i].time ||
+		    a->dumps[i].sp != b->dumps[i].sp ||
+		    a->dumps[i].tid != b->dumps[i].tid ||
+		    a->dumps[i].full != b->dumps[i].full)
+			return 0;
+	for (i = 0; i < a->nr_tops; i++)
+		if (a->tops[i].tid != b->tops[i].tid ||
+		    a->tops[i].top != b->tops[i].top)
+			return 0;
+	return 1;
+}
+
 static void fill_sample(struct ps_sample *s, const struct ref_sample *r)
 {
 	memset(s, 0, sizeof(*s));
@@ -116,7 +178,45 @@ struct check {
 	int stop_at;		/* stop when n reaches this (0: never) */
 	const char *lo, *hi;	/* the buffer: strings must lie inside */
 	size_t bad_ptr;
+	/* the facts callback */
+	const struct report_cache_facts *want;	/* NULL: all zero */
+	size_t facts_calls, facts_wrong, facts_late;
 };
+
+static void on_facts_check(void *data, const struct report_cache_facts *f)
+{
+	struct check *c = data;
+	struct report_cache_facts zero;
+
+	memset(&zero, 0, sizeof(zero));
+	c->facts_calls++;
+	if (!facts_eq(f, c->want ? c->want : &zero))
+		c->facts_wrong++;
+	if (c->n)
+		c->facts_late++;	/* after a sample */
+}
+
+/* For damaged input: the facts keep the promises of report_cache.h. */
+static void on_facts_garbage(void *data, const struct report_cache_facts *f)
+{
+	struct check *c = data;
+	size_t i;
+
+	c->facts_calls++;
+	for (i = 1; i < f->nr_dumps; i++)
+		if (f->dumps[i].time < f->dumps[i - 1].time ||
+		    (f->dumps[i].time == f->dumps[i - 1].time &&
+		     f->dumps[i].tid < f->dumps[i - 1].tid))
+			c->bad_ptr++;
+	for (i = 0; i < f->nr_dumps; i++)
+		if (f->dumps[i].full > 1)
+			c->bad_ptr++;
+	for (i = 1; i < f->nr_tops; i++)
+		if (f->tops[i].tid < f->tops[i - 1].tid ||
+		    (f->tops[i].tid == f->tops[i - 1].tid &&
+		     f->tops[i].top <= f->tops[i - 1].top))
+			c->bad_ptr++;
+}
 
 static int on_check(void *data, const struct ps_sample *s)
 {
@@ -163,12 +263,16 @@ static int on_garbage(void *data, const struct ps_sample *s)
 	return 0;
 }
 
-static struct report_cache_writer *writer_with_refs(size_t n)
+/* The first n reference samples and, unless NULL, facts. */
+static struct report_cache_writer *
+writer_with_refs(size_t n, const struct report_cache_facts *facts)
 {
 	struct report_cache_writer *w = report_cache_writer_new();
 	struct ps_sample s;
 	size_t i;
 
+	if (facts)
+		report_cache_set_facts(w, facts);
 	for (i = 0; i < n; i++) {
 		fill_sample(&s, &refs[i]);
 		report_cache_add(w, &s);
@@ -185,7 +289,8 @@ static void key_of(struct strbuf *key, const char *text)
 /* ---- tests ----------------------------------------------------------- */
 
 static void test_round_trip(const struct strbuf *file,
-			    const struct strbuf *key)
+			    const struct strbuf *key,
+			    const struct report_cache_facts *facts)
 {
 	struct report_cache_stats st;
 	struct check c = { 0 };
@@ -199,9 +304,14 @@ static void test_round_trip(const struct strbuf *file,
 	       "the cache is compact: %zu bytes for ~%zu of perf script",
 	       file->len, raw);
 
+	c.want = facts;
 	TAP_INT(report_cache_replay_buf(file->buf, file->len, key, 0,
-					on_check, &c, &st, &cb_ret), 1,
+					on_facts_check, on_check, &c, &st,
+					&cb_ret), 1,
 		"a cache replays");
+	TAP_INT(c.facts_calls, 1, "perf.data's facts come back once");
+	TAP_INT(c.facts_wrong, 0, "as they were set");
+	TAP_INT(c.facts_late, 0, "before the first sample");
 	TAP_INT(c.n, NR_SAMPLES, "every sample comes back");
 	TAP_INT(c.mismatches, 0, "each exactly as it was added");
 	TAP_INT(cb_ret, 0, "no callback stopped it");
@@ -212,7 +322,7 @@ static void test_round_trip(const struct strbuf *file,
 	memset(&c, 0, sizeof(c));
 	c.stop_at = 10;
 	TAP_INT(report_cache_replay_buf(file->buf, file->len, key, 0,
-					on_check, &c, NULL, &cb_ret), 1,
+					NULL, on_check, &c, NULL, &cb_ret), 1,
 		"a stopped replay still counts as replayed");
 	TAP_INT(c.n, 10, "the callback's stop is obeyed");
 	TAP_INT(cb_ret, 42, "and its value returned");
@@ -220,14 +330,17 @@ static void test_round_trip(const struct strbuf *file,
 	memset(&c, 0, sizeof(c));
 	key_of(&other, "another key");
 	TAP_INT(report_cache_replay_buf(file->buf, file->len, &other, 0,
-					on_check, &c, NULL, NULL), 0,
+					on_facts_check, on_check, &c, NULL,
+					NULL), 0,
 		"another key is refused");
 	strbuf_reset(&other);
 	strbuf_add(&other, key->buf, key->len - 1);
 	TAP_INT(report_cache_replay_buf(file->buf, file->len, &other, 0,
-					on_check, &c, NULL, NULL), 0,
+					on_facts_check, on_check, &c, NULL,
+					NULL), 0,
 		"a prefix of the key is refused");
 	TAP_INT(c.n, 0, "no sample delivered from a refused cache");
+	TAP_INT(c.facts_calls, 0, "nor its facts");
 	strbuf_release(&other);
 }
 
@@ -243,13 +356,13 @@ static void test_damage(const struct strbuf *file, const struct strbuf *key)
 		char *cut = xmalloc(len ? len : 1);
 
 		memcpy(cut, file->buf, len);
-		r = report_cache_replay_buf(cut, len, key, 0, on_check, &c,
-					    NULL, NULL);
+		r = report_cache_replay_buf(cut, len, key, 0, on_facts_check,
+					    on_check, &c, NULL, NULL);
 		accepted += r;
 		free(cut);
 	}
 	TAP_INT(accepted, 0, "every truncation is refused");
-	TAP_INT(c.n, 0, "and delivers nothing");
+	TAP_INT(c.n + c.facts_calls, 0, "and delivers nothing");
 
 	/* truncations past the checksum: the parser alone must hold */
 	memset(&c, 0, sizeof(c));
@@ -260,8 +373,9 @@ static void test_damage(const struct strbuf *file, const struct strbuf *key)
 		c.lo = cut;
 		c.hi = cut + len;
 		report_cache_replay_buf(cut, len, NULL,
-					REPORT_CACHE_NO_CHECKSUM, on_garbage,
-					&c, NULL, NULL);
+					REPORT_CACHE_NO_CHECKSUM,
+					on_facts_garbage, on_garbage, &c,
+					NULL, NULL);
 		free(cut);
 	}
 	TAP_INT(c.bad_ptr, 0, "unchecked truncations: no name outside the "
@@ -274,14 +388,14 @@ static void test_damage(const struct strbuf *file, const struct strbuf *key)
 		for (bit = 0; bit < 8; bit += 3) {
 			memcpy(copy, file->buf, file->len);
 			copy[pos] ^= (char)(1 << bit);
-			accepted += report_cache_replay_buf(copy, file->len,
-							    key, 0, on_check,
-							    &c, NULL, NULL);
+			accepted += report_cache_replay_buf(
+				copy, file->len, key, 0, on_facts_check,
+				on_check, &c, NULL, NULL);
 			flips++;
 		}
 	}
 	TAP_INT(accepted, 0, "%zu bit flips all refused", flips);
-	TAP_INT(c.n, 0, "and deliver nothing");
+	TAP_INT(c.n + c.facts_calls, 0, "and deliver nothing");
 
 	/* random garbling with the checksum off: no crash, no stray name */
 	memset(&c, 0, sizeof(c));
@@ -300,11 +414,12 @@ static void test_damage(const struct strbuf *file, const struct strbuf *key)
 		c.hi = copy + file->len;
 		accepted += report_cache_replay_buf(copy, file->len, NULL,
 						    REPORT_CACHE_NO_CHECKSUM,
+						    on_facts_garbage,
 						    on_garbage, &c, NULL,
 						    NULL);
 	}
-	TAP_INT(c.bad_ptr, 0, "garbled files: no name outside the buffer "
-		"(%zu of 3000 still parsed)", accepted);
+	TAP_INT(c.bad_ptr, 0, "garbled files: no name outside the buffer, "
+		"facts in order (%zu of 3000 still parsed)", accepted);
 	free(copy);
 }
 
@@ -315,60 +430,159 @@ static void hostile(const char *what, const unsigned char *body, size_t n)
 	struct check c = { 0 };
 	size_t i;
 
-	strbuf_add(&f, "PPRSCR1\n", 8);
+	strbuf_add(&f, "PPRSCR2\n", 8);
 	strbuf_add(&f, body, n);
 	for (i = 0; i < 8; i++)
 		strbuf_addch(&f, 0);
 	c.lo = f.buf;
 	c.hi = f.buf + f.len;
 	TAP_INT(report_cache_replay_buf(f.buf, f.len, NULL,
-					REPORT_CACHE_NO_CHECKSUM, on_garbage,
-					&c, NULL, NULL), 0,
+					REPORT_CACHE_NO_CHECKSUM,
+					on_facts_garbage, on_garbage, &c,
+					NULL, NULL), 0,
 		"hostile: %s", what);
+	TAP_INT(c.n + c.facts_calls, 0, "hostile: %s: nothing delivered",
+		what);
 	strbuf_release(&f);
+}
+
+/*
+ * A file of one perf.data section (after key_len 0 and stats 0 0 0;
+ * no strings, frames, nodes or samples), checksum off: replayed or not.
+ */
+static int facts_file(const unsigned char *facts, size_t n,
+		      struct check *c)
+{
+	static const unsigned char head[] = { 0, 0, 0, 0 };
+	static const unsigned char tail[] = { 0, 0, 0, 0,
+					      0, 0, 0, 0, 0, 0, 0, 0 };
+	struct strbuf f = STRBUF_INIT;
+	int r;
+
+	strbuf_add(&f, "PPRSCR2\n", 8);
+	strbuf_add(&f, head, sizeof(head));
+	strbuf_add(&f, facts, n);
+	strbuf_add(&f, tail, sizeof(tail));
+	r = report_cache_replay_buf(f.buf, f.len, NULL,
+				    REPORT_CACHE_NO_CHECKSUM, on_facts_check,
+				    on_garbage, c, NULL, NULL);
+	strbuf_release(&f);
+	return r;
+}
+
+/* Hostile perf.data sections: the order promised is checked. */
+static void test_hostile_facts(void)
+{
+	/*
+	 * max_stack 127, dump_size 8, recorded 2, lost 1, then dumps
+	 * { time delta, zigzag(tid) << 1 | full, sp delta } and tops
+	 * { zigzag(tid), top }: tid 2 is 8 or 9, tid 3 is 12 or 13
+	 */
+	static const unsigned char good[] = {
+		127, 8, 2, 1,
+		2, 5, 9, 0x80, 0x02, 0, 12, 0x7f,
+		2, 4, 100, 4, 101 };
+	static const unsigned char dumps_unsorted[] = {
+		127, 8, 2, 1,
+		2, 5, 12, 0, 0, 9, 0,
+		0 };
+	static const unsigned char time_wraps[] = {
+		0, 0, 0, 0,
+		2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+		8, 0, 1, 8, 0,
+		0 };
+	/* zigzag(2^31) << 1 = 2^33 */
+	static const unsigned char tid_too_big[] = {
+		0, 0, 0, 0,
+		1, 1, 0x80, 0x80, 0x80, 0x80, 0x20, 0,
+		0 };
+	static const unsigned char tops_twice[] = {
+		0, 0, 0, 0, 0,
+		2, 4, 100, 4, 100 };
+	static const unsigned char tops_unsorted[] = {
+		0, 0, 0, 0, 0,
+		2, 6, 1, 4, 1 };
+	static const unsigned char top_tid_too_big[] = {
+		0, 0, 0, 0, 0,
+		1, 0x80, 0x80, 0x80, 0x80, 0x10, 1 };
+	static const unsigned char dumps_count_lies[] = {
+		0, 0, 0, 0,
+		200, 1, 8, 0,
+		0 };
+	struct report_cache_dump dumps[2] = {
+		{ 5, 128, 2, 1 }, { 5, 128 - 64, 3, 0 } };
+	struct report_cache_top tops[2] = { { 2, 100 }, { 2, 101 } };
+	struct report_cache_facts want = {
+		127, 8, 2, 1, dumps, 2, tops, 2 };
+	struct check c = { 0 };
+
+	c.want = &want;
+	TAP_INT(facts_file(good, sizeof(good), &c), 1,
+		"a well-formed perf.data section is accepted");
+	TAP_INT(c.facts_calls, 1, "its facts delivered once");
+	TAP_INT(c.facts_wrong, 0, "as written");
+#define BAD(what, a) do { \
+		memset(&c, 0, sizeof(c)); \
+		TAP_INT(facts_file(a, sizeof(a), &c), 0, "hostile: %s", what); \
+		TAP_INT(c.facts_calls, 0, "hostile: %s: no facts", what); \
+	} while (0)
+	BAD("dumps out of order", dumps_unsorted);
+	BAD("dump times past 2^64", time_wraps);
+	BAD("a dump's tid beyond 32 bits", tid_too_big);
+	BAD("a stack top twice", tops_twice);
+	BAD("stack tops out of order", tops_unsorted);
+	BAD("a stack top's tid beyond 32 bits", top_tid_too_big);
+	BAD("more dumps announced than present", dumps_count_lies);
+#undef BAD
 }
 
 static void test_hostile(void)
 {
-	/* key_len 0, stats 0 0 0, then the tables */
+	/*
+	 * key_len 0, stats 0 0 0, an empty perf.data section (max_stack
+	 * dump_size recorded lost nr_dumps nr_tops), then the tables
+	 */
 	static const unsigned char huge_strings[] = {
-		0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
 	static const unsigned char long_varint[] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00 };
 	static const unsigned char overflow_varint[] = {
 		0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 		0x02, 0, 0, 0, 0, 0, 0, 0 };
 	static const unsigned char string_past_end[] = {
-		0, 0, 0, 0, 1, 50, 'a', 'b' };
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 50, 'a', 'b' };
 	/* one string "a", one frame (0, 0, ip 1), node 0 -> parent 2 */
 	static const unsigned char node_forward[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 2, 0, 0 };
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		1, 1, 'a', 1, 0, 0, 1, 1, 2, 0, 0 };
 	/* node 0 its own parent */
 	static const unsigned char node_self[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 1, 0, 0 };
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		1, 1, 'a', 1, 0, 0, 1, 1, 1, 0, 0 };
 	static const unsigned char frame_bad_sym[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 5, 0, 1, 0, 0 };
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 5, 0, 1, 0, 0 };
 	/* a sample naming node 3 of 1 */
 	static const unsigned char sample_bad_node[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
 		1, 3, 1, 1, 0, 0, 0, 1, 4 };
 	/* first sample without its task */
 	static const unsigned char sample_no_task[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
 		1, 2, 0, 1, 1 };
 	/* pid beyond INT32_MAX */
 	static const unsigned char sample_bad_pid[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
 		1, 3, 0x80, 0x80, 0x80, 0x80, 0x08, 1, 0, 0, 0, 1, 1 };
 	/* one sample more than announced... then trailing bytes */
 	static const unsigned char trailing[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
 		1, 3, 1, 1, 0, 0, 0, 1, 1, 7 };
 	static const unsigned char sample_count_lies[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
 		200, 3, 1, 1, 0, 0, 0, 1, 1 };
 	static const unsigned char good[] = {
-		0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 'a', 1, 0, 0, 1, 1, 0, 0,
 		1, 3, 1, 1, 0, 0, 0, 1, 1 };
 	struct strbuf f = STRBUF_INIT;
 	struct check c = { 0 };
@@ -397,19 +611,20 @@ static void test_hostile(void)
 
 	/* the same shape, well-formed, is accepted: the cases above fail
 	 * for the reason they name */
-	strbuf_add(&f, "PPRSCR1\n", 8);
+	strbuf_add(&f, "PPRSCR2\n", 8);
 	strbuf_add(&f, good, sizeof(good));
 	strbuf_add(&f, "\0\0\0\0\0\0\0\0", 8);
 	c.lo = f.buf;
 	c.hi = f.buf + f.len;
 	TAP_INT(report_cache_replay_buf(f.buf, f.len, NULL,
-					REPORT_CACHE_NO_CHECKSUM, on_garbage,
-					&c, NULL, NULL), 1,
+					REPORT_CACHE_NO_CHECKSUM,
+					on_facts_garbage, on_garbage, &c,
+					NULL, NULL), 1,
 		"the well-formed variant is accepted");
 	TAP_INT(c.n, 1, "with its one sample");
 	strbuf_release(&f);
-	TAP_INT(report_cache_replay_buf(NULL, 0, NULL, 0, on_garbage, &c,
-					NULL, NULL), 0, "no buffer");
+	TAP_INT(report_cache_replay_buf(NULL, 0, NULL, 0, NULL, on_garbage,
+					&c, NULL, NULL), 0, "no buffer");
 }
 
 static void touch_file(const char *path, const char *text)
@@ -425,7 +640,8 @@ static void touch_file(const char *path, const char *text)
 static void test_files(void)
 {
 	char tmpl[] = "/tmp/t-report-cache.XXXXXX";
-	char *dir = mkdtemp(tmpl), *moved, *data, *cache, *path;
+	char *dir = mkdtemp(tmpl), *moved, *data, *cache, *path, *old;
+	struct report_cache_facts facts;
 	struct strbuf k1 = STRBUF_INIT, k2 = STRBUF_INIT, k3 = STRBUF_INIT;
 	struct report_cache_writer *w;
 	struct report_cache_stats st = { 1, 3, NR_SAMPLES };
@@ -451,21 +667,28 @@ static void test_files(void)
 	TAP_INT(k1.len, 0, "and the key is empty");
 	touch_file(data, "PERFILE2 pretend");
 	TAP_INT(report_cache_key(&k1, dir, argv), 0, "a key");
-	TAP_INT(report_cache_replay(dir, &k1, on_check, &c, NULL, NULL), 0,
+	TAP_INT(report_cache_replay(dir, &k1, NULL, on_check, &c, NULL,
+				    NULL), 0,
 		"no cache yet");
 
-	w = writer_with_refs(NR_SAMPLES);
+	make_facts(&facts, 50);
+	w = writer_with_refs(NR_SAMPLES, &facts);
 	TAP_INT(report_cache_write(w, dir, &k1, &st), 0, "cache written");
 	cache = xasprintf("%s/cache", dir);
-	path = xasprintf("%s/cache/script.v1", dir);
+	path = xasprintf("%s/cache/script.v2", dir);
+	old = xasprintf("%s/cache/script.v1", dir);
 	TAP_OK(!stat(cache, &sst) && S_ISDIR(sst.st_mode) &&
 	       (sst.st_mode & 0777) == 0700, "cache/ is 0700");
 	TAP_OK(!stat(path, &sst) && S_ISREG(sst.st_mode) &&
-	       (sst.st_mode & 0777) == 0600, "script.v1 is 0600");
-	TAP_INT(report_cache_replay(dir, &k1, on_check, &c, NULL, NULL), 1,
+	       (sst.st_mode & 0777) == 0600, "script.v2 is 0600");
+	c.want = &facts;
+	TAP_INT(report_cache_replay(dir, &k1, on_facts_check, on_check, &c,
+				    NULL, NULL), 1,
 		"replayed from the file");
 	TAP_INT(c.n, NR_SAMPLES, "all samples");
 	TAP_INT(c.mismatches, 0, "as they were");
+	TAP_OK(c.facts_calls == 1 && !c.facts_wrong && !c.facts_late,
+	       "and perf.data's facts, first");
 
 	/* the session moves: same key */
 	moved = xasprintf("%s.moved", dir);
@@ -496,7 +719,8 @@ static void test_files(void)
 	TAP_OK(k3.len != k2.len || memcmp(k3.buf, k2.buf, k2.len),
 	       "a nanosecond changes the key");
 	memset(&c, 0, sizeof(c));
-	TAP_INT(report_cache_replay(dir, &k3, on_check, &c, NULL, NULL), 0,
+	TAP_INT(report_cache_replay(dir, &k3, NULL, on_check, &c, NULL,
+				    NULL), 0,
 		"the old cache is not used");
 
 	/* another perf, other arguments */
@@ -514,22 +738,30 @@ static void test_files(void)
 		"no key when perf is not found");
 
 	/* garbage in the file: refused, then replaced */
-	touch_file(path, "PPRSCR1\ngarbage");
-	TAP_INT(report_cache_replay(dir, &k3, on_check, &c, NULL, NULL), 0,
+	touch_file(path, "PPRSCR2\ngarbage");
+	TAP_INT(report_cache_replay(dir, &k3, NULL, on_check, &c, NULL,
+				    NULL), 0,
 		"a garbage file is refused");
 	TAP_INT(report_cache_write(w, dir, &k3, &st), 0, "rewritten");
-	TAP_INT(report_cache_replay(dir, &k3, on_check, &c, NULL, NULL), 1,
+	TAP_INT(report_cache_replay(dir, &k3, NULL, on_check, &c, NULL,
+				    NULL), 1,
 		"and used");
+
+	/* a cache of the format before (script.v1) goes when v2 is written */
+	touch_file(old, "PPRSCR1\nold");
+	TAP_INT(report_cache_write(w, dir, &k3, &st), 0, "written again");
+	TAP_OK(access(old, F_OK) < 0 && errno == ENOENT,
+	       "the old format's file is removed");
 
 	/* a symlink or a fifo in its place is not followed or waited on */
 	unlink(path);
 	if (symlink(data, path) == 0)
-		TAP_INT(report_cache_replay(dir, &k3, on_check, &c, NULL,
+		TAP_INT(report_cache_replay(dir, &k3, NULL, on_check, &c, NULL,
 					    NULL), 0,
 			"a symlink is not followed");
 	unlink(path);
 	if (mkfifo(path, 0600) == 0)
-		TAP_INT(report_cache_replay(dir, &k3, on_check, &c, NULL,
+		TAP_INT(report_cache_replay(dir, &k3, NULL, on_check, &c, NULL,
 					    NULL), 0,
 			"a fifo is refused without blocking");
 	unlink(path);
@@ -547,8 +779,10 @@ static void test_files(void)
 	unlink(cache);
 
 	report_cache_writer_free(w);
+	report_cache_facts_release(&facts);
 	unlink(data);
 	rmdir(dir);
+	free(old);
 	free(moved);
 	free(path);
 	free(cache);
@@ -564,22 +798,28 @@ int main(void)
 	struct report_cache_stats st = { 123456789, 3, NR_SAMPLES };
 	struct strbuf key = STRBUF_INIT, file = STRBUF_INIT;
 	struct strbuf empty = STRBUF_INIT, small = STRBUF_INIT;
+	struct report_cache_facts facts;
 	struct check c = { 0 };
 
 	make_refs();
-	key_of(&key, "PPRSCR1\nperf.data 1 2 3\0/usr/bin/perf");
-	w = writer_with_refs(NR_SAMPLES);
+	key_of(&key, "PPRSCR2\nperf.data 1 2 3\0/usr/bin/perf");
+	make_facts(&facts, 3 * NR_SAMPLES);
+	w = writer_with_refs(NR_SAMPLES, &facts);
 	report_cache_encode(w, &key, &st, &file);
 	report_cache_writer_free(w);
 
-	test_round_trip(&file, &key);
+	test_round_trip(&file, &key, &facts);
+	report_cache_facts_release(&facts);
 	/* damage tests try every length: a short stream keeps them fast */
-	w = writer_with_refs(12);
+	make_facts(&facts, 6);
+	w = writer_with_refs(12, &facts);
 	report_cache_encode(w, &key, &st, &small);
 	report_cache_writer_free(w);
+	report_cache_facts_release(&facts);
 	test_damage(&small, &key);
 	strbuf_release(&small);
 	test_hostile();
+	test_hostile_facts();
 	test_files();
 
 	/* an empty stream is a valid cache of nothing */
@@ -587,9 +827,12 @@ int main(void)
 	report_cache_encode(w, &key, NULL, &empty);
 	report_cache_writer_free(w);
 	TAP_INT(report_cache_replay_buf(empty.buf, empty.len, &key, 0,
-					on_check, &c, NULL, NULL), 1,
+					on_facts_check, on_check, &c, NULL,
+					NULL), 1,
 		"an empty cache replays");
 	TAP_INT(c.n, 0, "with no sample");
+	TAP_OK(c.facts_calls == 1 && !c.facts_wrong,
+	       "and all-zero facts when none were set");
 
 	strbuf_release(&empty);
 	strbuf_release(&file);
