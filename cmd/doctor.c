@@ -19,6 +19,7 @@
 
 static const char *const doctor_synopsis[] = {
 	"pyperf-run doctor [--python <path>] [--perf <path>] [--json] [--probe]",
+	"pyperf-run doctor [--trampoline auto|native|embedded] ...",
 	NULL
 };
 
@@ -27,6 +28,9 @@ static const char doctor_options[] =
 	"in PATH)\n"
 	"    --perf <path>     the perf to check (default: $PYPERF_PERF, or "
 	"perf in PATH)\n"
+	"    --trampoline auto|native|embedded\n"
+	"                      whose trampoline record would use (default: "
+	"auto)\n"
 	"    --json            print one JSON object instead of the report\n"
 	"    --probe           also record a tiny script and check its "
 	"stacks\n"
@@ -155,6 +159,7 @@ int cmd_doctor(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "probe", no_argument, NULL, 'P' },
 		{ "perf", required_argument, NULL, 'f' },
+		{ "trampoline", required_argument, NULL, 't' },
 		/* testing: the probe's first dump size (see the man page) */
 		{ "probe-stack-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -186,6 +191,12 @@ int cmd_doctor(int argc, char **argv)
 				usage_error(&doctor_usage, EXIT_USAGE,
 					    "--perf needs a path");
 			o.perf = optarg;
+			break;
+		case 't':
+			if (mode_trampoline_parse(optarg, &o.trampoline))
+				usage_error(&doctor_usage, EXIT_USAGE,
+					    "--trampoline must be auto, native "
+					    "or embedded, not '%s'", optarg);
 			break;
 		case 'S': {
 			unsigned long v;

@@ -65,6 +65,10 @@ static const char record_options[] =
 "                           or perf on PATH); report uses it too\n"
 "    --mode auto|perf|jit   how to get Python frames (default: auto, the\n"
 "                           mode 'pyperf-run doctor' shows)\n"
+"    --trampoline auto|native|embedded\n"
+"                           whose trampoline: pyperf-run's (embedded,\n"
+"                           CPython 3.8-3.13) or CPython's own -X perf\n"
+"                           (native, 3.12+); auto: embedded, else native\n"
 "    -F, --freq <hz>        samples per second (default: 999; at most the\n"
 "                           kernel's perf_event_max_sample_rate)\n"
 "    --stack-size <bytes>   jit mode: stack bytes saved per sample, a\n"
@@ -88,6 +92,7 @@ struct record_opts {
 	const char *python;
 	const char *perf;	/* --perf, or NULL */
 	enum mode_name mode;
+	enum mode_trampoline trampoline;	/* --trampoline */
 	unsigned long freq;
 	unsigned long stack_size;
 	const char *event;
@@ -188,11 +193,13 @@ static PPR_NORETURN void bad_usage(const char *fmt, const char *arg)
 
 static void parse_options(int argc, char **argv, struct record_opts *o)
 {
-	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_PERF_ARG, OPT_PERF };
+	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_PERF_ARG, OPT_PERF,
+	       OPT_TRAMPOLINE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "python", required_argument, NULL, OPT_PYTHON },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "trampoline", required_argument, NULL, OPT_TRAMPOLINE },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "stack-size", required_argument, NULL, OPT_STACK },
 		{ "event", required_argument, NULL, 'e' },
@@ -220,6 +227,11 @@ static void parse_options(int argc, char **argv, struct record_opts *o)
 			if (mode_parse(optarg, &o->mode))
 				bad_usage("--mode must be auto, perf or jit, "
 					  "not '%s'", optarg);
+			break;
+		case OPT_TRAMPOLINE:
+			if (mode_trampoline_parse(optarg, &o->trampoline))
+				bad_usage("--trampoline must be auto, native "
+					  "or embedded, not '%s'", optarg);
 			break;
 		case 'F':
 			if (parse_ulong(optarg, 10, 1000000, &o->freq) ||
@@ -803,8 +815,8 @@ static int prepare(struct run *r)
 	    r->max_stack < 0)
 		r->max_stack = 0;
 	embedded_ready = embedded_available(&r->py);
-	mode_decide(&r->py, &r->pv, fix, o->mode, (unsigned)o->stack_size,
-		    embedded_ready, &r->mode);
+	mode_decide(&r->py, &r->pv, fix, o->mode, o->trampoline,
+		    (unsigned)o->stack_size, embedded_ready, &r->mode);
 	if (r->mode.problem[0]) {
 		error("Python frames are not available: %s",
 		      r->mode.problem);
@@ -823,6 +835,13 @@ static int prepare(struct run *r)
 	if (r->mode.warning[0] &&
 	    !(r->mode.name == MODE_JIT && fix == TRI_UNKNOWN))
 		warning("%s", r->mode.warning);
+	/* The automatic choice fell back to CPython's own trampoline. */
+	if (o->trampoline == TRAMPOLINE_AUTO &&
+	    r->mode.trampoline == TRAMPOLINE_NATIVE &&
+	    mode_embedded_supports(&r->py, why, sizeof(why)) &&
+	    !embedded_check(&r->py, why, sizeof(why)))
+		warning("using CPython's own trampoline: the embedded one "
+			"cannot be used: %s", why);
 	if (o->stack_size && r->mode.name == MODE_PERF)
 		warning("--stack-size only matters in jit mode");
 	r->freq = cap_frequency(o->freq ? o->freq : PERFCMD_FREQ_DEFAULT);
@@ -1104,6 +1123,8 @@ static int record_run(struct record_opts *o)
 		}
 	} else {
 		perfcmd_python_switches(r.mode.name, NULL, &r.env_set);
+		/* an installed embedded trampoline leaves it to CPython */
+		strvec_push(&r.env_set, "PYPERF_TRAMPOLINE=native");
 	}
 	spawn_env_build(&env, r.env_set.v);
 
@@ -1328,6 +1349,7 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.output = SESSION_DEFAULT_DIR;
 	o.mode = MODE_AUTO;
+	o.trampoline = TRAMPOLINE_AUTO;
 	strvec_init(&o.perf_args);
 	parse_options(argc, argv, &o);
 	code = record_run(&o);

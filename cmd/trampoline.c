@@ -253,6 +253,19 @@ static int env_flag(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
+/* The embedded trampoline is installed, whole, into py's site-packages. */
+static int installed_whole(struct pyinfo *py)
+{
+	struct embedded_status st;
+	char err[PPR_ERR_LEN];
+	int installed = 0;
+
+	if (!embedded_status_read(py, &st, err, sizeof(err)))
+		installed = st.installed && !st.missing.nr;
+	embedded_status_release(&st);
+	return installed;
+}
+
 /*
  * Work out what makes this interpreter run with Python frames: env
  * strings to add (set) and options to put before the user's arguments
@@ -283,7 +296,19 @@ static int frames_setup(struct pyinfo *py, const struct tramp_opts *o,
 		req = MODE_PERF;
 	}
 	ready = embedded_check(py, why, sizeof(why));
-	mode_decide(py, NULL, TRI_UNKNOWN, req, 0, ready, &m);
+	mode_decide(py, NULL, TRI_UNKNOWN, req, TRAMPOLINE_AUTO, 0, ready, &m);
+	/*
+	 * -E and -I hide PYTHONPATH, which loads the embedded trampoline:
+	 * without an install, CPython's own serves where it has one.
+	 */
+	if (m.trampoline == TRAMPOLINE_EMBEDDED && a.isolated &&
+	    !installed_whole(py)) {
+		struct mode n;
+
+		if (!mode_decide(py, NULL, TRI_UNKNOWN, req,
+				 TRAMPOLINE_NATIVE, 0, ready, &n))
+			m = n;
+	}
 	if (m.name == MODE_NONE || m.trampoline == TRAMPOLINE_NONE) {
 		error("%s", m.problem);
 		if (!ready && mode_embedded_supports(py, err, sizeof(err)))
@@ -306,13 +331,7 @@ static int frames_setup(struct pyinfo *py, const struct tramp_opts *o,
 		return 0;
 	}
 	if (a.isolated) {
-		struct embedded_status st;
-		int installed = 0;
-
-		if (!embedded_status_read(py, &st, err, sizeof(err)))
-			installed = st.installed && !st.missing.nr;
-		embedded_status_release(&st);
-		if (!installed) {
+		if (!installed_whole(py)) {
 			error("-E and -I make Python %s ignore the "
 			      "environment that loads the embedded "
 			      "trampoline", py->version);
@@ -320,11 +339,12 @@ static int frames_setup(struct pyinfo *py, const struct tramp_opts *o,
 			     "makes it work there", py->path);
 			return fail;
 		}
-		if (a.xmode != m.name) {
-			strvec_push(xopts, "-X");
-			strvec_push(xopts, m.name == MODE_PERF ? "perf"
-							       : "perf_jit");
-		}
+		/*
+		 * PYPERF_TRAMPOLINE is read under -I too; -X would mean
+		 * CPython's own trampoline on 3.12 and 3.13.
+		 */
+		strvec_push(set, m.name == MODE_PERF ? "PYPERF_TRAMPOLINE=perf"
+						     : "PYPERF_TRAMPOLINE=jit");
 		return 0;
 	}
 	if (embedded_prepare(py, m.name, o->dump_dir, set, err,

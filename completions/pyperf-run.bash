@@ -14,8 +14,8 @@
 
 _pyperf_run_commands='doctor record report trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
-_pyperf_run_doctor_opts='--python --perf --json --probe --help -h'
-_pyperf_run_record_opts='--output --python --perf --mode --freq --stack-size
+_pyperf_run_doctor_opts='--python --perf --trampoline --json --probe --help -h'
+_pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
 	--event --perf-arg --quiet --help -o -F -e -q -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
@@ -26,6 +26,7 @@ _pyperf_run_trampoline_opts='--python --help -h'
 _pyperf_run_formats='text collapsed json html svg speedscope pprof'
 _pyperf_run_views='mixed python all'
 _pyperf_run_modes='auto perf jit'
+_pyperf_run_trampolines='auto native embedded'
 _pyperf_run_colors='auto always never'
 
 # COMPREPLY: the words of $1 that start with $2.
@@ -96,6 +97,8 @@ _pyperf_run_value()
 		_pyperf_run_files -d "$3" ;;
 	record:--mode)
 		_pyperf_run_words "$_pyperf_run_modes" "$3" ;;
+	record:--trampoline|doctor:--trampoline)
+		_pyperf_run_words "$_pyperf_run_trampolines" "$3" ;;
 	record:-m|record:-c|record:-F|record:--freq|record:--stack-size|\
 	record:-e|record:--event|record:--perf-arg)
 		COMPREPLY=() ;;
@@ -178,7 +181,7 @@ _pyperf_run()
 		*)
 			# an option's value, or a positional argument
 			case ${COMP_WORDS[i - 1]} in
-			=|-o|--output|--python|--perf|--mode|-F|--freq|\
+			=|-o|--output|--python|--perf|--mode|--trampoline|-F|--freq|\
 			--stack-size|-e|--event|--perf-arg|-i|--input|-f|\
 			--format|--view|--pid|--tid|--time|--min-share|--top|\
 			--tree-min|--title|--color)

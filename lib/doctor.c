@@ -651,14 +651,14 @@ static void judge_python(struct doctor *d)
 
 /* --- the decision and the commands ---------------------------------------- */
 
-static void decide(struct doctor *d)
+static void decide(struct doctor *d, enum mode_trampoline tramp)
 {
 	const struct perf_version *pv =
 		d->perf_version_ok ? &d->perf_version : NULL;
 
 	if (!d->python_ok)
 		return;
-	mode_decide(&d->py, pv, d->jit_fix, MODE_AUTO, 0,
+	mode_decide(&d->py, pv, d->jit_fix, MODE_AUTO, tramp, 0,
 		    d->embedded_available, &d->mode);
 }
 
@@ -879,7 +879,7 @@ static void run_probe(struct doctor *d, const struct doctor_options *o)
 	}
 	/* The mode the probe tests: the decision without the version's
 	 * verdict on unwinding, which is what the probe finds out. */
-	mode_decide(&d->py, pv, TRI_YES, MODE_AUTO, 0,
+	mode_decide(&d->py, pv, TRI_YES, MODE_AUTO, o->trampoline, 0,
 		    d->embedded_available, &m);
 	if (m.name == MODE_NONE) {
 		p->unavailable = 1;
@@ -1035,7 +1035,7 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	gather_housekeeping(d, o->tmpdir);
 	if (o->probe)
 		run_probe(d, o);
-	decide(d);
+	decide(d, o->trampoline);
 	build_commands(d);
 
 	judge_perf(d);

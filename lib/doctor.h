@@ -37,6 +37,8 @@ struct doctor_options {
 	const char *perf;	/* NULL: "perf" on PATH */
 	const char *tmpdir;	/* where perf/jit files pile up; NULL: /tmp */
 	int probe;		/* run the self-test */
+	enum mode_trampoline trampoline; /* --trampoline; TRAMPOLINE_NONE
+					    and _AUTO: automatic */
 	unsigned probe_stack_size; /* testing: the probe's first dump size
 				      (jit mode); 0: the mode's */
 };

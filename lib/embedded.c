@@ -1,8 +1,7 @@
 /*
  * The embedded trampoline as pyperf-run reaches it: keys, prebuilt and
  * cached builds, first-use builds, the environment that loads it, and
- * the permanent install into site-packages.  See embedded.h.  Owned by
- * the trampoline CLI part.
+ * the permanent install into site-packages.  See embedded.h.
  */
 #include "compat.h"
 #include "embedded.h"
@@ -750,10 +749,11 @@ static int refuse_unsupported(const struct pyinfo *py, char *err,
 {
 	char why[256];
 
-	if (pyinfo_is_cpython(py) && py->native_perf_jit)
-		return set_err(err, errlen, "Python %s has native support: "
-			       "use 'python -X perf' or 'python -X perf_jit' "
-			       "directly", py->version);
+	/*
+	 * 3.12 and 3.13 have CPython's own trampoline too; installed, ours
+	 * serves -X perf and -X perf_jit there (PYPERF_TRAMPOLINE=native
+	 * gives CPython's own back).
+	 */
 	if (!mode_embedded_supports(py, why, sizeof(why)))
 		return set_err(err, errlen, "cannot install the embedded "
 			       "trampoline into '%s': %s", py_exe(py), why);

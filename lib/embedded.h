@@ -7,8 +7,8 @@
 
 /*
  * The embedded trampoline library, as the rest of pyperf-run reaches it
- * (owned by the trampoline CLI part; the library itself lives in
- * trampoline/ and is built by trampoline/build.sh).
+ * (the library itself lives in trampoline/ and is built by
+ * trampoline/build.sh; it serves CPython 3.8-3.13).
  *
  * A build serves one interpreter ABI.  Its key (a directory name) is
  * "<SOABI>-<16 hex digits>": a hash of the interpreter's version, SOABI,

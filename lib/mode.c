@@ -22,9 +22,24 @@ const char *mode_trampoline_str(enum mode_trampoline t)
 		return "native";
 	case TRAMPOLINE_EMBEDDED:
 		return "embedded";
+	case TRAMPOLINE_AUTO:
+		return "auto";
 	default:
 		return "none";
 	}
+}
+
+int mode_trampoline_parse(const char *s, enum mode_trampoline *out)
+{
+	if (!strcmp(s, "auto"))
+		*out = TRAMPOLINE_AUTO;
+	else if (!strcmp(s, "native"))
+		*out = TRAMPOLINE_NATIVE;
+	else if (!strcmp(s, "embedded"))
+		*out = TRAMPOLINE_EMBEDDED;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 int mode_parse(const char *s, enum mode_name *out)
@@ -50,8 +65,10 @@ int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len)
 		set_err(why, len, "Python %s is older than 3.8", py->version);
 		return 0;
 	}
-	if (pyinfo_cmp(py, 3, 12) > 0) {
-		set_err(why, len, "Python %s has native support",
+	if (pyinfo_cmp(py, 3, 13) > 0) {
+		/* 3.14's frames hold tagged references: see trampoline/ */
+		set_err(why, len, "Python %s is not supported yet (3.8 to "
+			"3.13 are; 3.14 changed the frame layout)",
 			py->version);
 		return 0;
 	}
@@ -76,22 +93,87 @@ static unsigned auto_stack_size(const struct pyinfo *py)
 	return MODE_STACK_DEFAULT;
 }
 
-/* Decide for one mode (name is MODE_PERF or MODE_JIT); see mode_decide(). */
-static int decide_as(const struct pyinfo *py, const char *pv, int fp,
-		     enum tristate jit_fix, enum mode_name name, int automatic,
-		     unsigned stack_size, int embedded_ready, struct mode *out)
+/* Why the interpreter has no native trampoline for mode name. */
+static void no_native_why(const struct pyinfo *py, enum mode_name name,
+			  char *buf, size_t len)
+{
+	if (pyinfo_cmp(py, 3, 12) < 0)
+		set_err(buf, len, "it came in 3.12");
+	else if (name == MODE_JIT && pyinfo_cmp(py, 3, 13) < 0)
+		set_err(buf, len, "-X perf_jit came in 3.13");
+	else
+		set_err(buf, len, "it is built without "
+			"PY_HAVE_PERF_TRAMPOLINE");
+}
+
+/*
+ * Pick the trampoline for mode name by the request: out->trampoline, or
+ * out->problem.  note gets the words the reason ends with.
+ */
+static void pick_trampoline(const struct pyinfo *py, enum mode_name name,
+			    enum mode_trampoline request,
+			    int embedded_ready, struct mode *out,
+			    char *note, size_t notelen)
 {
 	int native, embedded;
-	char why[160] = "";
+	char why[160] = "", nwhy[64];
 
-	memset(out, 0, sizeof(*out));
-	out->name = name;
 	native = name == MODE_PERF ? py->native_perf : py->native_perf_jit;
 	embedded = mode_embedded_supports(py, why, sizeof(why));
-	if (native) {
-		out->trampoline = TRAMPOLINE_NATIVE;
-	} else if (embedded && embedded_ready) {
+	switch (request) {
+	case TRAMPOLINE_NATIVE:
+		if (native) {
+			out->trampoline = TRAMPOLINE_NATIVE;
+			snprintf(note, notelen, "CPython's own trampoline "
+				 "(--trampoline native)");
+			return;
+		}
+		no_native_why(py, name, nwhy, sizeof(nwhy));
+		set_err(out->problem, sizeof(out->problem),
+			"Python %s has no native %s trampoline (%s): "
+			"--trampoline native cannot work", py->version,
+			mode_name_str(name), nwhy);
+		return;
+	case TRAMPOLINE_EMBEDDED:
+		if (embedded && embedded_ready) {
+			out->trampoline = TRAMPOLINE_EMBEDDED;
+			snprintf(note, notelen, "embedded trampoline "
+				 "(--trampoline embedded)");
+		} else if (embedded) {
+			set_err(out->problem, sizeof(out->problem),
+				"the embedded trampoline for Python %s is "
+				"not available", py->version);
+		} else {
+			set_err(out->problem, sizeof(out->problem),
+				"Python %s cannot run the embedded "
+				"trampoline: %s", py->version, why);
+		}
+		return;
+	default:
+		break;
+	}
+	/*
+	 * Automatic: the embedded trampoline wherever it serves, also on
+	 * 3.12 and 3.13 where CPython has its own: CPython's code arenas
+	 * sit right above later thread stacks, inside perf's stack-dump
+	 * window, so libunwind perfs stop those threads' stacks at their
+	 * first Python frame, and 3.13.0's perf_jit garbles names after
+	 * fork.  CPython's own is the fallback.
+	 */
+	if (embedded && embedded_ready) {
 		out->trampoline = TRAMPOLINE_EMBEDDED;
+		if (native)
+			snprintf(note, notelen, "the embedded trampoline, "
+				 "not CPython's own (whole thread stacks, "
+				 "names after fork)");
+	} else if (native) {
+		out->trampoline = TRAMPOLINE_NATIVE;
+		if (embedded)
+			snprintf(note, notelen, "CPython's own trampoline: "
+				 "the embedded one is not available");
+		else
+			snprintf(note, notelen, "CPython's own trampoline "
+				 "(the embedded one: %s)", why);
 	} else if (embedded) {
 		set_err(out->problem, sizeof(out->problem),
 			"the embedded trampoline for Python %s is not "
@@ -101,6 +183,21 @@ static int decide_as(const struct pyinfo *py, const char *pv, int fp,
 			"Python %s cannot run the %s trampoline: %s",
 			py->version, mode_name_str(name), why);
 	}
+}
+
+/* Decide for one mode (name is MODE_PERF or MODE_JIT); see mode_decide(). */
+static int decide_as(const struct pyinfo *py, const char *pv, int fp,
+		     enum tristate jit_fix, enum mode_name name, int automatic,
+		     enum mode_trampoline tramp, unsigned stack_size,
+		     int embedded_ready, struct mode *out)
+{
+	char note[224] = "";
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->name = name;
+	pick_trampoline(py, name, tramp, embedded_ready, out, note,
+			sizeof(note));
 
 	if (name == MODE_PERF) {
 		snprintf(out->call_graph, sizeof(out->call_graph), "fp");
@@ -141,6 +238,10 @@ static int decide_as(const struct pyinfo *py, const char *pv, int fp,
 				"unwinds through jitted code; "
 				"'pyperf-run doctor --probe' checks", pv);
 	}
+	n = strlen(out->reason);
+	if (note[0] && n + 2 < sizeof(out->reason))
+		snprintf(out->reason + n, sizeof(out->reason) - n, "; %s",
+			 note);
 	if (out->problem[0]) {
 		out->trampoline = out->trampoline == TRAMPOLINE_NATIVE
 					  ? TRAMPOLINE_NATIVE
@@ -154,7 +255,7 @@ static int decide_as(const struct pyinfo *py, const char *pv, int fp,
 
 int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 		enum tristate jit_fix, enum mode_name requested,
-		unsigned stack_size, int embedded_ready, struct mode *out)
+		enum mode_trampoline tramp, unsigned stack_size, int embedded_ready, struct mode *out)
 {
 	int fp = py->cflags.fp && py->cflags.leaf_fp;
 	char pv[48] = "perf";
@@ -185,7 +286,7 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 		return -1;
 	}
 	if (requested != MODE_AUTO)
-		return decide_as(py, pv, fp, jit_fix, requested, 0,
+		return decide_as(py, pv, fp, jit_fix, requested, 0, tramp,
 				 stack_size, embedded_ready, out);
 	/*
 	 * Automatic.  jit mode gives complete stacks where perf mode goes
@@ -202,12 +303,12 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 	 * is not known to (then the recording's own check tells).
 	 */
 	if (!fp)
-		return decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, stack_size,
-				 embedded_ready, out);
+		return decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, tramp,
+				 stack_size, embedded_ready, out);
 	if (jit_fix == TRI_YES &&
-	    !decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, stack_size,
+	    !decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, tramp, stack_size,
 		       embedded_ready, out))
 		return 0;
-	return decide_as(py, pv, fp, jit_fix, MODE_PERF, 1, stack_size,
+	return decide_as(py, pv, fp, jit_fix, MODE_PERF, 1, tramp, stack_size,
 			 embedded_ready, out);
 }

@@ -25,6 +25,9 @@ enum mode_trampoline {
 	TRAMPOLINE_NONE = 0,
 	TRAMPOLINE_NATIVE,	/* the interpreter's own -X perf / -X perf_jit */
 	TRAMPOLINE_EMBEDDED,	/* our library, through PEP 523 */
+	TRAMPOLINE_AUTO,	/* only as a request: embedded where it
+				   serves the interpreter (3.8-3.13), else
+				   native */
 };
 
 /* Default and limits of the DWARF stack dump (perf's own limit). */
@@ -46,9 +49,11 @@ const char *mode_name_str(enum mode_name m);
 const char *mode_trampoline_str(enum mode_trampoline t);
 /* "auto", "perf", "jit" -> enum; -EINVAL otherwise. */
 int mode_parse(const char *s, enum mode_name *out);
+/* "auto", "native", "embedded" -> enum; -EINVAL otherwise. */
+int mode_trampoline_parse(const char *s, enum mode_trampoline *out);
 
 /*
- * Can the embedded trampoline serve this interpreter (CPython 3.8-3.12
+ * Can the embedded trampoline serve this interpreter (CPython 3.8-3.13
  * on x86-64, not free-threaded)?  why gets the reason when not.
  */
 int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len);
@@ -57,13 +62,19 @@ int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len);
  * Decide.  requested is MODE_AUTO, MODE_PERF or MODE_JIT; stack_size 0
  * means automatic.  jit_fix comes from perf_version_jit_fix() (or from
  * a probe).  embedded_ready says whether the embedded trampoline library
- * is built and loadable for this interpreter (it is only used when the
- * interpreter lacks native support for the mode).  Always fills out;
- * out->name == MODE_NONE with out->problem set when Python frames cannot
- * be had.  Returns 0, or -1 when out->problem is set.
+ * is built, or can be built, for this interpreter.  tramp is the
+ * trampoline asked for (record's and doctor's --trampoline:
+ * TRAMPOLINE_AUTO, _NATIVE or _EMBEDDED): automatically the embedded one
+ * wherever it serves the interpreter and is ready (it keeps thread
+ * stacks whole with libunwind perfs and names frames right after fork,
+ * which CPython's own does not), else CPython's own, with out->reason
+ * saying so.  Always fills out; out->name == MODE_NONE with
+ * out->problem set when Python frames cannot be had.  Returns 0, or -1
+ * when out->problem is set.
  */
 int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 		enum tristate jit_fix, enum mode_name requested,
+		enum mode_trampoline tramp,
 		unsigned stack_size, int embedded_ready, struct mode *out);
 
 #endif

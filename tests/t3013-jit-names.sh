@@ -27,7 +27,8 @@ all_clean() {
 }
 
 test_expect_success PERF,PY313 'record a fork pool with the native perf_jit' '
-	ppr record -q --mode jit -o pool --python "$(ppr_python 3.13)" \
+	ppr record -q --mode jit --trampoline native -o pool \
+		--python "$(ppr_python 3.13)" \
 		"$PROG" split 16 0.0003 >out 2>err &&
 	grep "^trampoline=native$" pool/meta &&
 	ls pool/jit/jit-*.dump >dumps &&

@@ -100,7 +100,7 @@ test_expect_success PY313 'exit status follows ok, problems list follows checks'
 
 test_expect_success PY313 'the text report: sections, levels, a verdict, nothing on stderr' '
 	py=$(ppr_python 3.13) &&
-	ppr doctor --python "$py" >out 2>err; code=$? &&
+	ppr doctor --trampoline native --python "$py" >out 2>err; code=$? &&
 	! test -s err &&
 	for s in perf kernel python decision housekeeping; do
 		test_grep "^$s$" out || return 1

@@ -38,9 +38,10 @@ expect_for() {
 	else
 		mode=jit
 	fi
-	if test "$minor" -ge 13; then
-		tramp=native
-	elif test "$minor" = 12 && test $mode = perf; then
+	# the embedded trampoline on every version it serves (3.12 and
+	# 3.13 too: their own cut thread stacks with libunwind perfs);
+	# CPython's own from 3.14 on
+	if test "$minor" -ge 14; then
 		tramp=native
 	else
 		tramp=embedded
@@ -105,5 +106,23 @@ for py in $pythons; do
 		fi
 	"
 done
+
+# --trampoline changes what doctor shows, as it changes what record does.
+P313=$(ppr_python 3.13 || true)
+P311=$(ppr_python 3.11 || true)
+test_prereq_PY311_313() {
+	test -n "$P313" && test -n "$P311" ||
+		{ echo "no CPython 3.11 and 3.13 here"; return 1; }
+}
+test_expect_success PY311_313 "--trampoline native: 3.13 gets CPython's own, 3.11 has none" '
+	ppr doctor --trampoline native --python "$P313" >text 2>err &&
+	test_grep "^  ok       (jit|perf) mode, native trampoline, call graph " text &&
+	test_grep "CPython.s own trampoline \(--trampoline native\)" text &&
+	test_grep "^ +PYTHON(_PERF_JIT_SUPPORT|PERFSUPPORT)=1 " text &&
+	ppr doctor --json --trampoline embedded --python "$P313" >j &&
+	test "$(json_get j mode.trampoline)" = embedded &&
+	test_expect_code 1 ppr doctor --trampoline native --python "$P311" >text 2>err &&
+	test_grep "^  problem  Python 3\.11\.[0-9]+ has no native (jit|perf) trampoline \(it came in 3\.12\): --trampoline native cannot work" text
+'
 
 test_done

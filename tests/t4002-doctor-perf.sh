@@ -26,7 +26,7 @@ test_expect_success PY313 'perf missing from PATH is a problem with an install h
 	test_grep "^  problem  .perf. is not installed \(not found in PATH\)$" out &&
 	test_grep "fix: install it: apt-get install linux-perf" out &&
 	test_grep "^Python frames will not work: 1 problem" out &&
-	test_grep "^  ok       jit mode, native trampoline" out
+	test_grep "^  ok       jit mode, embedded trampoline" out
 '
 
 test_expect_success PY313 'perf missing: --json says so' '

@@ -20,7 +20,8 @@ mkdir -p "$TRASH/home" "$TRASH/tmp"
 
 test_expect_success PERF,PY313 '--probe on 3.13 (jit, native): frames down to <module>, jit_fix yes' '
 	py=$(ppr_python 3.13) &&
-	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err ||
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json \
+		--trampoline native --python "$py" >out 2>err ||
 		{ cat out err; false; } &&
 	! test -s err &&
 	test "$(json_get out probe.ok)" = true &&
@@ -38,7 +39,8 @@ test_expect_success PERF,PY313 '--probe on 3.13 (jit, native): frames down to <m
 
 test_expect_success PERF,PY313 '--probe text: a probe section with the sample counts' '
 	py=$(ppr_python 3.13) &&
-	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --python "$py" >out 2>err &&
+	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe \
+		--trampoline native --python "$py" >out 2>err &&
 	! test -s err &&
 	test_grep "^probe$" out &&
 	test_grep "^  ok       recorded in jit mode: Python frames down to <module> in [1-9][0-9]* of [1-9][0-9]* samples of a shallow stack$" out &&

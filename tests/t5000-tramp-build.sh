@@ -5,7 +5,7 @@ test_description='embedded trampoline: trampoline/build.sh'
 
 build=$PPR_SRCDIR/trampoline/build.sh
 
-test_expect_success TRAMP_PYTHONS,TRAMP_CC 'builds for every CPython 3.8-3.12 found' '
+test_expect_success TRAMP_PYTHONS,TRAMP_CC 'builds for every CPython 3.8-3.13 found' '
 	for py in $(tramp_pythons); do
 		tramp_build "$py" || return 1
 		ext=$("$py" -c "import sysconfig; print(sysconfig.get_config_var(\"EXT_SUFFIX\"))") &&
@@ -57,15 +57,15 @@ test_expect_success 'a missing interpreter is an error' '
 	test_grep "^build.sh: cannot run .*no-such-python.: not found" err
 '
 
-test_expect_success 'interpreters with native support or too old are refused' '
+test_expect_success 'interpreters too old or too new are refused' '
 	n=0 &&
 	for py in $(ppr_pythons); do
 		case $(ppr_python_version "$py") in
-		3.8|3.9|3.10|3.11|3.12) continue ;;
+		3.8|3.9|3.10|3.11|3.12|3.13) continue ;;
 		esac
 		n=$((n + 1))
 		test_expect_code 3 "$build" "$py" out3 2>err || return 1
-		test_grep "^build.sh: Python [0-9.]+ (has native perf support|is not supported)" err || return 1
+		test_grep "^build.sh: Python [0-9.]+ is not supported" err || return 1
 		! test -e out3/boot/_pyperf_trampoline_boot.py || return 1
 	done &&
 	echo "checked $n"
@@ -79,6 +79,22 @@ write_fake() {
 	FAKE
 	chmod +x fakepy
 }
+
+test_expect_success '3.14 is refused: its frame layout changed' '
+	write_fake 3.14 0 0 &&
+	test_expect_code 3 "$build" ./fakepy out8 2>err &&
+	test_grep "^build.sh: Python 3.14 is not supported yet \(3.8 to 3.13 are\): its frame layout changed" err &&
+	! test -e out8/boot
+'
+
+test_expect_success TRAMP_CC '3.14 headers are refused at compile time too' '
+	mkdir -p inc14 &&
+	printf "#define PY_VERSION_HEX 0x030E00F0\n" >inc14/Python.h &&
+	: >inc14/frameobject.h &&
+	test_must_fail ${CC:-cc} -fsyntax-only -Iinc14 -I"$PPR_SRCDIR/trampoline" \
+		"$PPR_SRCDIR/trampoline/_pyperf_trampoline.c" 2>err &&
+	test_grep "supports CPython 3.8-3.13 \(3.14 changed the frame layout\)" err
+'
 
 test_expect_success 'missing Python.h names the package to install' '
 	write_fake 3.11 0 0 &&

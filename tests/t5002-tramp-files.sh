@@ -31,15 +31,9 @@ test_expect_success TRAMP_PYTHONS,TRAMP_CC 'build for every interpreter' '
 	for py in $(tramp_pythons); do tramp_build "$py" || return 1; done
 '
 
-# The perf backend on 3.12 is the native one (it writes /tmp).
-ours_perf() {
-	test "$(ppr_python_version "$1")" != 3.12
-}
-
 test_expect_success TRAMP_PYTHONS 'perf map: one well-formed line per code object, qualnames, 0600' '
 	for py in $(tramp_pythons); do
-		ours_perf "$py" || continue
-		pid=$(tramp_run "$py" -X perf "$TRASH/names.py") &&
+		pid=$(PYPERF_TRAMPOLINE=perf tramp_run "$py" "$TRASH/names.py") &&
 		map=$D/perf-$pid.map &&
 		test "$(stat -c %a "$map")" = 600 &&
 		! grep -Ev "^[0-9a-f]+ b py::.+:.+$" "$map" || return 1
@@ -84,7 +78,7 @@ test_expect_success TRAMP_PYTHONS 'jitdump: a planted symlink or hard link is no
 
 test_expect_success TRAMP_PYTHONS 'jitdump: valid structure for every interpreter (independent parser)' '
 	for py in $(tramp_pythons); do
-		pid=$(tramp_run "$py" -X perf_jit "$TRASH/names.py") &&
+		pid=$(PYPERF_TRAMPOLINE=jit tramp_run "$py" "$TRASH/names.py") &&
 		tramp_jitdump "$D/jit-$pid.dump" >out || { cat out; return 1; }
 		test_grep "^ok loads=[0-9]+" out &&
 		test_grep " py::Klass.method.<locals>.inner:$TRASH/names.py$" out &&
@@ -101,7 +95,7 @@ test_expect_success TRAMP_PYTHONS 'jitdump: the marker mapping is executable and
 
 test_expect_success TRAMP_PYTHONS,PERF 'perf inject --jit accepts the dump and names every trampoline' '
 	py=$(tramp_pythons | tail -n 1) &&
-	PYTHONPATH=$TRAMP_OUT/boot perf record -q -k 1 -e cpu-clock -o perf.data -- "$py" -X perf_jit "$TRASH/names.py" >pid 2>err &&
+	PYPERF_TRAMPOLINE=jit PYTHONPATH=$TRAMP_OUT/boot perf record -q -k 1 -e cpu-clock -o perf.data -- "$py" "$TRASH/names.py" >pid 2>err &&
 	perf inject --jit -i perf.data -o perf.jit.data 2>err &&
 	ls "$D"/jitted-$(cat pid)-*.so >sos &&
 	n=$(tramp_jitdump "$D/jit-$(cat pid).dump" | sed -n "s/^ok loads=//p") &&

@@ -31,10 +31,11 @@ test_expect_success TRAMP_PYTHONS,PERF 'perf_jit + dwarf: right shares and compl
 	for py in $(tramp_pythons); do
 		echo "== $py" &&
 		rm -rf "$D" && mkdir "$D" &&
-		PYPERF_TRAMPOLINE_DIR=$D PYTHONPATH=$TRAMP_OUT/boot \
+		PYPERF_TRAMPOLINE=jit PYPERF_TRAMPOLINE_DIR=$D \
+			PYTHONPATH=$TRAMP_OUT/boot \
 			perf record -q -k 1 -e cpu-clock -F 499 \
 			--call-graph dwarf,16384 -o perf.data -- \
-			"$py" -X perf_jit "$TRAMP_FIX/tramp-split.py" 0.9 2>err &&
+			"$py" "$TRAMP_FIX/tramp-split.py" 0.9 2>err &&
 		perf inject --jit -i perf.data -o perf.jit.data 2>err &&
 		perf script -i perf.jit.data -F comm,ip,sym,dso 2>/dev/null |
 			"$py" "$TRAMP_FIX/tramp-shares.py" >shares &&

@@ -87,7 +87,7 @@ build_testhook() {
 test_expect_success TRAMP_PYTHONS,TRAMP_CC 'an existing PEP 523 hook is chained to, then restored' '
 	for py in $(tramp_pythons); do
 		build_testhook "$py" || return 1
-		PYTHONPATH=$TRAMP_OUT/boot:$TRASH/hook "$py" -c "
+		PYPERF_TRAMPOLINE=embedded PYTHONPATH=$TRAMP_OUT/boot:$TRASH/hook "$py" -c "
 import sys, _tramp_testhook as h
 def f(): return 1
 h.install()

@@ -16,8 +16,8 @@ P313=$(ppr_python 3.13 || true)
 P38=$(ppr_python 3.8 || true)
 P27=$(ppr_python 2.7 || true)
 P37=$(ppr_python 3.7 || true)
-# An interpreter the embedded trampoline serves: the system one if it is
-# 3.8-3.12, else a pyenv 3.11.
+# An interpreter only the embedded trampoline serves: the system one if
+# it is 3.8-3.11, else a pyenv 3.11.
 EMB=
 for p in $SYS $P311 $P38; do
 	case $(ppr_python_version "$p") in
@@ -74,11 +74,22 @@ test_expect_success EMB 'status of an interpreter served by the embedded trampol
 	test_grep "^installed: +no$" out
 '
 
-test_expect_success PY313 'status and install of 3.13: native support, refused' '
-	ppr trampoline status --python "$P313" >out &&
-	test_grep "^support: +native" out &&
-	test_expect_code 1 ppr trampoline install --python "$P313" 2>err &&
-	test_grep "has native support: use .python -X perf. or .python -X perf_jit." err
+# A stand-in 3.14 that answers pyperf-run's probe like a real one.
+test_expect_success 'install into 3.14 is refused: its frame layout changed' '
+	mkdir -p site314 &&
+	cat >fake314 <<-EOF &&
+	#!/bin/sh
+	printf "%s\\n" version=3.14.0 releaselevel=final implementation=cpython \\
+		executable=$TRASH/fake314 prefix=$TRASH base_prefix=$TRASH \\
+		pydebug=0 machine=x86_64 cv.PY_HAVE_PERF_TRAMPOLINE=1 \\
+		cv.Py_GIL_DISABLED=0 cv.SOABI=cpython-314-x86_64-linux-gnu \\
+		cv.EXT_SUFFIX=.cpython-314-x86_64-linux-gnu.so cflags=-O3 \\
+		include=$TRASH has_headers=1 purelib=$TRASH/site314 end=1
+	EOF
+	chmod +x fake314 &&
+	test_expect_code 1 ppr trampoline install --python "$TRASH/fake314" 2>err &&
+	test_grep "Python 3\.14\.0 is not supported yet \(3\.8 to 3\.13 are; 3\.14 changed the frame layout\)" err &&
+	test "$(ls -A site314)" = ""
 '
 
 test_expect_success PY27 'install into Python 2.7 is refused clearly' '
@@ -101,21 +112,30 @@ test_expect_success EMB 'env: our directory first on PYTHONPATH, the user'"'"'s 
 	test_grep "^PYPERF_TRAMPOLINE_DIR=$TRASH/d$" env2
 '
 
-test_expect_success PY312 'env on 3.12: jit is embedded, perf is native' '
+test_expect_success PY312 'env on 3.12: both modes use the embedded trampoline' '
 	ppr trampoline env --python "$P312" >env &&
 	test_grep "^PYPERF_TRAMPOLINE=jit$" env &&
 	ppr trampoline env --python "$P312" --mode perf >env &&
-	test_grep "^PYTHONPERFSUPPORT=1$" env &&
-	test $(wc -l <env) = 1
+	test_grep "^PYPERF_TRAMPOLINE=perf$" env &&
+	test_grep "^PYTHONPATH=/.*/boot$" env &&
+	! grep "^PYTHONPERFSUPPORT" env
 '
 
-test_expect_success PY313 'env on 3.13: native perf_jit' '
+test_expect_success PY313 'env on 3.13: the embedded trampoline, both modes' '
 	ppr trampoline env --python "$P313" >env &&
-	test_grep "^PYTHON_PERF_JIT_SUPPORT=1$" env &&
-	test $(wc -l <env) = 1
+	test_grep "^PYPERF_TRAMPOLINE=jit$" env &&
+	test_grep "^PYTHONPATH=/.*/boot$" env &&
+	! grep "^PYTHON_PERF_JIT_SUPPORT" env &&
+	ppr trampoline env --python "$P313" --mode perf >env &&
+	test_grep "^PYPERF_TRAMPOLINE=perf$" env
 '
 
 # --- pyperf-python -------------------------------------------------------------
+
+# The embedded trampoline's files of these runs go to the trash, not /tmp.
+mkdir -p dumps
+PYPERF_TRAMPOLINE_DIR=$TRASH/dumps
+export PYPERF_TRAMPOLINE_DIR
 
 test_expect_success 'pyperf-python --help' '
 	"$PYPY" --help >out 2>err &&
@@ -204,7 +224,7 @@ test_expect_success EMB 'pyperf-python: the user'"'"'s sitecustomize still runs,
 '
 
 test_expect_success EMB 'pyperf-python: -X perf asks for perf maps' '
-	"$PYPY" --python "$EMB" -X perf -c "
+	env -u PYPERF_TRAMPOLINE_DIR "$PYPY" --python "$EMB" -X perf -c "
 import os
 def work(): return sum(range(1000))
 work()
@@ -223,10 +243,11 @@ test_expect_success EMB 'pyperf-python: -I without an install is refused with a 
 	test_grep "^hint: .pyperf-run trampoline install --python " err
 '
 
-test_expect_success PY313 'pyperf-python: -I on 3.13 uses the -X option' '
-	"$PYPY" --python "$P313" -I -c "import sys; print(sys.is_stack_trampoline_active())" >out &&
-	echo True >expect &&
-	test_cmp expect out
+test_expect_success PY313 'pyperf-python: -I on 3.13 without an install: CPython'"'"'s own' '
+	"$PYPY" --python "$P313" -I -c "import os, sys; print(sys.is_stack_trampoline_active(), os.getpid())" >out &&
+	set -- $(cat out) &&
+	rm -f /tmp/jit-$2.dump /tmp/perf-$2.map &&
+	test "$1" = True
 '
 
 test_done

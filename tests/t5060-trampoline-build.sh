@@ -4,7 +4,7 @@ test_description='embedded trampoline: first-use builds, cache, missing compiler
 
 # A library directory with the sources but no prebuilt library, so that
 # every interpreter needs a first-use build, into a cache in the trash.
-unset PYTHON PYPERF_TRAMPOLINE PYPERF_TRAMPOLINE_DIR CC CFLAGS
+unset PYTHON PYPERF_TRAMPOLINE CC CFLAGS
 mkdir -p lib &&
 cp -R "$PPR_BUILD/trampoline/src" lib/src &&
 cp "$PPR_BUILD/trampoline/SOURCE_ID" lib/SOURCE_ID || exit 1
@@ -13,17 +13,21 @@ XDG_CACHE_HOME=$TRASH/cache
 export PYPERF_LIBDIR XDG_CACHE_HOME
 CACHE=$XDG_CACHE_HOME/pyperf-run/trampoline
 PYPY=$PPR_BUILD/wrappers/pyperf-python
+# The trampoline's files of these runs go to the trash, not /tmp.
+mkdir -p dumps
+PYPERF_TRAMPOLINE_DIR=$TRASH/dumps
+export PYPERF_TRAMPOLINE_DIR
 
 PY=
 for p in /usr/bin/python3 $(ppr_pythons); do
 	test -x "$p" || continue
 	case $(ppr_python_version "$p") in
-	3.8|3.9|3.10|3.11|3.12)
+	3.8|3.9|3.10|3.11|3.12|3.13)
 		inc=$("$p" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 		if test -f "$inc/Python.h"; then PY=$p; break; fi ;;
 	esac
 done
-test_prereq_PY() { test -n "$PY" || { echo "no CPython 3.8-3.12 with headers"; return 1; }; }
+test_prereq_PY() { test -n "$PY" || { echo "no CPython 3.8-3.13 with headers"; return 1; }; }
 test_prereq_CC() { command -v cc >/dev/null || { echo "no C compiler"; return 1; }; }
 
 test_expect_success PY 'status before the first use: built on first use' '

@@ -7,8 +7,9 @@ XDG_CACHE_HOME=$TRASH/cache
 export XDG_CACHE_HOME
 
 # Interpreters to make venvs from: one served by the embedded trampoline
-# (the system python3 if it is 3.8-3.11, else pyenv's), and 3.12.
+# (the system python3 if it is 3.8-3.11, else pyenv's), 3.12 and 3.13.
 P312=$(ppr_python 3.12 || true)
+P313=$(ppr_python 3.13 || true)
 BASE=
 test_prereq_VENV() {
 	# (not $p: test_have_prereq loops with it)
@@ -33,6 +34,11 @@ test_prereq_VENV312() {
 	test -n "$P312" || { echo "no CPython 3.12"; return 1; }
 	"$P312" -m venv --without-pip "$TRASH/venv312" ||
 		{ echo "python3.12 -m venv does not work"; return 1; }
+}
+test_prereq_VENV313() {
+	test -n "$P313" || { echo "no CPython 3.13"; return 1; }
+	"$P313" -m venv --without-pip "$TRASH/venv313" ||
+		{ echo "python3.13 -m venv does not work"; return 1; }
 }
 
 VPY=$TRASH/venv/bin/python
@@ -203,6 +209,30 @@ test_expect_success VENV312 'on 3.12: install gives -X perf_jit; -X perf stays n
 	pid=$(sed -n 2p out) &&
 	test -s /tmp/jit-$pid.dump &&
 	clean_pid $pid &&
+	ppr trampoline uninstall --python "$V" &&
+	test "$(snapshot "$(site_of "$V")")" = "$before"
+'
+
+# Installed into 3.13, the embedded trampoline serves what pyperf-run
+# asks for (PYPERF_TRAMPOLINE, read under -I too); -X perf_jit stays
+# CPython's own.
+test_expect_success VENV313 'on 3.13: install; PYPERF_TRAMPOLINE gives ours, -X perf_jit stays native' '
+	V=$TRASH/venv313/bin/python &&
+	before=$(snapshot "$(site_of "$V")") &&
+	ppr trampoline install --python "$V" >out &&
+	cat >which.py <<-\EOF &&
+	import os, sys
+	m = sys.modules.get("_pyperf_trampoline")
+	print(os.getpid(), m is not None and m.is_active(),
+	      sys.is_stack_trampoline_active())
+	EOF
+	PYPERF_TRAMPOLINE=jit "$V" -I which.py >out &&
+	set -- $(cat out) && clean_pid $1 &&
+	test "$2 $3" = "True True" &&
+	"$V" -X perf_jit which.py >out &&
+	set -- $(cat out) &&
+	test -s /tmp/jit-$1.dump && clean_pid $1 &&
+	test "$2 $3" = "False True" &&
 	ppr trampoline uninstall --python "$V" &&
 	test "$(snapshot "$(site_of "$V")")" = "$before"
 '

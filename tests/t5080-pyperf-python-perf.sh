@@ -87,7 +87,10 @@ test_expect_success PERF 'no mode given: a build without frame pointers gets jit
 '
 
 if p=$(ppr_python 3.13); then
-	test_expect_success PERF "3.13: native perf_jit through pyperf-python" "
+	test_expect_success PERF "3.13: perf_jit through pyperf-python, the embedded trampoline" "
+		'$PYPY' --python '$p' -c 'import os, sys; print(os.getpid(), os.environ.get(\"PYPERF_TRAMPOLINE\"), sys.modules[\"_pyperf_trampoline\"].is_active())' >tramp &&
+		set -- \$(cat tramp) && clean_pid \$1 &&
+		test \"\$2 \$3\" = \"jit True\" &&
 		record_jit '$p'
 	"
 fi
@@ -114,8 +117,8 @@ test_expect_success PERF,FPPY 'perf mode on a frame-pointer build: perf record -
 
 if p=$(ppr_python 3.12); then
 	# Without frame pointers perf -g cannot walk these stacks; the map
-	# written by the interpreter's own support is what is checked.
-	test_expect_success "3.12 -X perf: the native perf map names the functions" "
+	# the embedded trampoline writes is what is checked.
+	test_expect_success "3.12 -X perf: the perf map names the functions" "
 		rm -f pid &&
 		'$PYPY' --python '$p' -X perf app.py &&
 		pid=\$(cat pid) &&

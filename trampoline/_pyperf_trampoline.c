@@ -1,6 +1,6 @@
 /*
  * _pyperf_trampoline.c - the embedded perf trampoline for CPython
- * 3.8-3.12.  Owner: tramp-core.  See trampoline/README.md.
+ * 3.8-3.13.  See trampoline/README.md.
  *
  * A PEP 523 frame-evaluation hook gives every code object, the first
  * time it runs, its own copy of a tiny machine-code template (an arena
@@ -11,15 +11,23 @@
  * address on the native stack, and a backend tells perf what it is:
  *   perf      START SIZE py::qualname:filename lines in perf-<pid>.map
  *   perf_jit  a jitdump jit-<pid>.dump with unwind info per trampoline
- * Everything runs with the GIL held (3.8-3.12 have one; free-threaded
+ * Everything runs with the GIL held (3.8-3.13 have one; free-threaded
  * builds are refused at compile time).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
 
-#if PY_VERSION_HEX < 0x03080000 || PY_VERSION_HEX >= 0x030D0000
-#error "the embedded trampoline is for CPython 3.8-3.12"
+#if PY_VERSION_HEX < 0x03080000
+#error "the embedded trampoline needs CPython 3.8 or later"
+#endif
+/*
+ * 3.14 turned _PyInterpreterFrame.f_executable into a tagged stack
+ * reference (_PyStackRef): reading it as a PyObject pointer would be
+ * wrong, so 3.14+ is refused until that layout is handled (README).
+ */
+#if PY_VERSION_HEX >= 0x030E0000
+#error "the embedded trampoline supports CPython 3.8-3.13 (3.14 changed the frame layout)"
 #endif
 #ifdef Py_DEBUG
 #error "debug builds of CPython (Py_DEBUG) are not supported"
@@ -62,14 +70,22 @@
 #endif
 
 /*
- * Frame -> code object.  3.11 and 3.12 only have the internal
- * _PyInterpreterFrame; its f_code offset is pinned per minor version and
- * checked against the internal header when that is installed.
+ * Frame -> code object.  3.11-3.13 only have the internal
+ * _PyInterpreterFrame; where its code field is (3.11 f_code at 32,
+ * 3.12 f_code at 0, 3.13 f_executable at 0) is pinned per minor version
+ * and checked against the internal header when that is installed (it is
+ * in pyenv and Debian builds).  3.13's f_executable is "a code object or
+ * None": anything that is not code runs without a trampoline.
  */
 #if PY_VERSION_HEX >= 0x030B0000
-#if PY_VERSION_HEX >= 0x030C0000
+#if PY_VERSION_HEX >= 0x030D0000
+#define FRAME_CODE_FIELD f_executable
+#define FRAME_CODE_OFFSET 0
+#elif PY_VERSION_HEX >= 0x030C0000
+#define FRAME_CODE_FIELD f_code
 #define FRAME_CODE_OFFSET 0
 #else
+#define FRAME_CODE_FIELD f_code
 #define FRAME_CODE_OFFSET 32
 #endif
 #if defined(__has_include) && !defined(TRAMP_NO_LAYOUT_CHECK)
@@ -79,12 +95,35 @@
 #include "internal/pycore_frame.h"
 #undef Py_BUILD_CORE
 #undef Py_BUILD_CORE_MODULE
-_Static_assert(offsetof(struct _PyInterpreterFrame, f_code) ==
-	       FRAME_CODE_OFFSET, "_PyInterpreterFrame.f_code moved");
+_Static_assert(offsetof(struct _PyInterpreterFrame, FRAME_CODE_FIELD) ==
+	       FRAME_CODE_OFFSET, "_PyInterpreterFrame's code field moved");
 #endif
 #endif
+#if PY_VERSION_HEX >= 0x030D0000
+/*
+ * The bits of f_executable that are not the pointer: none in 3.13; 3.14
+ * made it a _PyStackRef whose low bits tag the reference (its
+ * PyStackRef_AsPyObjectBorrow() masks them), kept here for when 3.14 is
+ * enabled above.
+ */
+#if PY_VERSION_HEX >= 0x030E0000
+#define FRAME_CODE_TAG_BITS ((uintptr_t)3)
+#else
+#define FRAME_CODE_TAG_BITS ((uintptr_t)0)
+#endif
+static inline PyCodeObject *frame_code(const void *f)
+{
+	uintptr_t bits = *(const uintptr_t *)((const char *)f +
+					      FRAME_CODE_OFFSET);
+	PyObject *x = (PyObject *)(bits & ~FRAME_CODE_TAG_BITS);
+
+	return x && PyCode_Check(x) ? (PyCodeObject *)x : NULL;
+}
+#define FRAME_CODE(f) frame_code(f)
+#else
 #define FRAME_CODE(f) \
 	(*(PyCodeObject **)((char *)(f) + FRAME_CODE_OFFSET))
+#endif
 #define HOOK_PARAMS PyThreadState *ts, struct _PyInterpreterFrame *f, int thr
 #define CALL_PREV() prev_eval(ts, f, thr)
 typedef PyObject *(*tramp_fn)(PyThreadState *, struct _PyInterpreterFrame *,
@@ -803,6 +842,8 @@ static PyObject *ppt_hook(HOOK_PARAMS)
 	if (!tramp_active)
 		return CALL_PREV();
 	co = FRAME_CODE(f);
+	if (!co)
+		return CALL_PREV();
 	if (extra_fast > 0) {
 		ci = code_info_fast(co);
 	} else {
@@ -989,7 +1030,7 @@ static PyMethodDef ppt_methods[] = {
 
 static struct PyModuleDef ppt_module = {
 	PyModuleDef_HEAD_INIT, "_pyperf_trampoline",
-	"Embedded perf trampoline (pyperf-run) for CPython 3.8-3.12.",
+	"Embedded perf trampoline (pyperf-run) for CPython 3.8-3.13.",
 	-1, ppt_methods, NULL, NULL, NULL, NULL
 };
 

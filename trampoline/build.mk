@@ -1,5 +1,5 @@
 # The embedded trampoline in the build tree and at install time; included
-# by Makefile.in.  Owned by the trampoline CLI part (lib/embedded.[ch]).
+# by Makefile.in; lib/embedded.[ch] finds what it builds.
 #
 # $(BUILD)/trampoline is laid out like the installed $(libdir)/pyperf-run:
 #   src/          a copy of trampoline/ (build.sh and what it compiles), so
@@ -11,7 +11,7 @@
 #                 directory instead of the installed one
 #   stamp.*       which <key>/ each interpreter got (installed with it)
 #
-# Interpreters prebuilt at `make` time: the newest pyenv 3.8 to 3.12 that
+# Interpreters prebuilt at `make` time: the newest pyenv 3.8 to 3.13 that
 # are installed, $(PYTHON) (configure --with-python, python3) and the
 # system's /usr/bin/python3 (a supported version or not: build says).  A
 # failed prebuild only warns: the library is built on first use then.
@@ -25,7 +25,7 @@ TRAMP_COPIES = $(TRAMP_SOURCES:trampoline/%=$(TRAMP_DIR)/src/%)
 TRAMP_PYENV_ROOT := $(shell pyenv root 2>/dev/null || \
 	echo "$${PYENV_ROOT:-$$HOME/.pyenv}")
 TRAMP_PYTHONS := $(strip \
-	$(foreach v,8 9 10 11 12,$(lastword $(sort $(wildcard \
+	$(foreach v,8 9 10 11 12 13,$(lastword $(sort $(wildcard \
 		$(TRAMP_PYENV_ROOT)/versions/3.$(v).*/bin/python3.$(v))))) \
 	$(shell command -v '$(PYTHON)' 2>/dev/null) \
 	$(wildcard /usr/bin/python3))

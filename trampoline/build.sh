@@ -1,6 +1,6 @@
 #!/bin/sh
 # build.sh PYTHON OUTDIR - build the embedded perf trampoline for one
-# interpreter.  Owner: tramp-core.  Contract: trampoline/README.md.
+# interpreter (CPython 3.8-3.13).  Contract: trampoline/README.md.
 #
 # Produces OUTDIR/boot/{sitecustomize.py,_pyperf_trampoline_boot.py,
 # _pyperf_trampoline<EXT_SUFFIX>} and OUTDIR/site/pyperf_trampoline.pth.
@@ -42,10 +42,10 @@ test $# = 6 ||
 version=$1 ext=$2 debug=$3 nogil=$4 inc=$5 platinc=$6
 
 case $version in
-3.8|3.9|3.10|3.11|3.12) ;;
-3.1[3-9]|3.[2-9][0-9])
-	die 3 "Python $version has native perf support; no embedded trampoline needed" ;;
-*)	die 3 "Python $version is not supported (3.8 to 3.12 are)" ;;
+3.8|3.9|3.10|3.11|3.12|3.13) ;;
+3.1[4-9]|3.[2-9][0-9])
+	die 3 "Python $version is not supported yet (3.8 to 3.13 are): its frame layout changed; use its native -X perf / -X perf_jit" ;;
+*)	die 3 "Python $version is not supported (3.8 to 3.13 are)" ;;
 esac
 test "$debug" = 0 ||
 	die 3 "'$python' is a debug build (Py_DEBUG), which is not supported"

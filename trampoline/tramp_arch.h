@@ -1,6 +1,6 @@
 /*
  * tramp_arch.h - machine-code trampoline templates and their DWARF call
- * frame information, per architecture.  Owner: tramp-core.
+ * frame information, per architecture.
  *
  * A trampoline is called as  t(a, b, c, eval)  and calls  eval(a, b, c),
  * returning its result.  The evaluator is the 4th integer argument:

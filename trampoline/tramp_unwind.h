@@ -1,6 +1,6 @@
 /*
  * tramp_unwind.h - jitdump record buffers and the .eh_frame +
- * .eh_frame_hdr of one trampoline.  Owner: tramp-core.  No Python
+ * .eh_frame_hdr of one trampoline.  No Python
  * dependency, so tests can build the unwind data of every architecture
  * (tests/fixtures/tramp-unwind.c).
  */

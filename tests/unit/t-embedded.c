@@ -259,10 +259,16 @@ int main(void)
 	unlink(p);
 	free(p);
 
-	/* 3.13 is refused; 3.7 too. */
-	py.minor = 13;
+	/* 3.14 is refused (its frame layout changed); 3.7 too. */
+	py.minor = 14;
+	free(py.version);
+	py.version = xstrdup("3.14.0");
 	TAP_INT(embedded_install(&py, &code, err, sizeof(err)), -1,
-		"3.13: refused");
+		"3.14: refused");
+	TAP_OK(strstr(err, "Python 3.14.0 is not supported yet (3.8 to 3.13 "
+		      "are; 3.14 changed the frame layout)") != NULL,
+	       "and says why: %s", err);
+	TAP_INT(count_entries(site), 1, "nothing was installed");
 	py.minor = 7;
 	TAP_INT(embedded_install(&py, &code, err, sizeof(err)), -1,
 		"3.7: refused");

@@ -4,6 +4,15 @@
 #include "../../lib/pyinfo.h"
 #include "tap.h"
 
+
+/* The --trampoline request the decisions below are made with. */
+static enum mode_trampoline req = TRAMPOLINE_AUTO;
+
+static void set_req(enum mode_trampoline t)
+{
+	req = t;
+}
+
 static void flags(const char *f, int fp, int leaf, const char *opt)
 {
 	struct cflag_facts c;
@@ -54,7 +63,7 @@ static void decision(const char *v, const char *impl, int tramp,
 		TAP_OK(0, "%s: parse", what);
 		return;
 	}
-	mode_decide(&py, &pv, fix, MODE_AUTO, 0, embedded_ready, &m);
+	mode_decide(&py, &pv, fix, MODE_AUTO, req, 0, embedded_ready, &m);
 	snprintf(got, sizeof(got), "%s/%s/%s%s", mode_name_str(m.name),
 		 mode_trampoline_str(m.trampoline), m.call_graph,
 		 m.problem[0] ? " problem" : "");
@@ -93,17 +102,17 @@ int main(void)
 	TAP_STR(py.cflags.opt, "O3", "optimisation from cflags");
 
 	perf_version_parse("perf version 6.8.1", &pv);
-	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 1, &m), 0,
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, req, 0, 1, &m), 0,
 		"3.11 without frame pointers can be profiled");
 	TAP_STR(mode_name_str(m.name), "jit", "it gets jit mode");
 	TAP_STR(mode_trampoline_str(m.trampoline), "embedded",
 		"with the embedded trampoline");
 	TAP_STR(m.call_graph, "dwarf,32768", "and a 32 KiB stack dump");
-	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 0, &m), -1,
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, req, 0, 0, &m), -1,
 		"not without the embedded library");
-	TAP_INT(mode_decide(&py, &pv, TRI_NO, MODE_JIT, 8192, 1, &m), -1,
+	TAP_INT(mode_decide(&py, &pv, TRI_NO, MODE_JIT, req, 8192, 1, &m), -1,
 		"an old perf is a problem in jit mode");
-	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_PERF, 0, 1, &m), 0,
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_PERF, req, 0, 1, &m), 0,
 		"perf mode can be forced");
 	TAP_OK(m.warning[0] != '\0', "with a warning about frame pointers");
 	TAP_STR(m.call_graph, "fp", "and fp call graphs");
@@ -112,7 +121,7 @@ int main(void)
 	memset(&py, 0, sizeof(py));
 	TAP_INT(pyinfo_parse("version=2.7.18\nimplementation=cpython\nend=1\n",
 			     &py, err, sizeof(err)), 0, "parse a 2.7 probe");
-	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, 0, 1, &m), -1,
+	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, req, 0, 1, &m), -1,
 		"python 2 is refused");
 	TAP_STR(mode_name_str(m.name), "none", "with mode none");
 	pyinfo_release(&py);
@@ -122,9 +131,17 @@ int main(void)
 		"garbage is not a probe answer");
 	pyinfo_release(&py);
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_UNKNOWN,
-		 "jit/native/dwarf,32768", "3.13 without frame pointers");
+		 "jit/embedded/dwarf,32768",
+		 "3.13 without frame pointers: the embedded trampoline");
 	decision("3.13.0", "cpython", 1, FP, 1, TRI_UNKNOWN,
-		 "perf/native/fp", "3.13 with frame pointers");
+		 "perf/embedded/fp", "3.13 with frame pointers");
+	decision("3.13.0", "cpython", 1, "-O3", 0, TRI_YES,
+		 "jit/native/dwarf,32768",
+		 "3.13 without the embedded library: CPython's own");
+	decision("3.12.1", "cpython", 1, FP, 1, TRI_UNKNOWN,
+		 "perf/embedded/fp", "3.12 perf mode: the embedded trampoline");
+	decision("3.14.0", "cpython", 1, "-O3", 1, TRI_YES,
+		 "jit/native/dwarf,32768", "3.14: CPython's own (not ours yet)");
 	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
 		 "jit/embedded/dwarf,32768", "3.12 has no perf_jit");
 	decision("3.12.1", "cpython", 1, "-O3", 0, TRI_YES,
@@ -140,8 +157,78 @@ int main(void)
 		 "none/none/dwarf,32768 problem",
 		 "an old perf blocks jit mode");
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_NO,
+		 "none/none/dwarf,32768 problem",
+		 "an old perf is a problem on 3.13 too");
+	set_req(TRAMPOLINE_NATIVE);
+	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_NO,
 		 "jit/native/dwarf,32768 problem",
 		 "an old perf is a problem with the native trampoline too");
+	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_YES,
+		 "jit/native/dwarf,32768", "--trampoline native on 3.13");
+	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
+		 "none/none/dwarf,32768 problem",
+		 "--trampoline native: 3.12 has no native perf_jit");
+	decision("3.12.1", "cpython", 1, FP, 1, TRI_YES,
+		 "perf/native/fp",
+		 "--trampoline native: 3.12 with frame pointers, perf mode");
+	decision("3.11.7", "cpython", 0, "-O3", 1, TRI_YES,
+		 "none/none/dwarf,32768 problem",
+		 "--trampoline native: 3.11 has none");
+	set_req(TRAMPOLINE_EMBEDDED);
+	decision("3.13.0", "cpython", 1, "-O3", 0, TRI_YES,
+		 "none/none/dwarf,32768 problem",
+		 "--trampoline embedded without the library: no fallback");
+	decision("3.14.0", "cpython", 1, "-O3", 1, TRI_YES,
+		 "none/none/dwarf,32768 problem",
+		 "--trampoline embedded on 3.14 is refused");
+	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
+		 "jit/embedded/dwarf,32768", "--trampoline embedded on 3.12");
+	set_req(TRAMPOLINE_AUTO);
+	{
+		struct pyinfo py3;
+		struct mode m3;
+		enum mode_trampoline t;
+		char why[256];
+
+		fake(&py3, "3.13.0", "cpython", 1, "-O3");
+		mode_decide(&py3, &pv, TRI_YES, MODE_AUTO, req, 0, 0, &m3);
+		TAP_OK(strstr(m3.reason, "CPython's own trampoline: the "
+			      "embedded one is not available") != NULL,
+		       "the fallback says why: %s", m3.reason);
+		mode_decide(&py3, &pv, TRI_YES, MODE_AUTO, req, 0, 1, &m3);
+		TAP_OK(strstr(m3.reason, "; the embedded trampoline, not "
+			      "CPython's own") != NULL,
+		       "the reason says why not CPython's own: %s",
+		       m3.reason);
+		set_req(TRAMPOLINE_NATIVE);
+		fake(&py3, "3.11.7", "cpython", 0, "-O3");
+		mode_decide(&py3, &pv, TRI_YES, MODE_JIT, req, 0, 1, &m3);
+		TAP_OK(strstr(m3.problem, "no native jit trampoline (it came "
+			      "in 3.12)") != NULL,
+		       "--trampoline native on 3.11 says why: %s",
+		       m3.problem);
+		set_req(TRAMPOLINE_AUTO);
+		pyinfo_release(&py3);
+		fake(&py3, "3.14.0", "cpython", 1, "-O3");
+		TAP_INT(mode_embedded_supports(&py3, why, sizeof(why)), 0,
+			"3.14 is not for the embedded trampoline");
+		TAP_OK(strstr(why, "3.14 changed the frame layout") != NULL,
+		       "and says why: %s", why);
+		pyinfo_release(&py3);
+		fake(&py3, "3.13.1", "cpython", 1, "-O3");
+		TAP_INT(mode_embedded_supports(&py3, why, sizeof(why)), 1,
+			"3.13 is for the embedded trampoline");
+		pyinfo_release(&py3);
+		TAP_INT(mode_trampoline_parse("native", &t), 0, "parse native");
+		TAP_INT(t, TRAMPOLINE_NATIVE, "native");
+		TAP_INT(mode_trampoline_parse("embedded", &t), 0,
+			"parse embedded");
+		TAP_INT(t, TRAMPOLINE_EMBEDDED, "embedded");
+		TAP_INT(mode_trampoline_parse("auto", &t), 0, "parse auto");
+		TAP_INT(t, TRAMPOLINE_AUTO, "auto");
+		TAP_INT(mode_trampoline_parse("jit", &t), -EINVAL,
+			"'jit' is not a trampoline");
+	}
 	decision("3.7.16", "cpython", 0, "-O3", 1, TRI_YES,
 		 "none/none/ problem", "3.7 is too old");
 	decision("3.10.14", "pypy", 0, "", 1, TRI_YES,
@@ -153,7 +240,7 @@ int main(void)
 
 		fake(&py2, "3.11.7", "cpython", 0, "-O2");
 		perf_version_parse("perf version 6.7-3", &pv2);
-		mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, 0, 1, &m2);
+		mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, req, 0, 1, &m2);
 		TAP_OK(strstr(m2.reason, "perf 6.7-3") != NULL,
 		       "the reason names perf and its version: %s", m2.reason);
 		TAP_OK(strstr(m2.warning, "--probe") != NULL,

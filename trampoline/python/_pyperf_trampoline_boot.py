@@ -1,21 +1,30 @@
-"""Glue of pyperf-run's embedded perf trampoline (CPython 3.8-3.12).
+"""Glue of pyperf-run's embedded perf trampoline (CPython 3.8-3.13).
 
-Owner: tramp-core.  See trampoline/README.md.  Imported by our
-sitecustomize.py (PYTHONPATH) or by pyperf_trampoline.pth (site-packages).
-It installs sys.activate_stack_trampoline() & co. where the interpreter
-lacks them (on 3.12 it wraps the native ones to add "perf_jit"), and
-activates a backend when -X perf, -X perf_jit, PYTHONPERFSUPPORT,
-PYTHON_PERF_JIT_SUPPORT or PYPERF_TRAMPOLINE ask for it.  The C extension
-is only loaded when a backend is activated.
+See trampoline/README.md.  Imported by our sitecustomize.py (PYTHONPATH)
+or by pyperf_trampoline.pth (site-packages).  It installs
+sys.activate_stack_trampoline() & co. where the interpreter lacks them
+(3.8-3.11) and wraps the native ones on 3.12 and 3.13, and activates a
+backend when -X perf, -X perf_jit, PYTHONPERFSUPPORT,
+PYTHON_PERF_JIT_SUPPORT or PYPERF_TRAMPOLINE ask for it.
+
+Whose trampoline: PYPERF_TRAMPOLINE=perf|jit (what pyperf-run sets when
+it wants ours; it also activates that backend) or =embedded (ours, the
+switches say which backend) makes the embedded one serve both backends,
+on 3.12 and 3.13 too, the sys API included.  Otherwise (unset, or
+=native) a backend the interpreter has itself (3.12: perf; 3.13: both)
+stays CPython's own, so that -X perf and -X perf_jit keep meaning what
+CPython says; only what it lacks is ours.
+The C extension is only loaded when one of our backends is activated.
 """
 import os
 import sys
 
 _EXT = "_pyperf_trampoline"
 _ext = None
-_native = None      # 3.12: native (activate, deactivate, is_active)
+_native = None      # 3.12+: native (activate, deactivate, is_active)
 _started = False
 _VERSION = sys.version_info[:2]
+_BACKENDS = ("perf", "perf_jit")
 
 
 def _warn(msg):
@@ -64,6 +73,33 @@ def _load():
     return mod
 
 
+def _forced():
+    """PYPERF_TRAMPOLINE, the tool's override ("" when unset)."""
+    return os.environ.get("PYPERF_TRAMPOLINE", "")
+
+
+def _native_backends():
+    """The backends this interpreter's own trampoline has."""
+    if _VERSION >= (3, 13):
+        return _BACKENDS
+    if _VERSION == (3, 12):
+        return ("perf",)
+    return ()
+
+
+def _ours_forced():
+    """PYPERF_TRAMPOLINE asks for the embedded trampoline."""
+    return _forced() in ("perf", "jit", "perf_jit", "embedded")
+
+
+def _serves_natively(backend):
+    """Whether backend goes to the interpreter's own trampoline: when it
+    has that backend (3.12 has no perf_jit: that one is ours) and
+    PYPERF_TRAMPOLINE does not ask for ours."""
+    return (_native is not None and not _ours_forced() and
+            backend in _native_backends())
+
+
 def _check_args(name, args, kwargs, n):
     """The argument errors of a METH_O / METH_NOARGS builtin."""
     if kwargs:
@@ -83,12 +119,13 @@ def activate_stack_trampoline(*args, **kwargs):
     if not isinstance(backend, str):
         raise TypeError("activate_stack_trampoline() argument must be str,"
                         " not %s" % type(backend).__name__)
-    if _native is not None and backend == "perf":
+    if _serves_natively(backend):
         if _ext is not None:
             _ext.deactivate()
         return _native[0](backend)
-    if backend not in ("perf", "perf_jit"):
+    if backend not in _BACKENDS:
         raise ValueError("invalid backend: %s" % backend)
+    # Only one PEP 523 hook at a time: switch from CPython's to ours.
     if _native is not None and _native[2]():
         _native[1]()
     _load().activate(backend)
@@ -139,24 +176,22 @@ def requested_backend():
         backend = "perf"
     if "perf_jit" in xo:
         backend = "perf_jit"
-    forced = os.environ.get("PYPERF_TRAMPOLINE", "")
+    forced = _forced()
     if forced == "perf":
         backend = "perf"
     elif forced in ("jit", "perf_jit"):
         backend = "perf_jit"
     elif forced in ("off", "0", "none"):
         backend = None
-    elif forced:
-        _warn("ignoring PYPERF_TRAMPOLINE=%s (want perf, jit or off)"
-              % forced)
+    elif forced and forced not in ("native", "embedded"):
+        _warn("ignoring PYPERF_TRAMPOLINE=%s (want perf, jit, embedded, "
+              "native or off)" % forced)
     return backend
 
 
 def _install_sys_api():
     global _native
-    if _VERSION >= (3, 13):
-        return
-    if _VERSION == (3, 12):
+    if _VERSION >= (3, 12):
         act = getattr(sys, "activate_stack_trampoline", None)
         if act is None or getattr(act, "__module__", None) == __name__:
             return
@@ -176,19 +211,24 @@ def start(how):
     if _VERSION < (3, 8):
         return
     backend = requested_backend()
-    if _VERSION >= (3, 13):
-        if backend is not None and os.environ.get("PYPERF_TRAMPOLINE"):
-            try:
-                if not sys.is_stack_trampoline_active():
-                    sys.activate_stack_trampoline(backend)
-            except Exception as e:
-                _warn("cannot activate %s: %s" % (backend, e))
+    if _VERSION >= (3, 14):
+        # Not supported yet (its frame layout changed): the interpreter's
+        # own trampoline is left alone; a forced backend says why.
+        if backend is not None and _ours_forced():
+            _warn("cannot activate %s: Python %d.%d is not supported by "
+                  "the embedded trampoline (3.8 to 3.13 are)"
+                  % (backend, _VERSION[0], _VERSION[1]))
         return
     _install_sys_api()
     if backend is None:
         return
-    if _native is not None and backend == "perf" and _native[2]():
-        return          # 3.12 started it natively (-X perf)
+    if _serves_natively(backend):
+        if not _native[2]():
+            try:
+                _native[0](backend)
+            except Exception as e:
+                _warn("cannot activate the native %s: %s" % (backend, e))
+        return
     try:
         activate_stack_trampoline(backend)
     except Exception as e:

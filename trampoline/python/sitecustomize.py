@@ -1,5 +1,5 @@
 # sitecustomize.py - loader of pyperf-run's embedded perf trampoline.
-# Owner: tramp-core.  See trampoline/README.md.
+# See trampoline/README.md.
 #
 # Our directory is first on PYTHONPATH, so `site` imports this file.  We
 # load the trampoline glue (CPython 3.8+ only; anything else is left
