@@ -914,12 +914,6 @@ static void dump_facts(const struct profile *p, struct record_cut_facts *f)
 		f->max_stack = q->max_stack;
 }
 
-/*
- * Read the committed session back as report does (profile_load(), which
- * judges every sample's stack and leaves the report cache behind, so
- * that the first report is fast), print its warnings and the hints the
- * judgement backs, and keep the share of cut stacks in meta.
- */
 /* Is anything wrong with 1 % or more of the samples? */
 static int significant(const struct profile *p)
 {
@@ -931,6 +925,13 @@ static int significant(const struct profile *p)
 			      q->unnamed * 100 >= q->judged));
 }
 
+/*
+ * Read the finished session (still in r->tmp) back as report does
+ * (profile_load(), which judges every sample's stack and leaves the
+ * report cache behind, so that the first report is fast), print its
+ * warnings and the hints the judgement backs, and keep the share of cut
+ * stacks in meta.
+ */
 static void judge_session(struct run *r)
 {
 	struct profile p;
@@ -941,7 +942,7 @@ static void judge_session(struct run *r)
 	int c;
 
 	r->complete = -1.0;
-	if (profile_load(&p, r->o->output, NULL, err, sizeof(err))) {
+	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
 		warning("cannot read the recording back to check its "
 			"stacks: %s", err);
 		return;
@@ -977,7 +978,7 @@ static void judge_session(struct run *r)
 	r->complete = p.quality.judged ?
 		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
 	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));
-	if (session_meta_write(r->o->output, &r->meta, err, sizeof(err)))
+	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err)))
 		warning("%s", err);
 	strvec_clear(&hints);
 	profile_release(&p);
@@ -1123,8 +1124,6 @@ static int record_run(struct record_opts *o)
 		}
 	} else {
 		perfcmd_python_switches(r.mode.name, NULL, &r.env_set);
-		/* an installed embedded trampoline leaves it to CPython */
-		strvec_push(&r.env_set, "PYPERF_TRAMPOLINE=native");
 	}
 	spawn_env_build(&env, r.env_set.v);
 
@@ -1279,6 +1278,11 @@ static int record_run(struct record_opts *o)
 		code = EXIT_INTERNAL;
 		goto fail;
 	}
+	/*
+	 * Judged before it is committed: once renamed into place, another
+	 * record into the same directory may move it to <dir>.old.
+	 */
+	judge_session(&r);
 	if (session_commit(r.tmp, o->output, err, sizeof(err))) {
 		error("%s", err);
 		hint("the recording is in '%s'", r.tmp);
@@ -1287,7 +1291,6 @@ static int record_run(struct record_opts *o)
 	}
 	if (r.probed)
 		record_probe_remember(r.py.path, &r.py);
-	judge_session(&r);
 	value_buf[0] = '\0';
 	nr_procs = r.scan.nr_pids - (r.scan.ignore_pid > 0 &&
 				     r.scan.nr_pids > 0);

@@ -161,9 +161,18 @@ static int do_install(struct pyinfo *py)
 	}
 	printf("installed the embedded trampoline into '%s'\n",
 	       py->purelib);
-	printf("'%s -X perf_jit' (or -X perf, PYTHON_PERF_JIT_SUPPORT=1, "
-	       "PYTHONPERFSUPPORT=1)\nnow turns on Python frames for perf\n",
-	       py->path);
+	if (py->native_perf_jit)
+		/* -X and the PYTHON* switches stay CPython's own here */
+		printf("'PYPERF_TRAMPOLINE=jit %s' (or =perf) now turns on "
+		       "Python frames for perf with it\n", py->path);
+	else if (py->native_perf)
+		printf("'%s -X perf_jit' (or PYTHON_PERF_JIT_SUPPORT=1, "
+		       "PYPERF_TRAMPOLINE=jit|perf) now turns on Python "
+		       "frames for perf with it\n", py->path);
+	else
+		printf("'%s -X perf_jit' (or -X perf, "
+		       "PYTHON_PERF_JIT_SUPPORT=1, PYTHONPERFSUPPORT=1)\nnow "
+		       "turns on Python frames for perf\n", py->path);
 	return EXIT_OK;
 }
 
@@ -195,15 +204,19 @@ static int do_status(struct pyinfo *py)
 	       pyinfo_is_cpython(py) ? "CPython" : py->implementation,
 	       py->version);
 	printf("site-packages: %s\n", st.site);
-	if (pyinfo_is_cpython(py) && py->native_perf_jit) {
-		printf("support:       native (-X perf, -X perf_jit)\n");
-	} else if (!mode_embedded_supports(py, why, sizeof(why)) ||
-		   py->pydebug) {
-		printf("support:       none: %s\n", py->pydebug
-		       ? "debug builds are not supported" : why);
+	if (!mode_embedded_supports(py, why, sizeof(why)) || py->pydebug) {
+		if (pyinfo_is_cpython(py) && py->native_perf_jit)
+			printf("support:       native only (-X perf, "
+			       "-X perf_jit): %s\n", py->pydebug ?
+			       "debug builds are not supported" : why);
+		else
+			printf("support:       none: %s\n", py->pydebug
+			       ? "debug builds are not supported" : why);
 	} else {
 		printf("support:       embedded trampoline%s\n",
-		       py->native_perf ? " (perf_jit; perf is native)" : "");
+		       py->native_perf_jit ? " (CPython's own: -X perf, "
+		       "-X perf_jit)" : py->native_perf ?
+		       " (CPython's own: -X perf)" : "");
 		if (!embedded_find(py, &dir))
 			printf("build:         %s\n", dir);
 		else if (embedded_check(py, why, sizeof(why)))

@@ -34,7 +34,8 @@ struct doctor_check {
 
 struct doctor_options {
 	const char *python;	/* NULL: "python3" on PATH */
-	const char *perf;	/* NULL: "perf" on PATH */
+	const char *perf;	/* NULL: $PYPERF_PERF, else "perf" on
+				   PATH */
 	const char *tmpdir;	/* where perf/jit files pile up; NULL: /tmp */
 	int probe;		/* run the self-test */
 	enum mode_trampoline trampoline; /* --trampoline; TRAMPOLINE_NONE
@@ -153,7 +154,9 @@ struct doctor {
 	struct pyinfo py;
 	char python_error[PPR_ERR_LEN];
 	int python_supported;		/* CPython 3.8+ */
-	int embedded_supported;		/* 3.8-3.12 */
+	int embedded_supported;		/* CPython 3.8-3.13, x86-64, not
+					   free-threaded:
+					   mode_embedded_supports() */
 	int embedded_available;		/* ...and buildable or built */
 	int embedded_exact;		/* lib/embedded.c answered */
 	char embedded_why[PPR_ERR_LEN];

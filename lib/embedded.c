@@ -751,8 +751,9 @@ static int refuse_unsupported(const struct pyinfo *py, char *err,
 
 	/*
 	 * 3.12 and 3.13 have CPython's own trampoline too; installed, ours
-	 * serves -X perf and -X perf_jit there (PYPERF_TRAMPOLINE=native
-	 * gives CPython's own back).
+	 * serves PYPERF_TRAMPOLINE=perf|jit|embedded there, and on 3.12
+	 * -X perf_jit (which CPython lacks), while -X perf (and on 3.13
+	 * -X perf_jit) stay CPython's own.
 	 */
 	if (!mode_embedded_supports(py, why, sizeof(why)))
 		return set_err(err, errlen, "cannot install the embedded "

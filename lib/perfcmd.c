@@ -137,8 +137,11 @@ void perfcmd_python_switches(enum mode_name mode, struct strvec *args,
 		strvec_push(args, "-X");
 		strvec_push(args, x);
 	}
-	if (env)
+	if (env) {
 		strvec_push(env, perfcmd_python_env(mode));
+		/* an installed embedded trampoline leaves it to CPython */
+		strvec_push(env, "PYPERF_TRAMPOLINE=native");
+	}
 }
 
 static int safe_char(int c)

@@ -124,7 +124,9 @@ const char *perfcmd_python_env(enum mode_name mode);
 
 /*
  * Append "-X" and the option value for mode to args (when args is not
- * NULL) and the environment setting to env (when env is not NULL).
+ * NULL) and the environment settings to env (when env is not NULL): the
+ * switch and PYPERF_TRAMPOLINE=native, so that an embedded trampoline
+ * installed into the interpreter leaves the work to CPython's own.
  * Nothing is appended for modes without a switch.
  */
 void perfcmd_python_switches(enum mode_name mode, struct strvec *args,

@@ -29,10 +29,11 @@
  * decimals), samples, max_stack (kernel.perf_event_max_stack when
  * recording: the frame cap of frame-pointer chains), truncated (share
  * of the judged samples whose stacks are cut, 0..1, as profile_load()
- * judges them: written after the session is committed, by rewriting
- * meta atomically), pids (space-separated: the program's processes), helper_pid (the pid
- * of pyperf-run's own exec helper, which perf records too: its samples
- * are not the program's), cwd.
+ * judges them: written when the session is complete, just before it is
+ * committed, by rewriting meta atomically), perf (the absolute path of
+ * the perf that recorded it), pids (space-separated: the program's
+ * processes), helper_pid (the pid of pyperf-run's own exec helper,
+ * which perf records too: its samples are not the program's), cwd.
  */
 
 #define SESSION_DEFAULT_DIR "pyperf.data"

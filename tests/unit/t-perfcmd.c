@@ -117,11 +117,14 @@ int main(void)
 		TAP_INT(args.nr, 2, "switches: two args");
 		TAP_STR(args.nr == 2 ? args.v[1] : NULL, "perf_jit",
 			"switches: -X value");
-		TAP_INT(env.nr, 1, "switches: one env");
+		TAP_INT(env.nr, 2, "switches: two env settings");
+		TAP_STR(env.nr == 2 ? env.v[1] : NULL,
+			"PYPERF_TRAMPOLINE=native",
+			"switches: CPython's own, not an installed embedded one");
 		perfcmd_python_switches(MODE_NONE, &args, &env);
-		TAP_INT(args.nr + env.nr, 3, "switches: none adds nothing");
+		TAP_INT(args.nr + env.nr, 4, "switches: none adds nothing");
 		perfcmd_python_switches(MODE_PERF, NULL, &env);
-		TAP_INT(env.nr, 2, "switches: args may be NULL");
+		TAP_INT(env.nr, 4, "switches: args may be NULL");
 		strvec_clear(&args);
 		strvec_clear(&env);
 	}
