@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """fold.py: fold `perf script` output (default fields, with callchains)
 into collapsed stacks, "comm;root;...;leaf count" lines, like
 FlameGraph's stackcollapse-perf.pl.  The straightforward baseline the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """pyperf-run benchmarks (`make bench`; owned by the infra helper).
 
 Five tables, measured side by side in one run, printed as markdown and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run doctor: check that perf can show Python functions here,
  * and say why not.  The checks are gathered by lib/doctor.c; this file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run: make Linux perf show Python functions.
  *

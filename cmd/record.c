@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run record: run a Python program under perf record with Python
  * frames, and leave a self-contained session directory behind.

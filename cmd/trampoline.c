@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run trampoline: install, remove and inspect the embedded
  * trampoline in an interpreter; build it ahead of time.  Also the

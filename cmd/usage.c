@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include "../lib/compat.h"
 #include "../lib/alloc.h"
 #include "usage.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_USAGE_H
 #define PPR_USAGE_H
 #include "../lib/compat.h"

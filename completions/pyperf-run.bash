@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # bash completion for pyperf-run(1) and pyperf-python(1).
 #
 # `make install` puts this file in $(datadir)/bash-completion/completions/

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A small program with a known split of CPU time, for trying pyperf-run.
 
     pyperf-run record examples/busy.py && pyperf-run report

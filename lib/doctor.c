@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The checks of `pyperf-run doctor`, gathered and judged silently (see
  * doctor.h); the self-test lives in doctor_probe.c, the JSON writer in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `pyperf-run doctor --json`: the whole of struct doctor as one JSON
  * object (see doctor.h and pyperf-run-doctor(1)).

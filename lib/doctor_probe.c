@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `pyperf-run doctor --probe`: record a bundled script in the chosen
  * mode and check, with profile_load() (the one reader of perf script

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A small ELF reader (see elfinfo.h): the ELF header, the section
  * headers and their names, the build-id note and the dynamic section.

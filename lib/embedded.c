@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The embedded trampoline as pyperf-run reaches it: keys, prebuilt and
  * cached builds, first-use builds, the environment that loads it, and

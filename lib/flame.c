@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Owned by the flame helper: the merged call tree of the flame-graph
  * writers, and small escaping helpers they share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Owned by the report helper: the format table and helpers shared by
  * the writers (lib/fmt.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_FMT_H
 #define PPR_FMT_H
 /*

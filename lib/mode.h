@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_MODE_H
 #define PPR_MODE_H
 #include "compat.h"

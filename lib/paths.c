@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Where pyperf-run finds its files; see paths.h.  Trampoline CLI part. */
 #include "compat.h"
 #include "paths.h"

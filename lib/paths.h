@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_PATHS_H
 #define PPR_PATHS_H
 #include "compat.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The perf command lines pyperf-run runs (see perfcmd.h).
  * Owner: doctor.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A bounds-checked reader of perf.data (see perfdata.h).  The layout
  * follows the kernel's uapi (linux/perf_event.h) and perf's file

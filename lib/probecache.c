@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The probe's verdicts per perf binary (see probecache.h).
  */

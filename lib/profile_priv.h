@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_PROFILE_PRIV_H
 #define PPR_PROFILE_PRIV_H
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_PYINFO_H
 #define PPR_PYINFO_H
 #include "compat.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The silent parts of `pyperf-run record` (see record.h).
  * Owner: record.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The session's cache of perf script output (see report_cache.h for the
  * file format).

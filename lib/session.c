@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The session directory and its meta file (see session.h).
  * Owner: record.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_SPAWN_H
 #define PPR_SPAWN_H
 #include "compat.h"

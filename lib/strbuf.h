@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_STRBUF_H
 #define PPR_STRBUF_H
 #include "compat.h"

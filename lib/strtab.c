@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include "compat.h"
 #include "strtab.h"
 #include "alloc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel and housekeeping facts for doctor (see sysprobe.h).
  * Owner: doctor.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_SYSPROBE_H
 #define PPR_SYSPROBE_H
 #include "compat.h"

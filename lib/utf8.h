@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_UTF8_H
 #define PPR_UTF8_H
 #include "compat.h"

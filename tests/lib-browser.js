@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Owned by the flame helper.  Drives Debian's chromium through
  * playwright-core for the t6xxx tests: opens a pyperf-run HTML or SVG

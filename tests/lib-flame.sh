@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # lib-flame.sh: what the report-format tests (t6xxx) share.  Owned by the
 # flame helper.  Source it after test-lib.sh.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='the pyperf-run command line: help, version, usage errors'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='make install and make uninstall honour DESTDIR and leave nothing behind'
 . ./test-lib.sh
 

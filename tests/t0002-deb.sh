@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='the Debian package: make deb, lintian, dpkg -i, doctor and record/report with the installed files, purge'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='bash and zsh completion: commands, every option of every --help, option values, sessions, make install'
 . ./test-lib.sh
 

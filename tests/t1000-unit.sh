@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Run every C unit test binary (tests/unit/t-*.c) as one TAP stream each.
 test_description='C unit tests'
 . ./test-lib.sh

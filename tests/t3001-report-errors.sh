@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pyperf-run report on missing, empty, truncated, corrupt and foreign
 # sessions, and bad command lines: a clear message, exit 1 (2 for usage),
 # nothing on stdout, no output file left behind.

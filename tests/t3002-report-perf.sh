@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pyperf-run report --perf-report: perf report runs on the session, with the
 # session's perf map files in /tmp while it runs (and only then).  A
 # fake perf (PYPERF_PERF) shows what perf would see.

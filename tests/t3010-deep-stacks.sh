@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='report: deep stacks are whole, cut ones are judged and said'
 . ./test-lib.sh
 

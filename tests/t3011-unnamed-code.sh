@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='report: time in code without symbols stays there'
 . ./test-lib.sh
 

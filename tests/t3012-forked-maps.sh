@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A forked child inherits its parent's jitted code, which perf names
 # after the parent's perf-PID.map; the child's own map says what the
 # child put there.  Before the loader looked up the sample's own map

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # CPython 3.13's native perf_jit writes a jitdump record per code object
 # through stdio.  A fork pool forks from the pool's handler thread while
 # the main thread writes: a child can inherit half a record and flush it

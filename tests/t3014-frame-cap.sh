@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Frame-pointer chains stop at the kernel's callchain cap
 # (kernel.perf_event_max_stack).  The samples of a part of the program
 # deeper than the cap must be counted as cut at the cap, shown under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The session's cache of perf script output: the first report of a session
 # keeps what perf script gave in SESSION/cache/script.v2, with what report
 # reads of perf.data itself (jit mode: each sample's stack dump); later

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='doctor: usage, exit codes, JSON shape, interpreters that cannot be used'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='doctor on every interpreter of the machine, in text and JSON'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='doctor: perf missing from PATH, and fake perfs printing odd versions'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='doctor --probe: a real recording of a bundled script, cleaned up after'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='doctor as an unprivileged user: perf_event_paranoid applies'
 . ./test-lib.sh
 

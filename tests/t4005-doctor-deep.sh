@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='doctor --probe: a 64-level stack through generators and C callbacks, the unwinder in use, the probe cache'
 . ./test-lib.sh
 

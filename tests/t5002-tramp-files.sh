@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='embedded trampoline: perf map and jitdump files'
 . ./test-lib.sh
 . "$TEST_DIR/fixtures/tramp-lib.sh"

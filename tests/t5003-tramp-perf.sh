@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='embedded trampoline: real perf profiles (shares, complete stacks)'
 . ./test-lib.sh
 . "$TEST_DIR/fixtures/tramp-lib.sh"

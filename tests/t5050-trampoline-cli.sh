@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='pyperf-run trampoline and pyperf-python: command line, pass-through'
 . ./test-lib.sh
 

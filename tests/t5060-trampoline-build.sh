@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='embedded trampoline: first-use builds, cache, missing compiler or headers'
 . ./test-lib.sh
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='pyperf-run trampoline install/status/uninstall into a throwaway venv'
 . ./test-lib.sh
 

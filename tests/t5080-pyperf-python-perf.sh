@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='pyperf-python under real perf: Python functions in perf script'
 . ./test-lib.sh
 

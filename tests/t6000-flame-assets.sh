@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Owned by the flame helper.
 test_description='generated sources of the report formats are up to date'
 . ./test-lib.sh
@@ -19,7 +20,7 @@ test_prereq_PROTOC_C() {
 test_expect_success PROTOC_C 'lib/pprof.pb-c.[ch] match lib/pprof.proto' '
 	mkdir gen &&
 	cp "$src/pprof.proto" gen/ &&
-	(cd gen && protoc-c --c_out=. pprof.proto) &&
+	sh "$src/flame/gen-pprof.sh" gen &&
 	test_cmp "$src/pprof.pb-c.c" gen/pprof.pb-c.c &&
 	test_cmp "$src/pprof.pb-c.h" gen/pprof.pb-c.h
 '

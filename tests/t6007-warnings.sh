@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='every warning reaches every report format, and the html
 opens with the root in view'
 . ./test-lib.sh

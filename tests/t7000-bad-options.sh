@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: every option with a wrong value gives one clear message, the right status, and writes nothing'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: missing, empty, binary, odd-named scripts; spaces and non-ASCII everywhere; nothing written outside the session'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: report on damaged sessions (cut perf.data, garbage maps and meta, odd files), record with a jitdump cut mid-record'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"

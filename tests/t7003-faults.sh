@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: faults (program killed or crashing, Ctrl-C while post-processing and reporting, perf killed, /tmp read-only, disk full, unprivileged user)'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"

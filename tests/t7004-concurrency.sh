@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: concurrent record runs, 50 forked children, spawned interpreters, 32 threads: no collisions, every function resolved'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='perf matrix: complete thread stacks and the same shares with every perf'
 . ./test-lib.sh
 

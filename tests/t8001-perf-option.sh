@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # One perf for a session: record --perf keeps the perf's path in the
 # session, report reads it with that perf (perf 6.1 cannot read what 6.12
 # wrote), and an explicit other perf fails with a message naming it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 test_description='man pages: lint clean, one per command, SYNOPSIS equals -h'
 . ./test-lib.sh
 

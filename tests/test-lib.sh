@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # test-lib.sh: the TAP test library every tests/tNNNN-*.sh sources.
 #
 #   test_description='what this file tests'

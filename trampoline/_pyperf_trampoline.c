@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * _pyperf_trampoline.c - the embedded perf trampoline for CPython
  * 3.8-3.13.  See trampoline/README.md.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The embedded trampoline in the build tree and at install time; included
 # by Makefile.in; lib/embedded.[ch] finds what it builds.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # build.sh PYTHON OUTDIR - build the embedded perf trampoline for one
 # interpreter (CPython 3.8-3.13).  Contract: trampoline/README.md.
 #

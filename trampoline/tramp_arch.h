@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tramp_arch.h - machine-code trampoline templates and their DWARF call
  * frame information, per architecture.

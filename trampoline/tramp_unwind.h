@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tramp_unwind.h - jitdump record buffers and the .eh_frame +
  * .eh_frame_hdr of one trampoline.  No Python

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # fp-python.sh: build a frame-pointer CPython 3.11 for the perf-backend
 # tests and the benchmarks (owned by the infra helper).
 #

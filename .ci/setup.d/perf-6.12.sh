@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # perf-6.12.sh: build perf 6.12 from Debian's linux-source-6.12 in two
 # variants for the perf-matrix tests (t8xxx and the record/report tests
 # that loop over tests/test-lib.sh's ppr_perfs):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Load for the report benchmark (pyperf-run bench): NPROC processes
 (argv[1], default 2) each running a mix of Python code for argv[2] CPU
 seconds (default 2.8), so that a recording at a high frequency holds a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Deep-stack workload (pyperf-run bench): recursion DEPTH Python frames
 deep (argv[1], default 60) through a few kinds of calls (plain calls,
 methods, a C function calling back into Python), with the CPU work at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Call-heavy benchmark: recursive fib (pyperf-run bench)."""
 import os
 import sys

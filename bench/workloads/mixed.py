@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Mixed benchmark: objects, sorting, json, regex (pyperf-run bench)."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Accuracy workload (pyperf-run bench): spends CPU time in alpha, beta
 and gamma in a known split, measures that split itself with
 time.process_time, and writes it as JSON to argv[1].

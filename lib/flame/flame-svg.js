@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run SVG flame graph script: click to zoom, search, details.
  * Owned by the flame helper.  Each frame is a "g" element (class f) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run flame graph page: builds the call tree from the embedded
  * profile and draws it on a canvas.  Owned by the flame helper.

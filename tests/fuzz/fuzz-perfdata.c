@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: perfdata_open_mem(), perfdata_next() and
  * perfdata_decode_sample() on hostile perf.data bytes.  Checks what a

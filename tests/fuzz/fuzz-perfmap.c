@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: perfmap_parse() and perfmap_lookup() (owned by the
  * infra helper).  Checks the lookup's result against a linear scan: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: the streaming `perf script` parser (lib/perfscript.h)
  * fed in uneven chunks, plus the single-line parsers (owned by the infra

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: perf_version_parse() and what is computed from its
  * result (owned by the infra helper; `make fuzz`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: pyinfo_parse() (the interpreter probe's key=value
  * output) and pyinfo_parse_cflags() (owned by the infra helper).

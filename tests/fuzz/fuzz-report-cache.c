@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: report_cache_replay_buf() on arbitrary bytes, with
  * the checksum off so that every input reaches the parser.  Every name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: session_meta_parse() and the print/parse round trip
  * (owned by the infra helper): what the writer prints must parse back to

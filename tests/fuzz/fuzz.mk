@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/fuzz/fuzz.mk: `make fuzz` (included by Makefile.in; owned by the
 # infra helper; not part of `make check` or CI).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test-tool: exposes lib/ internals to the shell tests, one
  * subcommand each.  Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests: lib/doctor_probe.c's judgement of the probe's recording
  * (a profile as profile_load() builds it, root first) and of perf's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests: lib/embedded.c (keys, environment strings, argument scan,
  * install/uninstall on a scratch site-packages) and lib/paths.c.

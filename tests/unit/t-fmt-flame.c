@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Owned by the flame helper.  Unit tests of the flame-graph tree and the
  * html, svg, speedscope, pprof and diff writers on hand-built profiles.

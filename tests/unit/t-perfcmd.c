@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/perfcmd.c (perf command lines, shell quoting) */
 #include "../../lib/compat.h"
 #include "../../lib/perfcmd.h"

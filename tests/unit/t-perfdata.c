@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of lib/perfdata: synthetic perf.data files (header, one or
  * two event attributes, sample records with call chains, user registers

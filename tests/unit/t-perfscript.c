@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of lib/perfscript (owned by the report helper). */
 #include "../../lib/compat.h"
 #include "../../lib/alloc.h"

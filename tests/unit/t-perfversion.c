@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/perfversion.c */
 #include "../../lib/compat.h"
 #include "../../lib/perfversion.h"

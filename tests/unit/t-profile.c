@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of lib/profile (owned by the report helper): the model
  * (interning, totals, trees, pruning) and loading a session through a

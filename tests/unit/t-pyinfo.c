@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/pyinfo.c (flags and probe output) and lib/mode.c */
 #include "../../lib/compat.h"
 #include "../../lib/mode.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of lib/report_cache: a replay gives back exactly the
  * samples that were added; keys follow perf.data and perf; damaged,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/sysprobe.c (perf file names, staleness, sizes) */
 #include "../../lib/compat.h"
 #include "../../lib/alloc.h"

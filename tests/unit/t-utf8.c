@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of lib/utf8: utf8_seq_len() and utf8_is_clean(), the test
  * every frame name passes before it is shown.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Glue of pyperf-run's embedded perf trampoline (CPython 3.8-3.13).
 
 See trampoline/README.md.  Imported by our sitecustomize.py (PYTHONPATH)

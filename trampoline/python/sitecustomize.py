@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sitecustomize.py - loader of pyperf-run's embedded perf trampoline.
 # See trampoline/README.md.
 #
