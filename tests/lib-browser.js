@@ -255,6 +255,8 @@ async function svg(browser, o) {
 		}
 		if (best) {
 			out("width_before", bw);
+			/* a tall graph may put it below the viewport */
+			await best.scrollIntoViewIfNeeded();
 			const b = await best.boundingBox();
 			await page.mouse.click(b.x + b.width / 2,
 					       b.y + b.height / 2);
