@@ -39,7 +39,11 @@ test_expect_success PERF,DEBPY 'main holds the time; leaf shares match the progr
 	near "$(sed -n "s/^parse_body=//p" shares)" "$(cut -d" " -f1 split)" 3 &&
 	near "$(sed -n "s/^render_template=//p" shares)" \
 		"$(cut -d" " -f2 split)" 3 &&
-	! grep -q "^\[incomplete stack: dump full\]" deep.col
+	# the stacks fit in 65528 bytes: at most a stray sample is cut
+	python3 "$SHARES" deep.col "[incomplete stack: dump full]" >cut &&
+	cat cut &&
+	awk -v c="$(sed -n "s/^\[incomplete stack: dump full\]=//p" cut)" \
+		"BEGIN { exit !(c < 1) }"
 '
 
 test_expect_success PERF,DEBPY 'a dump too small: cut stacks under one root, the size that helps' '

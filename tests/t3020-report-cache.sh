@@ -340,8 +340,10 @@ access() {
 }
 
 # trace FILE ARGS...: pyperf-run report ARGS under strace, no valgrind
+# (LeakSanitizer cannot run under ptrace: leaks are checked elsewhere)
 trace() {
 	trace_=$1; shift
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	PYPERF_PERF=$PWD/perf-wrap strace -y -o "$trace_" \
 		-e trace=openat,mmap,read,pread64 "$PPR_BIN" report "$@"
 }

@@ -202,6 +202,7 @@ int main(void)
 		       "the reason says why not CPython's own: %s",
 		       m3.reason);
 		set_req(TRAMPOLINE_NATIVE);
+		pyinfo_release(&py3);
 		fake(&py3, "3.11.7", "cpython", 0, "-O3");
 		mode_decide(&py3, &pv, TRI_YES, MODE_JIT, req, 0, 1, &m3);
 		TAP_OK(strstr(m3.problem, "no native jit trampoline (it came "
