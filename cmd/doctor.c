@@ -7,9 +7,9 @@
  * something blocks it, 2 for usage errors.
  * Owner: doctor.
  */
-#include "../lib/compat.h"
-#include "../lib/doctor.h"
-#include "../lib/numparse.h"
+#include "compat.h"
+#include "doctor/doctor.h"
+#include "numparse.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"

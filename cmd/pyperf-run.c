@@ -5,7 +5,7 @@
  * main(): global options, the command table, dispatch, and the final
  * check that everything written to stdout really got out.
  */
-#include "../lib/compat.h"
+#include "compat.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"

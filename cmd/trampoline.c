@@ -5,14 +5,14 @@
  * internal `env` and `exec` subcommands behind wrappers/pyperf-python.
  * Owned by the trampoline CLI part.
  */
-#include "../lib/compat.h"
-#include "../lib/alloc.h"
-#include "../lib/embedded.h"
-#include "../lib/mode.h"
-#include "../lib/paths.h"
-#include "../lib/pyinfo.h"
-#include "../lib/spawn.h"
-#include "../lib/strbuf.h"
+#include "compat.h"
+#include "alloc.h"
+#include "embedded.h"
+#include "mode.h"
+#include "paths.h"
+#include "pyinfo.h"
+#include "spawn.h"
+#include "strbuf.h"
 #include "builtin.h"
 #include "exitcodes.h"
 #include "usage.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#include "../lib/compat.h"
-#include "../lib/alloc.h"
+#include "compat.h"
+#include "alloc.h"
 #include "usage.h"
 #include "exitcodes.h"
 

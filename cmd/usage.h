@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_USAGE_H
 #define PPR_USAGE_H
-#include "../lib/compat.h"
+#include "compat.h"
 
 /*
  * Messages and usage for cmd/ (lib/ never prints).  Every message has

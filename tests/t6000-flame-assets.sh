@@ -1,13 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='generated sources of the report formats are up to date'
 . ./test-lib.sh
 . "$TEST_DIR/lib-flame.sh"
 
-src=$PPR_SRCDIR/lib
+src=$PPR_SRCDIR/lib/report
 
-test_expect_success 'lib/flame_assets.h matches lib/flame/*' '
+test_expect_success 'lib/report/flame_assets.h matches lib/report/flame/*' '
 	sh "$src/flame/gen-assets.sh" "$TRASH/assets.h" &&
 	test_cmp "$src/flame_assets.h" "$TRASH/assets.h"
 '
@@ -17,7 +16,7 @@ test_prereq_PROTOC_C() {
 		{ echo "protoc-c is not installed (apt-get install protobuf-c-compiler)"; return 1; }
 }
 
-test_expect_success PROTOC_C 'lib/pprof.pb-c.[ch] match lib/pprof.proto' '
+test_expect_success PROTOC_C 'lib/report/pprof.pb-c.[ch] match lib/report/pprof.proto' '
 	mkdir gen &&
 	cp "$src/pprof.proto" gen/ &&
 	sh "$src/flame/gen-pprof.sh" gen &&

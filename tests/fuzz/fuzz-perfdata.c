@@ -7,8 +7,8 @@
  * the file's, and the walk makes progress (at most one sample per 8
  * bytes of data).
  */
-#include "../../lib/compat.h"
-#include "../../lib/perfdata.h"
+#include "compat.h"
+#include "perfdata.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * returned entry must cover the address, and an address some entry
  * covers must find one.
  */
-#include "../../lib/compat.h"
-#include "../../lib/perfmap.h"
+#include "compat.h"
+#include "report/perfmap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * helper).  Checks that every delivered sample points inside sane
  * memory (ASan does the rest).
  */
-#include "../../lib/compat.h"
-#include "../../lib/perfscript.h"
+#include "compat.h"
+#include "report/perfscript.h"
 
 #include <stdlib.h>
 #include <string.h>

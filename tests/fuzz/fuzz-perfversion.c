@@ -3,8 +3,8 @@
  * libFuzzer target: perf_version_parse() and what is computed from its
  * result (owned by the infra helper; `make fuzz`).
  */
-#include "../../lib/compat.h"
-#include "../../lib/perfversion.h"
+#include "compat.h"
+#include "perfversion.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * libFuzzer target: pyinfo_parse() (the interpreter probe's key=value
  * output) and pyinfo_parse_cflags() (owned by the infra helper).
  */
-#include "../../lib/compat.h"
-#include "../../lib/pyinfo.h"
+#include "compat.h"
+#include "pyinfo.h"
 
 #include <stdlib.h>
 #include <string.h>

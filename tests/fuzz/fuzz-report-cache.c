@@ -7,8 +7,8 @@
  * the input must not have delivered a sample or facts.  A valid cache
  * written from what was replayed must replay the same.
  */
-#include "../../lib/compat.h"
-#include "../../lib/report_cache.h"
+#include "compat.h"
+#include "report/report_cache.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * (owned by the infra helper): what the writer prints must parse back to
  * the same keys and values.
  */
-#include "../../lib/compat.h"
-#include "../../lib/session.h"
+#include "compat.h"
+#include "session.h"
 
 #include <stdio.h>
 #include <stdlib.h>

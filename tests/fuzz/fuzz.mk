@@ -6,8 +6,8 @@
 # parsers of untrusted text, each run for FUZZ_TIME seconds:
 #   perfversion   lib/perfversion.h  perf_version_parse()
 #   pyinfo        lib/pyinfo.h       pyinfo_parse(), pyinfo_parse_cflags()
-#   perfscript    lib/perfscript.h   the streaming perf-script parser
-#   perfmap       lib/perfmap.h      perfmap_parse(), perfmap_lookup()
+#   perfscript    lib/report/perfscript.h   the streaming perf-script parser
+#   perfmap       lib/report/perfmap.h      perfmap_parse(), perfmap_lookup()
 #   session       lib/session.h      session_meta_parse(), print round trip
 #   perfdata      lib/perfdata.h     perfdata_open_mem(), perfdata_next(),
 #                                    perfdata_decode_sample()
@@ -35,7 +35,7 @@ FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 $(FUZZ_BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 $(FUZZ_FLAGS) -DPPR_VERSION='"$(VERSION)"' \
+	$(FUZZ_CC) -std=c11 -Ilib $(FUZZ_FLAGS) -DPPR_VERSION='"$(VERSION)"' \
 		-DPPR_LIBDIR='"$(libdir)/pyperf-run"' \
 		-DPPR_DATADIR='"$(datadir)/pyperf-run"' -c -o $@ $<
 
@@ -45,7 +45,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 
 $(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< \
+	$(FUZZ_CC) -std=c11 -Ilib $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_LIB) $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)

@@ -3,10 +3,10 @@
  * test-tool: exposes lib/ internals to the shell tests, one
  * subcommand each.  Not installed.
  */
-#include "../../lib/compat.h"
-#include "../../lib/mode.h"
-#include "../../lib/perfversion.h"
-#include "../../lib/pyinfo.h"
+#include "compat.h"
+#include "mode.h"
+#include "perfversion.h"
+#include "pyinfo.h"
 
 static int tt_perf_version(int argc, char **argv)
 {

@@ -4,9 +4,9 @@
  * (a profile as profile_load() builds it, root first) and of perf's
  * unwinder messages.
  */
-#include "../../lib/compat.h"
-#include "../../lib/doctor.h"
-#include "../../lib/profile.h"
+#include "compat.h"
+#include "doctor/doctor.h"
+#include "report/profile.h"
 #include "tap.h"
 
 static uint32_t py(struct profile *p, const char *func)

@@ -4,10 +4,10 @@
  * install/uninstall on a scratch site-packages) and lib/paths.c.
  * Owned by the trampoline CLI part.
  */
-#include "../../lib/compat.h"
-#include "../../lib/alloc.h"
-#include "../../lib/embedded.h"
-#include "../../lib/paths.h"
+#include "compat.h"
+#include "alloc.h"
+#include "embedded.h"
+#include "paths.h"
 #include "tap.h"
 
 #include <dirent.h>

@@ -13,11 +13,11 @@
  * most 12 frames deep, except 3 % of the samples in a start-up chain 70
  * frames deep (<module> -> main -> work... beside <module> -> imports).
  */
-#include "../../lib/compat.h"
-#include "../../lib/fmt.h"
-#include "../../lib/flame.h"
-#include "../../lib/alloc.h"
-#include "../../lib/pprof.pb-c.h"
+#include "compat.h"
+#include "report/fmt.h"
+#include "report/flame.h"
+#include "alloc.h"
+#include "report/pprof.pb-c.h"
 #include "tap.h"
 #include <zlib.h>
 

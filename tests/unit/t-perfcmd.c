@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/perfcmd.c (perf command lines, shell quoting) */
-#include "../../lib/compat.h"
-#include "../../lib/perfcmd.h"
+#include "compat.h"
+#include "perfcmd.h"
 #include "tap.h"
 
 /* argv joined with single spaces, unquoted. */

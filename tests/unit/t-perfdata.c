@@ -7,10 +7,10 @@
  * every copy is its own allocation of exactly its size); and a real
  * perf.data from `perf record`, checked against `perf script`.
  */
-#include "../../lib/compat.h"
-#include "../../lib/perfdata.h"
-#include "../../lib/spawn.h"
-#include "../../lib/strbuf.h"
+#include "compat.h"
+#include "perfdata.h"
+#include "spawn.h"
+#include "strbuf.h"
 #include "tap.h"
 
 #include <stdlib.h>

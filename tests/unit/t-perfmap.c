@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of lib/perfmap (owned by the report helper). */
-#include "../../lib/compat.h"
-#include "../../lib/perfmap.h"
+#include "compat.h"
+#include "report/perfmap.h"
 #include "tap.h"
 
 static const char map_text[] =

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of lib/perfscript (owned by the report helper). */
-#include "../../lib/compat.h"
-#include "../../lib/alloc.h"
-#include "../../lib/perfscript.h"
+#include "compat.h"
+#include "alloc.h"
+#include "report/perfscript.h"
 #include "tap.h"
 
 static const char stream[] =

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/perfversion.c */
-#include "../../lib/compat.h"
-#include "../../lib/perfversion.h"
+#include "compat.h"
+#include "perfversion.h"
 #include "tap.h"
 
 struct vcase {

@@ -6,11 +6,11 @@
  * classification, folding, views, map resolution and filters are
  * checked exactly.
  */
-#include "../../lib/compat.h"
-#include "../../lib/alloc.h"
-#include "../../lib/fmt.h"
-#include "../../lib/profile.h"
-#include "../../lib/strbuf.h"
+#include "compat.h"
+#include "alloc.h"
+#include "report/fmt.h"
+#include "report/profile.h"
+#include "strbuf.h"
 #include "tap.h"
 
 #include <ftw.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/pyinfo.c (flags and probe output) and lib/mode.c */
-#include "../../lib/compat.h"
-#include "../../lib/mode.h"
-#include "../../lib/pyinfo.h"
+#include "compat.h"
+#include "mode.h"
+#include "pyinfo.h"
 #include "tap.h"
 
 

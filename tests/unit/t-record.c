@@ -3,12 +3,12 @@
  * Unit tests for lib/session.c and lib/record.c: the meta file, the
  * hints from cut stacks, the jitdump repair and the perf.data fixes.
  */
-#include "../../lib/compat.h"
-#include "../../lib/alloc.h"
-#include "../../lib/paths.h"
-#include "../../lib/record.h"
-#include "../../lib/session.h"
-#include "../../lib/strbuf.h"
+#include "compat.h"
+#include "alloc.h"
+#include "paths.h"
+#include "record/record.h"
+#include "session.h"
+#include "strbuf.h"
 #include "tap.h"
 
 #include <fcntl.h>

@@ -5,9 +5,9 @@
  * truncated and hostile files are refused without a crash and without
  * a single sample delivered.
  */
-#include "../../lib/compat.h"
-#include "../../lib/alloc.h"
-#include "../../lib/report_cache.h"
+#include "compat.h"
+#include "alloc.h"
+#include "report/report_cache.h"
 #include "tap.h"
 
 #include <fcntl.h>

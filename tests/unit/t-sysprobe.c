@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests: lib/sysprobe.c (perf file names, staleness, sizes) */
-#include "../../lib/compat.h"
-#include "../../lib/alloc.h"
-#include "../../lib/paths.h"
-#include "../../lib/sysprobe.h"
+#include "compat.h"
+#include "alloc.h"
+#include "paths.h"
+#include "sysprobe.h"
 #include "tap.h"
 
 #include <fcntl.h>

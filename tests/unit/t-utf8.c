@@ -3,8 +3,8 @@
  * Unit tests of lib/utf8: utf8_seq_len() and utf8_is_clean(), the test
  * every frame name passes before it is shown.
  */
-#include "../../lib/compat.h"
-#include "../../lib/utf8.h"
+#include "compat.h"
+#include "utf8.h"
 #include "tap.h"
 
 #define CLEAN(s) utf8_is_clean((s), sizeof(s) - 1)

@@ -6,12 +6,12 @@
  * Owner: doctor.
  */
 #include "compat.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "alloc.h"
-#include "elfinfo.h"
+#include "doctor/elfinfo.h"
 #include "embedded.h"
 #include "perfcmd.h"
-#include "probecache.h"
+#include "doctor/probecache.h"
 #include "spawn.h"
 
 #include <limits.h>

@@ -6,7 +6,7 @@
  * profile_load.c; not for writers.
  */
 #include "compat.h"
-#include "profile.h"
+#include "report/profile.h"
 
 /* An open-addressing table of ids (the keys live with the caller). */
 #define HTAB_NONE UINT32_MAX

@@ -15,7 +15,7 @@
  * appearance.  man/pyperf-run-report.1 documents this exactly.
  */
 #include "compat.h"
-#include "fmt.h"
+#include "report/fmt.h"
 
 static void write_group(FILE *fp, const struct profile *p,
 			const struct task *t)

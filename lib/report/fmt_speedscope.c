@@ -13,7 +13,7 @@
  * fmt_speedscope_write()).
  */
 #include "compat.h"
-#include "fmt.h"
+#include "report/fmt.h"
 #include "json.h"
 #include "alloc.h"
 #include "strbuf.h"

@@ -5,8 +5,8 @@
  */
 #include "compat.h"
 #include "alloc.h"
-#include "profile_priv.h"
-#include "report_cache.h"
+#include "report/profile_priv.h"
+#include "report/report_cache.h"
 #include "spawn.h"
 
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 /* Owned by the report helper. */
 #include "compat.h"
 #include "alloc.h"
-#include "perfscript.h"
+#include "report/perfscript.h"
 
 void perfscript_init(struct perfscript *ps, ps_sample_fn cb, void *data)
 {

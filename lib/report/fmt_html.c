@@ -9,10 +9,10 @@
  * and draws them on a canvas; it loads nothing from the network.
  */
 #include "compat.h"
-#include "fmt.h"
+#include "report/fmt.h"
 #include "strtab.h"
-#include "flame.h"
-#include "flame_assets.h"
+#include "report/flame.h"
+#include "report/flame_assets.h"
 #include "alloc.h"
 
 static void json_kv_str(FILE *fp, const char *key, const char *val)

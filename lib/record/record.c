@@ -4,7 +4,7 @@
  * Owner: record.
  */
 #include "compat.h"
-#include "record.h"
+#include "record/record.h"
 #include "alloc.h"
 #include "numparse.h"
 #include "paths.h"

@@ -5,7 +5,7 @@
  */
 #include "compat.h"
 #include "alloc.h"
-#include "fmt.h"
+#include "report/fmt.h"
 #include "strbuf.h"
 #include "utf8.h"
 

@@ -2,7 +2,7 @@
 /* Owned by the report helper. */
 #include "compat.h"
 #include "alloc.h"
-#include "perfmap.h"
+#include "report/perfmap.h"
 #include "strbuf.h"
 
 void perfmap_init(struct perfmap *m)

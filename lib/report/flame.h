@@ -19,8 +19,8 @@
  *   flame_tree_release(&t);
  */
 #include "compat.h"
-#include "profile.h"
-#include "fmt.h"
+#include "report/profile.h"
+#include "report/fmt.h"
 
 /*
  * What a flame frame is, finer than enum frame_kind (the colours tell

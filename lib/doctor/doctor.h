@@ -4,7 +4,7 @@
 #include "compat.h"
 #include "mode.h"
 #include "perfversion.h"
-#include "profile.h"
+#include "report/profile.h"
 #include "pyinfo.h"
 #include "strbuf.h"
 #include "sysprobe.h"

@@ -14,8 +14,8 @@
  *   svg        the same as a FlameGraph-style SVG
  */
 #include "compat.h"
-#include "fmt.h"
-#include "flame.h"
+#include "report/fmt.h"
+#include "report/flame.h"
 #include "alloc.h"
 #include "strbuf.h"
 

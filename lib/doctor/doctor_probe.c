@@ -18,13 +18,13 @@
  * not grow.
  */
 #include "compat.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "alloc.h"
 #include "embedded.h"
 #include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
-#include "record.h"
+#include "record/record.h"
 #include "session.h"
 #include "spawn.h"
 

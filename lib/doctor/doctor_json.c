@@ -5,7 +5,7 @@
  * Owner: doctor.
  */
 #include "compat.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "json.h"
 
 static void json_kv_str(struct json *j, const char *k, const char *v)

@@ -7,7 +7,7 @@
  */
 #include "compat.h"
 #include "alloc.h"
-#include "fmt.h"
+#include "report/fmt.h"
 #include "strbuf.h"
 
 #define C_RESET "\033[0m"

@@ -10,9 +10,9 @@
  * FlameGraph does) so that big profiles stay small.
  */
 #include "compat.h"
-#include "fmt.h"
-#include "flame.h"
-#include "flame_assets.h"
+#include "report/fmt.h"
+#include "report/flame.h"
+#include "report/flame_assets.h"
 #include "alloc.h"
 
 #define SVG_WIDTH 1200

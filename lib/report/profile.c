@@ -8,8 +8,8 @@
  */
 #include "compat.h"
 #include "alloc.h"
-#include "profile.h"
-#include "profile_priv.h"
+#include "report/profile.h"
+#include "report/profile_priv.h"
 #include "numparse.h"
 #include "strbuf.h"
 

@@ -21,7 +21,7 @@
  * the others may merge them.
  */
 #include "compat.h"
-#include "profile.h"
+#include "report/profile.h"
 
 enum fmt_format {
 	FMT_TEXT = 0,

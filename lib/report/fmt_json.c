@@ -31,7 +31,7 @@
  */
 #include "compat.h"
 #include "alloc.h"
-#include "fmt.h"
+#include "report/fmt.h"
 #include "json.h"
 
 static const uint64_t *sort_total, *sort_self;

@@ -4,7 +4,7 @@
  * writers, and small escaping helpers they share.
  */
 #include "compat.h"
-#include "flame.h"
+#include "report/flame.h"
 #include "utf8.h"
 #include "alloc.h"
 #include "strbuf.h"

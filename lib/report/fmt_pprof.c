@@ -17,11 +17,11 @@
  *   period         1e9 / frequency nanoseconds of cpu (time events)
  */
 #include "compat.h"
-#include "fmt.h"
+#include "report/fmt.h"
 #include "strtab.h"
 #include "alloc.h"
 #include "numparse.h"
-#include "pprof.pb-c.h"
+#include "report/pprof.pb-c.h"
 #include <zlib.h>
 
 typedef Perftools__Profiles__Profile pb_profile;
