@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run doctor: check that perf can show Python functions here,
- * and say why not.  The checks are gathered by lib/doctor.c; this file
+ * and say why not.  The checks are gathered by lib/doctor/doctor.c; this file
  * parses options, prints the report (text or JSON) and picks the exit
  * status: 0 when profiling with Python frames will work, 1 when
  * something blocks it, 2 for usage errors.
- * Owner: doctor.
  */
 #include "compat.h"
 #include "doctor/doctor.h"

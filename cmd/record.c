@@ -2,7 +2,6 @@
 /*
  * pyperf-run record: run a Python program under perf record with Python
  * frames, and leave a self-contained session directory behind.
- * Owner: record.
  *
  * Processes:
  *   pyperf-run record          (us: waits, then injects and collects)

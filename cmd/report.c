@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper.
  *
  * pyperf-run report: turn a session (pyperf.data/) into a Python-aware
- * report in one of the formats of lib/fmt.h, run perf's own report on
+ * report in one of the formats of lib/report/fmt.h, run perf's own report on
  * it (--perf-report), or compare two sessions (--diff).
  */
 #include "compat.h"

@@ -4,8 +4,7 @@
 #include "compat.h"
 
 /*
- * Where pyperf-run finds its own files (owned by the trampoline CLI
- * part).
+ * Where pyperf-run finds its own files.
  *
  * The trampoline directory holds the embedded trampoline's sources
  * (src/, with build.sh), a SOURCE_ID file (a checksum of those sources)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The perf command lines pyperf-run runs (see perfcmd.h).
- * Owner: doctor.
  */
 #include "compat.h"
 #include "perfcmd.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The session directory and its meta file (see session.h).
- * Owner: record.
  */
 #include "compat.h"
 #include "session.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel and housekeeping facts for doctor (see sysprobe.h).
- * Owner: doctor.
  */
 #include "compat.h"
 #include "sysprobe.h"

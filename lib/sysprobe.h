@@ -5,8 +5,7 @@
 
 /*
  * Facts about the machine that decide whether perf can sample Python
- * here, gathered without policy (lib/doctor.c judges them).
- * Owner: doctor.
+ * here, gathered without policy (lib/doctor/doctor.c judges them).
  */
 
 /* A /proc/sys value; have == 0 when it could not be read. */

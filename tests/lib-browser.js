@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.  Drives Debian's chromium through
+ * Drives Debian's chromium through
  * playwright-core for the t6xxx tests: opens a pyperf-run HTML or SVG
  * flame graph from a file:// URL, uses it the way a person does (mouse
  * clicks, typing, hovering) and prints what it saw as "key=value" lines

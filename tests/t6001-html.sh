@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='report --format html: an interactive flame graph that
 opens offline in Chromium'
 . ./test-lib.sh

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='report --format svg: a FlameGraph-style SVG that works
 when opened directly in Chromium'
 . ./test-lib.sh

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='report --format speedscope: valid against speedscope'"'"'s
 file-format schema'
 . ./test-lib.sh

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='report --format pprof: read by go tool pprof'
 . ./test-lib.sh
 . "$TEST_DIR/lib-flame.sh"

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='report --diff OLD NEW: what got slower or faster'
 . ./test-lib.sh
 . "$TEST_DIR/lib-flame.sh"

@@ -1,6 +1,5 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.
 test_description='one recorded session in every format: the shares of the
 Python functions agree'
 . ./test-lib.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Owned by the flame helper.  What the report-format tests (t6xxx) drive:
+# What the report-format tests (t6xxx) drive:
 # Debian's chromium (from .ci/apt-packages) through playwright-core, ajv
 # and speedscope's file-format schema (tests/package.json, installed
 # into tests/node_modules with `npm ci`), and `go tool pprof` (Debian's

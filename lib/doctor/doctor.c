@@ -3,7 +3,6 @@
  * The checks of `pyperf-run doctor`, gathered and judged silently (see
  * doctor.h); the self-test lives in doctor_probe.c, the JSON writer in
  * doctor_json.c.
- * Owner: doctor.
  */
 #include "compat.h"
 #include "doctor/doctor.h"

@@ -15,7 +15,6 @@
  * (lib/mode.h), the perf commands record would run (lib/perfcmd.h), an
  * optional self-test, and a list of judged checks (ok / warning /
  * problem, each with a one-line fix) for cmd/doctor.c to print.
- * Owner: doctor.
  */
 
 enum doctor_level {

@@ -2,7 +2,6 @@
 /*
  * `pyperf-run doctor --json`: the whole of struct doctor as one JSON
  * object (see doctor.h and pyperf-run-doctor(1)).
- * Owner: doctor.
  */
 #include "compat.h"
 #include "doctor/doctor.h"

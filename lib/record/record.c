@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The silent parts of `pyperf-run record` (see record.h).
- * Owner: record.
  */
 #include "compat.h"
 #include "record/record.h"

@@ -9,7 +9,7 @@
  * gathering the map/dump files of those pids into the session, trimming
  * the session's build-id cache, the status file the internal exec
  * helper writes, and the hints record gives from the judgement of the
- * session's stacks (profile_load() judges them: lib/profile.h).
+ * session's stacks (profile_load() judges them: lib/report/profile.h).
  * cmd/record.c runs the processes and prints.
  */
 

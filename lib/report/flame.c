@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper: the merged call tree of the flame-graph
+ * The merged call tree of the flame-graph
  * writers, and small escaping helpers they share.
  */
 #include "compat.h"

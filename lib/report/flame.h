@@ -2,7 +2,6 @@
 #ifndef PPR_FLAME_H
 #define PPR_FLAME_H
 /*
- * Owned by the flame helper.
  *
  * The merged call tree the flame-graph writers (html, svg, the diff)
  * draw from.  Unlike profile_tree_build() it can hold one or two

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper: the format table and helpers shared by
- * the writers (lib/fmt.h).
+ * The format table and helpers shared by
+ * the writers (lib/report/fmt.h).
  */
 #include "compat.h"
 #include "alloc.h"

@@ -2,12 +2,7 @@
 #ifndef PPR_FMT_H
 #define PPR_FMT_H
 /*
- * Owned by the report helper (the interface); the writers of html, svg,
- * speedscope, pprof and the diff (lib/fmt_html.c, fmt_svg.c,
- * fmt_speedscope.c, fmt_pprof.c, fmt_diff.c) are owned by the flame
- * helper.
- *
- * Report writers.  Each turns a loaded profile (lib/profile.h) into one
+ * Report writers.  Each turns a loaded profile (lib/report/profile.h) into one
  * format on a FILE * the caller owns (the caller opens, flushes and
  * closes it and checks for write errors; writers may also return -1 on
  * a write error they notice).  Writers never print: on failure they
@@ -65,7 +60,7 @@ typedef int (*fmt_write_fn)(const struct profile *p,
 /* The writer for f (never NULL for f < FMT_NR). */
 fmt_write_fn fmt_writer(enum fmt_format f);
 
-/* Report-helper writers. */
+/* Views: text, folded stacks, JSON. */
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen);
 int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
@@ -73,7 +68,7 @@ int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
 int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen);
 
-/* Flame-helper writers. */
+/* Flame graphs and interchange formats. */
 int fmt_html_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen);
 int fmt_svg_write(const struct profile *p, const struct fmt_opts *o,

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper.
  *
  * The collapsed ("folded") format, one line per unique stack:
  *

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.
  *
  * `report --diff OLD NEW`: what got slower or faster.
  *   collapsed  FlameGraph's difffolded.pl lines, "stack old new" (root

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.
  *
- * --format html: one self-contained page (lib/flame/flame.html, inlined
- * into lib/flame_assets.h) with the profile embedded as JSON: a string
+ * --format html: one self-contained page (lib/report/flame/flame.html, inlined
+ * into lib/report/flame_assets.h) with the profile embedded as JSON: a string
  * table, a frame table and the merged call tree in preorder
  * ([frame, depth, self] per node).  The page builds its trees from that
  * and draws them on a canvas; it loads nothing from the network.

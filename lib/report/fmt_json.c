@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper.
  *
  * The JSON summary (man/pyperf-run-report.1 documents it):
  *

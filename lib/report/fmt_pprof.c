@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.
  *
- * --format pprof: a gzipped profile.proto (lib/pprof.proto, encoded by
+ * --format pprof: a gzipped profile.proto (lib/report/pprof.proto, encoded by
  * protobuf-c, compressed by zlib) as `go tool pprof`, Pyroscope, Parca
  * and Grafana read it:
  *   sample types   samples/count and, for time events (cpu-clock,

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.
  *
  * --format speedscope: speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json): every frame of

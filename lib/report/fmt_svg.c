@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.
  *
  * --format svg: a flame graph in the FlameGraph tradition: one <rect>
  * and <text> per frame, the root at the bottom (or an icicle with
- * --inverted), a title, and an embedded script (lib/flame/flame-svg.js)
+ * --inverted), a title, and an embedded script (lib/report/flame/flame-svg.js)
  * for zoom by click, search (Ctrl+F, the "Search" label or ?s=REGEX)
  * and a details line.  Frames narrower than 0.1 pixel are left out (as
  * FlameGraph does) so that big profiles stay small.

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper.
  *
  * The default text report: a header, the top functions by self and by
  * total share, the processes and threads, and the call tree.

@@ -2,7 +2,6 @@
 #ifndef PPR_PERFMAP_H
 #define PPR_PERFMAP_H
 /*
- * Owned by the report helper.
  *
  * Perf map files (/tmp/perf-<pid>.map, kept by record as
  * SESSION/maps/perf-<pid>.map): one "START SIZE name" line per code

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Owned by the report helper. */
 #include "compat.h"
 #include "alloc.h"
 #include "report/perfscript.h"

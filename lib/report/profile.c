@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper.
  *
  * The profile model: interning of frames, tasks and stacks, totals,
  * pruning and call trees.  Loading a session (perf script, parsing,

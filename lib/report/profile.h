@@ -2,7 +2,6 @@
 #ifndef PPR_PROFILE_H
 #define PPR_PROFILE_H
 /*
- * Owned by the report helper.
  *
  * The profile data model every report format writes from: interned
  * frames, unique stacks (root first) with sample counts, the tasks

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the report helper.
  *
  * profile_load(): run `perf script` on a session, parse the stream
- * (lib/perfscript.h), resolve perf-map addresses from the session's own
- * maps/ (lib/perfmap.h), classify frames, apply the view (folding the
+ * (lib/report/perfscript.h), resolve perf-map addresses from the session's own
+ * maps/ (lib/report/perfmap.h), classify frames, apply the view (folding the
  * interpreter's plumbing), and aggregate unique stacks.
  */
 #include "compat.h"

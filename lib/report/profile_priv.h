@@ -2,7 +2,7 @@
 #ifndef PPR_PROFILE_PRIV_H
 #define PPR_PROFILE_PRIV_H
 /*
- * Owned by the report helper.  Internals shared by profile.c and
+ * Internals shared by profile.c and
  * profile_load.c; not for writers.
  */
 #include "compat.h"

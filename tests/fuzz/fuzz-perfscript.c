@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libFuzzer target: the streaming `perf script` parser (lib/perfscript.h)
+ * libFuzzer target: the streaming `perf script` parser (lib/report/perfscript.h)
  * fed in uneven chunks, plus the single-line parsers (owned by the infra
  * helper).  Checks that every delivered sample points inside sane
  * memory (ASan does the rest).

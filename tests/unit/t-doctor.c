@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests: lib/doctor_probe.c's judgement of the probe's recording
+ * Unit tests: lib/doctor/doctor_probe.c's judgement of the probe's recording
  * (a profile as profile_load() builds it, root first) and of perf's
  * unwinder messages.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Owned by the flame helper.  Unit tests of the flame-graph tree and the
+ * Unit tests of the flame-graph tree and the
  * html, svg, speedscope, pprof and diff writers on hand-built profiles.
  *
  * With arguments it is also the synthetic-profile generator of the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests for lib/session.c and lib/record.c: the meta file, the
+ * Unit tests for lib/session.c and lib/record/record.c: the meta file, the
  * hints from cut stacks, the jitdump repair and the perf.data fixes.
  */
 #include "compat.h"

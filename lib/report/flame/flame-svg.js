@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run SVG flame graph script: click to zoom, search, details.
- * Owned by the flame helper.  Each frame is a "g" element (class f) with
+ * Each frame is a "g" element (class f) with
  * data-x (sample offset), data-w (samples), data-d (depth) and data-n
  * (name); the svg element carries data-total, data-width, data-pad.
  */

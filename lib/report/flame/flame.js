@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pyperf-run flame graph page: builds the call tree from the embedded
- * profile and draws it on a canvas.  Owned by the flame helper.
+ * profile and draws it on a canvas.
  *
- * Data (the JSON in <script id="ppr-data">), written by lib/fmt_html.c:
+ * Data (the JSON in <script id="ppr-data">), written by lib/report/fmt_html.c:
  *   title, meta: [[label, value], ...], unit, total, diff (0/1),
  *   warnings: ["sentence", ...]  (shown in a banner above the graph),
  *   total0 (diff: samples of the old profile),
