@@ -201,12 +201,12 @@ int cmd_doctor(int argc, char **argv)
 		case 'S': {
 			unsigned long v;
 
-			if (parse_ulong(optarg, 10, MODE_STACK_MAX, &v) ||
+			if (parse_ulong(optarg, 10, PERF_STACK_DUMP_MAX, &v) ||
 			    v < 8 || v % 8)
 				usage_error(&doctor_usage, EXIT_USAGE,
 					    "--probe-stack-size needs a "
 					    "multiple of 8 from 8 to %u, not "
-					    "'%s'", MODE_STACK_MAX, optarg);
+					    "'%s'", PERF_STACK_DUMP_MAX, optarg);
 			o.probe_stack_size = (unsigned)v;
 			break;
 		}

@@ -240,7 +240,7 @@ static void parse_options(int argc, char **argv, struct record_opts *o)
 					  "(1 to 1000000), not '%s'", optarg);
 			break;
 		case OPT_STACK:
-			if (parse_ulong(optarg, 10, MODE_STACK_MAX,
+			if (parse_ulong(optarg, 10, PERF_STACK_DUMP_MAX,
 					&o->stack_size) ||
 			    !o->stack_size || o->stack_size % 8)
 				bad_usage("--stack-size needs a multiple of "

@@ -7,6 +7,7 @@
 #include "compat.h"
 #include "embedded.h"
 #include "alloc.h"
+#include "fileio.h"
 #include "paths.h"
 #include "spawn.h"
 
@@ -301,32 +302,6 @@ static void last_line(const char *text, char *buf, size_t len)
 		snprintf(buf, len, "%.*s", ln, last ? last : "");
 }
 
-static int write_file(const char *path, const char *data, size_t len,
-		      mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		      O_CLOEXEC, mode);
-	size_t off = 0;
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	return ret;
-}
-
 /* "<real path of the interpreter>\n", for ORIGIN files; NULL if unknown. */
 static char *origin_of(const struct pyinfo *py)
 {
@@ -448,7 +423,7 @@ int embedded_build(const struct pyinfo *py, const char *parent,
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		spawn_describe_status(st, why, sizeof(why));
 		last_line(out.buf, line, sizeof(line));
-		write_file(logpath, out.buf, out.len, 0600);
+		write_file(logpath, out.buf, out.len, 0600, 0);
 		set_err(err, errlen, "building the embedded trampoline for "
 			"Python %s failed (%s%s%s); the log is in '%s'",
 			py->version, why, line[0] ? ": " : "", line,
@@ -460,7 +435,7 @@ int embedded_build(const struct pyinfo *py, const char *parent,
 	if (origin) {
 		char *op = xasprintf("%s/ORIGIN", tmp);
 
-		write_file(op, origin, strlen(origin), 0644);
+		write_file(op, origin, strlen(origin), 0644, 0);
 		free(op);
 	}
 	if (rename(tmp, final) < 0) {
@@ -684,65 +659,25 @@ out:
 	return ret;
 }
 
-/* Copy src to dst atomically (temporary file, then rename), mode 0644. */
-static int copy_file(const char *src, const char *dst, char *err,
-		     size_t errlen)
+/* Put a copy of src at dst, replacing it atomically, mode 0644. */
+static int install_copy(const char *src, const char *dst, char *err,
+			size_t errlen)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *tmp = xasprintf("%s.tmp-XXXXXX", dst);
-	int fd = -1, r, ret = -1;
-	size_t off = 0;
+	int r;
 
 	r = strbuf_read_file(&sb, src, 64 << 20);
 	if (r < 0) {
-		set_err(err, errlen, "cannot read '%s': %s", src,
-			strerror(-r));
-		goto out;
+		strbuf_release(&sb);
+		return set_err(err, errlen, "cannot read '%s': %s", src,
+			       strerror(-r));
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		set_err(err, errlen, "cannot create '%s': %s", tmp,
-			strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	while (off < sb.len) {
-		ssize_t n = write(fd, sb.buf + off, sb.len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			set_err(err, errlen, "cannot write '%s': %s", tmp,
-				strerror(errno));
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (fchmod(fd, 0644) < 0 || close(fd) < 0) {
-		fd = -1;
-		set_err(err, errlen, "cannot write '%s': %s", tmp,
-			strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, dst) < 0) {
-		set_err(err, errlen, "cannot create '%s': %s", dst,
-			strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	r = write_file_atomic(dst, sb.buf, sb.len, 0644);
 	strbuf_release(&sb);
-	return ret;
+	if (r)
+		return set_err(err, errlen, "cannot create '%s': %s", dst,
+			       strerror(-r));
+	return 0;
 }
 
 static int refuse_unsupported(const struct pyinfo *py, char *err,
@@ -836,7 +771,7 @@ int embedded_install(const struct pyinfo *py, int *code,
 		    PPR_VERSION, key);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		strbuf_addf(&man, "file=%s\n", names[i]);
-	r = write_file(st.manifest, man.buf, man.len, 0644);
+	r = write_file(st.manifest, man.buf, man.len, 0644, 0);
 	if (r < 0) {
 		set_err(err, errlen, "cannot write '%s': %s", st.manifest,
 			strerror(-r));
@@ -846,7 +781,7 @@ int embedded_install(const struct pyinfo *py, int *code,
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		char *dst = xasprintf("%s/%s", st.site, names[i]);
 
-		r = copy_file(srcs[i], dst, err, errlen);
+		r = install_copy(srcs[i], dst, err, errlen);
 		free(dst);
 		if (r < 0)
 			goto out;

@@ -2,6 +2,7 @@
 #ifndef PPR_MODE_H
 #define PPR_MODE_H
 #include "compat.h"
+#include "perfdata.h"
 #include "perfversion.h"
 #include "pyinfo.h"
 
@@ -31,10 +32,12 @@ enum mode_trampoline {
 				   native */
 };
 
-/* Default and limits of the DWARF stack dump (perf's own limit). */
+/*
+ * The DWARF stack dump: 32 KiB by default, perf's largest for builds
+ * whose frames are big (-O0).
+ */
 #define MODE_STACK_DEFAULT 32768u
-#define MODE_STACK_UNOPTIMISED 65528u
-#define MODE_STACK_MAX 65528u
+#define MODE_STACK_UNOPTIMISED PERF_STACK_DUMP_MAX
 
 struct mode {
 	enum mode_name name;

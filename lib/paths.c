@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Where pyperf-run finds its files; see paths.h.  Trampoline CLI part. */
+/* Where pyperf-run finds its files; see paths.h. */
 #include "compat.h"
 #include "paths.h"
 #include "alloc.h"

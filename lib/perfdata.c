@@ -15,6 +15,7 @@
  */
 #include "compat.h"
 #include "perfdata.h"
+#include "byteorder.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -60,30 +61,6 @@
 #define SP_REG -1
 #endif
 
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t rd16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
 /* Is [off, off + len) inside a buffer of size bytes? */
 static int in_bounds(uint64_t off, uint64_t len, uint64_t size)
 {
@@ -120,30 +97,30 @@ static int read_attrs(struct perfdata *d, uint64_t off, uint64_t size,
 		const unsigned char *a = d->map + off + i * entry;
 		uint64_t asize = entry - 16, ids_off, ids_size;
 		struct pd_attr *at = &d->attrs[i];
-		uint32_t declared = rd32(a + 4);
+		uint32_t declared = get_le32(a + 4);
 
 		memset(at, 0, sizeof(*at));
-		at->type = rd32(a);
-		at->config = rd64(a + 8);
-		at->sample_type = rd64(a + 24);
-		at->read_format = rd64(a + 32);
-		at->flags = rd64(a + 40);
+		at->type = get_le32(a);
+		at->config = get_le64(a + 8);
+		at->sample_type = get_le64(a + 24);
+		at->read_format = get_le64(a + 32);
+		at->flags = get_le64(a + 40);
 		if (declared < asize)
 			asize = declared;
 		if (asize >= 80)
-			at->branch_sample_type = rd64(a + 72);
+			at->branch_sample_type = get_le64(a + 72);
 		if (asize >= 92) {
-			at->sample_regs_user = rd64(a + 80);
-			at->sample_stack_user = rd32(a + 88);
+			at->sample_regs_user = get_le64(a + 80);
+			at->sample_stack_user = get_le32(a + 88);
 		}
 		if (asize >= 110)
-			at->sample_max_stack = rd16(a + 108);
+			at->sample_max_stack = get_le16(a + 108);
 		at->sp_index = -1;
 		if (SP_REG >= 0 && (at->sample_regs_user >> SP_REG) & 1)
 			at->sp_index = popcount64(at->sample_regs_user &
 						  ((1ULL << SP_REG) - 1));
-		ids_off = rd64(a + entry - 16);
-		ids_size = rd64(a + entry - 8);
+		ids_off = get_le64(a + entry - 16);
+		ids_size = get_le64(a + entry - 8);
 		if (ids_size && in_bounds(ids_off, ids_size, d->size) &&
 		    !(ids_off % 8)) {
 			at->ids = (const uint64_t *)(const void *)
@@ -168,19 +145,19 @@ int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
 		return set_err(err, errlen, "not a perf.data file");
 	if (len < 72)
 		return set_err(err, errlen, "truncated header");
-	hsize = rd64(h + 8);
+	hsize = get_le64(h + 8);
 	if (hsize == 16)
 		return set_err(err, errlen,
 			       "a pipe-mode perf.data (written to a pipe)");
 	if (hsize < 72 || hsize > len)
 		return set_err(err, errlen, "bad header size %llu",
 			       (unsigned long long)hsize);
-	if (read_attrs(d, rd64(h + 24), rd64(h + 32), rd64(h + 16), err,
+	if (read_attrs(d, get_le64(h + 24), get_le64(h + 32), get_le64(h + 16), err,
 		       errlen) < 0)
 		return -1;
-	d->data_off = rd64(h + 40);
-	d->data_end = d->data_off + rd64(h + 48);
-	if (!in_bounds(d->data_off, rd64(h + 48), d->size))
+	d->data_off = get_le64(h + 40);
+	d->data_end = d->data_off + get_le64(h + 48);
+	if (!in_bounds(d->data_off, get_le64(h + 48), d->size))
 		return set_err(err, errlen, "data section out of bounds");
 	d->pos = d->data_off;
 	return 0;
@@ -232,7 +209,7 @@ static const struct pd_attr *attr_of_id(const struct perfdata *d,
 
 	for (i = 0; i < d->nr_attrs; i++)
 		for (j = 0; j < d->attrs[i].nr_ids; j++)
-			if (rd64((const unsigned char *)(d->attrs[i].ids +
+			if (get_le64((const unsigned char *)(d->attrs[i].ids +
 							 j)) == id)
 				return &d->attrs[i];
 	return NULL;
@@ -255,7 +232,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (d->nr_attrs > 1 && (a->sample_type & S_IDENTIFIER)) {
 		if (!(q = TAKE(8)))
 			return -1;
-		a = attr_of_id(d, rd64(q));
+		a = attr_of_id(d, get_le64(q));
 		if (!a)
 			return -1;
 		p -= 8;		/* decoded again below */
@@ -272,7 +249,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 
 		if (at + 8 > len)
 			return -1;
-		a = attr_of_id(d, rd64(p + at));
+		a = attr_of_id(d, get_le64(p + at));
 		if (!a)
 			return -1;
 	}
@@ -283,19 +260,19 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_IP) {
 		if (!(q = TAKE(8)))
 			return -1;
-		s->ip = rd64(q);
+		s->ip = get_le64(q);
 	}
 	if (t & S_TID) {
 		if (!(q = TAKE(8)))
 			return -1;
-		s->pid = (pid_t)rd32(q);
-		s->tid = (pid_t)rd32(q + 4);
+		s->pid = (pid_t)get_le32(q);
+		s->tid = (pid_t)get_le32(q + 4);
 		s->have_tid = 1;
 	}
 	if (t & S_TIME) {
 		if (!(q = TAKE(8)))
 			return -1;
-		s->time = rd64(q);
+		s->time = get_le64(q);
 		s->have_time = 1;
 	}
 	if ((t & S_ADDR) && !TAKE(8))
@@ -309,7 +286,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_PERIOD) {
 		if (!(q = TAKE(8)))
 			return -1;
-		s->period = rd64(q);
+		s->period = get_le64(q);
 	}
 	if (t & S_READ) {
 		uint64_t rf = a->read_format, per, nr = 1;
@@ -318,7 +295,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 		if (rf & R_GROUP) {
 			if (!(q = TAKE(8)))
 				return -1;
-			nr = rd64(q);
+			nr = get_le64(q);
 		} else {
 			per = 1;
 			nr = 1 + !!(rf & R_ID) + !!(rf & R_LOST);
@@ -331,7 +308,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_CALLCHAIN) {
 		if (!(q = TAKE(8)))
 			return -1;
-		v = rd64(q);
+		v = get_le64(q);
 		if (v > len / 8 || !TAKE(8 * v))
 			return -1;
 		s->nr_callchain = v;
@@ -339,14 +316,14 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_RAW) {
 		if (!(q = TAKE(4)))
 			return -1;
-		v = rd32(q);
+		v = get_le32(q);
 		if (!TAKE(v))
 			return -1;
 	}
 	if (t & S_BRANCH_STACK) {
 		if (!(q = TAKE(8)))
 			return -1;
-		v = rd64(q);
+		v = get_le64(q);
 		if ((a->branch_sample_type & BRANCH_HW_INDEX) && !TAKE(8))
 			return -1;
 		if (v > len / 24 || !TAKE(24 * v))
@@ -355,13 +332,13 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_REGS_USER) {
 		if (!(q = TAKE(8)))
 			return -1;
-		if (rd64(q)) {	/* abi: 0 = no registers (kernel thread) */
+		if (get_le64(q)) {	/* abi: 0 = no registers (kernel thread) */
 			int nr = popcount64(a->sample_regs_user);
 
 			if (!(q = TAKE(8 * (uint64_t)nr)))
 				return -1;
 			if (a->sp_index >= 0) {
-				s->user_sp = rd64(q + 8 * a->sp_index);
+				s->user_sp = get_le64(q + 8 * a->sp_index);
 				s->have_sp = 1;
 			}
 		}
@@ -369,7 +346,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_STACK_USER) {
 		if (!(q = TAKE(8)))
 			return -1;
-		v = rd64(q);
+		v = get_le64(q);
 		if (v) {
 			if (!(q = TAKE(v)))
 				return -1;
@@ -377,7 +354,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 			s->stack_size = v;
 			if (!(q = TAKE(8)))
 				return -1;
-			s->dyn_size = rd64(q);
+			s->dyn_size = get_le64(q);
 			if (s->dyn_size > s->stack_size)
 				return -1;
 			s->have_stack = 1;
@@ -390,8 +367,8 @@ int perfdata_next(struct perfdata *d, struct pd_sample *s)
 {
 	while (d->pos + 8 <= d->data_end) {
 		const unsigned char *h = d->map + d->pos;
-		uint32_t type = rd32(h);
-		uint16_t size = rd16(h + 6);
+		uint32_t type = get_le32(h);
+		uint16_t size = get_le16(h + 6);
 
 		if (size < 8 || d->pos + size > d->data_end) {
 			d->pos = d->data_end;	/* framing lost */
@@ -400,9 +377,9 @@ int perfdata_next(struct perfdata *d, struct pd_sample *s)
 		d->pos += size;
 		d->records++;
 		if (type == RECORD_LOST && size >= 24)
-			d->lost += rd64(h + 16);
+			d->lost += get_le64(h + 16);
 		else if (type == RECORD_LOST_SAMPLES && size >= 16)
-			d->lost_samples += rd64(h + 8);
+			d->lost_samples += get_le64(h + 8);
 		if (type != RECORD_SAMPLE)
 			continue;
 		if (perfdata_decode_sample(d, h + 8, size - 8u, s) < 0) {

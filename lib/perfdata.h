@@ -22,6 +22,13 @@
  */
 #include "compat.h"
 
+/*
+ * The largest user-stack dump perf can take per sample (bytes): the
+ * dump's size is a u16 and a multiple of 8.  --call-graph dwarf,N and
+ * PERF_SAMPLE_STACK_USER accept at most this.
+ */
+#define PERF_STACK_DUMP_MAX 65528u
+
 #define PD_MAX_ATTRS 64
 
 struct pd_attr {

@@ -5,6 +5,8 @@
 #include "compat.h"
 #include "session.h"
 #include "alloc.h"
+#include "fileio.h"
+#include "strbuf.h"
 #include "paths.h"
 
 #include <dirent.h>
@@ -62,24 +64,33 @@ const char *session_meta_get(const struct session_meta *m, const char *key)
 	return i < 0 ? NULL : m->values.v[i];
 }
 
-int session_meta_print(const struct session_meta *m, FILE *fp)
+void session_meta_format(const struct session_meta *m, struct strbuf *out)
 {
 	size_t i;
 
 	for (i = 0; i < m->keys.nr; i++) {
 		const char *v;
 
-		fprintf(fp, "%s=", m->keys.v[i]);
+		strbuf_addf(out, "%s=", m->keys.v[i]);
 		for (v = m->values.v[i]; *v; v++) {
 			if (*v == '\\')
-				fputs("\\\\", fp);
+				strbuf_addstr(out, "\\\\");
 			else if (*v == '\n')
-				fputs("\\n", fp);
+				strbuf_addstr(out, "\\n");
 			else
-				fputc(*v, fp);
+				strbuf_addch(out, *v);
 		}
-		fputc('\n', fp);
+		strbuf_addch(out, '\n');
 	}
+}
+
+int session_meta_print(const struct session_meta *m, FILE *fp)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	session_meta_format(m, &sb);
+	fwrite(sb.buf, 1, sb.len, fp);
+	strbuf_release(&sb);
 	return ferror(fp) ? -1 : 0;
 }
 
@@ -138,44 +149,18 @@ int session_meta_parse(struct session_meta *m, const char *text,
 int session_meta_write(const char *dir, const struct session_meta *m,
 		       char *err, size_t errlen)
 {
-	char *tmp = xasprintf("%s/meta.tmp", dir);
+	struct strbuf sb = STRBUF_INIT;
 	char *path = xasprintf("%s/meta", dir);
-	FILE *fp = NULL;
-	int fd, ret = -1;
+	int r;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		set_err(err, errlen, "cannot create '%s': %s", tmp,
-			strerror(errno));
-		goto out;
-	}
-	fp = fdopen(fd, "w");
-	if (!fp) {
-		set_err(err, errlen, "cannot write '%s': %s", tmp,
-			strerror(errno));
-		close(fd);
-		goto out;
-	}
-	if (session_meta_print(m, fp) || fflush(fp) || fsync(fd) < 0) {
-		set_err(err, errlen, "cannot write '%s': %s", tmp,
-			strerror(errno));
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		set_err(err, errlen, "cannot rename '%s': %s", tmp,
-			strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fp)
-		fclose(fp);
-	if (ret)
-		unlink(tmp);
-	free(tmp);
+	session_meta_format(m, &sb);
+	r = write_file_atomic(path, sb.buf, sb.len, 0600);
+	if (r)
+		set_err(err, errlen, "cannot write '%s': %s", path,
+			strerror(-r));
+	strbuf_release(&sb);
 	free(path);
-	return ret;
+	return r ? -1 : 0;
 }
 
 int session_meta_read(const char *dir, struct session_meta *m,

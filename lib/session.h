@@ -55,6 +55,8 @@ void session_meta_set(struct session_meta *m, const char *key,
 /* The value of key, or NULL.  Owned by m. */
 const char *session_meta_get(const struct session_meta *m, const char *key);
 
+/* Append m to out as the meta file's text (escaped as above). */
+void session_meta_format(const struct session_meta *m, struct strbuf *out);
 /* Write m to fp (escaped as above).  Returns 0 or -1 on a write error. */
 int session_meta_print(const struct session_meta *m, FILE *fp);
 /*
@@ -65,7 +67,7 @@ int session_meta_print(const struct session_meta *m, FILE *fp);
 int session_meta_parse(struct session_meta *m, const char *text,
 		       size_t len, char *err, size_t errlen);
 /*
- * Write DIR/meta atomically (DIR/meta.tmp, fsync, rename), mode 0600.
+ * Write DIR/meta atomically (a temporary file, fsync, rename), mode 0600.
  * Returns 0, or -1 with err filled.
  */
 int session_meta_write(const char *dir, const struct session_meta *m,

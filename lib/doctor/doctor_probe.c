@@ -20,6 +20,7 @@
 #include "compat.h"
 #include "doctor/doctor.h"
 #include "alloc.h"
+#include "fileio.h"
 #include "embedded.h"
 #include "numparse.h"
 #include "paths.h"
@@ -251,30 +252,12 @@ const char *doctor_unwinder_from_messages(const char *text)
 
 static int write_script(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
-	size_t off = 0, len = sizeof(probe_script) - 1;
+	int r = write_file(path, probe_script, sizeof(probe_script) - 1,
+			   0600, 1);
 
-	if (fd < 0)
-		return set_err(err, errlen, "cannot create '%s': %s", path,
-			       strerror(errno));
-	while (off < len) {
-		ssize_t w = write(fd, probe_script + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-
-			close(fd);
-			return set_err(err, errlen, "cannot write '%s': %s",
-				       path, strerror(e));
-		}
-		off += (size_t)w;
-	}
-	if (close(fd))
+	if (r)
 		return set_err(err, errlen, "cannot write '%s': %s", path,
-			       strerror(errno));
+			       strerror(-r));
 	return 0;
 }
 
@@ -508,7 +491,7 @@ static unsigned dump_for(unsigned long bytes)
 	unsigned long need = bytes + 1024;
 
 	need = (need + 4095) & ~4095UL;
-	return need > MODE_STACK_MAX ? MODE_STACK_MAX : (unsigned)need;
+	return need > PERF_STACK_DUMP_MAX ? PERF_STACK_DUMP_MAX : (unsigned)need;
 }
 
 /* The reason most cut deep samples of a pass share, or CUT_NONE. */
@@ -586,7 +569,7 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 				"--stack-size %u", p->needed_stack);
 			return;
 		}
-		if (p->deep_bytes > MODE_STACK_MAX ||
+		if (p->deep_bytes > PERF_STACK_DUMP_MAX ||
 		    (b && main_cut(b) == CUT_DUMP)) {
 			p->limit = PROBE_LIMIT_DUMP_MAX;
 			if (per)
@@ -599,15 +582,15 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 					"about %lu levels come out cut (%lu "
 					"at the %u-byte dump)",
 					DOCTOR_PROBE_DEPTH, p->deep_bytes,
-					per, MODE_STACK_MAX,
-					MODE_STACK_MAX / per,
+					per, PERF_STACK_DUMP_MAX,
+					PERF_STACK_DUMP_MAX / per,
 					a->stack_size / per, a->stack_size);
 			else
 				set_err(p->limit_text,
 					sizeof(p->limit_text),
 					"the stack dump was full even at %u "
 					"bytes, the most perf copies",
-					MODE_STACK_MAX);
+					PERF_STACK_DUMP_MAX);
 			set_err(p->limit_fix, sizeof(p->limit_fix),
 				"no --stack-size helps deeper programs; "
 				"perf mode (a Python built with frame "
@@ -739,10 +722,10 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	if (m->name == MODE_JIT && p->names_found &&
 	    (!p->reached_module ||
 	     (!p->deep_complete && !(main_cut(a) == CUT_DUMP &&
-				     p->deep_bytes > MODE_STACK_MAX))) &&
-	    a->stack_size < MODE_STACK_MAX) {
+				     p->deep_bytes > PERF_STACK_DUMP_MAX))) &&
+	    a->stack_size < PERF_STACK_DUMP_MAX) {
 		clean_pass(&c);
-		if (record_pass(&c, MODE_STACK_MAX, &p->pass[1], 0, p))
+		if (record_pass(&c, PERF_STACK_DUMP_MAX, &p->pass[1], 0, p))
 			goto out;
 		p->nr_passes = 2;
 		/* The unwinder crosses Python frames if it does once. */
@@ -752,8 +735,8 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	if (p->reached_module && !p->shallow_first) {
 		p->shallow_need = dump_for(p->shallow_bytes);
 		if (p->shallow_need <= a->stack_size)
-			p->shallow_need = a->stack_size * 2 < MODE_STACK_MAX
-					? a->stack_size * 2 : MODE_STACK_MAX;
+			p->shallow_need = a->stack_size * 2 < PERF_STACK_DUMP_MAX
+					? a->stack_size * 2 : PERF_STACK_DUMP_MAX;
 	}
 	if (!a->samples)
 		set_err(p->detail, sizeof(p->detail), "perf recorded no "

@@ -5,6 +5,7 @@
 #include "compat.h"
 #include "doctor/probecache.h"
 #include "alloc.h"
+#include "fileio.h"
 #include "numparse.h"
 #include "paths.h"
 #include "spawn.h"
@@ -122,21 +123,6 @@ static int same_key(char *f[8], const struct key *k)
 	       !strcmp(f[3], k->version);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static int read_cache(const char *file, struct strbuf *sb)
 {
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -203,11 +189,11 @@ int probe_cache_put(const char *perf_path, const char *version_line,
 		    const struct probe_verdict *v, char *err, size_t errlen)
 {
 	struct strbuf old = STRBUF_INIT, out = STRBUF_INIT;
-	char *file = probe_cache_file(), *dir = NULL, *tmp = NULL;
+	char *file = probe_cache_file(), *dir = NULL;
 	char *line, *next;
 	struct key k;
 	size_t kept = 0;
-	int fd = -1, ret = -1, r;
+	int ret = -1, r;
 
 	memset(&k, 0, sizeof(k));
 	if (!file)
@@ -249,43 +235,14 @@ int probe_cache_put(const char *perf_path, const char *version_line,
 			free(copy);
 		}
 	}
-	tmp = xasprintf("%s.tmp-XXXXXX", file);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		set_err(err, errlen, "cannot create '%s': %s", tmp,
-			strerror(errno));
-		free(tmp);
-		tmp = NULL;
+	r = write_file_atomic(file, out.buf, out.len, 0600);
+	if (r) {
+		set_err(err, errlen, "cannot write '%s': %s", file,
+			strerror(-r));
 		goto out;
 	}
-	if (fchmod(fd, 0600) || write_all(fd, out.buf, out.len) ||
-	    fsync(fd)) {
-		set_err(err, errlen, "cannot write '%s': %s", tmp,
-			strerror(errno));
-		goto out;
-	}
-	if (close(fd)) {
-		fd = -1;
-		set_err(err, errlen, "cannot write '%s': %s", tmp,
-			strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, file)) {
-		set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp,
-			file, strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
 	ret = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
 	free(k.path);
 	free(dir);
 	free(file);

@@ -5,8 +5,10 @@
 #include "compat.h"
 #include "record/record.h"
 #include "alloc.h"
+#include "fileio.h"
 #include "numparse.h"
 #include "paths.h"
+#include "perfdata.h"
 #include "pyinfo.h"
 
 #include <dirent.h>
@@ -87,11 +89,11 @@ static void dump_hint(const struct record_cut_facts *f, struct strvec *out)
 		return;
 	if (f->dump_fixable * 2 >= f->dump_measured) {
 		/* most fit in what perf can copy: the size 99 % need */
-		if (!need || need > 65528u)
-			need = 65528u;
+		if (!need || need > PERF_STACK_DUMP_MAX)
+			need = PERF_STACK_DUMP_MAX;
 		need = (need + 7u) / 8u * 8u;
-		if (need > 65528u)
-			need = 65528u;
+		if (need > PERF_STACK_DUMP_MAX)
+			need = PERF_STACK_DUMP_MAX;
 		if (need <= f->stack_size)
 			return;
 		strvec_pushf(out, "record again with --stack-size %u: %.0f%% "
@@ -99,14 +101,14 @@ static void dump_hint(const struct record_cut_facts *f, struct strvec *out)
 			     "dump, and %u bytes hold %s of them (the session "
 			     "grows about %.1f times)", (unsigned)need,
 			     share * 100, f->stack_size, (unsigned)need,
-			     f->dump_needed && f->dump_needed <= 65528u ?
+			     f->dump_needed && f->dump_needed <= PERF_STACK_DUMP_MAX ?
 			     "99%" : "most",
 			     (double)need / f->stack_size);
 		return;
 	}
-	strvec_pushf(out, "%.0f%% of the stacks are deeper than the 65528 "
+	strvec_pushf(out, "%.0f%% of the stacks are deeper than the %u "
 		     "bytes perf can copy per sample: a bigger --stack-size "
-		     "would not help", share * 100);
+		     "would not help", share * 100, PERF_STACK_DUMP_MAX);
 }
 
 size_t record_cut_hints(const struct record_cut_facts *f, struct strvec *out)
@@ -161,54 +163,6 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in, out, ret = 0;
-
-	in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		   0600);
-	if (out < 0) {
-		ret = -errno;
-		close(in);
-		return ret;
-	}
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf)), w = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		if (!n)
-			break;
-		while (w < n) {
-			ssize_t k = write(out, buf + w, (size_t)(n - w));
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				ret = -errno;
-				break;
-			}
-			w += k;
-		}
-		if (ret)
-			break;
-	}
-	close(in);
-	if (close(out) < 0 && !ret)
-		ret = -errno;
-	if (ret)
-		unlink(to);
-	return ret;
-}
-
 /* Move one file if it is ours and fresh; 1 moved, 0 skipped, -errno. */
 static int take_file(const char *from, const char *to, double since)
 {
@@ -228,7 +182,7 @@ static int take_file(const char *from, const char *to, double since)
 		return 1;
 	if (errno != EXDEV)
 		return -errno;
-	r = copy_file(from, to);
+	r = copy_file(from, to, 0600);
 	if (r < 0)
 		return r;
 	if (unlink(from) < 0)
@@ -457,17 +411,13 @@ int record_status_write(int fd, enum record_status_kind kind, int value)
 {
 	char buf[64];
 	int n;
-	ssize_t w;
 
 	n = snprintf(buf, sizeof(buf), "%s=%d\n",
 		     kind == RECORD_STATUS_ERRNO ? "error" :
 		     kind == RECORD_STATUS_WAIT ? "status" : "exec", value);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -EINVAL;
-	do {
-		w = write(fd, buf, (size_t)n);
-	} while (w < 0 && errno == EINTR);
-	return w == n ? 0 : -EIO;
+	return write_in_full(fd, buf, (size_t)n);
 }
 
 enum record_status_kind record_status_read(const char *path, int *value,
@@ -614,8 +564,7 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	uint64_t last = 0, max_index = 0;
 	size_t unwind_at = (size_t)-1;
 	long dropped = 0;
-	char *tmp = NULL;
-	int fd, r;
+	int r;
 
 	r = strbuf_read_file(&in, path, 1u << 30);
 	if (r < 0)
@@ -698,32 +647,12 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	if (off < len)
 		strbuf_add(&out, d + off, len - off);
 rewrite:
-	tmp = xasprintf("%s.repair", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		dropped = -errno;
-		goto out;
-	}
-	if (write(fd, out.buf, out.len) != (ssize_t)out.len) {
-		dropped = -EIO;
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) < 0) {
-		dropped = -errno;
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		dropped = -errno;
-		unlink(tmp);
-	}
+	r = write_file_atomic(path, out.buf, out.len, 0600);
+	if (r)
+		dropped = r;
 out:
 	strbuf_release(&in);
 	strbuf_release(&out);
-	free(tmp);
 	return dropped;
 }
 
@@ -1084,8 +1013,7 @@ static void probe_to_cache(const char *path, const struct strbuf *key,
 			   const struct pyinfo *py)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *dir = xstrdup(path), *tmp = NULL;
-	int fd = -1, ok;
+	char *dir = xstrdup(path);
 
 	*strrchr(dir, '/') = '\0';
 	if (paths_mkdirs(dir, 0700) < 0)
@@ -1094,16 +1022,8 @@ static void probe_to_cache(const char *path, const struct strbuf *key,
 	strbuf_addstr(&sb, "--\n");
 	if (probe_text(py, &sb) < 0)
 		goto out;
-	tmp = xasprintf("%s.%ld.tmp", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0)
-		goto out;
-	ok = write(fd, sb.buf, sb.len) == (ssize_t)sb.len;
-	if (close(fd) < 0 || !ok || rename(tmp, path) < 0)
-		unlink(tmp);
+	write_file_atomic(path, sb.buf, sb.len, 0600);
 out:
-	free(tmp);
 	free(dir);
 	strbuf_release(&sb);
 }
@@ -1273,8 +1193,7 @@ int record_save_vdso(const char *buildid_dir)
 		ret = errno == EEXIST ? 0 : -errno;
 		goto out;
 	}
-	if (write(fd, (const void *)lo, hi - lo) != (ssize_t)(hi - lo))
-		ret = -EIO;
+	ret = write_in_full(fd, (const void *)lo, hi - lo);
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (!ret && symlink(target, link) < 0 && errno != EEXIST)

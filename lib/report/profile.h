@@ -18,6 +18,7 @@
  * profile_release().  Writers take a `const struct profile *`.
  */
 #include "compat.h"
+#include "perfdata.h"
 
 /* What a frame is; the views and the colours of the formats follow it. */
 enum frame_kind {
@@ -178,8 +179,6 @@ enum stack_cut {
 	CUT_NR
 };
 
-/* The largest user stack dump perf can take (bytes). */
-#define PROFILE_DUMP_MAX 65528u
 
 /*
  * Counts behind the warnings; every format reports p->warnings.
@@ -212,11 +211,11 @@ struct profile_quality {
 				   kernel.perf_event_max_stack); 0 unknown */
 	uint64_t dump_size;	/* jit: bytes dumped per sample; 0 unknown */
 	uint64_t dump_known;	/* CUT_DUMP samples with a size estimate */
-	uint64_t dump_fixable;	/* ...that a PROFILE_DUMP_MAX dump would
+	uint64_t dump_fixable;	/* ...that a PERF_STACK_DUMP_MAX dump would
 				   complete */
 	uint64_t dump_need99;	/* the dump size (multiple of 8) that
 				   completes 99% of dump_known; may exceed
-				   PROFILE_DUMP_MAX (then no size helps
+				   PERF_STACK_DUMP_MAX (then no size helps
 				   that many); 0 unknown */
 };
 

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "numparse.h"
 #include "perfcmd.h"
+#include "byteorder.h"
 #include "perfdata.h"
 #include "report/perfmap.h"
 #include "report/perfscript.h"
@@ -782,7 +783,7 @@ static void judge_dumps(struct loader *l)
 		return;
 	qsort(l->needs, l->nr_needs, sizeof(*l->needs), u64_cmp);
 	for (i = 0; i < l->nr_needs; i++)
-		if (l->needs[i] <= PROFILE_DUMP_MAX)
+		if (l->needs[i] <= PERF_STACK_DUMP_MAX)
 			q->dump_fixable++;
 	k = (l->nr_needs * 99 + 99) / 100;	/* ceil(99 %) */
 	q->dump_need99 = (l->needs[k - 1] + 7) & ~(uint64_t)7;
@@ -878,7 +879,7 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 		free(extra);
 	}
 	if (q->cut[CUT_DUMP] && q->dump_known) {
-		if (q->dump_need99 && q->dump_need99 <= PROFILE_DUMP_MAX)
+		if (q->dump_need99 && q->dump_need99 <= PERF_STACK_DUMP_MAX)
 			profile_warn(p, "a %llu-byte stack dump would complete "
 				     "99%% of the %s samples whose dump was "
 				     "full (record with --stack-size %llu)",
@@ -889,7 +890,7 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 			profile_warn(p, "the largest stack dump perf can take "
 				     "(%u bytes) would complete only %s of the "
 				     "%s samples whose dump was full",
-				     PROFILE_DUMP_MAX,
+				     PERF_STACK_DUMP_MAX,
 				     count_str(q->dump_fixable, a, sizeof(a)),
 				     count_str(q->dump_known, c, sizeof(c)));
 	}
@@ -1185,16 +1186,6 @@ out:
 	return ret;
 }
 
-static uint64_t le64(const unsigned char *b)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
-}
-
 /*
  * Look at perf.data's header before perf does: perf 6.1 dies with
  * SIGBUS on a file cut short.  Layout (perf_file_header): magic
@@ -1221,8 +1212,8 @@ static int check_perf_data(const char *path, off_t file_size, char *err,
 	if (n < sizeof(h))
 		return set_err(err, errlen,
 			       "'%s' is truncated (%zu bytes)", path, n);
-	off = le64(h + 40);
-	size = le64(h + 48);
+	off = get_le64(h + 40);
+	size = get_le64(h + 48);
 	if (!size)
 		return set_err(err, errlen,
 			       "'%s' is incomplete: perf record did not "

@@ -5,6 +5,8 @@
  */
 #include "compat.h"
 #include "alloc.h"
+#include "byteorder.h"
+#include "fileio.h"
 #include "report/profile_priv.h"
 #include "report/report_cache.h"
 #include "spawn.h"
@@ -108,24 +110,13 @@ static uint64_t unzigzag(uint64_t v)
 	return (v >> 1) ^ (0 - (v & 1));
 }
 
-static void put_le64(struct strbuf *sb, uint64_t v)
+/* Append v as 8 little-endian bytes. */
+static void add_le64(struct strbuf *sb, uint64_t v)
 {
 	unsigned char b[8];
-	int i;
 
-	for (i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
+	put_le64(b, v);
 	strbuf_add(sb, b, 8);
-}
-
-static uint64_t get_le64(const unsigned char *b)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
 }
 
 /* ---- the writer ------------------------------------------------------ */
@@ -450,24 +441,8 @@ void report_cache_encode(const struct report_cache_writer *w,
 	}
 	put_u(out, w->nr_samples);
 	strbuf_add(out, w->samples.buf, w->samples.len);
-	put_le64(out, prof_hash(out->buf + start, out->len - start,
+	add_le64(out, prof_hash(out->buf + start, out->len - start,
 				SUM_SEED));
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int open_cache_dir(const char *session, int create)
@@ -492,42 +467,27 @@ int report_cache_write(const struct report_cache_writer *w,
 		       const struct report_cache_stats *st)
 {
 	struct strbuf out = STRBUF_INIT;
-	char tmp[64];
-	int dfd, fd = -1, ret, tries;
+	char *path, *old;
+	int dfd, ret;
 
 	if (w->too_big)
 		return -EFBIG;
+	/* creates the directory, and refuses one that is a link */
 	dfd = open_cache_dir(session, 1);
 	if (dfd < 0)
 		return dfd;
-	for (tries = 0; tries < 16 && fd < 0; tries++) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(tmp, sizeof(tmp), "%s.tmp-%ld-%lx", REPORT_CACHE_FILE,
-			 (long)getpid(),
-			 (unsigned long)(ts.tv_nsec ^ (tries * 7919L)));
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-			    O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		ret = -errno;
-		close(dfd);
-		return ret;
-	}
-	report_cache_encode(w, key, st, &out);
-	ret = write_all(fd, out.buf, out.len);
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (!ret && renameat(dfd, tmp, dfd, REPORT_CACHE_FILE) < 0)
-		ret = -errno;
-	if (ret)
-		unlinkat(dfd, tmp, 0);
-	else	/* the format before: unusable now */
-		unlinkat(dfd, REPORT_CACHE_OLD_FILE, 0);
 	close(dfd);
+	report_cache_encode(w, key, st, &out);
+	path = xasprintf("%s/%s/%s", session, REPORT_CACHE_DIR,
+			 REPORT_CACHE_FILE);
+	ret = write_file_atomic(path, out.buf, out.len, 0600);
+	if (!ret) {	/* the format before: unusable now */
+		old = xasprintf("%s/%s/%s", session, REPORT_CACHE_DIR,
+				REPORT_CACHE_OLD_FILE);
+		unlink(old);
+		free(old);
+	}
+	free(path);
 	strbuf_release(&out);
 	return ret;
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_BYTEORDER_H
+#define PPR_BYTEORDER_H
+#include "compat.h"
+
+#include <stdint.h>
+
+/*
+ * Little-endian integers at any alignment: perf.data (as written on the
+ * little-endian machines perf's readers here support) and the report
+ * cache's own format.
+ */
+static inline uint16_t get_le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t get_le64(const unsigned char *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+static inline void put_le64(unsigned char *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+#endif
