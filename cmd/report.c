@@ -526,16 +526,11 @@ static int run_perf_report(const struct report_opts *o)
 	/* the perf that recorded the session, as profile_load() does */
 	if (session_meta_read(o->input, &meta, err, sizeof(err)) < 0)
 		session_meta_release(&meta);	/* no meta: no recorded perf */
-	strvec_push(&argv, perfcmd_perf(o->filter.perf,
-					session_meta_get(&meta, "perf")));
+	perfcmd_report_argv(perfcmd_perf(o->filter.perf,
+					 session_meta_get(&meta, "perf")),
+			    !stat(buildid, &st) && S_ISDIR(st.st_mode) ?
+			    buildid : NULL, data, &argv);
 	session_meta_release(&meta);
-	if (!stat(buildid, &st) && S_ISDIR(st.st_mode)) {
-		strvec_push(&argv, "--buildid-dir");
-		strvec_push(&argv, buildid);
-	}
-	strvec_push(&argv, "report");
-	strvec_push(&argv, "-i");
-	strvec_push(&argv, data);
 	for (i = 0; i < o->nr_perf_args; i++)
 		strvec_push(&argv, o->perf_args[i]);
 

@@ -67,6 +67,15 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 		strvec_pushv(out, o->target);
 }
 
+void perfcmd_report_argv(const char *perf, const char *buildid_dir,
+			 const char *input, struct strvec *out)
+{
+	push_global(out, perf, buildid_dir);
+	strvec_push(out, "report");
+	strvec_push(out, "-i");
+	strvec_push(out, input);
+}
+
 void perfcmd_script_argv(const char *perf, const char *buildid_dir,
 			 const char *input, const char *fields,
 			 unsigned flags, struct strvec *out)

@@ -113,6 +113,13 @@ void perfcmd_script_argv(const char *perf, const char *buildid_dir,
 			 unsigned flags, struct strvec *out);
 
 /*
+ * Append `perf [--buildid-dir D] report -i INPUT` to out (perf NULL =
+ * "perf", buildid_dir may be NULL).  Callers append the user's options.
+ */
+void perfcmd_report_argv(const char *perf, const char *buildid_dir,
+			 const char *input, struct strvec *out);
+
+/*
  * How to switch on an interpreter's native trampoline (CPython 3.12+)
  * for a mode: the -X option value ("perf" for MODE_PERF, "perf_jit"
  * for MODE_JIT) and the equivalent environment setting
