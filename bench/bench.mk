@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/bench.mk: `make bench` (included by Makefile.in; owned by the
-# infra helper).  Prints five tables (overhead, end to end, report speed,
+# bench/bench.mk: `make bench` (included by Makefile.in).  Prints five tables (overhead, end to end, report speed,
 # data, accuracy) and writes them to bench/results/<date>.md and
 # bench/results/latest.md.  A few minutes on 2 cores.
 #

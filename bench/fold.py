@@ -3,8 +3,7 @@
 """fold.py: fold `perf script` output (default fields, with callchains)
 into collapsed stacks, "comm;root;...;leaf count" lines, like
 FlameGraph's stackcollapse-perf.pl.  The straightforward baseline the
-report benchmark compares `pyperf-run report --format collapsed` with
-(owned by the infra helper).
+report benchmark compares `pyperf-run report --format collapsed` with.
 
     perf script -i perf.data | python3 bench/fold.py > out.folded
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""pyperf-run benchmarks (`make bench`; owned by the infra helper).
+"""pyperf-run benchmarks (`make bench`).
 
 Five tables, measured side by side in one run, printed as markdown and
 written to bench/results/<date>.md and bench/results/latest.md:

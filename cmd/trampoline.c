@@ -3,7 +3,6 @@
  * pyperf-run trampoline: install, remove and inspect the embedded
  * trampoline in an interpreter; build it ahead of time.  Also the
  * internal `env` and `exec` subcommands behind wrappers/pyperf-python.
- * Owned by the trampoline CLI part.
  */
 #include "compat.h"
 #include "alloc.h"

@@ -6,7 +6,7 @@
 
 /*
  * The session directory `pyperf-run record` writes and `report` reads
- * (owned by the record part).  Layout (mode 0700):
+ * Layout (mode 0700):
  *
  *   perf.data   the recording; in jit mode already `perf inject --jit`ed
  *   meta        key=value lines (see below)

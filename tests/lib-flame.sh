@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# lib-flame.sh: what the report-format tests (t6xxx) share.  Owned by the
-# flame helper.  Source it after test-lib.sh.
+# lib-flame.sh: what the report-format tests (t6xxx) share.  Source it
+# after test-lib.sh.
 #
 #   flame_session DIR [SECONDS [FA FB FC]]  record the tests' known
 #                                 program with `pyperf-run record`

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # fp-python.sh: build a frame-pointer CPython 3.11 for the perf-backend
-# tests and the benchmarks (owned by the infra helper).
+# tests and the benchmarks.
 #
 # Source: Debian's python3.11 source package (same archive as the
 # machine's binary packages), configured with

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libFuzzer target: perfmap_parse() and perfmap_lookup() (owned by the
- * infra helper).  Checks the lookup's result against a linear scan: the
+ * libFuzzer target: perfmap_parse() and perfmap_lookup().
+ * Checks the lookup's result against a linear scan: the
  * returned entry must cover the address, and an address some entry
  * covers must find one.
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: the streaming `perf script` parser (lib/report/perfscript.h)
- * fed in uneven chunks, plus the single-line parsers (owned by the infra
- * helper).  Checks that every delivered sample points inside sane
+ * fed in uneven chunks, plus the single-line parsers.
+ * Checks that every delivered sample points inside sane
  * memory (ASan does the rest).
  */
 #include "compat.h"

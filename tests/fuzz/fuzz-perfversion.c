@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: perf_version_parse() and what is computed from its
- * result (owned by the infra helper; `make fuzz`).
+ * result (`make fuzz`).
  */
 #include "compat.h"
 #include "perfversion.h"

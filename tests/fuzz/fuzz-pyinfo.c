@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: pyinfo_parse() (the interpreter probe's key=value
- * output) and pyinfo_parse_cflags() (owned by the infra helper).
+ * output) and pyinfo_parse_cflags().
  */
 #include "compat.h"
 #include "pyinfo.h"

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libFuzzer target: session_meta_parse() and the print/parse round trip
- * (owned by the infra helper): what the writer prints must parse back to
- * the same keys and values.
+ * libFuzzer target: session_meta_parse() and the print/parse round trip:
+ * what the writer prints must parse back to the same keys and values.
  */
 #include "compat.h"
 #include "session.h"

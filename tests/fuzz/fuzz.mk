@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/fuzz/fuzz.mk: `make fuzz` (included by Makefile.in; owned by the
-# infra helper; not part of `make check` or CI).
+# tests/fuzz/fuzz.mk: `make fuzz` (included by Makefile.in; not part of
+# `make check` or CI).
 #
 # libFuzzer targets (clang -fsanitize=fuzzer,address,undefined) for the
 # parsers of untrusted text, each run for FUZZ_TIME seconds:

@@ -2,7 +2,6 @@
 /*
  * Unit tests: lib/embedded.c (keys, environment strings, argument scan,
  * install/uninstall on a scratch site-packages) and lib/paths.c.
- * Owned by the trampoline CLI part.
  */
 #include "compat.h"
 #include "alloc.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests of lib/perfmap (owned by the report helper). */
+/* Unit tests of lib/report/perfmap.c. */
 #include "compat.h"
 #include "report/perfmap.h"
 #include "tap.h"

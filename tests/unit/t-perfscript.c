@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests of lib/perfscript (owned by the report helper). */
+/* Unit tests of lib/report/perfscript.c. */
 #include "compat.h"
 #include "alloc.h"
 #include "report/perfscript.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of lib/profile (owned by the report helper): the model
+ * Unit tests of lib/report/profile.c: the model
  * (interning, totals, trees, pruning) and loading a session through a
  * fake perf that prints fixture `perf script` text, so that frame
  * classification, folding, views, map resolution and filters are
