@@ -111,6 +111,36 @@ void perfcmd_inject_argv(const char *perf, const char *buildid_dir,
 	strvec_push(out, output);
 }
 
+void perfcmd_version_argv(const char *perf, int build_options,
+			  struct strvec *out)
+{
+	push_global(out, perf, NULL);
+	strvec_push(out, "version");
+	if (build_options)
+		strvec_push(out, "--build-options");
+}
+
+void perfcmd_stat_check_argv(const char *perf, const char *event,
+			     struct strvec *out)
+{
+	push_global(out, perf, NULL);
+	strvec_pushv(out, (const char *const[]){ "stat", "-x,", "-e", NULL });
+	strvec_push(out, event ? event : PERFCMD_EVENT_DEFAULT);
+	strvec_pushv(out, (const char *const[]){ "--", "/bin/sh", "-c", ":",
+						 NULL });
+}
+
+void perfcmd_script_unwinder_argv(const char *perf, const char *buildid_dir,
+				  const char *input, struct strvec *out)
+{
+	push_global(out, perf, buildid_dir);
+	strvec_pushv(out, (const char *const[]){ "script", "-v",
+		     "--max-stack", NULL });
+	strvec_pushf(out, "%u", PERFCMD_UNWINDER_MAX_STACK);
+	strvec_pushv(out, (const char *const[]){ "-F", "ip", "-i", NULL });
+	strvec_push(out, input);
+}
+
 const char *perfcmd_python_xoption(enum mode_name mode)
 {
 	switch (mode) {

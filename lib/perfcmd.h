@@ -6,8 +6,10 @@
 #include "strbuf.h"
 
 /*
- * The perf command lines pyperf-run runs, built in one place so that
- * `record` runs exactly what `doctor` shows.
+ * The perf command lines pyperf-run runs, built in one place.  record
+ * builds its commands with record_perf_commands() (lib/record/run.h),
+ * and doctor shows what that same function builds, so that `record`
+ * runs exactly what `doctor` shows.
  *
  *   perf mode:  perf [--buildid-dir D] record -e EV -F HZ -g
  *                    [-N] -o OUT [EXTRA...] -- TARGET...
@@ -118,6 +120,32 @@ void perfcmd_script_argv(const char *perf, const char *buildid_dir,
  */
 void perfcmd_report_argv(const char *perf, const char *buildid_dir,
 			 const char *input, struct strvec *out);
+
+/*
+ * Append `perf version` (with --build-options when build_options) to
+ * out.  perf NULL = "perf".
+ */
+void perfcmd_version_argv(const char *perf, int build_options,
+			  struct strvec *out);
+
+/*
+ * Append `perf stat -x, -e EVENT -- /bin/sh -c :` to out: whether perf
+ * may open the event at all, in a fraction of a second (event NULL =
+ * PERFCMD_EVENT_DEFAULT).
+ */
+void perfcmd_stat_check_argv(const char *perf, const char *event,
+			     struct strvec *out);
+
+/* A few frames a sample are enough to see which unwinder steps them. */
+#define PERFCMD_UNWINDER_MAX_STACK 4u
+
+/*
+ * Append `perf [--buildid-dir D] script -v --max-stack 4 -F ip -i INPUT`
+ * to out: perf's -v messages on a DWARF recording name its unwinder
+ * (doctor_unwinder_from_messages()).
+ */
+void perfcmd_script_unwinder_argv(const char *perf, const char *buildid_dir,
+				  const char *input, struct strvec *out);
 
 /*
  * How to switch on an interpreter's native trampoline (CPython 3.12+)

@@ -15,6 +15,7 @@
  */
 #include "compat.h"
 #include "perfdata.h"
+#include "alloc.h"
 #include "byteorder.h"
 
 #include <fcntl.h>
@@ -389,5 +390,269 @@ int perfdata_next(struct perfdata *d, struct pd_sample *s)
 		d->samples++;
 		return 1;
 	}
+	return 0;
+}
+
+/* --- the pids of a recording -------------------------------------------- */
+
+void perfdata_scan_init(struct perfdata_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void perfdata_scan_release(struct perfdata_scan *s)
+{
+	free(s->pids);
+	perfdata_scan_init(s);
+}
+
+void perfdata_scan_add_pid(struct perfdata_scan *s, pid_t pid)
+{
+	size_t i;
+
+	if (pid <= 0)
+		return;
+	/* Recent pids repeat: look from the end. */
+	for (i = s->nr_pids; i > 0; i--)
+		if (s->pids[i - 1] == pid)
+			return;
+	ALLOC_GROW(s->pids, s->nr_pids + 1, s->alloc_pids);
+	s->pids[s->nr_pids++] = pid;
+}
+
+/* --- in-place fixes ------------------------------------------------------- */
+
+#define PD_MAGIC 0x32454c4946524550ull	/* "PERFILE2" */
+#define PD_HEADER_SIZE 104
+#define PD_DATA_AT 40			/* struct { u64 offset, size } data */
+#define PD_FEATURES_AT 72		/* u64 adds_features[4] */
+#define PD_MMAP 1u
+#define PD_COMM 3u
+#define PD_EXIT 4u
+#define PD_SAMPLE 9u
+#define PD_MMAP2 10u
+#define PD_FORK 7u
+#define PD_FEAT_BUILD_ID 2
+#define PD_MISC_EXEC 0x2000u	/* COMM: exec; FORK: do not copy maps */
+
+struct pd_fork {
+	uint32_t pid;
+	size_t at;
+};
+
+/* Map a perf.data file; 0, or -errno (-EINVAL: not perf.data). */
+static int pd_map(const char *path, int writable, unsigned char **map,
+		  size_t *len)
+{
+	struct stat st;
+	int fd, ret = 0;
+	void *m;
+
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW |
+		  O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < PD_HEADER_SIZE) {
+		ret = -EINVAL;
+		goto out;
+	}
+	m = mmap(NULL, (size_t)st.st_size,
+		 PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	*map = m;
+	*len = (size_t)st.st_size;
+	if (get_le64(*map) != PD_MAGIC) {
+		munmap(m, *len);
+		ret = -EINVAL;
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
+			    unsigned *fixed)
+{
+	unsigned char *d;
+	size_t len, off, end, nr = 0, alloc = 0, i;
+	struct pd_fork *forks = NULL;
+	uint64_t doff, dsize;
+	unsigned n = 0;
+	int r;
+
+	if (fixed)
+		*fixed = 0;
+	r = pd_map(path, 1, &d, &len);
+	if (r < 0)
+		return r == -EINVAL ? 0 : r;
+	doff = get_le64(d + PD_DATA_AT);
+	dsize = get_le64(d + PD_DATA_AT + 8);
+	if (doff > len || dsize > len - doff)
+		goto out;
+	end = (size_t)(doff + dsize);
+	for (off = (size_t)doff; off + 8 <= end; ) {
+		uint32_t type = get_le32(d + off);
+		unsigned misc, size;
+
+		size = d[off + 6] | (unsigned)d[off + 7] << 8;
+		misc = d[off + 4] | (unsigned)d[off + 5] << 8;
+		if (size < 8 || size > end - off)
+			break;
+		if (scan && type == PD_SAMPLE) {
+			scan->samples++;
+		} else if (scan && size >= 16 &&
+			   (type == PD_MMAP || type == PD_MMAP2 ||
+			    type == PD_COMM || type == PD_EXIT)) {
+			/* pid -1: the kernel's maps */
+			perfdata_scan_add_pid(scan, (pid_t)get_le32(d + off + 8));
+		}
+		if (type == PD_FORK && size >= 24) {
+			uint32_t pid = get_le32(d + off + 8);
+			uint32_t ppid = get_le32(d + off + 12);
+			uint32_t tid = get_le32(d + off + 16);
+
+			if (scan) {
+				perfdata_scan_add_pid(scan, (pid_t)ppid);
+				perfdata_scan_add_pid(scan, (pid_t)pid);
+			}
+			if (pid == tid && pid != ppid &&
+			    !(misc & PD_MISC_EXEC)) {
+				ALLOC_GROW(forks, nr + 1, alloc);
+				forks[nr].pid = pid;
+				forks[nr++].at = off;
+			}
+		} else if (type == PD_COMM && (misc & PD_MISC_EXEC) &&
+			   size >= 16) {
+			uint32_t pid = get_le32(d + off + 8);
+
+			/* the latest fork of that pid, not yet taken */
+			for (i = nr; i > 0; i--) {
+				if (forks[i - 1].pid != pid)
+					continue;
+				d[forks[i - 1].at + 5] |= PD_MISC_EXEC >> 8;
+				forks[i - 1] = forks[--nr];
+				n++;
+				break;
+			}
+		}
+		off += size;
+	}
+	if (n && msync(d, len, MS_SYNC) < 0)
+		r = -errno;
+out:
+	munmap(d, len);
+	free(forks);
+	if (fixed)
+		*fixed = n;
+	return r;
+}
+
+long long perfdata_recover(const char *path)
+{
+	unsigned char *d, table[16];
+	size_t len, off;
+	uint64_t doff;
+	int r, fd;
+
+	r = pd_map(path, 1, &d, &len);
+	if (r < 0)
+		return r;
+	doff = get_le64(d + PD_DATA_AT);
+	if (get_le64(d + PD_DATA_AT + 8) || doff < PD_HEADER_SIZE ||
+	    doff >= len) {
+		munmap(d, len);
+		return 0;
+	}
+	for (off = (size_t)doff; off + 8 <= len; ) {
+		unsigned size = d[off + 6] | (unsigned)d[off + 7] << 8;
+		uint32_t type = get_le32(d + off);
+
+		if (size < 8 || size > len - off || !type)
+			break;
+		off += size;
+	}
+	if (off == doff) {
+		munmap(d, len);
+		return 0;
+	}
+	/*
+	 * The feature sections were never written.  Keep one, an empty
+	 * build-id table, because perf inject writes the build-ids of
+	 * the objects it makes only when the input has that feature
+	 * (HEADER_BUILD_ID, bit 2); its table of sections follows the
+	 * data.
+	 */
+	put_le64(table, off + 16);
+	put_le64(table + 8, 0);
+	memset(d + PD_FEATURES_AT, 0, 32);
+	d[PD_FEATURES_AT] = 1u << PD_FEAT_BUILD_ID;
+	put_le64(d + PD_DATA_AT + 8, off - doff);
+	r = msync(d, len, MS_SYNC) < 0 ? -errno : 0;
+	munmap(d, len);
+	if (r)
+		return r;
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)off) < 0 ||
+	    pwrite(fd, table, sizeof(table), (off_t)off) != sizeof(table)) {
+		/* no room even for that: no features at all */
+		unsigned char none[32];
+
+		r = -errno;
+		memset(none, 0, sizeof(none));
+		if (ftruncate(fd, (off_t)off) < 0 ||
+		    pwrite(fd, none, sizeof(none), PD_FEATURES_AT) !=
+		    sizeof(none))
+			r = r ? r : -EIO;
+		else
+			r = 0;
+	}
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	return r < 0 ? r : (long long)(off - doff);
+}
+
+/* --- the header check ---------------------------------------------------- */
+
+int perfdata_check_header(const char *path, uint64_t file_size, char *err,
+			  size_t errlen)
+{
+	unsigned char h[PD_FEATURES_AT];	/* up to the feature bits */
+	uint64_t off, size;
+	FILE *fp = fopen(path, "rb");
+	size_t n;
+
+	if (!fp)
+		return set_err(err, errlen, "cannot open '%s': %s", path,
+			       strerror(errno));
+	n = fread(h, 1, sizeof(h), fp);
+	fclose(fp);
+	if (n < 8 || get_le64(h) != PD_MAGIC)
+		return set_err(err, errlen,
+			       "'%s' is not a perf.data file (corrupt or "
+			       "foreign)", path);
+	if (n < sizeof(h))
+		return set_err(err, errlen,
+			       "'%s' is truncated (%zu bytes)", path, n);
+	off = get_le64(h + PD_DATA_AT);
+	size = get_le64(h + PD_DATA_AT + 8);
+	if (!size)
+		return set_err(err, errlen,
+			       "'%s' is incomplete: perf record did not "
+			       "finish writing it (was it killed?)", path);
+	if (off > file_size || off + size > file_size)
+		return set_err(err, errlen,
+			       "'%s' is truncated: the header promises "
+			       "%llu bytes of samples, the file has %llu",
+			       path, (unsigned long long)(off + size),
+			       (unsigned long long)file_size);
 	return 0;
 }

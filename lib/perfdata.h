@@ -111,4 +111,57 @@ int perfdata_next(struct perfdata *d, struct pd_sample *s);
 int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 			   size_t len, struct pd_sample *s);
 
+/*
+ * Is path a finished perf.data file of file_size bytes?  0, or -1 with
+ * err telling why not: not perf.data, truncated, or left unfinished by
+ * a perf record that was killed (its header's data size is 0).
+ */
+int perfdata_check_header(const char *path, uint64_t file_size, char *err,
+			  size_t errlen);
+
+/*
+ * In-place fixes of perf.data (the file format of perf 4.x-6.x: a
+ * 104-byte "PERFILE2" header whose data section {offset, size} sits at
+ * byte 40, then the records, each starting with {u32 type, u16 misc,
+ * u16 size}).
+ */
+
+/* The pids of a recording and its sample count. */
+struct perfdata_scan {
+	pid_t *pids;		/* distinct pids seen, in order */
+	size_t nr_pids, alloc_pids;
+	unsigned long samples;	/* every sample */
+};
+
+void perfdata_scan_init(struct perfdata_scan *s);
+void perfdata_scan_release(struct perfdata_scan *s);
+void perfdata_scan_add_pid(struct perfdata_scan *s, pid_t pid);
+
+/*
+ * Mark, in place, the PERF_RECORD_FORK of every process that later
+ * execs (PERF_RECORD_COMM with the exec flag) as PERF_RECORD_MISC_
+ * FORK_EXEC, so that perf does not give the new program its parent's
+ * maps.  perf 6.1 keeps a forked child's copy of the parent's maps
+ * across exec, and its libunwind code takes the lowest address any
+ * map of a DSO has as that DSO's load address: when the parent mapped
+ * the same library (libpython) lower, every DWARF unwind in the child
+ * fails at the first frame.  *fixed (may be NULL) gets the count.
+ * When scan is not NULL, the same pass counts the samples into it and
+ * adds the pids of the task and map records (the pids of the run, in
+ * either mode: perf inject keeps those records).  Returns 0 (also for a
+ * file that is not perf.data) or -errno.
+ */
+int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
+			    unsigned *fixed);
+
+/*
+ * Make perf.data readable after perf record was killed before it
+ * finished the file: when the header's data size is 0 but records
+ * follow, set it to the whole records present, cut a partial last
+ * record and clear the feature bits (their sections were never
+ * written).  Returns the bytes of records kept (0: nothing to do or
+ * nothing recorded), -EINVAL when the file is not perf.data, or -errno.
+ */
+long long perfdata_recover(const char *path);
+
 #endif

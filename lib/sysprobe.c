@@ -104,7 +104,7 @@ void sysprobe_try_open(int dwarf, unsigned stack_size,
 	out->error = r ? -r : 0;
 }
 
-void sysprobe_kernel(struct sysprobe_kernel *k)
+void sysprobe_limits(struct sysprobe_kernel *k)
 {
 	memset(k, 0, sizeof(*k));
 	read_value("perf_event_paranoid", &k->paranoid);
@@ -112,6 +112,11 @@ void sysprobe_kernel(struct sysprobe_kernel *k)
 	read_value("perf_event_max_sample_rate", &k->max_sample_rate);
 	read_value("perf_event_max_stack", &k->max_stack);
 	k->privileged = geteuid() == 0;
+}
+
+void sysprobe_kernel(struct sysprobe_kernel *k)
+{
+	sysprobe_limits(k);
 	sysprobe_try_open(0, 0, &k->callchain);
 	k->regs_supported = user_regs_mask() != 0;
 	if (k->regs_supported)
@@ -380,4 +385,14 @@ void sysprobe_human_size(unsigned long long bytes, char *buf, size_t len)
 		i++;
 	}
 	snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[i]);
+}
+
+unsigned sysprobe_cap_frequency(const struct sysprobe_kernel *k,
+				unsigned long want)
+{
+	const struct sysprobe_value *max = &k->max_sample_rate;
+
+	if (max->have && max->value > 0 && want > (unsigned long)max->value)
+		return (unsigned)max->value;
+	return (unsigned)want;
 }

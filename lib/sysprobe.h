@@ -43,6 +43,20 @@ struct sysprobe_kernel {
 void sysprobe_kernel(struct sysprobe_kernel *k);
 
 /*
+ * Fill only the /proc/sys values and privileged of k (no
+ * perf_event_open(2) tries; the rest is zeroed): what record needs.
+ */
+void sysprobe_limits(struct sysprobe_kernel *k);
+
+/*
+ * The sampling frequency perf gets for want Hz: at most the kernel's
+ * perf_event_max_sample_rate (perf refuses more), want when that is
+ * not known.
+ */
+unsigned sysprobe_cap_frequency(const struct sysprobe_kernel *k,
+				unsigned long want);
+
+/*
  * Try perf_event_open(2) once: a cpu-clock sampling event on the
  * calling thread with call chains, plus (dwarf != 0) user registers,
  * stack_size bytes of user stack and CLOCK_MONOTONIC.  Falls back to

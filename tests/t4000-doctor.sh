@@ -109,13 +109,53 @@ test_expect_success PY313 'the text report: sections, levels, a verdict, nothing
 	test_grep -v "^probe$" out &&
 	! grep -v -E "^(perf|kernel|python|decision|housekeeping|  (ok      |warning |problem ) .*|           .*|)$|^Python frames will (not )?work" out &&
 	test_grep "record runs:" out &&
-	test_grep "^ +PYTHON_PERF_JIT_SUPPORT=1 PYPERF_TRAMPOLINE=native /.*perf --buildid-dir pyperf.data/buildid record -q -e cpu-clock -F [0-9]+ -k 1 --call-graph dwarf,[0-9]+ -N -o pyperf.data/perf.raw -- .*python3.13 script.py$" out &&
+	test_grep "^ +PYTHON_PERF_JIT_SUPPORT=1 PYPERF_TRAMPOLINE=native /.*perf --buildid-dir pyperf.data/buildid record -e cpu-clock -F [0-9]+ -k 1 --call-graph dwarf,[0-9]+ -N -o pyperf.data/perf.raw -- .*python3.13 script.py$" out &&
 	test_grep "^ +/.*perf --buildid-dir pyperf.data/buildid inject --jit -i pyperf.data/perf.raw -o pyperf.data/perf.data$" out &&
 	if test $code = 0; then
 		test_grep "^Python frames will work: jit mode, native trampoline" out
 	else
 		test_grep "^Python frames will not work: [0-9]+ problem" out
 	fi
+'
+
+test_expect_success PERF,PY313 'record runs exactly the perf record command doctor shows' '
+	py=$(ppr_python 3.13) &&
+	realperf=$(command -v perf) &&
+	cat >perf <<-EOF &&
+	#!/bin/sh
+	case " \$* " in
+	*" record "*) printf "%s\n" "\$0" "\$@" >"$PWD/perf-argv" ;;
+	esac
+	exec "$realperf" "\$@"
+	EOF
+	chmod +x perf &&
+	echo "sum(range(1000))" >small.py &&
+	ppr doctor --json --trampoline native --perf "$PWD/perf" --python "$py" \
+		>doctor.json 2>/dev/null;
+	ppr record -q --trampoline native --perf "$PWD/perf" --python "$py" \
+		-o rec small.py 2>err &&
+	"$py" - doctor.json perf-argv <<-\PY
+	import json, os, sys
+	shown = None
+	def find(o):
+	    global shown
+	    if isinstance(o, dict):
+	        if "record_argv" in o:
+	            shown = o["record_argv"]
+	        for v in o.values():
+	            find(v)
+	find(json.load(open(sys.argv[1])))
+	ran = open(sys.argv[2]).read().split("\n")[:-1]
+	# the session directory and the program differ; the rest may not
+	def norm(argv):
+	    argv = argv[:argv.index("--")]
+	    return ["SESSION/" + os.path.basename(a) if "/" in a and
+	            os.path.basename(a) in ("buildid", "perf.raw", "perf.data")
+	            else a for a in argv]
+	assert shown, "doctor shows no record_argv"
+	assert norm(shown) == norm(ran), (norm(shown), norm(ran))
+	assert "-q" not in ran, ran
+	PY
 '
 
 test_expect_success 'no color when stdout is not a terminal' '

@@ -10,6 +10,7 @@
 #include "doctor/elfinfo.h"
 #include "embedded.h"
 #include "perfcmd.h"
+#include "record/run.h"
 #include "doctor/probecache.h"
 #include "spawn.h"
 
@@ -84,7 +85,7 @@ static void from_cache(struct doctor *d)
 static void gather_perf(struct doctor *d, const char *perf)
 {
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	const char *argv[] = { NULL, "version", NULL };
+	struct strvec argv = STRVEC_INIT;
 	char err[PPR_ERR_LEN];
 	int st;
 
@@ -102,9 +103,10 @@ static void gather_perf(struct doctor *d, const char *perf)
 			perf ? perf : "perf");
 		return;
 	}
-	argv[0] = d->perf_path;
-	st = spawn_capture(argv, NULL, &out, &errout, 1 << 16,
+	perfcmd_version_argv(d->perf_path, 0, &argv);
+	st = spawn_capture(argv.v, NULL, &out, &errout, 1 << 16,
 			   err, sizeof(err));
+	strvec_clear(&argv);
 	if (st < 0) {
 		set_err(d->perf_error, sizeof(d->perf_error), "%s", err);
 		goto out;
@@ -171,15 +173,16 @@ static int build_option(const char *text, const char *name)
 /* Can this perf unwind with DWARF (--call-graph dwarf) at all? */
 static void build_options(struct doctor *d)
 {
-	const char *argv[] = { d->perf_path, "version", "--build-options",
-			       NULL };
+	struct strvec argv = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT;
 	char err[PPR_ERR_LEN];
 	int unw, dw, st;
 
 	d->dwarf_unwind = TRI_UNKNOWN;
 	d->perf_debuginfod = -1;
-	st = spawn_capture(argv, NULL, &out, NULL, 1 << 16, err, sizeof(err));
+	perfcmd_version_argv(d->perf_path, 1, &argv);
+	st = spawn_capture(argv.v, NULL, &out, NULL, 1 << 16, err, sizeof(err));
+	strvec_clear(&argv);
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		goto out;
 	d->perf_debuginfod = build_option(out.buf, "debuginfod");
@@ -663,21 +666,20 @@ static void decide(struct doctor *d, enum mode_trampoline tramp)
 }
 
 /*
- * What record runs, as record builds it (cmd/record.c): the native
+ * What record runs, built by record's own builder
+ * (record_perf_commands(), as record_prepare() calls it): the native
  * trampoline is switched on through the environment, the embedded one
- * through embedded_env() with its files in the session; perf gets -q
- * and -N, and the frequency is capped at the kernel's maximum.  record
- * also writes into a temporary directory renamed to the session at the
- * end, and runs the program through a tiny exec helper of its own:
- * both are left out here for readability.
+ * through embedded_env() with its files in the session; perf gets -N
+ * and not -q, and the frequency is capped at the kernel's maximum.
+ * record also writes into a temporary directory renamed to the session
+ * at the end, and runs the program through a tiny exec helper of its
+ * own: both are left out here for readability.
  */
 static void build_commands(struct doctor *d)
 {
-	struct perfcmd_record o;
+	struct record_perf_spec spec;
 	struct strbuf sb = STRBUF_INIT;
-	const char *perf = d->perf_path ? d->perf_path : "perf";
 	const char *target[3];
-	unsigned freq = PERFCMD_FREQ_DEFAULT;
 
 	if (!d->python_ok || d->mode.name == MODE_NONE)
 		return;
@@ -705,27 +707,17 @@ static void build_commands(struct doctor *d)
 		}
 		free(dir);
 	}
-	if (d->kernel.max_sample_rate.have &&
-	    d->kernel.max_sample_rate.value > 0 &&
-	    d->kernel.max_sample_rate.value < (long)freq)
-		freq = (unsigned)d->kernel.max_sample_rate.value;
 
-	perfcmd_record_init(&o);
-	perfcmd_record_set_mode(&o, &d->mode);
-	o.perf = perf;
-	o.frequency = freq;
-	o.buildid_dir = SHOW_SESSION "/buildid";
-	o.output = d->mode.name == MODE_JIT ? SHOW_SESSION "/perf.raw"
-					    : SHOW_SESSION "/perf.data";
-	o.target = target;
-	o.flags = PERFCMD_QUIET | PERFCMD_NO_BUILDID_CACHE;
-	perfcmd_record_argv(&o, &d->record_argv);
+	memset(&spec, 0, sizeof(spec));
+	spec.perf = d->perf_path ? d->perf_path : "perf";
+	spec.mode = &d->mode;
+	spec.freq = sysprobe_cap_frequency(&d->kernel, PERFCMD_FREQ_DEFAULT);
+	spec.session = SHOW_SESSION;
+	spec.target = target;
+	record_perf_commands(&spec, &d->record_argv, &d->inject_argv);
 	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
 	d->record_cmd = strbuf_detach(&sb, NULL);
-	if (d->mode.name == MODE_JIT) {
-		perfcmd_inject_argv(perf, SHOW_SESSION "/buildid",
-				    SHOW_SESSION "/perf.raw",
-				    SHOW_SESSION "/perf.data", &d->inject_argv);
+	if (d->inject_argv.nr) {
 		perfcmd_quote_argv(&sb, NULL, d->inject_argv.v);
 		d->inject_cmd = strbuf_detach(&sb, NULL);
 	}

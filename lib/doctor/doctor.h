@@ -12,9 +12,10 @@
 /*
  * Everything `pyperf-run doctor` checks, gathered silently into one
  * struct: facts (perf, kernel, interpreter, housekeeping), the decision
- * (lib/mode.h), the perf commands record would run (lib/perfcmd.h), an
- * optional self-test, and a list of judged checks (ok / warning /
- * problem, each with a one-line fix) for cmd/doctor.c to print.
+ * (lib/mode.h), the perf commands record would run (built by record's
+ * own record_perf_commands(), lib/record/run.h), an optional
+ * self-test, and a list of judged checks (ok / warning / problem, each
+ * with a one-line fix) for cmd/doctor.c to print.
  */
 
 enum doctor_level {

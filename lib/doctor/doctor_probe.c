@@ -25,7 +25,7 @@
 #include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
-#include "record/record.h"
+#include "record/jitdump.h"
 #include "session.h"
 #include "spawn.h"
 
@@ -407,12 +407,7 @@ static void find_unwinder(struct probe_ctx *c, struct doctor_probe *p)
 	const char *u;
 	int st;
 
-	/* A few frames a sample are enough to see who steps them. */
-	strvec_push(&argv, c->perf ? c->perf : "perf");
-	strvec_pushv(&argv, (const char *const[]){ "--buildid-dir", c->bid,
-		     "script", "-v", "--max-stack", "4", "-F", "ip", "-i",
-		     NULL });
-	strvec_push(&argv, c->data);
+	perfcmd_script_unwinder_argv(c->perf, c->bid, c->data, &argv);
 	st = spawn_capture(argv.v, NULL, &out, &errout, 4 << 20, err,
 			   sizeof(err));
 	if (st >= 0 && (u = doctor_unwinder_from_messages(errout.buf)))

@@ -1195,37 +1195,7 @@ out:
 static int check_perf_data(const char *path, off_t file_size, char *err,
 			   size_t errlen)
 {
-	unsigned char h[72];
-	uint64_t off, size;
-	FILE *fp = fopen(path, "rb");
-	size_t n;
-
-	if (!fp)
-		return set_err(err, errlen, "cannot open '%s': %s", path,
-			       strerror(errno));
-	n = fread(h, 1, sizeof(h), fp);
-	fclose(fp);
-	if (n < 8 || memcmp(h, "PERFILE2", 8))
-		return set_err(err, errlen,
-			       "'%s' is not a perf.data file (corrupt or "
-			       "foreign)", path);
-	if (n < sizeof(h))
-		return set_err(err, errlen,
-			       "'%s' is truncated (%zu bytes)", path, n);
-	off = get_le64(h + 40);
-	size = get_le64(h + 48);
-	if (!size)
-		return set_err(err, errlen,
-			       "'%s' is incomplete: perf record did not "
-			       "finish writing it (was it killed?)", path);
-	if (off > (uint64_t)file_size ||
-	    (size && off + size > (uint64_t)file_size))
-		return set_err(err, errlen,
-			       "'%s' is truncated: the header promises "
-			       "%llu bytes of samples, the file has %llu",
-			       path, (unsigned long long)(off + size),
-			       (unsigned long long)file_size);
-	return 0;
+	return perfdata_check_header(path, (uint64_t)file_size, err, errlen);
 }
 
 static int check_session(const char *dir, char *err, size_t errlen)

@@ -150,6 +150,21 @@ int main(void)
 		perfcmd_quote_word(&sb, "dwarf,16384");
 		TAP_STR(sb.buf, "dwarf,16384", "a safe word stays bare");
 	}
+	/* The helper commands record and doctor run. */
+	perfcmd_version_argv("/p/perf", 1, &sv);
+	joined(&sv, &sb);
+	TAP_STR(sb.buf, "/p/perf version --build-options", "perf version");
+	strvec_clear(&sv);
+	perfcmd_stat_check_argv(NULL, NULL, &sv);
+	joined(&sv, &sb);
+	TAP_STR(sb.buf, "perf stat -x, -e cpu-clock -- /bin/sh -c :",
+		"the event check");
+	strvec_clear(&sv);
+	perfcmd_script_unwinder_argv("perf", "s/buildid", "s/perf.data", &sv);
+	joined(&sv, &sb);
+	TAP_STR(sb.buf, "perf --buildid-dir s/buildid script -v --max-stack 4 "
+		"-F ip -i s/perf.data", "the unwinder's messages");
+	strvec_clear(&sv);
 	strbuf_release(&sb);
 	return tap_done();
 }

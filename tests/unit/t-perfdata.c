@@ -662,6 +662,41 @@ static void test_real(void)
 	unlink(path);
 }
 
+/* perfdata_check_header(): the check before perf reads a file. */
+static void test_check_header(void)
+{
+	static const struct attr_spec a = { ST_IP, 0, 0, 0, 1 };
+	char path[] = "/tmp/t-perfdata-hdr.XXXXXX";
+	char err[PPR_ERR_LEN];
+	struct buf b = { NULL, 0, 0 };
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		abort();
+	begin_file(&b, &a, 1);
+	zeros(&b, 64);
+	end_file(&b);
+	TAP_OK(write(fd, b.p, b.len) == (ssize_t)b.len, "header: written");
+	TAP_INT(perfdata_check_header(path, b.len, err, sizeof(err)), 0,
+		"header: a finished file passes");
+	TAP_INT(perfdata_check_header(path, b.len - 8, err, sizeof(err)), -1,
+		"header: a file shorter than its data section fails");
+	TAP_OK(strstr(err, "is truncated") != NULL, "header: says truncated");
+	set64(&b, 48, 0);
+	TAP_OK(pwrite(fd, b.p, HDR_SIZE, 0) == HDR_SIZE, "header: rewritten");
+	TAP_INT(perfdata_check_header(path, b.len, err, sizeof(err)), -1,
+		"header: no data size fails");
+	TAP_OK(strstr(err, "is incomplete") != NULL, "header: says incomplete");
+	TAP_OK(pwrite(fd, "NOTPERF!", 8, 0) == 8, "header: magic broken");
+	TAP_INT(perfdata_check_header(path, b.len, err, sizeof(err)), -1,
+		"header: another file fails");
+	TAP_OK(strstr(err, "is not a perf.data file") != NULL,
+	       "header: says not perf.data");
+	close(fd);
+	unlink(path);
+	free(b.p);
+}
+
 int main(void)
 {
 	test_decode();
@@ -670,5 +705,6 @@ int main(void)
 	test_refused();
 	test_hostile();
 	test_real();
+	test_check_header();
 	return tap_done();
 }

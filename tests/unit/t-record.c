@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests for lib/session.c and lib/record/record.c: the meta file, the
- * hints from cut stacks, the jitdump repair and the perf.data fixes.
+ * Unit tests for lib/session.c, lib/record/ and perfdata.c: the meta file,
+ * the hints from cut stacks, the jitdump repair and the perf.data fixes.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "paths.h"
+#include "perfdata.h"
 #include "record/record.h"
 #include "session.h"
 #include "strbuf.h"
@@ -457,7 +458,7 @@ static void test_perf_data(void)
 {
 	char dir[] = "/tmp/t-record-XXXXXX";
 	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
-	struct record_scan scan;
+	struct perfdata_scan scan;
 	unsigned fixed = 99;
 	char *path;
 	size_t i;
@@ -471,8 +472,8 @@ static void test_perf_data(void)
 
 	pd_file(&sb, PD_RECORDS);
 	write_file(path, &sb);
-	record_scan_init(&scan);
-	TAP_INT(record_fix_exec_forks(path, &scan, &fixed), 0,
+	perfdata_scan_init(&scan);
+	TAP_INT(perfdata_fix_exec_forks(path, &scan, &fixed), 0,
 		"fix forks: ok");
 	TAP_INT(fixed, 1, "fix forks: only the fork followed by an exec");
 	strbuf_read_file(&out, path, 1 << 20);
@@ -493,8 +494,8 @@ static void test_perf_data(void)
 	}
 	TAP_OK(pid_seen[0] == 1 && pid_seen[1] == 1 && pid_seen[2] == 1 &&
 	       !pid_seen[3], "fix forks: the pids, once each, no -1");
-	record_scan_release(&scan);
-	TAP_INT(record_fix_exec_forks(path, NULL, &fixed), 0,
+	perfdata_scan_release(&scan);
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, &fixed), 0,
 		"fix forks: again");
 	TAP_INT(fixed, 0, "fix forks: ...nothing left to do");
 
@@ -503,7 +504,7 @@ static void test_perf_data(void)
 	pd_file(&sb, 0);
 	strbuf_add(&sb, "\x09\0\0\0\0\0\x40\0abc", 11);
 	write_file(path, &sb);
-	TAP_INT(record_recover_perf_data(path), PD_RECORDS,
+	TAP_INT(perfdata_recover(path), PD_RECORDS,
 		"recover: the whole records kept");
 	strbuf_reset(&out);
 	strbuf_read_file(&out, path, 1 << 20);
@@ -515,16 +516,16 @@ static void test_perf_data(void)
 		"recover: ...its (empty) section after the table");
 	TAP_INT(u64_at(&out, 104 + PD_RECORDS + 8), 0,
 		"recover: ...of size 0");
-	TAP_INT(record_recover_perf_data(path), 0,
+	TAP_INT(perfdata_recover(path), 0,
 		"recover: a finished file is left alone");
 
 	strbuf_reset(&sb);
 	strbuf_addstr(&sb, "not perf data at all, but long enough to be "
 		      "read as a header of one hundred and four bytes.....");
 	write_file(path, &sb);
-	TAP_INT(record_recover_perf_data(path), -EINVAL,
+	TAP_INT(perfdata_recover(path), -EINVAL,
 		"recover: not perf.data");
-	TAP_INT(record_fix_exec_forks(path, NULL, NULL), 0,
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, NULL), 0,
 		"fix forks: not perf.data is left alone");
 
 	paths_remove_tree(dir);

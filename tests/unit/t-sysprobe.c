@@ -164,5 +164,21 @@ int main(void)
 		TAP_STR(b, "/home/u/.debug", "~/.debug otherwise");
 		free(b);
 	}
+	{
+		struct sysprobe_kernel k;
+
+		memset(&k, 0, sizeof(k));
+		TAP_INT(sysprobe_cap_frequency(&k, 999), 999,
+			"frequency: no known maximum");
+		k.max_sample_rate.have = 1;
+		k.max_sample_rate.value = 500;
+		TAP_INT(sysprobe_cap_frequency(&k, 999), 500,
+			"frequency: capped at perf_event_max_sample_rate");
+		TAP_INT(sysprobe_cap_frequency(&k, 100), 100,
+			"frequency: below the maximum");
+		sysprobe_limits(&k);
+		TAP_OK(!k.callchain.ok && !k.dwarf.ok,
+		       "limits: no perf_event_open tries");
+	}
 	return tap_done();
 }

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The run's files into the session: map and dump files, the trimmed
+ * build-id cache, the vDSO image (see collect.h).
+ */
+#include "compat.h"
+#include "record/collect.h"
+#include "alloc.h"
+#include "fileio.h"
+#include "numparse.h"
+#include "paths.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Move one file if it is ours and fresh; 1 moved, 0 skipped, -errno. */
+static int take_file(const char *from, const char *to, double since)
+{
+	struct stat st;
+	double mtime;
+	int r;
+
+	if (lstat(from, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return 0;
+	mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+	/* file systems may keep coarse timestamps: allow a little slack */
+	if (mtime + 0.05 < since)
+		return 0;
+	if (rename(from, to) == 0)
+		return 1;
+	if (errno != EXDEV)
+		return -errno;
+	r = copy_file(from, to, 0600);
+	if (r < 0)
+		return r;
+	if (unlink(from) < 0)
+		return -errno;
+	return 1;
+}
+
+static int collect_dir(const char *session, const char *src,
+		       const pid_t *pids, size_t nr, double since,
+		       unsigned *moved, char *err, size_t errlen)
+{
+	DIR *d = opendir(src);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 :
+		       set_err(err, errlen, "cannot read '%s': %s", src,
+			       strerror(errno));
+	while ((de = readdir(d))) {
+		const char *name = de->d_name, *sub, *p;
+		unsigned long v;
+		pid_t pid;
+		char *from, *to;
+		int r;
+
+		if (!strncmp(name, "perf-", 5)) {
+			sub = "maps";
+			p = name + 5;
+		} else if (!strncmp(name, "jit-", 4)) {
+			sub = "jit";
+			p = name + 4;
+		} else if (!strncmp(name, "jitted-", 7)) {
+			sub = "jit";
+			p = name + 7;
+		} else {
+			continue;
+		}
+		if (parse_uint_prefix(p, &v, &p) || v > INT32_MAX)
+			continue;
+		if (sub[0] == 'm' ? strcmp(p, ".map") :
+		    name[3] == '-' ? strcmp(p, ".dump") :
+		    (p[0] != '-' || !strstr(p, ".so") ||
+		     strcmp(p + strlen(p) - 3, ".so")))
+			continue;
+		pid = (pid_t)v;
+		if (!bsearch(&pid, pids, nr, sizeof(*pids), pid_cmp))
+			continue;
+		from = xasprintf("%s/%s", src, name);
+		to = xasprintf("%s/%s/%s", session, sub, name);
+		r = take_file(from, to, since);
+		if (r > 0)
+			(*moved)++;
+		else if (r < 0 && !ret)
+			ret = set_err(err, errlen, "cannot move '%s' into "
+				      "the session: %s", from, strerror(-r));
+		free(from);
+		free(to);
+	}
+	closedir(d);
+	return ret;
+}
+
+int record_collect(const char *session, const char *const *srcdirs,
+		   const pid_t *pids, size_t nr_pids, double since,
+		   unsigned *moved, char *err, size_t errlen)
+{
+	pid_t *sorted;
+	size_t i;
+	int ret = 0;
+
+	*moved = 0;
+	if (!nr_pids)
+		return 0;
+	sorted = xmalloc(nr_pids * sizeof(*sorted));
+	memcpy(sorted, pids, nr_pids * sizeof(*sorted));
+	qsort(sorted, nr_pids, sizeof(*sorted), pid_cmp);
+	for (i = 0; srcdirs[i]; i++) {
+		char why[PPR_ERR_LEN];
+
+		if (collect_dir(session, srcdirs[i], sorted, nr_pids, since,
+				moved, why, sizeof(why)) && !ret)
+			ret = set_err(err, errlen, "%s", why);
+	}
+	free(sorted);
+	return ret;
+}
+
+/* Remove everything under path but jitted-* directories. */
+static int prune_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int ret = 0, kept = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *sub;
+		int r = 0;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = xasprintf("%s/%s", path, de->d_name);
+		if (lstat(sub, &st) < 0) {
+			r = -errno;
+		} else if (S_ISDIR(st.st_mode) &&
+			   !strncmp(de->d_name, "jitted-", 7)) {
+			kept++;
+		} else if (S_ISDIR(st.st_mode)) {
+			r = prune_tree(sub);
+			if (r == 1) {
+				kept++;
+				r = 0;
+			} else if (!r && rmdir(sub) < 0) {
+				r = -errno;
+			}
+		} else if (unlink(sub) < 0) {
+			r = -errno;
+		}
+		if (r < 0 && !ret)
+			ret = r;
+		free(sub);
+	}
+	closedir(d);
+	if (ret)
+		return ret;
+	return kept ? 1 : 0;
+}
+
+static int prune_links(const char *dir)
+{
+	DIR *d = opendir(dir), *d2;
+	struct dirent *de, *de2;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		char *sub;
+		int kept = 0;
+
+		if (de->d_name[0] == '.')
+			continue;
+		sub = xasprintf("%s/%s", dir, de->d_name);
+		d2 = opendir(sub);
+		if (!d2) {
+			if (unlink(sub) < 0 && !ret)
+				ret = -errno;
+			free(sub);
+			continue;
+		}
+		while ((de2 = readdir(d2))) {
+			char target[4096];
+			char *link;
+			ssize_t n;
+
+			if (!strcmp(de2->d_name, ".") ||
+			    !strcmp(de2->d_name, ".."))
+				continue;
+			link = xasprintf("%s/%s", sub, de2->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = '\0';
+				if (strstr(target, "/jitted-")) {
+					kept++;
+					free(link);
+					continue;
+				}
+			}
+			if (unlink(link) < 0 && !ret)
+				ret = -errno;
+			free(link);
+		}
+		closedir(d2);
+		if (!kept && rmdir(sub) < 0 && !ret)
+			ret = -errno;
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+int record_prune_buildid(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *links;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	links = xasprintf("%s/.build-id", dir);
+	ret = prune_links(links);
+	free(links);
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *sub;
+		int r = 0;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, ".build-id"))
+			continue;
+		sub = xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(sub, &st) < 0) {
+			r = -errno;
+		} else if (S_ISDIR(st.st_mode)) {
+			r = prune_tree(sub);
+			if (r == 0 && rmdir(sub) < 0)
+				r = -errno;
+			else if (r == 1)
+				r = 0;
+		} else if (unlink(sub) < 0) {
+			r = -errno;
+		}
+		if (r < 0 && !ret)
+			ret = r;
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+double record_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int image_build_id(const unsigned char *img, size_t size, char *hex,
+			  size_t hexlen)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	size_t i;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > size)
+		return -1;
+	for (i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(img + eh->e_phoff +
+						      i * sizeof(Elf64_Phdr));
+		size_t off = ph->p_offset, end = ph->p_offset + ph->p_filesz;
+
+		if (ph->p_type != PT_NOTE || end > size)
+			continue;
+		while (off + sizeof(Elf64_Nhdr) <= end) {
+			const Elf64_Nhdr *nh = (const void *)(img + off);
+			size_t name = off + sizeof(*nh);
+			size_t desc = name + ((nh->n_namesz + 3) & ~3u);
+			size_t next = desc + ((nh->n_descsz + 3) & ~3u);
+			size_t k;
+
+			if (next > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 &&
+			    !memcmp(img + name, "GNU", 4) &&
+			    nh->n_descsz >= 2 && nh->n_descsz * 2 < hexlen) {
+				for (k = 0; k < nh->n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x",
+						 img[desc + k]);
+				return 0;
+			}
+			off = next;
+		}
+	}
+	return -1;
+}
+
+int record_save_vdso(const char *buildid_dir)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo = 0, hi = 0;
+	char line[512], hex[130], *dir = NULL, *file = NULL, *linkdir = NULL;
+	char *link = NULL, *target = NULL;
+	FILE *f;
+	int fd, ret = 0;
+
+	if (!base)
+		return -ENOENT;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	fclose(f);
+	if (base != lo || hi <= lo)
+		return -ENOENT;
+	if (image_build_id((const void *)lo, hi - lo, hex, sizeof(hex)))
+		return -ENOEXEC;
+	dir = xasprintf("%s/[vdso]/%s", buildid_dir, hex);
+	file = xasprintf("%s/vdso", dir);
+	linkdir = xasprintf("%s/.build-id/%.2s", buildid_dir, hex);
+	link = xasprintf("%s/%s", linkdir, hex + 2);
+	target = xasprintf("../../[vdso]/%s", hex);
+	ret = paths_mkdirs(dir, 0755);
+	if (!ret)
+		ret = paths_mkdirs(linkdir, 0755);
+	if (ret)
+		goto out;
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		ret = errno == EEXIST ? 0 : -errno;
+		goto out;
+	}
+	ret = write_in_full(fd, (const void *)lo, hi - lo);
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && symlink(target, link) < 0 && errno != EEXIST)
+		ret = -errno;
+out:
+	free(dir);
+	free(file);
+	free(linkdir);
+	free(link);
+	free(target);
+	return ret;
+}

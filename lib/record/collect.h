@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_RECORD_COLLECT_H
+#define PPR_RECORD_COLLECT_H
+#include "compat.h"
+
+/*
+ * The run's files into the session: the map and jitdump files of its
+ * processes, its trimmed build-id cache and the vDSO image.
+ */
+
+/*
+ * Move into the session the files of the run's processes:
+ * <src>/perf-<pid>.map to <session>/maps/, <src>/jit-<pid>.dump and
+ * <src>/jitted-<pid>-<n>.so to <session>/jit/, for every pid in pids,
+ * from each directory in srcdirs (e.g. "/tmp").  Only regular files
+ * (not symlinks) owned by the effective user and modified at or after
+ * since (UNIX seconds) are taken: a stale file of an earlier process
+ * with the same pid stays where it is.  Files are renamed, or copied
+ * and removed across file systems.  *moved gets the count.  Returns 0,
+ * or -1 with err filled (the first failure; the others are still
+ * tried).
+ */
+int record_collect(const char *session, const char *const *srcdirs,
+		   const pid_t *pids, size_t nr_pids, double since,
+		   unsigned *moved, char *err, size_t errlen);
+
+/*
+ * Trim a perf build-id cache directory to the jitted objects
+ * (jitted-*.so entries and the .build-id links to them): perf records
+ * every DSO with samples there (libpython, libc, the kernel's kallsyms)
+ * and report finds those where they are installed.  Returns 0 or
+ * -errno.
+ */
+int record_prune_buildid(const char *dir);
+
+/* The current time as UNIX seconds with decimals. */
+double record_now(void);
+
+/*
+ * Save this process's vDSO image in a perf build-id cache directory, as
+ * perf record does unless told -N: [vdso]/<build-id>/vdso and the
+ * .build-id/<xx>/<rest> link to it.  The vDSO of every 64-bit process on
+ * this kernel is the same image; without it perf cannot read its
+ * unwinding tables and every sample taken in it (clock_gettime) stops
+ * there.  Returns 0, or -errno.
+ */
+int record_save_vdso(const char *buildid_dir);
+
+#endif

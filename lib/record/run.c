@@ -1,0 +1,1207 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The pipeline of `pyperf-run record` (see run.h): prepare, execute,
+ * finish.  Messages go to the caller's callback; nothing prints.
+ */
+#include "compat.h"
+#include "record/run.h"
+#include "alloc.h"
+#include "doctor/probecache.h"
+#include "embedded.h"
+#include "fileio.h"
+#include "numparse.h"
+#include "paths.h"
+#include "perfcmd.h"
+#include "record/collect.h"
+#include "record/cuts.h"
+#include "record/jitdump.h"
+#include "record/pycache.h"
+#include "record/status.h"
+#include "report/profile.h"
+#include "spawn.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Fewer samples than this show nothing worth a warning. */
+#define JUDGE_MIN_SAMPLES 50
+/* How much of perf record's stderr is kept, and of a helper's. */
+#define PERF_STDERR_MAX (1 << 20)
+#define HELPER_STDERR_MAX 65536
+/* How long to wait between looks at an orphaned exec helper (ns). */
+#define HELPER_POLL_NS 100000000L
+/* Disk space set aside for the metadata: RESERVE_CHUNKS of zeros. */
+#define RESERVE_CHUNK 16384
+#define RESERVE_CHUNKS 4
+#define PERF_PROGRESS_PREFIX "[ perf record: "
+
+static void say(struct record_run *r, enum record_msg_level level,
+		const char *fmt, ...) PPR_PRINTF(3, 4);
+
+static void say(struct record_run *r, enum record_msg_level level,
+		const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	r->msg(r->msg_data, level, sb.buf);
+	strbuf_release(&sb);
+}
+
+static void say_output(struct record_run *r, const char *text)
+{
+	r->msg(r->msg_data, RECORD_MSG_OUTPUT, text);
+}
+
+/* --- the internal exec helper -------------------------------------------- */
+
+static volatile sig_atomic_t exec_child;
+static volatile sig_atomic_t exec_pending;
+
+static void exec_on_term(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/*
+	 * perf answers Ctrl-C (and its own SIGTERM) with SIGTERM to its
+	 * workload, us, at once: the program has its SIGINT already and
+	 * must be let finish handling it, so perf's is dropped.  Signals
+	 * from anyone else (pyperf-run passing on a SIGTERM it got) go on
+	 * to the program.
+	 */
+	if (si && si->si_code == SI_USER && si->si_pid == getppid())
+		return;
+	if (exec_child > 0)
+		kill((pid_t)exec_child, sig);
+	else
+		exec_pending = sig;
+}
+
+enum record_outcome record_exec_program(const char *statusf, int errfd,
+					char *const *argv, int *wait_status,
+					record_msg_fn *msg, void *msg_data)
+{
+	struct spawn sp = SPAWN_INIT;
+	struct sigaction sa;
+	char err[PPR_ERR_LEN];
+	int fd, st, r;
+
+	fd = open(statusf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		  O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, sizeof(err), "cannot create '%s': %s", statusf,
+			 strerror(errno));
+		msg(msg_data, RECORD_MSG_ERROR, err);
+		return RECORD_FAILED;
+	}
+	if (errfd != STDERR_FILENO) {
+		if (dup2(errfd, STDERR_FILENO) < 0) {
+			snprintf(err, sizeof(err), "cannot restore stderr: %s",
+				 strerror(errno));
+			msg(msg_data, RECORD_MSG_ERROR, err);
+			close(fd);
+			return RECORD_FAILED;
+		}
+		close(errfd);
+	}
+
+	record_status_write(fd, RECORD_STATUS_PID, (int)getpid());
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/* Ctrl-C and Ctrl-\\ are for the program, in our process group */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = exec_on_term;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_DFL);
+
+	sp.argv = (const char *const *)argv;
+	sp.flags = SPAWN_DEFAULT_SIGS;
+	r = spawn_start(&sp, err, sizeof(err));
+	if (r < 0) {
+		record_status_write(fd, RECORD_STATUS_ERRNO, -r);
+		close(fd);
+		return r == -ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
+	}
+	exec_child = sp.pid;
+	if (exec_pending)
+		kill(sp.pid, exec_pending);
+	st = spawn_finish(&sp);
+	if (st < 0)
+		st = 0x7f00; /* cannot happen: report "exited 127" */
+	record_status_write(fd, RECORD_STATUS_WAIT, st);
+	close(fd);
+	*wait_status = st;
+	return RECORD_OK;
+}
+
+/* --- the commands ---------------------------------------------------------- */
+
+void record_perf_commands(const struct record_perf_spec *s,
+			  struct strvec *record_argv,
+			  struct strvec *inject_argv)
+{
+	struct perfcmd_record pc;
+	char *bid = xasprintf("%s/buildid", s->session);
+	char *raw = xasprintf("%s/perf.raw", s->session);
+	char *data = xasprintf("%s/perf.data", s->session);
+
+	perfcmd_record_init(&pc);
+	perfcmd_record_set_mode(&pc, s->mode);
+	pc.perf = s->perf;
+	pc.frequency = s->freq;
+	pc.event = s->event;
+	pc.output = s->mode->name == MODE_JIT ? raw : data;
+	pc.buildid_dir = bid;
+	pc.extra = s->extra;
+	pc.target = s->target;
+	/* not PERFCMD_QUIET: see run.h */
+	pc.flags = PERFCMD_NO_BUILDID_CACHE;
+	perfcmd_record_argv(&pc, record_argv);
+	if (s->mode->name == MODE_JIT)
+		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);
+	free(bid);
+	free(raw);
+	free(data);
+}
+
+/* --- checks before recording --------------------------------------------- */
+
+/* RECORD_OK, or why the script cannot run (said). */
+static enum record_outcome check_script(struct record_run *r,
+					const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0) {
+		int e = errno;
+
+		say(r, RECORD_MSG_ERROR, "cannot open '%s': %s", path,
+		    strerror(e));
+		return e == ENOENT || e == ENOTDIR ? RECORD_NOT_FOUND
+						   : RECORD_CANNOT_EXEC;
+	}
+	if (fstat(fd, &st) < 0) {
+		say(r, RECORD_MSG_ERROR, "cannot stat '%s': %s", path,
+		    strerror(errno));
+		close(fd);
+		return RECORD_CANNOT_EXEC;
+	}
+	close(fd);
+	if (S_ISDIR(st.st_mode)) {
+		say(r, RECORD_MSG_ERROR, "cannot run '%s': it is a directory",
+		    path);
+		say(r, RECORD_MSG_HINT,
+		    "give a Python script, or '-m <module>'");
+		return RECORD_CANNOT_EXEC;
+	}
+	return RECORD_OK;
+}
+
+static enum record_outcome check_command(struct record_run *r,
+					 const char *cmd)
+{
+	char *p = spawn_which(cmd);
+	int e = errno;
+
+	if (p) {
+		free(p);
+		return RECORD_OK;
+	}
+	say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", cmd, strerror(e));
+	return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
+}
+
+/* perf's version, and its `perf version` line (for the probe cache). */
+static int perf_version_of(const char *perf, struct perf_version *v,
+			   char *line, size_t linelen)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	char err[PPR_ERR_LEN];
+	int st, ret = -1;
+
+	perfcmd_version_argv(perf, 0, &argv);
+	st = spawn_capture(argv.v, NULL, &out, NULL, 4096, err, sizeof(err));
+	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st) &&
+	    !perf_version_parse(out.buf, v)) {
+		snprintf(line, linelen, "%.*s", (int)strcspn(out.buf, "\n"),
+			 out.buf);
+		ret = 0;
+	}
+	strvec_clear(&argv);
+	strbuf_release(&out);
+	return ret;
+}
+
+static int perf_not_permitted(const char *perr)
+{
+	return strstr(perr, "Access to performance monitoring") ||
+	       strstr(perr, "perf_event_paranoid") ||
+	       strstr(perr, "Permission denied") ||
+	       strstr(perr, "Operation not permitted");
+}
+
+static enum record_outcome explain_perf_failure(struct record_run *r, int st,
+						const char *perr)
+{
+	char desc[128];
+
+	if (perf_not_permitted(perr)) {
+		const struct sysprobe_value *p = &r->kernel.paranoid;
+		char value[32] = "unknown";
+
+		if (p->have)
+			snprintf(value, sizeof(value), "%ld", p->value);
+		say(r, RECORD_MSG_ERROR, "perf is not permitted to record here "
+		    "(kernel.perf_event_paranoid = %s)", value);
+		say(r, RECORD_MSG_HINT, "as root: 'sysctl "
+		    "kernel.perf_event_paranoid=1' (or -1 for kernel frames), "
+		    "or give perf the CAP_PERFMON capability");
+		say(r, RECORD_MSG_HINT,
+		    "'pyperf-run doctor' checks the whole setup");
+		return RECORD_FAILED;
+	}
+	spawn_describe_status(st, desc, sizeof(desc));
+	say(r, RECORD_MSG_ERROR, "perf record failed (%s)", desc);
+	say_output(r, perr);
+	return RECORD_FAILED;
+}
+
+/*
+ * Can perf open the event at all (not permitted, not supported)?  A
+ * quick `perf stat` of an empty shell command tells before anything is
+ * started.  It runs while the interpreter is probed: check_event_start()
+ * starts it, check_event_finish() reads its verdict.
+ */
+struct event_check {
+	struct spawn sp;
+	int started;
+	char err[PPR_ERR_LEN];
+};
+
+static void check_event_start(struct event_check *c, const char *perf,
+			      const char *event)
+{
+	struct strvec argv = STRVEC_INIT;
+
+	memset(c, 0, sizeof(*c));
+	perfcmd_stat_check_argv(perf, event, &argv);
+	c->sp = (struct spawn)SPAWN_INIT;
+	c->sp.argv = argv.v;	/* copied by the child; not used later */
+	c->sp.in = SPAWN_DEVNULL;
+	c->sp.out = SPAWN_DEVNULL;
+	c->sp.err = SPAWN_PIPE;
+	c->started = spawn_start(&c->sp, c->err, sizeof(c->err)) == 0;
+	c->sp.argv = NULL;
+	strvec_clear(&argv);
+}
+
+/* Stop a check whose verdict is not wanted any more. */
+static void check_event_abandon(struct event_check *c)
+{
+	if (!c->started)
+		return;
+	kill(c->sp.pid, SIGKILL);
+	close(c->sp.err);
+	spawn_finish(&c->sp);
+	c->started = 0;
+}
+
+/* Read fd to its end into sb, keeping at most max bytes. */
+static void read_all(int fd, struct strbuf *sb, size_t max)
+{
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (sb && sb->len < max)
+			strbuf_add(sb, buf, (size_t)n);
+	}
+}
+
+static enum record_outcome check_event_finish(struct record_run *r,
+					      struct event_check *c,
+					      const char *event)
+{
+	struct strbuf errout = STRBUF_INIT;
+	enum record_outcome ret = RECORD_OK;
+	int st;
+
+	if (!c->started) {
+		say(r, RECORD_MSG_ERROR, "%s", c->err);
+		return RECORD_FAILED;
+	}
+	read_all(c->sp.err, &errout, HELPER_STDERR_MAX);
+	close(c->sp.err);
+	st = spawn_finish(&c->sp);
+	c->started = 0;
+	if (st < 0) {
+		say(r, RECORD_MSG_ERROR, "cannot run perf stat: %s",
+		    strerror(-st));
+		ret = RECORD_FAILED;
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (strstr(errout.buf, "Access to performance monitoring") ||
+		    strstr(errout.buf, "perf_event_paranoid") ||
+		    strstr(errout.buf, "ermission")) {
+			ret = explain_perf_failure(r, st, errout.buf);
+		} else {
+			say(r, RECORD_MSG_ERROR,
+			    "perf cannot use the event '%s'", event);
+			say_output(r, errout.buf);
+			say(r, RECORD_MSG_HINT, "'perf list' shows the events "
+			    "this machine has; cpu-clock works everywhere");
+			ret = RECORD_FAILED;
+		}
+	}
+	strbuf_release(&errout);
+	return ret;
+}
+
+static void target_argv(const struct record_options *o, const char *python,
+			struct strvec *argv)
+{
+	int i;
+
+	if (o->kind == RECORD_TARGET_COMMAND) {
+		strvec_push(argv, o->what);
+	} else {
+		strvec_push(argv, python);
+		if (o->kind == RECORD_TARGET_MODULE)
+			strvec_push(argv, "-m");
+		else if (o->kind == RECORD_TARGET_CODE)
+			strvec_push(argv, "-c");
+		strvec_push(argv, o->what);
+	}
+	for (i = 0; i < o->nr_args; i++)
+		strvec_push(argv, o->args[i]);
+}
+
+static char *absolute(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	return r ? r : xstrdup(path);
+}
+
+static char *self_exe(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* --- prepare --------------------------------------------------------------- */
+
+void record_init(struct record_run *r, const struct record_options *o,
+		 record_msg_fn *msg, void *msg_data)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->msg = msg;
+	r->msg_data = msg_data;
+	r->errfd = -1;
+	r->complete = -1.0;
+	strvec_init(&r->target);
+	strvec_init(&r->env_set);
+	strvec_init(&r->env);
+	strvec_init(&r->perf_argv);
+	strvec_init(&r->inject_argv);
+	session_meta_init(&r->meta);
+	perfdata_scan_init(&r->scan);
+}
+
+/* The facts and the decision: nothing is created yet. */
+static enum record_outcome decide(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	char err[PPR_ERR_LEN], why[PPR_ERR_LEN];
+	enum tristate fix;
+	enum record_outcome ret;
+	int embedded_ready = 0, perf_errno;
+	const char *py = o->python ? o->python : "python3";
+	const char *event = o->event ? o->event : PERFCMD_EVENT_DEFAULT;
+	unsigned long want;
+	struct event_check ev;
+
+	memset(&ev, 0, sizeof(ev));
+
+	/* The target first: the clearest message wins. */
+	if (o->kind == RECORD_TARGET_SCRIPT &&
+	    (ret = check_script(r, o->what)))
+		return ret;
+	if (o->kind == RECORD_TARGET_COMMAND &&
+	    (ret = check_command(r, o->what)))
+		return ret;
+
+	/* perf's event check runs while the interpreter is probed */
+	r->perf = spawn_which(perfcmd_perf(o->perf, NULL));
+	perf_errno = errno;
+	if (r->perf)
+		check_event_start(&ev, r->perf, event);
+
+	r->python = spawn_which(py);
+	if (!r->python) {
+		int e = errno;
+
+		check_event_abandon(&ev);
+		say(r, RECORD_MSG_ERROR, "cannot run the interpreter '%s': %s",
+		    py, strerror(e));
+		if (!o->python)
+			say(r, RECORD_MSG_HINT, "name one with --python PATH");
+		if (o->kind == RECORD_TARGET_COMMAND)
+			return RECORD_FAILED;
+		return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
+	}
+	if (record_probe_python(r->python, &r->py, &r->probed, err,
+				sizeof(err))) {
+		check_event_abandon(&ev);
+		say(r, RECORD_MSG_ERROR, "%s", err);
+		/* the probe may have filled some fields before failing */
+		pyinfo_release(&r->py);
+		return RECORD_FAILED;
+	}
+	r->have_py = 1;
+	/*
+	 * Run the interpreter itself, not a launcher in front of it (pyenv's
+	 * shims are shell scripts that would be profiled too).
+	 */
+	if (r->py.executable[0] && !access(r->py.executable, X_OK)) {
+		free(r->python);
+		r->python = xstrdup(r->py.executable);
+	}
+
+	if (!r->perf) {
+		say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
+		    perfcmd_perf(o->perf, NULL), strerror(perf_errno));
+		say(r, RECORD_MSG_HINT, "install perf (Debian/Ubuntu: "
+		    "linux-perf or linux-tools-$(uname -r); Fedora: perf)");
+		return RECORD_FAILED;
+	}
+	if (perf_version_of(r->perf, &r->pv, r->perf_line,
+			    sizeof(r->perf_line))) {
+		check_event_abandon(&ev);
+		say(r, RECORD_MSG_ERROR, "cannot tell the version of '%s' "
+		    "('perf version' failed)", r->perf);
+		return RECORD_FAILED;
+	}
+	if ((ret = check_event_finish(r, &ev, event)))
+		return ret;
+	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
+	if (fix == TRI_UNKNOWN) {
+		/* what `doctor --probe` proved about this perf binary */
+		struct probe_verdict v;
+
+		if (!probe_cache_get(r->perf, r->perf_line, &v) &&
+		    v.jit_fix != TRI_UNKNOWN)
+			fix = v.jit_fix;
+	}
+	r->fix = fix;
+	embedded_ready = embedded_available(&r->py);
+	mode_decide(&r->py, &r->pv, fix, o->mode, o->trampoline,
+		    (unsigned)o->stack_size, embedded_ready, &r->mode);
+	if (r->mode.problem[0]) {
+		say(r, RECORD_MSG_ERROR, "Python frames are not available: %s",
+		    r->mode.problem);
+		if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
+		    !embedded_ready && embedded_check(&r->py, why,
+						      sizeof(why)) == 0)
+			say(r, RECORD_MSG_HINT, "%s", why);
+		say(r, RECORD_MSG_HINT, "'pyperf-run doctor --python %s' "
+		    "explains the setup", r->python);
+		return RECORD_FAILED;
+	}
+	/*
+	 * When neither perf's version nor a probe tells whether it unwinds
+	 * through jitted code, the recording does: see judge_session().
+	 */
+	if (r->mode.warning[0] &&
+	    !(r->mode.name == MODE_JIT && fix == TRI_UNKNOWN))
+		say(r, RECORD_MSG_WARNING, "%s", r->mode.warning);
+	/* The automatic choice fell back to CPython's own trampoline. */
+	if (o->trampoline == TRAMPOLINE_AUTO &&
+	    r->mode.trampoline == TRAMPOLINE_NATIVE &&
+	    mode_embedded_supports(&r->py, why, sizeof(why)) &&
+	    !embedded_check(&r->py, why, sizeof(why)))
+		say(r, RECORD_MSG_WARNING, "using CPython's own trampoline: "
+		    "the embedded one cannot be used: %s", why);
+	if (o->stack_size && r->mode.name == MODE_PERF)
+		say(r, RECORD_MSG_WARNING,
+		    "--stack-size only matters in jit mode");
+	want = o->freq ? o->freq : PERFCMD_FREQ_DEFAULT;
+	r->freq = sysprobe_cap_frequency(&r->kernel, want);
+	if (r->freq != want)
+		say(r, RECORD_MSG_WARNING, "-F %lu is above the kernel's "
+		    "maximum of %u (kernel.perf_event_max_sample_rate): "
+		    "using %u", want, r->freq, r->freq);
+	target_argv(o, r->python, &r->target);
+	return RECORD_OK;
+}
+
+/*
+ * Set some disk space aside in the session, freed before the metadata is
+ * written: when the program's recording fills the file system, the
+ * session can still be completed with what perf wrote.
+ */
+static void reserve_space(const char *path)
+{
+	char zeros[RESERVE_CHUNK];
+	int fd, i;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return;
+	memset(zeros, 0, sizeof(zeros));
+	for (i = 0; i < RESERVE_CHUNKS; i++)
+		if (write_in_full(fd, zeros, sizeof(zeros)) < 0)
+			break;
+	close(fd);
+}
+
+enum record_outcome record_prepare(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	struct record_perf_spec spec;
+	struct strvec work = STRVEC_INIT;
+	enum record_outcome ret;
+	char err[PPR_ERR_LEN];
+	int exists;
+
+	sysprobe_limits(&r->kernel);
+	ret = decide(r);
+	if (ret)
+		return ret;
+	if (session_check_target(o->output, &exists, err, sizeof(err))) {
+		say(r, RECORD_MSG_ERROR, "%s", err);
+		say(r, RECORD_MSG_HINT, "choose another directory with -o");
+		return RECORD_FAILED;
+	}
+	r->self = self_exe();
+	if (!r->self) {
+		say(r, RECORD_MSG_ERROR, "cannot find my own executable: %s",
+		    strerror(errno));
+		return RECORD_FAILED;
+	}
+	if (session_create_tmp(o->output, &r->tmp, err, sizeof(err))) {
+		say(r, RECORD_MSG_ERROR, "%s", err);
+		return RECORD_FAILED;
+	}
+	r->abs_tmp = absolute(r->tmp);
+	r->bid = xasprintf("%s/buildid", r->abs_tmp);
+	r->statusf = xasprintf("%s/.status", r->abs_tmp);
+	r->reserve = xasprintf("%s/.reserve", r->abs_tmp);
+	reserve_space(r->reserve);
+	r->raw = xasprintf("%s/perf.raw", r->abs_tmp);
+	r->data = xasprintf("%s/perf.data", r->abs_tmp);
+	r->srcdirs[0] = "/tmp";
+
+	if (r->mode.trampoline == TRAMPOLINE_EMBEDDED) {
+		/* see record_jit_dir(): libdw-unwinding perfs need it */
+		if (r->mode.name == MODE_JIT) {
+			r->jit_dir = record_jit_dir(err, sizeof(err));
+			if (!r->jit_dir)
+				say(r, RECORD_MSG_WARNING, "%s: a perf that "
+				    "unwinds with libdw will miss the Python "
+				    "frames", err);
+		}
+		r->dump_dir = r->jit_dir ? xstrdup(r->jit_dir) :
+			xasprintf("%s/%s", r->abs_tmp,
+				  r->mode.name == MODE_JIT ? "jit" : "maps");
+		r->srcdirs[1] = r->dump_dir;
+		if (embedded_prepare(&r->py, r->mode.name, r->dump_dir,
+				     &r->env_set, err, sizeof(err))) {
+			say(r, RECORD_MSG_ERROR, "cannot prepare the embedded "
+			    "trampoline: %s", err);
+			return RECORD_FAILED;
+		}
+	} else {
+		perfcmd_python_switches(r->mode.name, NULL, &r->env_set);
+	}
+	spawn_env_build(&r->env, r->env_set.v);
+
+	r->errfd = fcntl(STDERR_FILENO, F_DUPFD, 10);
+	if (r->errfd < 0) {
+		say(r, RECORD_MSG_ERROR, "cannot duplicate stderr: %s",
+		    strerror(errno));
+		return RECORD_FAILED;
+	}
+	strvec_push(&work, r->self);
+	strvec_push(&work, "record");
+	strvec_push(&work, RECORD_INTERNAL_EXEC);
+	strvec_push(&work, r->statusf);
+	strvec_pushf(&work, "%d", r->errfd);
+	strvec_push(&work, "--");
+	strvec_pushv(&work, r->target.v);
+
+	memset(&spec, 0, sizeof(spec));
+	spec.perf = r->perf;
+	spec.mode = &r->mode;
+	spec.freq = r->freq;
+	spec.event = o->event;
+	spec.extra = o->perf_args;
+	spec.session = r->abs_tmp;
+	spec.target = work.v;
+	record_perf_commands(&spec, &r->perf_argv, &r->inject_argv);
+	strvec_clear(&work);
+	return RECORD_OK;
+}
+
+/* --- execute --------------------------------------------------------------- */
+
+static volatile sig_atomic_t forward_sig;
+
+static void note_signal(int sig)
+{
+	forward_sig = sig;
+}
+
+/* Pass a SIGTERM/SIGHUP we got on to the exec helper, hence the program. */
+static void forward_to_program(const char *statusf, pid_t perf_pid)
+{
+	int value, sig = forward_sig;
+	pid_t exec_pid = 0;
+
+	if (!sig)
+		return;
+	forward_sig = 0;
+	record_status_read(statusf, &value, &exec_pid);
+	if (exec_pid > 0)
+		kill(exec_pid, sig);
+	else
+		kill(perf_pid, sig);	/* not started yet: stop perf */
+}
+
+/*
+ * The exec helper outlived perf: it is our child now (we are a child
+ * subreaper), or at least still there.  Wait for it and read the
+ * program's status.
+ */
+static enum record_status_kind wait_for_program(const char *statusf,
+						pid_t exec_pid, int *value)
+{
+	enum record_status_kind kind;
+	int st;
+
+	while (waitpid(exec_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	while (kill(exec_pid, 0) == 0) {
+		struct timespec ts = { 0, HELPER_POLL_NS };
+
+		nanosleep(&ts, NULL);
+		/* a zombie that is not ours still answers kill() */
+		kind = record_status_read(statusf, value, NULL);
+		if (kind != RECORD_STATUS_NONE)
+			return kind;
+	}
+	return record_status_read(statusf, value, NULL);
+}
+
+/*
+ * Run perf record with its stderr into perr; returns its wait status or
+ * -errno.  Ctrl-C is for the program (and perf): we ignore it; a
+ * SIGTERM/SIGHUP sent to us alone is passed to perf, which stops and
+ * passes it on to the program.
+ */
+static int run_perf(const char *const *argv, const char *const *env,
+		    const char *statusf, struct strbuf *perr,
+		    char *err, size_t errlen)
+{
+	struct spawn sp = SPAWN_INIT;
+	struct sigaction sa, old_term, old_hup;
+	int r, fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/*
+	 * SIGINT and SIGQUIT stay ignored afterwards: a late Ctrl-C must
+	 * not lose the recording half-processed (the helpers that follow
+	 * run in their own process group and do not get it either).
+	 */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = note_signal;	/* no SA_RESTART: read() returns */
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	sp.argv = argv;
+	sp.env = env;
+	sp.err = SPAWN_PIPE;
+	sp.flags = SPAWN_DEFAULT_SIGS;
+	r = spawn_start(&sp, err, errlen);
+	if (r < 0)
+		goto out;
+	fd = sp.err;
+	for (;;) {
+		char buf[4096];
+		ssize_t n;
+
+		forward_to_program(statusf, sp.pid);
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (perr->len < PERF_STDERR_MAX)
+			strbuf_add(perr, buf, (size_t)n);
+	}
+	close(fd);
+	r = spawn_finish(&sp);
+out:
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return r;
+}
+
+/*
+ * Run a helper perf command (its output dropped, its stderr into
+ * errout), not on the tty's process group so that a late Ctrl-C does
+ * not cut it short.
+ */
+static int run_quiet(const char *const *argv, struct strbuf *errout)
+{
+	struct spawn sp = SPAWN_INIT;
+	char err[PPR_ERR_LEN];
+	int r;
+
+	sp.argv = argv;
+	sp.in = SPAWN_DEVNULL;
+	sp.out = SPAWN_DEVNULL;
+	sp.err = SPAWN_PIPE;
+	sp.flags = SPAWN_NEW_PGRP;
+	r = spawn_start(&sp, err, sizeof(err));
+	if (r < 0) {
+		if (errout)
+			strbuf_addstr(errout, err);
+		return r;
+	}
+	read_all(sp.err, errout, HELPER_STDERR_MAX);
+	close(sp.err);
+	return spawn_finish(&sp);
+}
+
+/* Drop perf record's "[ perf record: ... ]" progress lines. */
+static void drop_perf_progress(struct strbuf *perr)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p = perr->buf;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if (strncmp(p, PERF_PROGRESS_PREFIX,
+			    strlen(PERF_PROGRESS_PREFIX)))
+			strbuf_add(&out, p, n + (p[n] == '\n'));
+		p += n + (p[n] == '\n');
+	}
+	strbuf_reset(perr);
+	strbuf_add(perr, out.buf, out.len);
+	strbuf_release(&out);
+}
+
+/*
+ * CPython 3.13.0's jitdump breaks when the process forks (see
+ * record_repair_jitdump()): mend, before perf inject reads them, the
+ * dumps written during the run by our processes that have ended.  A
+ * dump of another run is mended correctly too, so no pid list is
+ * needed; one still being written is left alone.
+ */
+static void repair_dumps(struct record_run *r)
+{
+	size_t j;
+
+	for (j = 0; r->srcdirs[j]; j++) {
+		DIR *d = opendir(r->srcdirs[j]);
+		struct dirent *de;
+
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			unsigned long v;
+			const char *end;
+			struct stat st;
+			char *path;
+			long dropped;
+
+			if (strncmp(de->d_name, "jit-", 4) ||
+			    parse_uint_prefix(de->d_name + 4, &v, &end) ||
+			    strcmp(end, ".dump") || !v || v > INT32_MAX)
+				continue;
+			if (kill((pid_t)v, 0) == 0 || errno != ESRCH)
+				continue;
+			path = xasprintf("%s/%s", r->srcdirs[j], de->d_name);
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_uid == geteuid() &&
+			    st.st_mtim.tv_sec + 1 >= (time_t)r->start) {
+				dropped = record_repair_jitdump(path,
+							       (pid_t)v);
+				if (dropped < 0)
+					say(r, RECORD_MSG_WARNING,
+					    "cannot repair '%s': %s", path,
+					    strerror((int)-dropped));
+			}
+			free(path);
+		}
+		closedir(d);
+	}
+}
+
+/* perf inject --jit: raw into data, or raw kept as data on failure. */
+static void inject(struct record_run *r)
+{
+	struct strbuf ierr = STRBUF_INIT;
+	int st;
+
+	repair_dumps(r);
+	st = run_quiet(r->inject_argv.v, &ierr);
+	if (st != 0) {
+		if (strstr(ierr.buf, strerror(ENOSPC)) || r->nospace)
+			say(r, RECORD_MSG_WARNING, "no space left for perf "
+			    "inject --jit in '%s': Python frames will be "
+			    "missing", r->o->output);
+		else
+			say(r, RECORD_MSG_WARNING, "perf inject --jit failed: "
+			    "Python frames will be missing");
+		say_output(r, ierr.buf);
+		unlink(r->data);
+		if (rename(r->raw, r->data) < 0)
+			say(r, RECORD_MSG_ERROR, "cannot rename '%s': %s",
+			    r->raw, strerror(errno));
+	} else {
+		unlink(r->raw);
+	}
+	strbuf_release(&ierr);
+}
+
+enum record_outcome record_execute(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	const char *output = r->mode.name == MODE_JIT ? r->raw : r->data;
+	struct strbuf perr = STRBUF_INIT;
+	enum record_status_kind kind;
+	enum record_outcome ret = RECORD_FAILED;
+	char err[PPR_ERR_LEN];
+	long long recovered;
+	int st, value = 0;
+
+	/* so that a helper orphaned by a dying perf is still ours */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	r->start = record_now();
+	st = run_perf((const char *const *)r->perf_argv.v,
+		      (const char *const *)r->env.v, r->statusf, &perr, err,
+		      sizeof(err));
+	r->end = record_now();
+	drop_perf_progress(&perr);
+	close(r->errfd);
+	r->errfd = -1;
+	if (st < 0) {
+		say(r, RECORD_MSG_ERROR, "%s", err);
+		goto out;
+	}
+	kind = record_status_read(r->statusf, &value, &r->helper_pid);
+	if (kind == RECORD_STATUS_NONE && r->helper_pid > 0) {
+		/*
+		 * perf ended (killed?) while the program runs on: wait for
+		 * it, so that its status is still ours, and keep what perf
+		 * wrote.
+		 */
+		char desc[128];
+
+		spawn_describe_status(st, desc, sizeof(desc));
+		say(r, RECORD_MSG_WARNING, "perf record %s before the program "
+		    "ended: the recording stops there", desc);
+		kind = wait_for_program(r->statusf, r->helper_pid, &value);
+	}
+	unlink(r->statusf);
+	if (kind == RECORD_STATUS_NONE) {
+		ret = explain_perf_failure(r, st, perr.buf);
+		goto out;
+	}
+	if (kind == RECORD_STATUS_ERRNO) {
+		say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", r->target.v[0],
+		    strerror(value));
+		ret = value == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
+		goto out;
+	}
+	r->wait_status = value;
+	r->nospace = strstr(perr.buf, strerror(ENOSPC)) != NULL;
+	if (r->nospace) {
+		say(r, RECORD_MSG_ERROR, "perf record could not write "
+		    "'%s/perf.data': %s", o->output, strerror(ENOSPC));
+		say(r, RECORD_MSG_HINT, "free some space there, or record "
+		    "into another file system with -o");
+	} else if (perr.len) {
+		say(r, RECORD_MSG_NOTE, "perf record said:");
+		say_output(r, perr.buf);
+	}
+	/*
+	 * perf record ended before finishing its file (killed, or out of
+	 * space): its header says there is no data.  Count the records
+	 * that did reach the file.
+	 */
+	recovered = perfdata_recover(output);
+	if (recovered > 0)
+		say(r, RECORD_MSG_WARNING, "perf record did not finish "
+		    "'%s/perf.data'%s: keeping the %lld bytes of samples it "
+		    "wrote", o->output, r->nospace ? " (no space left)" :
+		    (WIFSIGNALED(st) ? " (it was killed)" : ""), recovered);
+
+	if (access(output, F_OK) < 0) {
+		say(r, RECORD_MSG_ERROR, "perf record wrote no data");
+		say_output(r, perr.buf);
+		goto out;
+	}
+	if (r->mode.name == MODE_JIT)
+		inject(r);
+	ret = RECORD_OK;
+out:
+	strbuf_release(&perr);
+	return ret;
+}
+
+/* --- finish ---------------------------------------------------------------- */
+
+static void write_meta(struct record_run *r)
+{
+	struct session_meta *m = &r->meta;
+	struct strbuf sb = STRBUF_INIT;
+	char pv[64], cwd[4096];
+	char *abs;
+	size_t i;
+
+	perf_version_format(&r->pv, pv, sizeof(pv));
+	session_meta_set(m, "format", "%d", SESSION_META_FORMAT);
+	session_meta_set(m, "mode", "%s", mode_name_str(r->mode.name));
+	session_meta_set(m, "trampoline", "%s",
+			 mode_trampoline_str(r->mode.trampoline));
+	session_meta_set(m, "python", "%s", r->python);
+	session_meta_set(m, "python_version", "%s", r->py.version);
+	session_meta_set(m, "perf_version", "%s", pv);
+	/* absolute, so that report finds it from anywhere */
+	abs = realpath(r->perf, NULL);
+	session_meta_set(m, "perf", "%s", abs ? abs : r->perf);
+	free(abs);
+	session_meta_set(m, "call_graph", "%s", r->mode.call_graph);
+	session_meta_set(m, "stack_size", "%u", r->mode.stack_size);
+	session_meta_set(m, "frequency", "%u", r->freq);
+	session_meta_set(m, "event", "%s",
+			 r->o->event ? r->o->event : PERFCMD_EVENT_DEFAULT);
+	perfcmd_quote_argv(&sb, NULL, (const char *const *)r->target.v);
+	session_meta_set(m, "command", "%s", sb.buf);
+	strbuf_reset(&sb);
+	session_meta_set(m, "exit_status", "%d",
+			 spawn_exit_code(r->wait_status));
+	session_meta_set(m, "start_time", "%.6f", r->start);
+	session_meta_set(m, "end_time", "%.6f", r->end);
+	session_meta_set(m, "samples", "%lu", r->scan.samples);
+	if (r->kernel.max_stack.have && r->kernel.max_stack.value > 0)
+		session_meta_set(m, "max_stack", "%ld",
+				 r->kernel.max_stack.value);
+	for (i = 0; i < r->scan.nr_pids; i++)
+		if (r->scan.pids[i] != r->helper_pid)
+			strbuf_addf(&sb, "%s%d", sb.len ? " " : "",
+				    (int)r->scan.pids[i]);
+	session_meta_set(m, "pids", "%s", sb.buf);
+	if (r->helper_pid > 0)
+		session_meta_set(m, "helper_pid", "%d", (int)r->helper_pid);
+	if (getcwd(cwd, sizeof(cwd)))
+		session_meta_set(m, "cwd", "%s", cwd);
+	strbuf_release(&sb);
+}
+
+/* The dump-size facts of profile_load()'s judgement. */
+static void dump_facts(const struct profile *p, struct record_cut_facts *f)
+{
+	const struct profile_quality *q = &p->quality;
+
+	f->dump_measured = q->dump_known;
+	f->dump_fixable = q->dump_fixable;
+	f->dump_needed = q->dump_need99;
+	if (!f->max_stack)
+		f->max_stack = q->max_stack;
+}
+
+/* Is anything wrong with 1 % or more of the samples? */
+static int significant(const struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+	uint64_t cut = q->judged - q->cut[CUT_NONE];
+
+	return q->bad_names ||
+	       (q->judged && (cut * 100 >= q->judged ||
+			      q->unnamed * 100 >= q->judged));
+}
+
+/*
+ * Read the finished session (still in r->tmp) back as report does
+ * (profile_load(), which judges every sample's stack and leaves the
+ * report cache behind, so that the first report is fast), say its
+ * warnings and the hints the judgement backs, and keep the share of cut
+ * stacks in meta.
+ */
+static void judge_session(struct record_run *r)
+{
+	struct profile p;
+	struct record_cut_facts f;
+	struct strvec hints = STRVEC_INIT;
+	char err[PPR_ERR_LEN];
+	size_t i;
+	int c;
+
+	r->complete = -1.0;
+	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
+		say(r, RECORD_MSG_WARNING, "cannot read the recording back to "
+		    "check its stacks: %s", err);
+		return;
+	}
+	memset(&f, 0, sizeof(f));
+	f.jit = r->mode.name == MODE_JIT;
+	f.stack_size = r->mode.stack_size;
+	f.max_stack = r->kernel.max_stack.have &&
+		      r->kernel.max_stack.value > 0 ?
+		      (unsigned)r->kernel.max_stack.value : 0;
+	f.judged = p.quality.judged;
+	for (c = 0; c < CUT_NR && c < RECORD_CUT_NR; c++)
+		f.cut[c] = p.quality.cut[c];
+	dump_facts(&p, &f);
+	f.jit_fix_known = r->fix == TRI_YES;
+
+	/*
+	 * A handful of samples shows nothing worth a warning (a program
+	 * that ran for milliseconds); report still shows them all.
+	 */
+	if (p.total_samples >= JUDGE_MIN_SAMPLES) {
+		/*
+		 * Below 1 % nothing changes a conclusion: the summary line
+		 * gives the complete share and every report format still
+		 * carries each warning.
+		 */
+		if (significant(&p))
+			for (i = 0; i < p.nr_warnings; i++)
+				say(r, RECORD_MSG_WARNING, "%s",
+				    p.warnings[i]);
+		record_cut_hints(&f, &hints);
+		for (i = 0; i < hints.nr; i++)
+			say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
+	}
+
+	r->complete = p.quality.judged ?
+		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
+	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));
+	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err)))
+		say(r, RECORD_MSG_WARNING, "%s", err);
+	strvec_clear(&hints);
+	profile_release(&p);
+}
+
+enum record_outcome record_finish(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	char err[PPR_ERR_LEN];
+	unsigned moved = 0;
+	int st;
+
+	/*
+	 * Before anything reads it: see perfdata_fix_exec_forks().  The
+	 * same pass finds the run's pids and counts the samples, in both
+	 * modes.
+	 */
+	st = perfdata_fix_exec_forks(r->data, &r->scan, NULL);
+	if (st < 0)
+		say(r, RECORD_MSG_WARNING, "cannot update '%s': %s", r->data,
+		    strerror(-st));
+
+	if (record_collect(r->abs_tmp, r->srcdirs, r->scan.pids,
+			   r->scan.nr_pids, r->start, &moved, err,
+			   sizeof(err)))
+		say(r, RECORD_MSG_WARNING, "%s", err);
+	if (r->jit_dir && record_jit_dir_remove(r->jit_dir) < 0)
+		say(r, RECORD_MSG_WARNING, "cannot remove '%s'", r->jit_dir);
+	if (record_prune_buildid(r->bid) < 0)
+		say(r, RECORD_MSG_WARNING, "cannot trim the build-id cache "
+		    "'%s'", r->bid);
+	if (r->mode.name == MODE_JIT && (st = record_save_vdso(r->bid)) < 0)
+		say(r, RECORD_MSG_WARNING, "cannot save the vDSO in '%s': %s: "
+		    "samples in it will stop there", r->bid, strerror(-st));
+
+	/* room for meta when perf filled the disk */
+	unlink(r->reserve);
+	write_meta(r);
+	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err))) {
+		say(r, RECORD_MSG_ERROR, "%s", err);
+		return RECORD_FAILED;
+	}
+	/*
+	 * Judged before it is committed: once renamed into place, another
+	 * record into the same directory may move it to <dir>.old.
+	 */
+	judge_session(r);
+	if (session_commit(r->tmp, o->output, err, sizeof(err))) {
+		say(r, RECORD_MSG_ERROR, "%s", err);
+		say(r, RECORD_MSG_HINT, "the recording is in '%s'", r->tmp);
+		r->keep_tmp = 1;
+		return RECORD_FAILED;
+	}
+	free(r->tmp);
+	r->tmp = NULL;		/* committed */
+	if (r->probed)
+		record_probe_remember(r->py.path, &r->py);
+	r->nr_procs = r->scan.nr_pids - (r->helper_pid > 0 &&
+					 r->scan.nr_pids > 0);
+	return RECORD_OK;
+}
+
+void record_release(struct record_run *r)
+{
+	if (r->tmp && !r->keep_tmp)
+		paths_remove_tree(r->tmp);
+	if (r->errfd >= 0)
+		close(r->errfd);
+	if (r->have_py)
+		pyinfo_release(&r->py);
+	free(r->perf);
+	free(r->python);
+	free(r->tmp);
+	free(r->abs_tmp);
+	free(r->self);
+	free(r->statusf);
+	free(r->reserve);
+	free(r->raw);
+	free(r->data);
+	free(r->bid);
+	free(r->dump_dir);
+	if (r->jit_dir) {
+		record_jit_dir_remove(r->jit_dir);
+		free(r->jit_dir);
+	}
+	strvec_clear(&r->target);
+	strvec_clear(&r->env_set);
+	strvec_clear(&r->env);
+	strvec_clear(&r->perf_argv);
+	strvec_clear(&r->inject_argv);
+	session_meta_release(&r->meta);
+	perfdata_scan_release(&r->scan);
+}
