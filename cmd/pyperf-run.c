@@ -21,15 +21,18 @@
 #endif
 
 /*
- * The optional parts compiled in, for --version.  pprof output is always
- * built (configure requires protobuf-c); the others are switched on by
- * configure defining PPR_HAVE_<NAME> once they exist.
+ * The optional parts compiled in, for --version: configure defines
+ * PPR_HAVE_<NAME> for those it found (pprof output: libprotobuf-c).
  */
 static const struct {
 	const char *name;
 	int on;
 } features[] = {
+#ifdef PPR_HAVE_PROTOBUF_C
 	{ "pprof", 1 },
+#else
+	{ "pprof", 0 },
+#endif
 #ifdef PPR_HAVE_LIBDW
 	{ "libdw", 1 },
 #else

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * pyperf-run report: turn a session (pyperf.data/) into a Python-aware
  * report in one of the formats of lib/report/fmt.h, run perf's own report on
  * it (--perf-report), or compare two sessions (--diff).
  */
 #include "compat.h"
 #include "alloc.h"
+#include "fileio.h"
 #include "report/flame.h"
 #include "report/fmt.h"
 #include "numparse.h"
@@ -23,46 +23,51 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char *const report_synopsis[] = {
-	"pyperf-run report [-i DIR] [-o FILE] [--format FORMAT] [options]",
-	"pyperf-run report [-i DIR] --perf-report [-- PERF-REPORT-ARGS...]",
-	"pyperf-run report --diff OLD NEW [--format collapsed|html] [-o FILE]",
+	"pyperf-run report [-i <dir>] [-o <file>] [--format <format>] "
+	"[<options>]",
+	"pyperf-run report [-i <dir>] --perf-report [-- <perf-report-args>...]",
+	"pyperf-run report --diff <old> <new> [--format collapsed|html] "
+	"[-o <file>]",
 	NULL
 };
 
 static const char report_options[] =
-"  -i, --input DIR       the session (default: pyperf.data)\n"
-"  -o, --output FILE     write the report to FILE (default: stdout)\n"
-"  -f, --format FORMAT   text (default), collapsed, json, html, svg,\n"
+"  -i, --input <dir>     the session (default: pyperf.data)\n"
+"  -o, --output <file>   write the report to <file> (default: stdout)\n"
+"  -f, --format <format> text (default), collapsed, json, html, svg,\n"
 "                        speedscope or pprof\n"
 "      --python-only     only Python frames\n"
 "      --all             every frame, the interpreter's plumbing too\n"
 "                        (default: Python, native and kernel frames,\n"
 "                        plumbing folded away)\n"
-"      --pid PID[,PID]   only these processes\n"
-"      --tid TID[,TID]   only these threads\n"
+"      --view <view>     mixed (the default), python or all: the same\n"
+"                        as neither, --python-only, --all\n"
+"      --pid <pid>[,<pid>...]  only these processes\n"
+"      --tid <tid>[,<tid>...]  only these threads\n"
 "      --per-thread      keep threads apart (collapsed: a \"comm-PID/TID\"\n"
 "                        root frame; json, speedscope: one per thread)\n"
 "      --per-process     keep processes apart (\"comm-PID\")\n"
-"      --time [FROM],[TO]  only samples in this window, in seconds\n"
+"      --time [<from>],[<to>]  only samples in this window, in seconds\n"
 "                        from the first sample (e.g. 1.5,3 or ,10)\n"
-"      --min-share PCT   hide frames below PCT% of the samples\n"
-"      --top N           text: rows in the top-functions tables (20)\n"
-"      --tree-min PCT    text: hide call-tree nodes below PCT% (1)\n"
+"      --min-share <pct> hide frames below <pct>% of the samples\n"
+"      --top <n>         text: rows in the top-functions tables\n"
+"                        (default: 20)\n"
+"      --tree-min <pct>  text: hide call-tree nodes below <pct>%\n"
+"                        (default: 1)\n"
 "      --no-tree         text: no call tree\n"
 "      --inverted        text tree, flame graphs: leaf functions first\n"
-"      --title TEXT      flame graphs: the title\n"
-"      --color WHEN      text: auto (default), always or never\n"
-"      --perf PATH       the perf to read the session with (default:\n"
+"      --title <text>    flame graphs: the title\n"
+"      --color <when>    text: auto (default), always or never\n"
+"      --perf <path>     the perf to read the session with (default:\n"
 "                        $PYPERF_PERF, else the perf that recorded it)\n"
 "      --perf-report     run perf report on the session, with the map\n"
 "                        files where perf looks for them\n"
-"      --diff OLD NEW    what changed from session OLD to NEW\n"
+"      --diff <old> <new>  what changed from session <old> to <new>\n"
 "  -h, --help            this help\n";
 
 const struct usage report_usage = { report_synopsis, report_options };
@@ -412,24 +417,21 @@ struct tmp_maps {
 	struct strvec created;
 };
 
-/* Copy SESSION/maps/perf-*.map to /tmp where absent; remember them. */
-static void maps_install(const char *session, struct tmp_maps *tm)
+/* Copy MAPS/perf-*.map to /tmp where absent; remember them. */
+static void maps_install(const char *dir, struct tmp_maps *tm)
 {
-	char *dir = xasprintf("%s/maps", session);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
-	if (!d) {
-		free(dir);
+	if (!d)
 		return;
-	}
 	while ((de = readdir(d))) {
 		unsigned long pid;
 		const char *n = de->d_name;
 		size_t len = strlen(n);
 		char *num, *src, *dst;
 		struct strbuf sb = STRBUF_INIT;
-		int fd;
+		int fd, r;
 
 		if (len < 10 || strncmp(n, "perf-", 5) ||
 		    strcmp(n + len - 4, ".map"))
@@ -458,9 +460,9 @@ static void maps_install(const char *session, struct tmp_maps *tm)
 			goto next;
 		}
 		strvec_push(&tm->created, dst);
-		if (write(fd, sb.buf, sb.len) != (ssize_t)sb.len)
-			warning("cannot write '%s': %s", dst,
-				strerror(errno));
+		r = write_in_full(fd, sb.buf, sb.len);
+		if (r < 0)
+			warning("cannot write '%s': %s", dst, strerror(-r));
 		close(fd);
 next:
 		strbuf_release(&sb);
@@ -468,7 +470,6 @@ next:
 		free(dst);
 	}
 	closedir(d);
-	free(dir);
 }
 
 static void maps_remove(struct tmp_maps *tm)
@@ -482,55 +483,30 @@ static void maps_remove(struct tmp_maps *tm)
 	strvec_clear(&tm->created);
 }
 
-static int check_session_dir(const char *dir)
-{
-	struct stat st;
-	char *path;
-	int ret = 0;
-
-	if (stat(dir, &st) < 0) {
-		error_errno("cannot open session '%s'", dir);
-		if (errno == ENOENT)
-			hint("record one first: pyperf-run record -o %s "
-			     "script.py", dir);
-		return -1;
-	}
-	path = xasprintf("%s/perf.data", dir);
-	if (!S_ISDIR(st.st_mode) || stat(path, &st) < 0) {
-		error("'%s' is not a pyperf-run session", dir);
-		ret = -1;
-	} else if (!st.st_size) {
-		error("'%s' is empty (the recording was interrupted?)", path);
-		ret = -1;
-	}
-	free(path);
-	return ret;
-}
-
 static int run_perf_report(const struct report_opts *o)
 {
 	struct strvec argv = STRVEC_INIT;
 	struct tmp_maps tm = { STRVEC_INIT };
 	struct spawn sp = SPAWN_INIT;
 	struct sigaction ign, old_int, old_quit, old_term;
-	struct session_meta meta = SESSION_META_INIT;
-	char *buildid, *data;
-	struct stat st;
+	struct session s;
 	char err[PPR_ERR_LEN];
-	int status, ret = EXIT_FAIL, i;
+	int status, ret = EXIT_FAIL, i, r;
 
-	if (check_session_dir(o->input) < 0)
+	/* perf report reads any perf.data: meta is optional here */
+	r = session_open(&s, o->input, SESSION_ANY_META, err, sizeof(err));
+	if (r < 0) {
+		error("%s", err);
+		if (r == -ENOENT)
+			hint("record one first: pyperf-run record -o %s "
+			     "script.py", o->input);
+		session_close(&s);
 		return EXIT_FAIL;
-	buildid = xasprintf("%s/buildid", o->input);
-	data = xasprintf("%s/perf.data", o->input);
+	}
 	/* the perf that recorded the session, as profile_load() does */
-	if (session_meta_read(o->input, &meta, err, sizeof(err)) < 0)
-		session_meta_release(&meta);	/* no meta: no recorded perf */
 	perfcmd_report_argv(perfcmd_perf(o->filter.perf,
-					 session_meta_get(&meta, "perf")),
-			    !stat(buildid, &st) && S_ISDIR(st.st_mode) ?
-			    buildid : NULL, data, &argv);
-	session_meta_release(&meta);
+					 session_meta_get(&s.meta, "perf")),
+			    s.buildid, s.perf_data, &argv);
 	for (i = 0; i < o->nr_perf_args; i++)
 		strvec_push(&argv, o->perf_args[i]);
 
@@ -541,7 +517,7 @@ static int run_perf_report(const struct report_opts *o)
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &ign, &old_term);
-	maps_install(o->input, &tm);
+	maps_install(s.maps, &tm);
 	sp.argv = argv.v;
 	sp.flags = SPAWN_DEFAULT_SIGS;
 	if (spawn_start(&sp, err, sizeof(err)) < 0) {
@@ -563,8 +539,7 @@ out:
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	strvec_clear(&argv);
-	free(buildid);
-	free(data);
+	session_close(&s);
 	return ret;
 }
 
@@ -609,7 +584,7 @@ static FILE *open_output(const struct report_opts *o)
 		if (fmt_is_binary((enum fmt_format)o->format) && isatty(1)) {
 			error("not writing %s (binary) to a terminal",
 			      fmt_name((enum fmt_format)o->format));
-			hint("use -o FILE");
+			hint("use -o <file>");
 			return NULL;
 		}
 		return stdout;
@@ -663,6 +638,11 @@ int cmd_report(int argc, char **argv)
 
 	if (o.perf) {
 		ret = run_perf_report(&o);
+		goto out_opts;
+	}
+	if (fmt_unavailable(o.fo.format)) {
+		/* before loading: that can take a while */
+		error("%s", fmt_unavailable(o.fo.format));
 		goto out_opts;
 	}
 	if (o.format == FMT_SPEEDSCOPE && o.filter.group == PROFILE_MERGED)

@@ -32,7 +32,7 @@ static const char *const trampoline_synopsis[] = {
 static const char trampoline_options[] =
 	"    --python <path>   the interpreter, or a virtual environment's "
 	"python\n"
-	"                      [python3 in PATH]\n"
+	"                      (default: python3 in PATH)\n"
 	"    -h, --help        show this help\n";
 
 const struct usage trampoline_usage = { trampoline_synopsis,

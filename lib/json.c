@@ -78,44 +78,35 @@ void json_end_array(struct json *j)
 	close_(j, ']');
 }
 
-void json_escape(FILE *fp, const char *str, size_t n)
+void json_escape(FILE *fp, const char *str, size_t n, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	int html = !!(flags & JSON_ESC_HTML);
+	size_t i = 0, l;
 
 	while (i < n) {
 		unsigned char c = s[i];
-		size_t l;
 
-		switch (c) {
-		case '"':
-			fputs("\\\"", fp);
-			break;
-		case '\\':
-			fputs("\\\\", fp);
-			break;
-		case '\n':
+		if (c == '"' || c == '\\') {
+			fputc('\\', fp);
+			fputc(c, fp);
+		} else if (!html && c == '\n') {
 			fputs("\\n", fp);
-			break;
-		case '\r':
+		} else if (!html && c == '\r') {
 			fputs("\\r", fp);
-			break;
-		case '\t':
+		} else if (!html && c == '\t') {
 			fputs("\\t", fp);
-			break;
-		default:
-			if (c < 0x20) {
-				fprintf(fp, "\\u%04x", c);
-				break;
-			}
-			l = utf8_seq_len(s + i, n - i);
-			if (!l) {
-				fputs("\\ufffd", fp);
-				break;
-			}
+		} else if (c < 0x20 || (html && (c == '<' || c == '>' ||
+						c == '&' || c == '\''))) {
+			fprintf(fp, "\\u%04x", c);
+		} else if (c < 0x80) {
+			fputc(c, fp);
+		} else if ((l = utf8_seq_len(s + i, n - i))) {
 			fwrite(s + i, 1, l, fp);
 			i += l;
 			continue;
+		} else {
+			fputs("\\ufffd", fp);
 		}
 		i++;
 	}
@@ -125,7 +116,7 @@ void json_key(struct json *j, const char *key)
 {
 	pre(j);
 	fputc('"', j->fp);
-	json_escape(j->fp, key, strlen(key));
+	json_escape(j->fp, key, strlen(key), 0);
 	fputs(j->pretty ? "\": " : "\":", j->fp);
 	j->after_key = 1;
 }
@@ -134,7 +125,7 @@ void json_string_len(struct json *j, const char *s, size_t len)
 {
 	pre(j);
 	fputc('"', j->fp);
-	json_escape(j->fp, s, len);
+	json_escape(j->fp, s, len, 0);
 	fputc('"', j->fp);
 }
 

@@ -38,8 +38,15 @@ void json_uint(struct json *j, unsigned long long v);
 void json_double(struct json *j, double v);		/* %.6g; NaN -> null */
 void json_bool(struct json *j, int v);
 void json_null(struct json *j);
-/* Write s escaped, without quotes, to fp (for writers that embed JSON). */
-void json_escape(FILE *fp, const char *s, size_t len);
+/*
+ * Write s escaped as the body of a JSON string, without quotes, to fp
+ * (json_string() does; writers that embed JSON call it directly).
+ * Invalid UTF-8 becomes U+FFFD.  flags: 0, or JSON_ESC_HTML: the text
+ * is also safe inside an HTML <script> element and in XML ('<', '>',
+ * '&', '\'' and every control character as \uXXXX).
+ */
+#define JSON_ESC_HTML 1u
+void json_escape(FILE *fp, const char *s, size_t len, unsigned flags);
 /* End the document with a newline; returns 0 or -1 on a write error. */
 int json_finish(struct json *j);
 

@@ -163,22 +163,78 @@ int session_meta_write(const char *dir, const struct session_meta *m,
 	return r ? -1 : 0;
 }
 
-int session_meta_read(const char *dir, struct session_meta *m,
-		      char *err, size_t errlen)
+/* DIR/perf.data: there, a regular file, not empty. */
+static int open_perf_data(struct session *s, int have_meta, char *err,
+			  size_t errlen)
+{
+	struct stat st;
+
+	if (stat(s->perf_data, &st) < 0) {
+		int e = errno;
+
+		if (e == ENOENT && !have_meta)
+			return set_err(err, errlen,
+				       "'%s' is not a pyperf-run session "
+				       "(no meta file, no perf.data)", s->dir);
+		if (e == ENOENT)
+			return set_err(err, errlen,
+				       "session '%s' has no perf.data "
+				       "(recording failed or incomplete?)",
+				       s->dir);
+		return set_err(err, errlen, "cannot open '%s': %s",
+			       s->perf_data, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode))
+		return set_err(err, errlen, "'%s' is not a regular file",
+			       s->perf_data);
+	if (!st.st_size)
+		return set_err(err, errlen,
+			       "'%s' is empty (the recording was "
+			       "interrupted?)", s->perf_data);
+	s->perf_data_size = st.st_size;
+	return 0;
+}
+
+/* DIR/meta into s->meta, its format checked. */
+static int open_meta(struct session *s, char *err, size_t errlen)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = xasprintf("%s/meta", dir);
-	char why[PPR_ERR_LEN];
-	int r, ret = -1;
+	char *path = xasprintf("%s/meta", s->dir);
+	int r = strbuf_read_file(&sb, path, 1 << 20);
+	char why[PPR_ERR_LEN], want[24];
+	const char *format;
+	int ret = -1;
 
-	r = strbuf_read_file(&sb, path, 1 << 20);
 	if (r < 0) {
-		set_err(err, errlen, "cannot read '%s': %s", path,
-			strerror(-r));
+		if (r == -ENOENT)
+			set_err(err, errlen, "'%s' is not a pyperf-run "
+				"session (no meta file)", s->dir);
+		else
+			set_err(err, errlen, "cannot read '%s': %s", path,
+				strerror(-r));
 		goto out;
 	}
-	if (session_meta_parse(m, sb.buf, sb.len, why, sizeof(why))) {
-		set_err(err, errlen, "'%s' is corrupt: %s", path, why);
+	if (memchr(sb.buf, '\0', sb.len)) {
+		set_err(err, errlen,
+			"'%s' is not a pyperf-run session meta file", path);
+		goto out;
+	}
+	if (session_meta_parse(&s->meta, sb.buf, sb.len, why, sizeof(why))) {
+		set_err(err, errlen, "'%s' is not a pyperf-run session meta "
+			"file (%s)", path, why);
+		goto out;
+	}
+	format = session_meta_get(&s->meta, "format");
+	if (!format) {
+		set_err(err, errlen, "'%s' is not a pyperf-run session meta "
+			"file (no format line)", path);
+		goto out;
+	}
+	snprintf(want, sizeof(want), "%d", SESSION_META_FORMAT);
+	if (strcmp(format, want)) {
+		set_err(err, errlen, "session '%s' has format %s; this "
+			"pyperf-run reads format %d", s->dir, format,
+			SESSION_META_FORMAT);
 		goto out;
 	}
 	ret = 0;
@@ -186,6 +242,62 @@ out:
 	strbuf_release(&sb);
 	free(path);
 	return ret;
+}
+
+int session_open(struct session *s, const char *dir, unsigned flags,
+		 char *err, size_t errlen)
+{
+	struct stat st;
+	char *path;
+	int have_meta;
+
+	memset(s, 0, sizeof(*s));
+	session_meta_init(&s->meta);
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+
+		set_err(err, errlen, "cannot open session '%s': %s", dir,
+			strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "'%s' is not a pyperf-run session (not a "
+			"directory)", dir);
+		return -ENOTDIR;
+	}
+	s->dir = xstrdup(dir);
+	s->perf_data = xasprintf("%s/perf.data", dir);
+	s->maps = xasprintf("%s/maps", dir);
+	path = xasprintf("%s/buildid", dir);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		s->buildid = path;
+	else
+		free(path);
+	path = xasprintf("%s/meta", dir);
+	have_meta = !access(path, F_OK);
+	free(path);
+	if (open_perf_data(s, have_meta, err, errlen) < 0)
+		goto fail;
+	if (open_meta(s, err, errlen) < 0) {
+		if (!(flags & SESSION_ANY_META))
+			goto fail;
+		/* perf report reads any perf.data: meta only helps */
+		session_meta_release(&s->meta);
+	}
+	return 0;
+fail:
+	session_close(s);
+	return -EINVAL;
+}
+
+void session_close(struct session *s)
+{
+	free(s->dir);
+	free(s->perf_data);
+	free(s->maps);
+	free(s->buildid);
+	session_meta_release(&s->meta);
+	memset(s, 0, sizeof(*s));
 }
 
 /* 1 when dir holds nothing, or looks like a session. */

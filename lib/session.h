@@ -4,6 +4,8 @@
 #include "compat.h"
 #include "strbuf.h"
 
+#include <sys/types.h>
+
 /*
  * The session directory `pyperf-run record` writes and `report` reads
  * Layout (mode 0700):
@@ -72,9 +74,39 @@ int session_meta_parse(struct session_meta *m, const char *text,
  */
 int session_meta_write(const char *dir, const struct session_meta *m,
 		       char *err, size_t errlen);
-/* Read DIR/meta into m.  Returns 0, or -1 with err filled. */
-int session_meta_read(const char *dir, struct session_meta *m,
-		      char *err, size_t errlen);
+/*
+ * An open session, for report and the profile loader: the directory
+ * checked, its meta read and its format checked, and the paths of its
+ * parts.
+ */
+struct session {
+	char *dir;		/* as given to session_open() */
+	char *perf_data;	/* DIR/perf.data: a regular file, not empty */
+	off_t perf_data_size;
+	char *buildid;		/* DIR/buildid, or NULL when it is not a
+				   directory (perf's --buildid-dir) */
+	char *maps;		/* DIR/maps (perf-<pid>.map files; may be
+				   missing) */
+	struct session_meta meta;	/* DIR/meta */
+};
+
+/*
+ * session_open() flags.  SESSION_ANY_META: a missing, unreadable or
+ * foreign meta file is no error (s->meta is then empty): for running
+ * perf report, which reads any perf.data.
+ */
+#define SESSION_ANY_META 1u
+
+/*
+ * Open the session at dir: a directory with a non-empty perf.data and a
+ * meta file of format SESSION_META_FORMAT.  Returns 0, or a negative
+ * errno (-ENOENT: no such directory) with err filled ("'dir' is not a
+ * pyperf-run session (no meta file)", "session 'dir' has format 2;
+ * ...").  Release with session_close(), also after a failure.
+ */
+int session_open(struct session *s, const char *dir, unsigned flags,
+		 char *err, size_t errlen);
+void session_close(struct session *s);
 
 /*
  * Can a new session be put at dir?  Yes when nothing is there, or when

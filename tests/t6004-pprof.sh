@@ -4,12 +4,23 @@ test_description='report --format pprof: read by go tool pprof'
 . ./test-lib.sh
 . "$TEST_DIR/lib-flame.sh"
 
+# pprof output needs libprotobuf-c at build time (configure finds it).
+test_prereq_PPROF() {
+	ppr --version | grep -q " pprof=yes" ||
+		{ echo "pyperf-run was built without protobuf-c"; return 1; }
+}
+
+test_prereq_BUILD_TOOLS() {
+	command -v make >/dev/null && command -v cc >/dev/null ||
+		{ echo "no make or cc to build with"; return 1; }
+}
+
 # `go tool pprof -top` rows: flat flat% sum% cum cum% name...
 pprof_cum() {
 	awk -v name="$1" '$5 ~ /%$/ && $6 == name { sub(/%/, "", $5); print $5; exit }' "$2"
 }
 
-test_expect_success GO_PPROF 'a synthetic profile: go tool pprof -top' '
+test_expect_success PPROF,GO_PPROF 'a synthetic profile: go tool pprof -top' '
 	flame_synth 2000 pprof >s.pb.gz &&
 	go tool pprof -top -nodecount=1000 s.pb.gz >top 2>err &&
 	test_grep "^Type: samples$" top &&
@@ -19,7 +30,7 @@ test_expect_success GO_PPROF 'a synthetic profile: go tool pprof -top' '
 	test "$(pprof_cum mod0.func_0 top)" = 100
 '
 
-test_expect_success GO_PPROF 'sample types, period and mappings' '
+test_expect_success PPROF,GO_PPROF 'sample types, period and mappings' '
 	go tool pprof -raw s.pb.gz >raw 2>err &&
 	test_grep "^PeriodType: cpu nanoseconds$" raw &&
 	test_grep "^Period: 1001001$" raw &&
@@ -27,7 +38,7 @@ test_expect_success GO_PPROF 'sample types, period and mappings' '
 	test_grep "libc.so.6" raw
 '
 
-test_expect_success GO_PPROF 'warnings: a comment each (go tool pprof -comments)' '
+test_expect_success PPROF,GO_PPROF 'warnings: a comment each (go tool pprof -comments)' '
 	flame_synth 200 pprof warn >w.pb.gz &&
 	go tool pprof -comments w.pb.gz >comments 2>err &&
 	cat comments &&
@@ -36,13 +47,13 @@ test_expect_success GO_PPROF 'warnings: a comment each (go tool pprof -comments)
 	test "$(grep -c "^warning: " comments)" = 2
 '
 
-test_expect_success SESSION 'record a session' '
+test_expect_success PPROF,SESSION 'record a session' '
 	flame_session sess 0.3 &&
 	ppr report -i sess --format collapsed >c &&
 	ppr report -i sess --format pprof -o prof.pb.gz
 '
 
-test_expect_success SESSION,GO_PPROF 'the Python functions with the right shares' '
+test_expect_success PPROF,SESSION,GO_PPROF 'the Python functions with the right shares' '
 	go tool pprof -top -nodecount=1000 prof.pb.gz >top 2>err &&
 	cat top &&
 	for f in alpha beta Gamma.inner; do
@@ -54,23 +65,56 @@ test_expect_success SESSION,GO_PPROF 'the Python functions with the right shares
 	done
 '
 
-test_expect_success SESSION,GO_PPROF 'Python functions carry their file names' '
+test_expect_success PPROF,SESSION,GO_PPROF 'Python functions carry their file names' '
 	go tool pprof -top -files prof.pb.gz >files 2>err &&
 	test_grep " /.*prog.py$" files
 '
 
-test_expect_success SESSION,GO_PPROF 'cpu time as the second sample type' '
+test_expect_success PPROF,SESSION,GO_PPROF 'cpu time as the second sample type' '
 	go tool pprof -top -sample_index=cpu prof.pb.gz >cpu 2>err &&
 	test_grep "^Type: cpu$" cpu &&
 	test_grep " beta$" cpu
 '
 
-test_expect_success SESSION,GO_PPROF '--per-thread: pid, tid and thread_name labels' '
+test_expect_success PPROF,SESSION,GO_PPROF '--per-thread: pid, tid and thread_name labels' '
 	ppr report -i sess --per-thread --format pprof -o thr.pb.gz &&
 	go tool pprof -tags thr.pb.gz >tags 2>err &&
 	test_grep "^ *pid: " tags &&
 	test_grep "^ *tid: " tags &&
 	test_grep "^ *thread_name: " tags
+'
+
+# A build configured without protobuf-c (only the program, at -O0 to be
+# quick, into this test's directory): everything but pprof works, and
+# pprof says how to get it.
+test_expect_success BUILD_TOOLS 'configure --without-protobuf-c: a build without pprof' '
+	mkdir nopb &&
+	(cd nopb && "$PPR_SRCDIR/configure" --without-protobuf-c CFLAGS=-O0 \
+		>out 2>err) &&
+	test_grep "^checking for protobuf-c\.\.\. no \(--without-protobuf-c\)$" nopb/out &&
+	test_grep "pprof output: no\)$" nopb/out &&
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2 -C "$PPR_SRCDIR" \
+		-f "$PWD/nopb/Makefile" BUILD="$PWD/nopb/build" \
+		"$PWD/nopb/build/pyperf-run" >nopb/make.out 2>&1 &&
+	! ldd nopb/build/pyperf-run | grep protobuf &&
+	nopb/build/pyperf-run --version >ver &&
+	test_grep "^features: pprof=no " ver
+'
+
+test_expect_success BUILD_TOOLS 'without protobuf-c: --format pprof says why and how to fix' '
+	mkdir s &&
+	test_expect_code 1 nopb/build/pyperf-run report -i s --format pprof \
+		-o p.pb.gz 2>err &&
+	cat err &&
+	test_grep "^pyperf-run report: --format pprof needs protobuf-c, and this pyperf-run was built without it: install libprotobuf-c-dev \(Fedora: protobuf-c-devel\), then run ./configure and make again$" err &&
+	! test -e p.pb.gz
+'
+
+test_expect_success BUILD_TOOLS,SESSION 'without protobuf-c: the other formats are the same' '
+	{ test -d sess || flame_session sess 0.3; } &&
+	ppr report -i sess --format collapsed >want &&
+	nopb/build/pyperf-run report -i sess --format collapsed >got &&
+	test_cmp want got
 '
 
 test_done

@@ -13,10 +13,32 @@ static const char *const names[FMT_NR] = {
 	"text", "collapsed", "json", "html", "svg", "speedscope", "pprof"
 };
 
+/* pprof is gzipped protobuf: built only with libprotobuf-c (configure) */
+#ifdef PPR_HAVE_PROTOBUF_C
+#define PPROF_MISSING NULL
+#define PPROF_WRITER fmt_pprof_write
+#else
+#define PPROF_MISSING "--format pprof needs protobuf-c, and this " \
+	"pyperf-run was built without it: install libprotobuf-c-dev " \
+	"(Fedora: protobuf-c-devel), then run ./configure and make again"
+
+static int pprof_missing(const struct profile *p, const struct fmt_opts *o,
+			 FILE *fp, char *err, size_t errlen)
+{
+	return set_err(err, errlen, "%s", PPROF_MISSING);
+}
+#define PPROF_WRITER pprof_missing
+#endif
+
 static const fmt_write_fn writers[FMT_NR] = {
 	fmt_text_write, fmt_collapsed_write, fmt_json_write, fmt_html_write,
-	fmt_svg_write, fmt_speedscope_write, fmt_pprof_write
+	fmt_svg_write, fmt_speedscope_write, PPROF_WRITER
 };
+
+const char *fmt_unavailable(enum fmt_format f)
+{
+	return f == FMT_PPROF ? PPROF_MISSING : NULL;
+}
 
 int fmt_parse(const char *name)
 {

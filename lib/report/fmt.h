@@ -57,8 +57,16 @@ typedef int (*fmt_write_fn)(const struct profile *p,
 			    const struct fmt_opts *o, FILE *fp,
 			    char *err, size_t errlen);
 
-/* The writer for f (never NULL for f < FMT_NR). */
+/*
+ * The writer for f (never NULL for f < FMT_NR).  A format this build
+ * left out (fmt_unavailable()) has a writer that fails with the reason.
+ */
 fmt_write_fn fmt_writer(enum fmt_format f);
+/*
+ * Why this build cannot write f (a sentence saying how to get it), or
+ * NULL: pprof needs libprotobuf-c at build time.
+ */
+const char *fmt_unavailable(enum fmt_format f);
 
 /* Views: text, folded stacks, JSON. */
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
@@ -75,6 +83,7 @@ int fmt_svg_write(const struct profile *p, const struct fmt_opts *o,
 		  FILE *fp, char *err, size_t errlen);
 int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 			 FILE *fp, char *err, size_t errlen);
+/* Only in builds with libprotobuf-c (PPR_HAVE_PROTOBUF_C). */
 int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 		    FILE *fp, char *err, size_t errlen);
 

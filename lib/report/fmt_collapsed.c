@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * The collapsed ("folded") format, one line per unique stack:
  *
  *     [GROUP;]ROOT;CALLER;...;LEAF COUNT

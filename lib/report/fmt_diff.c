@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * `report --diff OLD NEW`: what got slower or faster.
  *   collapsed  FlameGraph's difffolded.pl lines, "stack old new" (root
  *              first, ';'-separated, the names of --format collapsed),
@@ -18,17 +17,17 @@
 #include "alloc.h"
 #include "strbuf.h"
 
-static int diff_collapsed(const struct flame_tree *t, FILE *fp, char *err,
+static int diff_collapsed(const struct calltree *t, FILE *fp, char *err,
 			  size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT;
 	size_t *len_at = xcalloc(t->max_depth + 2, sizeof(*len_at));
 	uint32_t n;
 
-	for (n = flame_tree_next(t, 0); n != FLAME_NONE;
-	     n = flame_tree_next(t, n)) {
-		const struct flame_node *nd = &t->nodes[n];
-		const struct flame_frame *f = &t->frames[nd->frame];
+	for (n = calltree_next(t, 0); n != CALLTREE_NONE;
+	     n = calltree_next(t, n)) {
+		const struct calltree_node *nd = &t->nodes[n];
+		const struct calltree_frame *f = &t->frames[nd->frame];
 
 		strbuf_setlen(&path, len_at[nd->depth - 1]);
 		if (nd->depth > 1)
@@ -56,25 +55,26 @@ int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
 		   const struct fmt_opts *o, FILE *fp, char *err,
 		   size_t errlen)
 {
-	struct flame_tree t;
+	struct calltree t;
 	int ret;
 
 	if (o->format != FMT_COLLAPSED && o->format != FMT_HTML &&
 	    o->format != FMT_SVG)
 		return set_err(err, errlen, "--diff writes only the "
 			       "collapsed, html and svg formats");
-	flame_tree_init(&t, 2);
-	t.inverted = o->format != FMT_COLLAPSED && o->inverted;
+	calltree_init(&t, 2, CALLTREE_TASKS |
+		      (o->format != FMT_COLLAPSED && o->inverted ?
+		       CALLTREE_INVERTED : 0));
 	/* slot 0: what is drawn (NEW); slot 1: the baseline (OLD) */
-	flame_tree_add(&t, new_p, 0);
-	flame_tree_add(&t, old_p, 1);
-	flame_tree_finish(&t);
+	calltree_add(&t, new_p, 0);
+	calltree_add(&t, old_p, 1);
+	calltree_finish(&t);
 	if (o->format == FMT_COLLAPSED)
 		ret = diff_collapsed(&t, fp, err, errlen);
 	else if (o->format == FMT_HTML)
 		ret = flame_html_page(&t, new_p, old_p, o, fp, err, errlen);
 	else
 		ret = flame_svg_page(&t, new_p, old_p, o, fp, err, errlen);
-	flame_tree_release(&t);
+	calltree_release(&t);
 	return ret;
 }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * --format html: one self-contained page (lib/report/flame/flame.html, inlined
  * into lib/report/flame_assets.h) with the profile embedded as JSON: a string
  * table, a frame table and the merged call tree in preorder
@@ -12,16 +11,23 @@
 #include "strtab.h"
 #include "report/flame.h"
 #include "report/flame_assets.h"
+#include "json.h"
 #include "alloc.h"
+
+/* s as a JSON string body that is safe inside the page's <script>. */
+static void html_str(FILE *fp, const char *s)
+{
+	json_escape(fp, s, strlen(s), JSON_ESC_HTML);
+}
 
 static void json_kv_str(FILE *fp, const char *key, const char *val)
 {
 	fprintf(fp, "\"%s\":\"", key);
-	flame_json_str(fp, val ? val : "");
+	html_str(fp, val ? val : "");
 	fputs("\",\n", fp);
 }
 
-int flame_html_page(const struct flame_tree *t, const struct profile *p,
+int flame_html_page(const struct calltree *t, const struct profile *p,
 		    const struct profile *old_p, const struct fmt_opts *o,
 		    FILE *fp, char *err, size_t errlen)
 {
@@ -64,9 +70,9 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 	nmeta = flame_meta_lines(p, labels, vals, ARRAY_SIZE(labels));
 	for (i = 0; i < nmeta; i++) {
 		fputs(i ? ",\n[\"" : "\n[\"", fp);
-		flame_json_str(fp, labels[i]);
+		html_str(fp, labels[i]);
 		fputs("\",\"", fp);
-		flame_json_str(fp, vals[i]);
+		html_str(fp, vals[i]);
 		fputs("\"]", fp);
 		free(vals[i]);
 	}
@@ -77,7 +83,7 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 		fputs("\"]", fp);
 		if (old_p->command) {
 			fputs(",\n[\"old command\",\"", fp);
-			flame_json_str(fp, old_p->command);
+			html_str(fp, old_p->command);
 			fputs("\"]", fp);
 		}
 	}
@@ -85,14 +91,14 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 	nwarn = flame_warnings(p, old_p, &warn);
 	for (i = 0; i < nwarn; i++) {
 		fputs(i ? ",\n\"" : "\n\"", fp);
-		flame_json_str(fp, warn[i]);
+		html_str(fp, warn[i]);
 		fputc('"', fp);
 	}
 	fmt_warnings_free(warn, nwarn);
 	fputs("],\n\"strings\":[", fp);
 	for (i = 0; i < st.nr; i++) {
 		fputs(i ? ",\"" : "\"", fp);
-		flame_json_str(fp, st.v[i]);
+		html_str(fp, st.v[i]);
 		fputc('"', fp);
 		if (i % 8 == 7)
 			fputc('\n', fp);
@@ -112,9 +118,9 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 	 * old one (slot 1); nodes only in the old profile stay (with zero
 	 * width) so the tooltip totals add up.
 	 */
-	for (n = flame_tree_next(t, 0); n != FLAME_NONE;
-	     n = flame_tree_next(t, n)) {
-		const struct flame_node *nd = &t->nodes[n];
+	for (n = calltree_next(t, 0); n != CALLTREE_NONE;
+	     n = calltree_next(t, n)) {
+		const struct calltree_node *nd = &t->nodes[n];
 
 		if (diff)
 			fprintf(fp, "%s%u,%u,%llu,%llu", i ? "," : "",
@@ -142,13 +148,13 @@ int flame_html_page(const struct flame_tree *t, const struct profile *p,
 int fmt_html_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen)
 {
-	struct flame_tree t;
+	struct calltree t;
 	int ret;
 
-	flame_tree_init(&t, 1);
-	flame_tree_add(&t, p, 0);
-	flame_tree_finish(&t);
+	calltree_init(&t, 1, CALLTREE_TASKS);
+	calltree_add(&t, p, 0);
+	calltree_finish(&t);
 	ret = flame_html_page(&t, p, NULL, o, fp, err, errlen);
-	flame_tree_release(&t);
+	calltree_release(&t);
 	return ret;
 }

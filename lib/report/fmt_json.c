@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * The JSON summary (man/pyperf-run-report.1 documents it):
  *
  * {

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * --format pprof: a gzipped profile.proto (lib/report/pprof.proto, encoded by
  * protobuf-c, compressed by zlib) as `go tool pprof`, Pyroscope, Parca
  * and Grafana read it:

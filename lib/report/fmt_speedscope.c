@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * --format speedscope: speedscope's file format
  * (https://www.speedscope.app/file-format-schema.json): every frame of
  * the profile in shared.frames (Python frames: name = qualname, file =

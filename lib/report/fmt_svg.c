@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * --format svg: a flame graph in the FlameGraph tradition: one <rect>
  * and <text> per frame, the root at the bottom (or an icicle with
  * --inverted), a title, and an embedded script (lib/report/flame/flame-svg.js)
@@ -12,6 +11,7 @@
 #include "report/fmt.h"
 #include "report/flame.h"
 #include "report/flame_assets.h"
+#include "xml.h"
 #include "alloc.h"
 
 #define SVG_WIDTH 1200
@@ -52,10 +52,10 @@ static int clamp255(double v)
 	return v < 0 ? 0 : v > 255 ? 255 : (int)(v + 0.5);
 }
 
-static void frame_fill(FILE *fp, const struct flame_tree *t,
-		       const struct flame_node *nd, int diff)
+static void frame_fill(FILE *fp, const struct calltree *t,
+		       const struct calltree_node *nd, int diff)
 {
-	const struct flame_frame *f = &t->frames[nd->frame];
+	const struct calltree_frame *f = &t->frames[nd->frame];
 	const unsigned char *c = palette[f->kind < FLAME_KIND_NR ? f->kind :
 					 FLAME_UNKNOWN];
 	double r;
@@ -85,14 +85,14 @@ static void frame_fill(FILE *fp, const struct flame_tree *t,
 }
 
 /* The next node in preorder that is not inside n's subtree. */
-static uint32_t skip_subtree(const struct flame_tree *t, uint32_t n)
+static uint32_t skip_subtree(const struct calltree *t, uint32_t n)
 {
-	while (n != FLAME_NONE) {
-		if (t->nodes[n].next_sibling != FLAME_NONE)
+	while (n != CALLTREE_NONE) {
+		if (t->nodes[n].next_sibling != CALLTREE_NONE)
 			return t->nodes[n].next_sibling;
 		n = t->nodes[n].parent;
 	}
-	return FLAME_NONE;
+	return CALLTREE_NONE;
 }
 
 static void share(FILE *fp, uint64_t a, uint64_t b)
@@ -108,19 +108,19 @@ static void label_text(FILE *fp, const char *name, double w)
 	if (max < 4)
 		return;
 	if ((long)len <= max) {
-		flame_xml_str(fp, name, len);
+		xml_escape(fp, name, len);
 		return;
 	}
 	/* do not cut a UTF-8 sequence */
 	len = (size_t)max - 2;
 	while (len && ((unsigned char)name[len] & 0xc0) == 0x80)
 		len--;
-	flame_xml_str(fp, name, len);
+	xml_escape(fp, name, len);
 	fputs("..", fp);
 }
 
 /* A row of colour swatches for the kinds of frame present. */
-static void legend(FILE *fp, const struct flame_tree *t, int diff, int y)
+static void legend(FILE *fp, const struct calltree *t, int diff, int y)
 {
 	static const char *const diff_items[][2] = {
 		{ "rgb(230,80,70)", "more samples than in the old profile" },
@@ -166,7 +166,7 @@ static void legend(FILE *fp, const struct flame_tree *t, int diff, int y)
 		"search match</text></g>\n", x, y - 9, x + 14, y);
 }
 
-int flame_svg_page(const struct flame_tree *t, const struct profile *p,
+int flame_svg_page(const struct calltree *t, const struct profile *p,
 		   const struct profile *old_p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen)
 {
@@ -184,8 +184,8 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 	size_t i, nw = flame_warnings(p, old_p, &warn);
 
 	/* sample offsets and the depth actually drawn */
-	for (n = 0; n != FLAME_NONE;) {
-		const struct flame_node *nd = &t->nodes[n];
+	for (n = 0; n != CALLTREE_NONE;) {
+		const struct calltree_node *nd = &t->nodes[n];
 		uint64_t off = xs[n];
 		uint32_t c;
 
@@ -195,12 +195,12 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		}
 		if (nd->depth + 1 > levels)
 			levels = nd->depth + 1;
-		for (c = nd->first_child; c != FLAME_NONE;
+		for (c = nd->first_child; c != CALLTREE_NONE;
 		     c = t->nodes[c].next_sibling) {
 			xs[c] = off;
 			off += t->nodes[c].total[0];
 		}
-		n = flame_tree_next(t, n);
+		n = calltree_next(t, n);
 	}
 	top = SVG_TOP + (int)nw * SVG_WARN_ROW;
 	height = top + (int)levels * SVG_ROW + SVG_BOTTOM;
@@ -235,7 +235,7 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		"fill=\"url(#bg)\"/>\n", SVG_WIDTH, height);
 	fprintf(fp, "<text id=\"title\" x=\"%d\" y=\"%d\">", SVG_WIDTH / 2,
 		SVG_FONT + 8);
-	flame_xml_str(fp, title, strlen(title));
+	xml_escape(fp, title, strlen(title));
 	fputs("</text>\n", fp);
 	fprintf(fp, "<text id=\"subtitle\" x=\"%d\" y=\"%d\">", SVG_WIDTH / 2,
 		2 * SVG_FONT + 12);
@@ -253,23 +253,23 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 			    p->python_version) {
 				fputs(shown++ ? "  \xc2\xb7  Python " :
 				      "Python ", fp);
-				flame_xml_str(fp, p->python_version,
+				xml_escape(fp, p->python_version,
 					      strlen(p->python_version));
 			} else if (!strcmp(labels[i], "command") ||
 				   !strcmp(labels[i], "mode") ||
 				   !strcmp(labels[i], "duration") ||
 				   !strcmp(labels[i], "samples")) {
 				fputs(shown++ ? "  \xc2\xb7  " : "", fp);
-				flame_xml_str(fp, labels[i],
+				xml_escape(fp, labels[i],
 					      strlen(labels[i]));
 				fputs(": ", fp);
 				/* keep long commands on the line */
 				if (len > 90) {
-					flame_xml_str(fp, v, 40);
+					xml_escape(fp, v, 40);
 					fputs("\xe2\x80\xa6", fp);
-					flame_xml_str(fp, v + len - 45, 45);
+					xml_escape(fp, v + len - 45, 45);
 				} else {
-					flame_xml_str(fp, v, len);
+					xml_escape(fp, v, len);
 				}
 			}
 			free(vals[i]);
@@ -286,7 +286,7 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		fprintf(fp, "<text class=\"warning\" x=\"%d\" y=\"%d\">"
 			"\xe2\x9a\xa0 warning: ", SVG_PAD,
 			3 * SVG_FONT + 14 + (int)i * SVG_WARN_ROW);
-		flame_xml_str(fp, warn[i], strlen(warn[i]));
+		xml_escape(fp, warn[i], strlen(warn[i]));
 		fputs("</text>\n", fp);
 	}
 	fmt_warnings_free(warn, nw);
@@ -303,8 +303,8 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 		SVG_WIDTH - SVG_PAD, height - SVG_FONT + 2);
 
 	fputs("<g id=\"frames\">\n", fp);
-	for (n = 0; n != FLAME_NONE;) {
-		const struct flame_node *nd = &t->nodes[n];
+	for (n = 0; n != CALLTREE_NONE;) {
+		const struct calltree_node *nd = &t->nodes[n];
 		const char *name = n ? t->frames[nd->frame].name : "all";
 		double x = SVG_PAD + (double)xs[n] * scale;
 		double w = (double)nd->total[0] * scale;
@@ -319,15 +319,15 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 			"data-d=\"%u\" data-n=\"",
 			(unsigned long long)xs[n],
 			(unsigned long long)nd->total[0], nd->depth);
-		flame_xml_str(fp, name, strlen(name));
+		xml_escape(fp, name, strlen(name));
 		fputs("\"><title>", fp);
-		flame_xml_str(fp, name, strlen(name));
+		xml_escape(fp, name, strlen(name));
 		if (n && t->frames[nd->frame].file) {
 			const char *fl = t->frames[nd->frame].file;
 
 			if (!strstr(name, fl)) {
 				fputs(" in ", fp);
-				flame_xml_str(fp, fl, strlen(fl));
+				xml_escape(fp, fl, strlen(fl));
 			}
 		}
 		fprintf(fp, " (%llu samples, ",
@@ -349,7 +349,7 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 			y + SVG_ROW - 4.5);
 		label_text(fp, name, w);
 		fputs("</text></g>\n", fp);
-		n = flame_tree_next(t, n);
+		n = calltree_next(t, n);
 	}
 	fputs("</g>\n<script type=\"text/ecmascript\"><![CDATA[\n", fp);
 	fputs(flame_svg_js, fp);
@@ -366,14 +366,14 @@ int flame_svg_page(const struct flame_tree *t, const struct profile *p,
 int fmt_svg_write(const struct profile *p, const struct fmt_opts *o,
 		  FILE *fp, char *err, size_t errlen)
 {
-	struct flame_tree t;
+	struct calltree t;
 	int ret;
 
-	flame_tree_init(&t, 1);
-	t.inverted = o && o->inverted;
-	flame_tree_add(&t, p, 0);
-	flame_tree_finish(&t);
+	calltree_init(&t, 1, CALLTREE_TASKS |
+		      (o && o->inverted ? CALLTREE_INVERTED : 0));
+	calltree_add(&t, p, 0);
+	calltree_finish(&t);
 	ret = flame_svg_page(&t, p, NULL, o, fp, err, errlen);
-	flame_tree_release(&t);
+	calltree_release(&t);
 	return ret;
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * The default text report: a header, the top functions by self and by
  * total share, the processes and threads, and the call tree.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "report/fmt.h"
+#include "report/calltree.h"
 #include "strbuf.h"
 
 #define C_RESET "\033[0m"
@@ -189,7 +189,7 @@ static void tasks(const struct profile *p, FILE *fp)
 struct tree_ctx {
 	const struct profile *p;
 	const struct fmt_opts *o;
-	const struct profile_tree *t;
+	const struct calltree *t;
 	FILE *fp;
 	uint64_t limit;
 	uint64_t total;
@@ -201,29 +201,29 @@ struct tree_ctx {
 };
 
 /* Children of a node with total >= limit, by total descending. */
-static const struct profile_tree *cmp_tree;
+static const struct calltree *cmp_tree;
 
 static int by_node_total(const void *a, const void *b)
 {
-	const struct tree_node *x = &cmp_tree->nodes[*(const uint32_t *)a];
-	const struct tree_node *y = &cmp_tree->nodes[*(const uint32_t *)b];
+	const struct calltree_node *x = &cmp_tree->nodes[*(const uint32_t *)a];
+	const struct calltree_node *y = &cmp_tree->nodes[*(const uint32_t *)b];
 
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
+	if (x->total[0] != y->total[0])
+		return x->total[0] > y->total[0] ? -1 : 1;
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
 static void tree_walk(struct tree_ctx *c, uint32_t node)
 {
-	const struct tree_node *nd = &c->t->nodes[node];
+	const struct calltree_node *nd = &c->t->nodes[node];
 	uint32_t child, *kids;
 	size_t n = 0, i, plen;
 	uint64_t hidden = 0;
 
-	for (child = nd->first_child; child != TREE_NONE;
+	for (child = nd->first_child; child != CALLTREE_NONE;
 	     child = c->t->nodes[child].next_sibling) {
-		if (c->t->nodes[child].total < c->limit) {
-			hidden += c->t->nodes[child].total;
+		if (c->t->nodes[child].total[0] < c->limit) {
+			hidden += c->t->nodes[child].total[0];
 			continue;
 		}
 		n++;
@@ -235,26 +235,26 @@ static void tree_walk(struct tree_ctx *c, uint32_t node)
 		return;
 	kids = xmalloc((n ? n : 1) * sizeof(*kids));
 	n = 0;
-	for (child = nd->first_child; child != TREE_NONE;
+	for (child = nd->first_child; child != CALLTREE_NONE;
 	     child = c->t->nodes[child].next_sibling)
-		if (c->t->nodes[child].total >= c->limit)
+		if (c->t->nodes[child].total[0] >= c->limit)
 			kids[n++] = child;
 	cmp_tree = c->t;
 	qsort(kids, n, sizeof(*kids), by_node_total);
 	plen = c->prefix.len;
 	for (i = 0; i < n; i++) {
-		const struct tree_node *k = &c->t->nodes[kids[i]];
+		const struct calltree_node *k = &c->t->nodes[kids[i]];
 		const struct frame *f = &c->p->frames[k->frame];
 		int last = i + 1 == n && !hidden;
 
 		text_name(&c->name, f);
 		/* inverted, "self" would be the outermost caller's: omit */
 		if (c->o->inverted)
-			fprintf(c->fp, "%7.2f%%  ", pct(k->total, c->total));
+			fprintf(c->fp, "%7.2f%%  ", pct(k->total[0], c->total));
 		else
 			fprintf(c->fp, "%7.2f%% %7.2f%%  ",
-				pct(k->total, c->total),
-				pct(k->self, c->total));
+				pct(k->total[0], c->total),
+				pct(k->self[0], c->total));
 		fprintf(c->fp, "%s%s%s%s%s\n",
 			c->prefix.buf, node ? (last ? "`- " : "|- ") : "",
 			color_of(c->o, f), c->name.buf,
@@ -278,11 +278,14 @@ static void tree_walk(struct tree_ctx *c, uint32_t node)
 static void call_tree(const struct profile *p, const struct fmt_opts *o,
 		      FILE *fp)
 {
-	struct profile_tree t;
+	struct calltree t;
 	struct tree_ctx c;
 	double share = o->tree_min_share > 0 ? o->tree_min_share : 0.01;
 
-	profile_tree_build(p, PROFILE_NO_TASK, o->inverted, &t);
+	calltree_init(&t, 1, CALLTREE_BY_ID |
+		      (o->inverted ? CALLTREE_INVERTED : 0));
+	calltree_add(&t, p, 0);
+	calltree_finish(&t);
 	memset(&c, 0, sizeof(c));
 	c.p = p;
 	c.o = o;
@@ -305,7 +308,7 @@ static void call_tree(const struct profile *p, const struct fmt_opts *o,
 	tree_walk(&c, 0);
 	strbuf_release(&c.name);
 	strbuf_release(&c.prefix);
-	profile_tree_release(&t);
+	calltree_release(&t);
 }
 
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,

@@ -2,7 +2,6 @@
 #ifndef PPR_PERFMAP_H
 #define PPR_PERFMAP_H
 /*
- *
  * Perf map files (/tmp/perf-<pid>.map, kept by record as
  * SESSION/maps/perf-<pid>.map): one "START SIZE name" line per code
  * region, START and SIZE in hex (an optional "0x" prefix is accepted),

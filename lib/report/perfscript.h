@@ -2,7 +2,6 @@
 #ifndef PPR_PERFSCRIPT_H
 #define PPR_PERFSCRIPT_H
 /*
- *
  * A streaming parser of `perf script` text with callchains, as produced
  * with PERFSCRIPT_FIELDS or PERFSCRIPT_FIELDS_TIME:
  *

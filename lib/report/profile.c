@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
- * The profile model: interning of frames, tasks and stacks, totals,
- * pruning and call trees.  Loading a session (perf script, parsing,
+ * The profile model: interning of frames, tasks and stacks, totals and
+ * pruning.  Loading a session (perf script, parsing,
  * classification and folding) is in profile_load.c.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "report/profile.h"
 #include "report/profile_priv.h"
+#include "report/calltree.h"
 #include "numparse.h"
 #include "strbuf.h"
 
@@ -494,7 +494,7 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 		p->tasks[task].samples += samples;
 }
 
-/* ---- totals, pruning, trees ------------------------------------------ */
+/* ---- totals, pruning ------------------------------------------ */
 
 void profile_frame_totals(const struct profile *p, uint32_t task,
 			  uint64_t *self, uint64_t *total)
@@ -530,152 +530,9 @@ void profile_frame_totals(const struct profile *p, uint32_t task,
 	free(seen);
 }
 
-/* Tree building: a hash of (parent, frame) -> node. */
-struct tree_key {
-	const struct profile_tree *t;
-	uint32_t parent, frame;
-};
-
-static int tree_eq(const void *ctx, uint32_t id)
-{
-	const struct tree_key *k = ctx;
-
-	return k->t->nodes[id].parent == k->parent &&
-	       k->t->nodes[id].frame == k->frame;
-}
-
-static const struct profile *sort_profile;
-
-struct child_ref {
-	uint32_t frame;
-	uint32_t node;
-};
-
-static int child_ref_cmp(const void *a, const void *b)
-{
-	const struct child_ref *x = a, *y = b;
-	int c = strcmp(sort_profile->frames[x->frame].name,
-		       sort_profile->frames[y->frame].name);
-
-	if (c)
-		return c;
-	return x->frame < y->frame ? -1 : x->frame > y->frame;
-}
-
-void profile_tree_build(const struct profile *p, uint32_t task,
-			int inverted, struct profile_tree *t)
-{
-	struct htab tab;
-	size_t alloc = 0, i, j;
-	struct child_ref *refs = NULL;
-	size_t refs_alloc = 0;
-
-	htab_init(&tab);
-	t->nodes = NULL;
-	t->nr = 0;
-	ALLOC_GROW(t->nodes, 1, alloc);
-	t->nodes[0].frame = PROFILE_NO_FRAME;
-	t->nodes[0].parent = TREE_NONE;
-	t->nodes[0].first_child = TREE_NONE;
-	t->nodes[0].next_sibling = TREE_NONE;
-	t->nodes[0].depth = 0;
-	t->nodes[0].total = 0;
-	t->nodes[0].self = 0;
-	t->nr = 1;
-	for (i = 0; i < p->nr_stacks; i++) {
-		const struct stack *s = &p->stacks[i];
-		uint32_t node = 0;
-
-		if (task != PROFILE_NO_TASK && s->task != task)
-			continue;
-		t->nodes[0].total += s->samples;
-		for (j = 0; j < s->depth; j++) {
-			uint32_t f = inverted ? s->frames[s->depth - 1 - j] :
-				s->frames[j];
-			struct tree_key k = { t, node, f };
-			uint64_t h = ((uint64_t)node << 32 | f) *
-				0x9e3779b97f4a7c15ULL;
-			uint32_t id;
-
-			h ^= h >> 31;
-			id = htab_find(&tab, h, tree_eq, &k);
-			if (id == HTAB_NONE) {
-				ALLOC_GROW(t->nodes, t->nr + 1, alloc);
-				id = (uint32_t)t->nr++;
-				t->nodes[id].frame = f;
-				t->nodes[id].parent = node;
-				t->nodes[id].first_child = TREE_NONE;
-				t->nodes[id].next_sibling = TREE_NONE;
-				t->nodes[id].depth = (uint32_t)j + 1;
-				t->nodes[id].total = 0;
-				t->nodes[id].self = 0;
-				htab_insert(&tab, h, id);
-			}
-			t->nodes[id].total += s->samples;
-			node = id;
-		}
-		t->nodes[node].self += s->samples;
-	}
-	htab_release(&tab);
-	/* link children sorted by name: gather (parent, child) pairs */
-	sort_profile = p;
-	{
-		/* count children per node, then sort each group */
-		uint32_t *cnt = xcalloc(t->nr + 1, sizeof(*cnt));
-		uint32_t *start = xcalloc(t->nr + 1, sizeof(*start));
-		uint32_t *order;
-		size_t n;
-
-		for (i = 1; i < t->nr; i++)
-			cnt[t->nodes[i].parent]++;
-		for (i = 0, n = 0; i < t->nr; i++) {
-			start[i] = (uint32_t)n;
-			n += cnt[i];
-		}
-		order = xmalloc((n ? n : 1) * sizeof(*order));
-		memset(cnt, 0, (t->nr + 1) * sizeof(*cnt));
-		for (i = 1; i < t->nr; i++) {
-			uint32_t par = t->nodes[i].parent;
-
-			order[start[par] + cnt[par]++] = (uint32_t)i;
-		}
-		for (i = 0; i < t->nr; i++) {
-			uint32_t c = cnt[i], k;
-
-			if (!c)
-				continue;
-			ALLOC_GROW(refs, c, refs_alloc);
-			for (k = 0; k < c; k++) {
-				refs[k].node = order[start[i] + k];
-				refs[k].frame =
-					t->nodes[refs[k].node].frame;
-			}
-			if (c > 1)
-				qsort(refs, c, sizeof(*refs), child_ref_cmp);
-			t->nodes[i].first_child = refs[0].node;
-			for (k = 0; k + 1 < c; k++)
-				t->nodes[refs[k].node].next_sibling =
-					refs[k + 1].node;
-			t->nodes[refs[c - 1].node].next_sibling = TREE_NONE;
-		}
-		free(cnt);
-		free(start);
-		free(order);
-	}
-	free(refs);
-	sort_profile = NULL;
-}
-
-void profile_tree_release(struct profile_tree *t)
-{
-	free(t->nodes);
-	t->nodes = NULL;
-	t->nr = 0;
-}
-
 void profile_prune(struct profile *p, double min_share)
 {
-	struct profile_tree t;
+	struct calltree t;
 	struct profile q;
 	uint32_t *buf = NULL;
 	size_t alloc = 0, i, j;
@@ -691,7 +548,9 @@ void profile_prune(struct profile *p, double min_share)
 	 * Per task trees would be exact for grouped profiles; the merged
 	 * tree is what a flame graph of the whole shows, so use it.
 	 */
-	profile_tree_build(p, PROFILE_NO_TASK, 0, &t);
+	calltree_init(&t, 1, CALLTREE_BY_ID);
+	calltree_add(&t, p, 0);
+	calltree_finish(&t);
 	profile_init(&q);
 	q.view = p->view;
 	q.group = p->group;
@@ -717,11 +576,11 @@ void profile_prune(struct profile *p, double min_share)
 			uint32_t c;
 
 			/* find the child of node with this frame */
-			for (c = t.nodes[node].first_child; c != TREE_NONE;
-			     c = t.nodes[c].next_sibling)
+			for (c = t.nodes[node].first_child;
+			     c != CALLTREE_NONE; c = t.nodes[c].next_sibling)
 				if (t.nodes[c].frame == s->frames[j])
 					break;
-			if (c == TREE_NONE || t.nodes[c].total < limit) {
+			if (c == CALLTREE_NONE || t.nodes[c].total[0] < limit) {
 				buf[d++] = small;
 				break;
 			}
@@ -732,7 +591,7 @@ void profile_prune(struct profile *p, double min_share)
 				  s->period);
 	}
 	free(buf);
-	profile_tree_release(&t);
+	calltree_release(&t);
 	/* move q's frames/stacks/tasks into p, keep p's metadata */
 	{
 		struct profile keep = *p;

@@ -2,7 +2,6 @@
 #ifndef PPR_PROFILE_H
 #define PPR_PROFILE_H
 /*
- *
  * The profile data model every report format writes from: interned
  * frames, unique stacks (root first) with sample counts, the tasks
  * (processes / threads) they were taken in, and the session metadata.
@@ -331,33 +330,5 @@ void profile_frame_totals(const struct profile *p, uint32_t task,
  * unchanged.  min_share <= 0 does nothing.
  */
 void profile_prune(struct profile *p, double min_share);
-
-/*
- * A call tree (trie of the stacks), for flame graphs and the text tree.
- * Node 0 is the root (frame PROFILE_NO_FRAME, total = all samples of
- * the selected task).  Children of a node are linked by next_sibling,
- * sorted by frame name.  inverted: leaf first (bottom-up / icicle).
- */
-#define PROFILE_NO_FRAME UINT32_MAX
-#define TREE_NONE UINT32_MAX
-
-struct tree_node {
-	uint32_t frame;		/* frame id, PROFILE_NO_FRAME for the root */
-	uint32_t parent;	/* TREE_NONE for the root */
-	uint32_t first_child;	/* TREE_NONE when a leaf */
-	uint32_t next_sibling;	/* TREE_NONE when the last child */
-	uint32_t depth;		/* root 0 */
-	uint64_t total;		/* samples in this subtree */
-	uint64_t self;		/* samples ending exactly here */
-};
-
-struct profile_tree {
-	struct tree_node *nodes;
-	size_t nr;
-};
-
-void profile_tree_build(const struct profile *p, uint32_t task,
-			int inverted, struct profile_tree *t);
-void profile_tree_release(struct profile_tree *t);
 
 #endif

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- *
  * profile_load(): run `perf script` on a session, parse the stream
  * (lib/report/perfscript.h), resolve perf-map addresses from the session's own
  * maps/ (lib/report/perfmap.h), classify frames, apply the view (folding the
@@ -77,7 +76,7 @@ struct pmap {
 struct loader {
 	struct profile *p;
 	const struct profile_filter *f;
-	const char *session;
+	const struct session *s;	/* the session read */
 
 	struct htab raw_tab;
 	struct rframe *raw;
@@ -492,9 +491,8 @@ static struct pmap *map_get(struct loader *l, pid_t pid)
 	m->ids = NULL;
 	perfmap_init(&m->map);
 	m->loaded = -1;
-	if (l->session) {
-		path = xasprintf("%s/maps/perf-%ld.map", l->session,
-				 (long)pid);
+	if (l->s) {
+		path = xasprintf("%s/perf-%ld.map", l->s->maps, (long)pid);
 		if (!perfmap_read(&m->map, path) && m->map.nr) {
 			m->loaded = 1;
 			m->ids = xmalloc(m->map.nr * sizeof(*m->ids));
@@ -593,20 +591,16 @@ static int fact_top_cmp(const void *a, const void *b)
  * Without a readable perf.data fa stays zero and the judgement is
  * vaguer (CUT_NOROOT), never wrong.
  */
-static void read_dumps(const char *session, struct report_cache_facts *fa)
+static void read_dumps(const char *path, struct report_cache_facts *fa)
 {
-	char *path = xasprintf("%s/perf.data", session);
 	char why[PPR_ERR_LEN];
 	struct perfdata d;
 	struct pd_sample s;
 	size_t dumps_alloc = 0, tops_alloc = 0, i, j;
 
 	memset(fa, 0, sizeof(*fa));
-	if (perfdata_open(&d, path, why, sizeof(why)) < 0) {
-		free(path);
+	if (perfdata_open(&d, path, why, sizeof(why)) < 0)
 		return;
-	}
-	free(path);
 	fa->max_stack = d.attrs[0].sample_max_stack;
 	fa->dump_size = d.attrs[0].sample_stack_user;
 	/* every record is walked: lost-sample records are anywhere */
@@ -1130,62 +1124,6 @@ static int on_sample(void *data, const struct ps_sample *s)
 
 /* ---- the session ----------------------------------------------------- */
 
-static int read_meta(struct profile *p, const char *dir, char *err,
-		     size_t errlen)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *path = xasprintf("%s/meta", dir);
-	int ret = strbuf_read_file(&sb, path, 1 << 20);
-	struct session_meta m = SESSION_META_INIT;
-	char why[PPR_ERR_LEN];
-	size_t i;
-
-	if (ret < 0) {
-		if (ret == -ENOENT)
-			set_err(err, errlen,
-				"'%s' is not a pyperf-run session (no meta "
-				"file)", dir);
-		else
-			set_err(err, errlen, "cannot read '%s': %s", path,
-				strerror(-ret));
-		ret = -1;
-		goto out;
-	}
-	if (memchr(sb.buf, '\0', sb.len)) {
-		ret = set_err(err, errlen,
-			      "'%s' is not a pyperf-run session meta file",
-			      path);
-		goto out;
-	}
-	if (session_meta_parse(&m, sb.buf, sb.len, why, sizeof(why))) {
-		ret = set_err(err, errlen,
-			      "'%s' is not a pyperf-run session meta file "
-			      "(%s)", path, why);
-		goto out;
-	}
-	for (i = 0; i < m.keys.nr; i++)
-		profile_meta_set(p, m.keys.v[i], m.values.v[i]);
-	if (!session_meta_get(&m, "format")) {
-		ret = set_err(err, errlen,
-			      "'%s' is not a pyperf-run session meta file "
-			      "(no format line)", path);
-		goto out;
-	}
-	if (strcmp(profile_meta_get(p, "format"), "1")) {
-		ret = set_err(err, errlen,
-			      "session '%s' has format %s; this pyperf-run "
-			      "reads format 1", dir,
-			      profile_meta_get(p, "format"));
-		goto out;
-	}
-	ret = 0;
-out:
-	session_meta_release(&m);
-	free(path);
-	strbuf_release(&sb);
-	return ret;
-}
-
 /*
  * Look at perf.data's header before perf does: perf 6.1 dies with
  * SIGBUS on a file cut short.  Layout (perf_file_header): magic
@@ -1196,53 +1134,6 @@ static int check_perf_data(const char *path, off_t file_size, char *err,
 			   size_t errlen)
 {
 	return perfdata_check_header(path, (uint64_t)file_size, err, errlen);
-}
-
-static int check_session(const char *dir, char *err, size_t errlen)
-{
-	struct stat st;
-	char *path, *meta;
-	int have_meta, ret;
-
-	if (stat(dir, &st) < 0)
-		return set_err(err, errlen, "cannot open session '%s': %s",
-			       dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return set_err(err, errlen,
-			       "'%s' is not a pyperf-run session (not a "
-			       "directory)", dir);
-	meta = xasprintf("%s/meta", dir);
-	have_meta = !access(meta, F_OK);
-	free(meta);
-	path = xasprintf("%s/perf.data", dir);
-	if (stat(path, &st) < 0) {
-		int e = errno;
-
-		free(path);
-		if (e == ENOENT && !have_meta)
-			return set_err(err, errlen,
-				       "'%s' is not a pyperf-run session "
-				       "(no meta file, no perf.data)", dir);
-		if (e == ENOENT)
-			return set_err(err, errlen,
-				       "session '%s' has no perf.data "
-				       "(recording failed or incomplete?)",
-				       dir);
-		return set_err(err, errlen, "cannot open '%s/perf.data': %s",
-			       dir, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = set_err(err, errlen, "'%s' is not a regular file",
-			      path);
-	} else if (!st.st_size) {
-		ret = set_err(err, errlen,
-			      "'%s' is empty (the recording was "
-			      "interrupted?)", path);
-	} else {
-		ret = 0;
-	}
-	free(path);
-	return ret;
 }
 
 /* Samples from perf go to the session's cache and to on_sample(). */
@@ -1330,19 +1221,16 @@ static void perf_mismatch(const struct loader *l, char *err, size_t errlen)
 			 "--perf '%s')", ver ? ver : "?", rec);
 }
 
-static int run_perf_script(struct loader *l, const char *dir, char *err,
-			   size_t errlen)
+static int run_perf_script(struct loader *l, char *err, size_t errlen)
 {
+	const char *dir = l->s->dir;
 	struct strvec argv = STRVEC_INIT;
 	struct spawn sp = SPAWN_INIT;
 	struct strbuf errout = STRBUF_INIT;
 	struct perfscript ps;
-	struct stat st;
 	struct strbuf key = STRBUF_INIT;
 	struct cache_tee tee = { NULL, NULL };
 	struct report_cache_facts facts;
-	char *buildid = xasprintf("%s/buildid", dir);
-	char *data = xasprintf("%s/perf.data", dir);
 	char *chunk = xmalloc(1 << 18);
 	struct pollfd pfd[2];
 	int ret = -1, status, open_fds = 2, cb_ret = 0;
@@ -1358,9 +1246,8 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 		 */
 		int need_time = 1;
 
-		perfcmd_script_argv(perf_program(l),
-				    !stat(buildid, &st) && S_ISDIR(st.st_mode) ?
-				    buildid : NULL, data,
+		perfcmd_script_argv(perf_program(l), l->s->buildid,
+				    l->s->perf_data,
 				    need_time ? PERFSCRIPT_FIELDS_TIME :
 				    PERFSCRIPT_FIELDS,
 				    need_time ? PERFCMD_SCRIPT_NS : 0, &argv);
@@ -1387,7 +1274,7 @@ static int run_perf_script(struct loader *l, const char *dir, char *err,
 		tee.w = report_cache_writer_new();
 		perfscript_init(&ps, tee_sample, &tee);
 	}
-	read_dumps(dir, &facts);
+	read_dumps(l->s->perf_data, &facts);
 	use_facts(l, &facts);
 	if (tee.w)
 		report_cache_set_facts(tee.w, &facts);
@@ -1501,8 +1388,6 @@ out:
 	strbuf_release(&errout);
 	strvec_clear(&argv);
 	free(chunk);
-	free(buildid);
-	free(data);
 	return ret;
 }
 
@@ -1511,6 +1396,7 @@ int profile_load(struct profile *p, const char *session,
 {
 	static const struct profile_filter defaults = PROFILE_FILTER_INIT;
 	struct loader l;
+	struct session s;
 	size_t i;
 	int ret;
 
@@ -1524,27 +1410,19 @@ int profile_load(struct profile *p, const char *session,
 	memset(&l, 0, sizeof(l));
 	l.p = p;
 	l.f = f;
-	l.session = session;
+	l.s = &s;
 	l.unnamed_example = HTAB_NONE;
 	htab_init(&l.raw_tab);
 
-	if (check_session(session, err, errlen) < 0 ||
-	    read_meta(p, session, err, errlen) < 0) {
+	if (session_open(&s, session, 0, err, errlen) < 0) {
 		ret = -1;
 		goto out;
 	}
-	{
-		char *data = xasprintf("%s/perf.data", session);
-		struct stat st;
-
-		ret = stat(data, &st) < 0 ?
-			set_err(err, errlen, "cannot open '%s': %s", data,
-				strerror(errno)) :
-			check_perf_data(data, st.st_size, err, errlen);
-		free(data);
-		if (ret < 0)
-			goto out;
-	}
+	for (i = 0; i < s.meta.keys.nr; i++)
+		profile_meta_set(p, s.meta.keys.v[i], s.meta.values.v[i]);
+	ret = check_perf_data(s.perf_data, s.perf_data_size, err, errlen);
+	if (ret < 0)
+		goto out;
 	{
 		long hp;
 
@@ -1580,7 +1458,7 @@ int profile_load(struct profile *p, const char *session,
 			p->quality.max_stack = (unsigned)ms;
 	}
 	/* run_perf_script() also reads perf.data's facts (read_dumps()) */
-	ret = run_perf_script(&l, session, err, errlen);
+	ret = run_perf_script(&l, err, errlen);
 	if (ret < 0)
 		goto out;
 	if (!p->total_samples && !p->dropped && !f->nr_pids && !f->nr_tids) {
@@ -1597,6 +1475,7 @@ int profile_load(struct profile *p, const char *session,
 			 p->frames[l.unnamed_example].name : "[python3]");
 	lost_warning(p, l.lost, l.recorded);
 out:
+	session_close(&s);
 	htab_release(&l.raw_tab);
 	for (i = 0; i < l.nr_raw; i++)
 		free((char *)l.raw[i].key);

@@ -37,7 +37,8 @@ $(FUZZ_BUILD)/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -Ilib $(FUZZ_FLAGS) -DPPR_VERSION='"$(VERSION)"' \
 		-DPPR_LIBDIR='"$(libdir)/pyperf-run"' \
-		-DPPR_DATADIR='"$(datadir)/pyperf-run"' -c -o $@ $<
+		-DPPR_DATADIR='"$(datadir)/pyperf-run"' $(FEATURE_FLAGS) \
+		-c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	@rm -f $@

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "report/fmt.h"
 #include "report/profile.h"
+#include "report/calltree.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -210,7 +211,7 @@ static void test_model(void)
 	struct profile p;
 	uint32_t a, b, c, k, u, st[4];
 	uint64_t self[8], total[8];
-	struct profile_tree t;
+	struct calltree t;
 	char *text;
 
 	profile_init(&p);
@@ -252,8 +253,10 @@ static void test_model(void)
 	       "collapsed line with a native frame");
 	free(text);
 
-	profile_tree_build(&p, PROFILE_NO_TASK, 0, &t);
-	TAP_INT(t.nodes[0].total, 10, "tree root total");
+	calltree_init(&t, 1, CALLTREE_BY_ID);
+	calltree_add(&t, &p, 0);
+	calltree_finish(&t);
+	TAP_INT(t.nodes[0].total[0], 10, "tree root total");
 	TAP_INT(t.nodes[t.nodes[0].first_child].frame, a, "one root child");
 	{
 		uint32_t n = t.nodes[0].first_child;
@@ -261,15 +264,17 @@ static void test_model(void)
 
 		TAP_STR(p.frames[t.nodes[c1].frame].name, "[libfoo.so.1]",
 			"children sorted by name");
-		TAP_INT(t.nodes[c1].total, 4, "child total");
-		TAP_INT(t.nodes[t.nodes[c1].next_sibling].total, 6,
+		TAP_INT(t.nodes[c1].total[0], 4, "child total");
+		TAP_INT(t.nodes[t.nodes[c1].next_sibling].total[0], 6,
 			"second child total");
 	}
-	profile_tree_release(&t);
-	profile_tree_build(&p, PROFILE_NO_TASK, 1, &t);
+	calltree_release(&t);
+	calltree_init(&t, 1, CALLTREE_BY_ID | CALLTREE_INVERTED);
+	calltree_add(&t, &p, 0);
+	calltree_finish(&t);
 	TAP_INT(t.nodes[t.nodes[0].first_child].frame, c,
 		"inverted tree starts at the leaves");
-	profile_tree_release(&t);
+	calltree_release(&t);
 
 	profile_prune(&p, 0.5);
 	text = collapsed(&p);
@@ -279,6 +284,44 @@ static void test_model(void)
 	       "smaller stacks end in [small frames]");
 	TAP_INT(p.total_samples, 10, "pruning keeps the total");
 	free(text);
+	profile_release(&p);
+}
+
+/*
+ * Two frames a reader cannot tell apart (one symbol name in two
+ * libraries): the flame graphs draw one node, the text tree and
+ * pruning (CALLTREE_BY_ID) keep the profile's two frames.
+ */
+static void test_tree_identity(void)
+{
+	struct profile p;
+	struct calltree t;
+	uint32_t st[1];
+
+	profile_init(&p);
+	st[0] = profile_frame_intern(&p, FRAME_NATIVE, NATIVE_OTHER, NULL,
+				     "helper", NULL, "/opt/a/liba.so");
+	profile_stack_add(&p, st, 1, PROFILE_NO_TASK, 2, 0);
+	st[0] = profile_frame_intern(&p, FRAME_NATIVE, NATIVE_OTHER, NULL,
+				     "helper", NULL, "/opt/b/libb.so");
+	profile_stack_add(&p, st, 1, PROFILE_NO_TASK, 3, 0);
+
+	calltree_init(&t, 1, CALLTREE_TASKS);
+	calltree_add(&t, &p, 0);
+	calltree_finish(&t);
+	TAP_INT(t.nr_nodes, 2, "tree by name: one node for both frames");
+	TAP_INT(t.nodes[1].total[0], 5, "tree by name: both frames' samples");
+	calltree_release(&t);
+
+	calltree_init(&t, 1, CALLTREE_BY_ID);
+	calltree_add(&t, &p, 0);
+	calltree_finish(&t);
+	TAP_INT(t.nr_nodes, 3, "tree by id: a node per frame");
+	TAP_INT(t.nodes[t.nodes[0].first_child].frame, 0,
+		"tree by id: same names sorted by frame id");
+	TAP_INT(t.nodes[t.nodes[0].first_child].total[0], 2,
+		"tree by id: the first frame's samples");
+	calltree_release(&t);
 	profile_release(&p);
 }
 
@@ -492,6 +535,7 @@ int main(void)
 	struct profile p;
 
 	test_model();
+	test_tree_identity();
 	if (make_session(dir) < 0) {
 		TAP_OK(0, "make the fake session");
 		return tap_done();
