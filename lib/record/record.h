@@ -6,7 +6,10 @@
  * The record stage, one header per concern:
  *
  *   record/run.h      the pipeline: prepare, execute, finish
- *                     (cmd/record.c parses options and prints)
+ *                     (run.c; cmd/record.c parses options and prints),
+ *                     and the internal exec helper (exec.c)
+ *   record/checks.h   the checks before recording, and what a failed
+ *                     perf record means (internal to the stage)
  *   record/status.h   the internal exec helper's status file
  *   record/jitdump.h  jitdump repair and the private jitdump directory
  *   record/collect.h  the run's map/dump files, build-ids and vDSO

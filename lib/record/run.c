@@ -12,6 +12,7 @@
 #include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
+#include "record/checks.h"
 #include "record/collect.h"
 #include "record/cuts.h"
 #include "record/jitdump.h"
@@ -34,119 +35,12 @@
 #define JUDGE_MIN_SAMPLES 50
 /* How much of perf record's stderr is kept, and of a helper's. */
 #define PERF_STDERR_MAX (1 << 20)
-#define HELPER_STDERR_MAX 65536
 /* How long to wait between looks at an orphaned exec helper (ns). */
 #define HELPER_POLL_NS 100000000L
 /* Disk space set aside for the metadata: RESERVE_CHUNKS of zeros. */
 #define RESERVE_CHUNK 16384
 #define RESERVE_CHUNKS 4
 #define PERF_PROGRESS_PREFIX "[ perf record: "
-
-static void say(struct record_run *r, enum record_msg_level level,
-		const char *fmt, ...) PPR_PRINTF(3, 4);
-
-static void say(struct record_run *r, enum record_msg_level level,
-		const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	r->msg(r->msg_data, level, sb.buf);
-	strbuf_release(&sb);
-}
-
-static void say_output(struct record_run *r, const char *text)
-{
-	r->msg(r->msg_data, RECORD_MSG_OUTPUT, text);
-}
-
-/* --- the internal exec helper -------------------------------------------- */
-
-static volatile sig_atomic_t exec_child;
-static volatile sig_atomic_t exec_pending;
-
-static void exec_on_term(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	/*
-	 * perf answers Ctrl-C (and its own SIGTERM) with SIGTERM to its
-	 * workload, us, at once: the program has its SIGINT already and
-	 * must be let finish handling it, so perf's is dropped.  Signals
-	 * from anyone else (pyperf-run passing on a SIGTERM it got) go on
-	 * to the program.
-	 */
-	if (si && si->si_code == SI_USER && si->si_pid == getppid())
-		return;
-	if (exec_child > 0)
-		kill((pid_t)exec_child, sig);
-	else
-		exec_pending = sig;
-}
-
-enum record_outcome record_exec_program(const char *statusf, int errfd,
-					char *const *argv, int *wait_status,
-					record_msg_fn *msg, void *msg_data)
-{
-	struct spawn sp = SPAWN_INIT;
-	struct sigaction sa;
-	char err[PPR_ERR_LEN];
-	int fd, st, r;
-
-	fd = open(statusf, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		  O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(err, sizeof(err), "cannot create '%s': %s", statusf,
-			 strerror(errno));
-		msg(msg_data, RECORD_MSG_ERROR, err);
-		return RECORD_FAILED;
-	}
-	if (errfd != STDERR_FILENO) {
-		if (dup2(errfd, STDERR_FILENO) < 0) {
-			snprintf(err, sizeof(err), "cannot restore stderr: %s",
-				 strerror(errno));
-			msg(msg_data, RECORD_MSG_ERROR, err);
-			close(fd);
-			return RECORD_FAILED;
-		}
-		close(errfd);
-	}
-
-	record_status_write(fd, RECORD_STATUS_PID, (int)getpid());
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	/* Ctrl-C and Ctrl-\\ are for the program, in our process group */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sa.sa_handler = NULL;
-	sa.sa_sigaction = exec_on_term;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_DFL);
-
-	sp.argv = (const char *const *)argv;
-	sp.flags = SPAWN_DEFAULT_SIGS;
-	r = spawn_start(&sp, err, sizeof(err));
-	if (r < 0) {
-		record_status_write(fd, RECORD_STATUS_ERRNO, -r);
-		close(fd);
-		return r == -ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
-	}
-	exec_child = sp.pid;
-	if (exec_pending)
-		kill(sp.pid, exec_pending);
-	st = spawn_finish(&sp);
-	if (st < 0)
-		st = 0x7f00; /* cannot happen: report "exited 127" */
-	record_status_write(fd, RECORD_STATUS_WAIT, st);
-	close(fd);
-	*wait_status = st;
-	return RECORD_OK;
-}
 
 /* --- the commands ---------------------------------------------------------- */
 
@@ -176,204 +70,6 @@ void record_perf_commands(const struct record_perf_spec *s,
 	free(bid);
 	free(raw);
 	free(data);
-}
-
-/* --- checks before recording --------------------------------------------- */
-
-/* RECORD_OK, or why the script cannot run (said). */
-static enum record_outcome check_script(struct record_run *r,
-					const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0) {
-		int e = errno;
-
-		say(r, RECORD_MSG_ERROR, "cannot open '%s': %s", path,
-		    strerror(e));
-		return e == ENOENT || e == ENOTDIR ? RECORD_NOT_FOUND
-						   : RECORD_CANNOT_EXEC;
-	}
-	if (fstat(fd, &st) < 0) {
-		say(r, RECORD_MSG_ERROR, "cannot stat '%s': %s", path,
-		    strerror(errno));
-		close(fd);
-		return RECORD_CANNOT_EXEC;
-	}
-	close(fd);
-	if (S_ISDIR(st.st_mode)) {
-		say(r, RECORD_MSG_ERROR, "cannot run '%s': it is a directory",
-		    path);
-		say(r, RECORD_MSG_HINT,
-		    "give a Python script, or '-m <module>'");
-		return RECORD_CANNOT_EXEC;
-	}
-	return RECORD_OK;
-}
-
-static enum record_outcome check_command(struct record_run *r,
-					 const char *cmd)
-{
-	char *p = spawn_which(cmd);
-	int e = errno;
-
-	if (p) {
-		free(p);
-		return RECORD_OK;
-	}
-	say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", cmd, strerror(e));
-	return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
-}
-
-/* perf's version, and its `perf version` line (for the probe cache). */
-static int perf_version_of(const char *perf, struct perf_version *v,
-			   char *line, size_t linelen)
-{
-	struct strvec argv = STRVEC_INIT;
-	struct strbuf out = STRBUF_INIT;
-	char err[PPR_ERR_LEN];
-	int st, ret = -1;
-
-	perfcmd_version_argv(perf, 0, &argv);
-	st = spawn_capture(argv.v, NULL, &out, NULL, 4096, err, sizeof(err));
-	if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st) &&
-	    !perf_version_parse(out.buf, v)) {
-		snprintf(line, linelen, "%.*s", (int)strcspn(out.buf, "\n"),
-			 out.buf);
-		ret = 0;
-	}
-	strvec_clear(&argv);
-	strbuf_release(&out);
-	return ret;
-}
-
-static int perf_not_permitted(const char *perr)
-{
-	return strstr(perr, "Access to performance monitoring") ||
-	       strstr(perr, "perf_event_paranoid") ||
-	       strstr(perr, "Permission denied") ||
-	       strstr(perr, "Operation not permitted");
-}
-
-static enum record_outcome explain_perf_failure(struct record_run *r, int st,
-						const char *perr)
-{
-	char desc[128];
-
-	if (perf_not_permitted(perr)) {
-		const struct sysprobe_value *p = &r->kernel.paranoid;
-		char value[32] = "unknown";
-
-		if (p->have)
-			snprintf(value, sizeof(value), "%ld", p->value);
-		say(r, RECORD_MSG_ERROR, "perf is not permitted to record here "
-		    "(kernel.perf_event_paranoid = %s)", value);
-		say(r, RECORD_MSG_HINT, "as root: 'sysctl "
-		    "kernel.perf_event_paranoid=1' (or -1 for kernel frames), "
-		    "or give perf the CAP_PERFMON capability");
-		say(r, RECORD_MSG_HINT,
-		    "'pyperf-run doctor' checks the whole setup");
-		return RECORD_FAILED;
-	}
-	spawn_describe_status(st, desc, sizeof(desc));
-	say(r, RECORD_MSG_ERROR, "perf record failed (%s)", desc);
-	say_output(r, perr);
-	return RECORD_FAILED;
-}
-
-/*
- * Can perf open the event at all (not permitted, not supported)?  A
- * quick `perf stat` of an empty shell command tells before anything is
- * started.  It runs while the interpreter is probed: check_event_start()
- * starts it, check_event_finish() reads its verdict.
- */
-struct event_check {
-	struct spawn sp;
-	int started;
-	char err[PPR_ERR_LEN];
-};
-
-static void check_event_start(struct event_check *c, const char *perf,
-			      const char *event)
-{
-	struct strvec argv = STRVEC_INIT;
-
-	memset(c, 0, sizeof(*c));
-	perfcmd_stat_check_argv(perf, event, &argv);
-	c->sp = (struct spawn)SPAWN_INIT;
-	c->sp.argv = argv.v;	/* copied by the child; not used later */
-	c->sp.in = SPAWN_DEVNULL;
-	c->sp.out = SPAWN_DEVNULL;
-	c->sp.err = SPAWN_PIPE;
-	c->started = spawn_start(&c->sp, c->err, sizeof(c->err)) == 0;
-	c->sp.argv = NULL;
-	strvec_clear(&argv);
-}
-
-/* Stop a check whose verdict is not wanted any more. */
-static void check_event_abandon(struct event_check *c)
-{
-	if (!c->started)
-		return;
-	kill(c->sp.pid, SIGKILL);
-	close(c->sp.err);
-	spawn_finish(&c->sp);
-	c->started = 0;
-}
-
-/* Read fd to its end into sb, keeping at most max bytes. */
-static void read_all(int fd, struct strbuf *sb, size_t max)
-{
-	for (;;) {
-		char buf[4096];
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (sb && sb->len < max)
-			strbuf_add(sb, buf, (size_t)n);
-	}
-}
-
-static enum record_outcome check_event_finish(struct record_run *r,
-					      struct event_check *c,
-					      const char *event)
-{
-	struct strbuf errout = STRBUF_INIT;
-	enum record_outcome ret = RECORD_OK;
-	int st;
-
-	if (!c->started) {
-		say(r, RECORD_MSG_ERROR, "%s", c->err);
-		return RECORD_FAILED;
-	}
-	read_all(c->sp.err, &errout, HELPER_STDERR_MAX);
-	close(c->sp.err);
-	st = spawn_finish(&c->sp);
-	c->started = 0;
-	if (st < 0) {
-		say(r, RECORD_MSG_ERROR, "cannot run perf stat: %s",
-		    strerror(-st));
-		ret = RECORD_FAILED;
-	} else if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		if (strstr(errout.buf, "Access to performance monitoring") ||
-		    strstr(errout.buf, "perf_event_paranoid") ||
-		    strstr(errout.buf, "ermission")) {
-			ret = explain_perf_failure(r, st, errout.buf);
-		} else {
-			say(r, RECORD_MSG_ERROR,
-			    "perf cannot use the event '%s'", event);
-			say_output(r, errout.buf);
-			say(r, RECORD_MSG_HINT, "'perf list' shows the events "
-			    "this machine has; cpu-clock works everywhere");
-			ret = RECORD_FAILED;
-		}
-	}
-	strbuf_release(&errout);
-	return ret;
 }
 
 static void target_argv(const struct record_options *o, const char *python,
@@ -450,35 +146,35 @@ static enum record_outcome decide(struct record_run *r)
 
 	/* The target first: the clearest message wins. */
 	if (o->kind == RECORD_TARGET_SCRIPT &&
-	    (ret = check_script(r, o->what)))
+	    (ret = record_check_script(r, o->what)))
 		return ret;
 	if (o->kind == RECORD_TARGET_COMMAND &&
-	    (ret = check_command(r, o->what)))
+	    (ret = record_check_command(r, o->what)))
 		return ret;
 
 	/* perf's event check runs while the interpreter is probed */
 	r->perf = spawn_which(perfcmd_perf(o->perf, NULL));
 	perf_errno = errno;
 	if (r->perf)
-		check_event_start(&ev, r->perf, event);
+		record_check_event_start(&ev, r->perf, event);
 
 	r->python = spawn_which(py);
 	if (!r->python) {
 		int e = errno;
 
-		check_event_abandon(&ev);
-		say(r, RECORD_MSG_ERROR, "cannot run the interpreter '%s': %s",
+		record_check_event_abandon(&ev);
+		record_say(r, RECORD_MSG_ERROR, "cannot run the interpreter '%s': %s",
 		    py, strerror(e));
 		if (!o->python)
-			say(r, RECORD_MSG_HINT, "name one with --python PATH");
+			record_say(r, RECORD_MSG_HINT, "name one with --python PATH");
 		if (o->kind == RECORD_TARGET_COMMAND)
 			return RECORD_FAILED;
 		return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 	}
 	if (record_probe_python(r->python, &r->py, &r->probed, err,
 				sizeof(err))) {
-		check_event_abandon(&ev);
-		say(r, RECORD_MSG_ERROR, "%s", err);
+		record_check_event_abandon(&ev);
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		/* the probe may have filled some fields before failing */
 		pyinfo_release(&r->py);
 		return RECORD_FAILED;
@@ -494,20 +190,20 @@ static enum record_outcome decide(struct record_run *r)
 	}
 
 	if (!r->perf) {
-		say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
+		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
 		    perfcmd_perf(o->perf, NULL), strerror(perf_errno));
-		say(r, RECORD_MSG_HINT, "install perf (Debian/Ubuntu: "
+		record_say(r, RECORD_MSG_HINT, "install perf (Debian/Ubuntu: "
 		    "linux-perf or linux-tools-$(uname -r); Fedora: perf)");
 		return RECORD_FAILED;
 	}
-	if (perf_version_of(r->perf, &r->pv, r->perf_line,
+	if (record_perf_version(r->perf, &r->pv, r->perf_line,
 			    sizeof(r->perf_line))) {
-		check_event_abandon(&ev);
-		say(r, RECORD_MSG_ERROR, "cannot tell the version of '%s' "
+		record_check_event_abandon(&ev);
+		record_say(r, RECORD_MSG_ERROR, "cannot tell the version of '%s' "
 		    "('perf version' failed)", r->perf);
 		return RECORD_FAILED;
 	}
-	if ((ret = check_event_finish(r, &ev, event)))
+	if ((ret = record_check_event_finish(r, &ev, event)))
 		return ret;
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
 	if (fix == TRI_UNKNOWN) {
@@ -523,13 +219,13 @@ static enum record_outcome decide(struct record_run *r)
 	mode_decide(&r->py, &r->pv, fix, o->mode, o->trampoline,
 		    (unsigned)o->stack_size, embedded_ready, &r->mode);
 	if (r->mode.problem[0]) {
-		say(r, RECORD_MSG_ERROR, "Python frames are not available: %s",
+		record_say(r, RECORD_MSG_ERROR, "Python frames are not available: %s",
 		    r->mode.problem);
 		if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
 		    !embedded_ready && embedded_check(&r->py, why,
 						      sizeof(why)) == 0)
-			say(r, RECORD_MSG_HINT, "%s", why);
-		say(r, RECORD_MSG_HINT, "'pyperf-run doctor --python %s' "
+			record_say(r, RECORD_MSG_HINT, "%s", why);
+		record_say(r, RECORD_MSG_HINT, "'pyperf-run doctor --python %s' "
 		    "explains the setup", r->python);
 		return RECORD_FAILED;
 	}
@@ -539,21 +235,21 @@ static enum record_outcome decide(struct record_run *r)
 	 */
 	if (r->mode.warning[0] &&
 	    !(r->mode.name == MODE_JIT && fix == TRI_UNKNOWN))
-		say(r, RECORD_MSG_WARNING, "%s", r->mode.warning);
+		record_say(r, RECORD_MSG_WARNING, "%s", r->mode.warning);
 	/* The automatic choice fell back to CPython's own trampoline. */
 	if (o->trampoline == TRAMPOLINE_AUTO &&
 	    r->mode.trampoline == TRAMPOLINE_NATIVE &&
 	    mode_embedded_supports(&r->py, why, sizeof(why)) &&
 	    !embedded_check(&r->py, why, sizeof(why)))
-		say(r, RECORD_MSG_WARNING, "using CPython's own trampoline: "
+		record_say(r, RECORD_MSG_WARNING, "using CPython's own trampoline: "
 		    "the embedded one cannot be used: %s", why);
 	if (o->stack_size && r->mode.name == MODE_PERF)
-		say(r, RECORD_MSG_WARNING,
+		record_say(r, RECORD_MSG_WARNING,
 		    "--stack-size only matters in jit mode");
 	want = o->freq ? o->freq : PERFCMD_FREQ_DEFAULT;
 	r->freq = sysprobe_cap_frequency(&r->kernel, want);
 	if (r->freq != want)
-		say(r, RECORD_MSG_WARNING, "-F %lu is above the kernel's "
+		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the kernel's "
 		    "maximum of %u (kernel.perf_event_max_sample_rate): "
 		    "using %u", want, r->freq, r->freq);
 	target_argv(o, r->python, &r->target);
@@ -595,18 +291,18 @@ enum record_outcome record_prepare(struct record_run *r)
 	if (ret)
 		return ret;
 	if (session_check_target(o->output, &exists, err, sizeof(err))) {
-		say(r, RECORD_MSG_ERROR, "%s", err);
-		say(r, RECORD_MSG_HINT, "choose another directory with -o");
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
+		record_say(r, RECORD_MSG_HINT, "choose another directory with -o");
 		return RECORD_FAILED;
 	}
 	r->self = self_exe();
 	if (!r->self) {
-		say(r, RECORD_MSG_ERROR, "cannot find my own executable: %s",
+		record_say(r, RECORD_MSG_ERROR, "cannot find my own executable: %s",
 		    strerror(errno));
 		return RECORD_FAILED;
 	}
 	if (session_create_tmp(o->output, &r->tmp, err, sizeof(err))) {
-		say(r, RECORD_MSG_ERROR, "%s", err);
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		return RECORD_FAILED;
 	}
 	r->abs_tmp = absolute(r->tmp);
@@ -623,7 +319,7 @@ enum record_outcome record_prepare(struct record_run *r)
 		if (r->mode.name == MODE_JIT) {
 			r->jit_dir = record_jit_dir(err, sizeof(err));
 			if (!r->jit_dir)
-				say(r, RECORD_MSG_WARNING, "%s: a perf that "
+				record_say(r, RECORD_MSG_WARNING, "%s: a perf that "
 				    "unwinds with libdw will miss the Python "
 				    "frames", err);
 		}
@@ -633,7 +329,7 @@ enum record_outcome record_prepare(struct record_run *r)
 		r->srcdirs[1] = r->dump_dir;
 		if (embedded_prepare(&r->py, r->mode.name, r->dump_dir,
 				     &r->env_set, err, sizeof(err))) {
-			say(r, RECORD_MSG_ERROR, "cannot prepare the embedded "
+			record_say(r, RECORD_MSG_ERROR, "cannot prepare the embedded "
 			    "trampoline: %s", err);
 			return RECORD_FAILED;
 		}
@@ -644,7 +340,7 @@ enum record_outcome record_prepare(struct record_run *r)
 
 	r->errfd = fcntl(STDERR_FILENO, F_DUPFD, 10);
 	if (r->errfd < 0) {
-		say(r, RECORD_MSG_ERROR, "cannot duplicate stderr: %s",
+		record_say(r, RECORD_MSG_ERROR, "cannot duplicate stderr: %s",
 		    strerror(errno));
 		return RECORD_FAILED;
 	}
@@ -798,7 +494,7 @@ static int run_quiet(const char *const *argv, struct strbuf *errout)
 			strbuf_addstr(errout, err);
 		return r;
 	}
-	read_all(sp.err, errout, HELPER_STDERR_MAX);
+	record_read_all(sp.err, errout, RECORD_HELPER_STDERR_MAX);
 	close(sp.err);
 	return spawn_finish(&sp);
 }
@@ -859,7 +555,7 @@ static void repair_dumps(struct record_run *r)
 				dropped = record_repair_jitdump(path,
 							       (pid_t)v);
 				if (dropped < 0)
-					say(r, RECORD_MSG_WARNING,
+					record_say(r, RECORD_MSG_WARNING,
 					    "cannot repair '%s': %s", path,
 					    strerror((int)-dropped));
 			}
@@ -879,16 +575,16 @@ static void inject(struct record_run *r)
 	st = run_quiet(r->inject_argv.v, &ierr);
 	if (st != 0) {
 		if (strstr(ierr.buf, strerror(ENOSPC)) || r->nospace)
-			say(r, RECORD_MSG_WARNING, "no space left for perf "
+			record_say(r, RECORD_MSG_WARNING, "no space left for perf "
 			    "inject --jit in '%s': Python frames will be "
 			    "missing", r->o->output);
 		else
-			say(r, RECORD_MSG_WARNING, "perf inject --jit failed: "
+			record_say(r, RECORD_MSG_WARNING, "perf inject --jit failed: "
 			    "Python frames will be missing");
-		say_output(r, ierr.buf);
+		record_say_output(r, ierr.buf);
 		unlink(r->data);
 		if (rename(r->raw, r->data) < 0)
-			say(r, RECORD_MSG_ERROR, "cannot rename '%s': %s",
+			record_say(r, RECORD_MSG_ERROR, "cannot rename '%s': %s",
 			    r->raw, strerror(errno));
 	} else {
 		unlink(r->raw);
@@ -918,7 +614,7 @@ enum record_outcome record_execute(struct record_run *r)
 	close(r->errfd);
 	r->errfd = -1;
 	if (st < 0) {
-		say(r, RECORD_MSG_ERROR, "%s", err);
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		goto out;
 	}
 	kind = record_status_read(r->statusf, &value, &r->helper_pid);
@@ -931,17 +627,17 @@ enum record_outcome record_execute(struct record_run *r)
 		char desc[128];
 
 		spawn_describe_status(st, desc, sizeof(desc));
-		say(r, RECORD_MSG_WARNING, "perf record %s before the program "
+		record_say(r, RECORD_MSG_WARNING, "perf record %s before the program "
 		    "ended: the recording stops there", desc);
 		kind = wait_for_program(r->statusf, r->helper_pid, &value);
 	}
 	unlink(r->statusf);
 	if (kind == RECORD_STATUS_NONE) {
-		ret = explain_perf_failure(r, st, perr.buf);
+		ret = record_explain_perf_failure(r, st, perr.buf);
 		goto out;
 	}
 	if (kind == RECORD_STATUS_ERRNO) {
-		say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", r->target.v[0],
+		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", r->target.v[0],
 		    strerror(value));
 		ret = value == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 		goto out;
@@ -949,13 +645,13 @@ enum record_outcome record_execute(struct record_run *r)
 	r->wait_status = value;
 	r->nospace = strstr(perr.buf, strerror(ENOSPC)) != NULL;
 	if (r->nospace) {
-		say(r, RECORD_MSG_ERROR, "perf record could not write "
+		record_say(r, RECORD_MSG_ERROR, "perf record could not write "
 		    "'%s/perf.data': %s", o->output, strerror(ENOSPC));
-		say(r, RECORD_MSG_HINT, "free some space there, or record "
+		record_say(r, RECORD_MSG_HINT, "free some space there, or record "
 		    "into another file system with -o");
 	} else if (perr.len) {
-		say(r, RECORD_MSG_NOTE, "perf record said:");
-		say_output(r, perr.buf);
+		record_say(r, RECORD_MSG_NOTE, "perf record said:");
+		record_say_output(r, perr.buf);
 	}
 	/*
 	 * perf record ended before finishing its file (killed, or out of
@@ -964,14 +660,14 @@ enum record_outcome record_execute(struct record_run *r)
 	 */
 	recovered = perfdata_recover(output);
 	if (recovered > 0)
-		say(r, RECORD_MSG_WARNING, "perf record did not finish "
+		record_say(r, RECORD_MSG_WARNING, "perf record did not finish "
 		    "'%s/perf.data'%s: keeping the %lld bytes of samples it "
 		    "wrote", o->output, r->nospace ? " (no space left)" :
 		    (WIFSIGNALED(st) ? " (it was killed)" : ""), recovered);
 
 	if (access(output, F_OK) < 0) {
-		say(r, RECORD_MSG_ERROR, "perf record wrote no data");
-		say_output(r, perr.buf);
+		record_say(r, RECORD_MSG_ERROR, "perf record wrote no data");
+		record_say_output(r, perr.buf);
 		goto out;
 	}
 	if (r->mode.name == MODE_JIT)
@@ -1073,7 +769,7 @@ static void judge_session(struct record_run *r)
 
 	r->complete = -1.0;
 	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
-		say(r, RECORD_MSG_WARNING, "cannot read the recording back to "
+		record_say(r, RECORD_MSG_WARNING, "cannot read the recording back to "
 		    "check its stacks: %s", err);
 		return;
 	}
@@ -1101,18 +797,18 @@ static void judge_session(struct record_run *r)
 		 */
 		if (significant(&p))
 			for (i = 0; i < p.nr_warnings; i++)
-				say(r, RECORD_MSG_WARNING, "%s",
+				record_say(r, RECORD_MSG_WARNING, "%s",
 				    p.warnings[i]);
 		record_cut_hints(&f, &hints);
 		for (i = 0; i < hints.nr; i++)
-			say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
+			record_say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
 	}
 
 	r->complete = p.quality.judged ?
 		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
 	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));
 	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err)))
-		say(r, RECORD_MSG_WARNING, "%s", err);
+		record_say(r, RECORD_MSG_WARNING, "%s", err);
 	strvec_clear(&hints);
 	profile_release(&p);
 }
@@ -1131,27 +827,27 @@ enum record_outcome record_finish(struct record_run *r)
 	 */
 	st = perfdata_fix_exec_forks(r->data, &r->scan, NULL);
 	if (st < 0)
-		say(r, RECORD_MSG_WARNING, "cannot update '%s': %s", r->data,
+		record_say(r, RECORD_MSG_WARNING, "cannot update '%s': %s", r->data,
 		    strerror(-st));
 
 	if (record_collect(r->abs_tmp, r->srcdirs, r->scan.pids,
 			   r->scan.nr_pids, r->start, &moved, err,
 			   sizeof(err)))
-		say(r, RECORD_MSG_WARNING, "%s", err);
+		record_say(r, RECORD_MSG_WARNING, "%s", err);
 	if (r->jit_dir && record_jit_dir_remove(r->jit_dir) < 0)
-		say(r, RECORD_MSG_WARNING, "cannot remove '%s'", r->jit_dir);
+		record_say(r, RECORD_MSG_WARNING, "cannot remove '%s'", r->jit_dir);
 	if (record_prune_buildid(r->bid) < 0)
-		say(r, RECORD_MSG_WARNING, "cannot trim the build-id cache "
+		record_say(r, RECORD_MSG_WARNING, "cannot trim the build-id cache "
 		    "'%s'", r->bid);
 	if (r->mode.name == MODE_JIT && (st = record_save_vdso(r->bid)) < 0)
-		say(r, RECORD_MSG_WARNING, "cannot save the vDSO in '%s': %s: "
+		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in '%s': %s: "
 		    "samples in it will stop there", r->bid, strerror(-st));
 
 	/* room for meta when perf filled the disk */
 	unlink(r->reserve);
 	write_meta(r);
 	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err))) {
-		say(r, RECORD_MSG_ERROR, "%s", err);
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		return RECORD_FAILED;
 	}
 	/*
@@ -1160,8 +856,8 @@ enum record_outcome record_finish(struct record_run *r)
 	 */
 	judge_session(r);
 	if (session_commit(r->tmp, o->output, err, sizeof(err))) {
-		say(r, RECORD_MSG_ERROR, "%s", err);
-		say(r, RECORD_MSG_HINT, "the recording is in '%s'", r->tmp);
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
+		record_say(r, RECORD_MSG_HINT, "the recording is in '%s'", r->tmp);
 		r->keep_tmp = 1;
 		return RECORD_FAILED;
 	}
