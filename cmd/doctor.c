@@ -206,7 +206,8 @@ int cmd_doctor(int argc, char **argv)
 				usage_error(&doctor_usage, EXIT_USAGE,
 					    "--probe-stack-size needs a "
 					    "multiple of 8 from 8 to %u, not "
-					    "'%s'", PERF_STACK_DUMP_MAX, optarg);
+					    "'%s'", PERF_STACK_DUMP_MAX,
+					    optarg);
 			o.probe_stack_size = (unsigned)v;
 			break;
 		}

@@ -139,7 +139,8 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			exit(fflush(stdout) ? EXIT_INTERNAL : EXIT_OK);
 		case 'm':
 		case 'c':
-			o->ro.kind = c == 'm' ? RECORD_TARGET_MODULE : RECORD_TARGET_CODE;
+			o->ro.kind = c == 'm' ? RECORD_TARGET_MODULE
+					      : RECORD_TARGET_CODE;
 			o->ro.what = optarg;
 			stop = 1;
 			break;
@@ -155,7 +156,8 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (o->ro.kind == RECORD_TARGET_MODULE || o->ro.kind == RECORD_TARGET_CODE) {
+	if (o->ro.kind == RECORD_TARGET_MODULE ||
+	    o->ro.kind == RECORD_TARGET_CODE) {
 		o->ro.args = argv + optind;
 		o->ro.nr_args = argc - optind;
 		return;
@@ -173,7 +175,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 	o->ro.nr_args = argc - optind - 1;
 }
 
-/* --- printing -------------------------------------------------------------- */
+/* --- printing ------------------------------------------------------------ */
 
 /* A tool's own lines, indented; at most OUTPUT_MAX_LINES of them. */
 #define OUTPUT_MAX_LINES 20

@@ -486,7 +486,8 @@ static unsigned dump_for(unsigned long bytes)
 	unsigned long need = bytes + 1024;
 
 	need = (need + 4095) & ~4095UL;
-	return need > PERF_STACK_DUMP_MAX ? PERF_STACK_DUMP_MAX : (unsigned)need;
+	return need > PERF_STACK_DUMP_MAX ? PERF_STACK_DUMP_MAX
+					  : (unsigned)need;
 }
 
 /* The reason most cut deep samples of a pass share, or CUT_NONE. */
@@ -730,8 +731,9 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	if (p->reached_module && !p->shallow_first) {
 		p->shallow_need = dump_for(p->shallow_bytes);
 		if (p->shallow_need <= a->stack_size)
-			p->shallow_need = a->stack_size * 2 < PERF_STACK_DUMP_MAX
-					? a->stack_size * 2 : PERF_STACK_DUMP_MAX;
+			p->shallow_need =
+				a->stack_size * 2 < PERF_STACK_DUMP_MAX ?
+				a->stack_size * 2 : PERF_STACK_DUMP_MAX;
 	}
 	if (!a->samples)
 		set_err(p->detail, sizeof(p->detail), "perf recorded no "

@@ -60,8 +60,8 @@ enum record_outcome record_check_script(struct record_run *r,
 	}
 	close(fd);
 	if (S_ISDIR(st.st_mode)) {
-		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': it is a directory",
-		    path);
+		record_say(r, RECORD_MSG_ERROR,
+			   "cannot run '%s': it is a directory", path);
 		record_say(r, RECORD_MSG_HINT,
 		    "give a Python script, or '-m <module>'");
 		return RECORD_CANNOT_EXEC;
@@ -79,7 +79,8 @@ enum record_outcome record_check_command(struct record_run *r,
 		free(p);
 		return RECORD_OK;
 	}
-	record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", cmd, strerror(e));
+	record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", cmd,
+		   strerror(e));
 	return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 }
 
@@ -124,8 +125,9 @@ enum record_outcome record_explain_perf_failure(struct record_run *r, int st,
 
 		if (p->have)
 			snprintf(value, sizeof(value), "%ld", p->value);
-		record_say(r, RECORD_MSG_ERROR, "perf is not permitted to record here "
-		    "(kernel.perf_event_paranoid = %s)", value);
+		record_say(r, RECORD_MSG_ERROR, "perf is not permitted to "
+			   "record here (kernel.perf_event_paranoid = %s)",
+			   value);
 		record_say(r, RECORD_MSG_HINT, "as root: 'sysctl "
 		    "kernel.perf_event_paranoid=1' (or -1 for kernel frames), "
 		    "or give perf the CAP_PERFMON capability");
@@ -213,8 +215,9 @@ enum record_outcome record_check_event_finish(struct record_run *r,
 			record_say(r, RECORD_MSG_ERROR,
 			    "perf cannot use the event '%s'", event);
 			record_say_output(r, errout.buf);
-			record_say(r, RECORD_MSG_HINT, "'perf list' shows the events "
-			    "this machine has; cpu-clock works everywhere");
+			record_say(r, RECORD_MSG_HINT, "'perf list' shows the "
+				   "events this machine has; cpu-clock works "
+				   "everywhere");
 			ret = RECORD_FAILED;
 		}
 	}

@@ -62,7 +62,8 @@ static void dump_hint(const struct record_cut_facts *f, struct strvec *out)
 			     "dump, and %u bytes hold %s of them (the session "
 			     "grows about %.1f times)", (unsigned)need,
 			     share * 100, f->stack_size, (unsigned)need,
-			     f->dump_needed && f->dump_needed <= PERF_STACK_DUMP_MAX ?
+			     f->dump_needed &&
+			     f->dump_needed <= PERF_STACK_DUMP_MAX ?
 			     "99%" : "most",
 			     (double)need / f->stack_size);
 		return;

@@ -42,7 +42,7 @@
 #define RESERVE_CHUNKS 4
 #define PERF_PROGRESS_PREFIX "[ perf record: "
 
-/* --- the commands ---------------------------------------------------------- */
+/* --- the commands -------------------------------------------------------- */
 
 void record_perf_commands(const struct record_perf_spec *s,
 			  struct strvec *record_argv,
@@ -109,7 +109,7 @@ static char *self_exe(void)
 	return xstrdup(buf);
 }
 
-/* --- prepare --------------------------------------------------------------- */
+/* --- prepare ------------------------------------------------------------- */
 
 void record_init(struct record_run *r, const struct record_options *o,
 		 record_msg_fn *msg, void *msg_data)
@@ -163,10 +163,12 @@ static enum record_outcome decide(struct record_run *r)
 		int e = errno;
 
 		record_check_event_abandon(&ev);
-		record_say(r, RECORD_MSG_ERROR, "cannot run the interpreter '%s': %s",
-		    py, strerror(e));
+		record_say(r, RECORD_MSG_ERROR,
+			   "cannot run the interpreter '%s': %s", py,
+			   strerror(e));
 		if (!o->python)
-			record_say(r, RECORD_MSG_HINT, "name one with --python PATH");
+			record_say(r, RECORD_MSG_HINT,
+				   "name one with --python PATH");
 		if (o->kind == RECORD_TARGET_COMMAND)
 			return RECORD_FAILED;
 		return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
@@ -199,8 +201,8 @@ static enum record_outcome decide(struct record_run *r)
 	if (record_perf_version(r->perf, &r->pv, r->perf_line,
 			    sizeof(r->perf_line))) {
 		record_check_event_abandon(&ev);
-		record_say(r, RECORD_MSG_ERROR, "cannot tell the version of '%s' "
-		    "('perf version' failed)", r->perf);
+		record_say(r, RECORD_MSG_ERROR, "cannot tell the version of "
+			   "'%s' ('perf version' failed)", r->perf);
 		return RECORD_FAILED;
 	}
 	if ((ret = record_check_event_finish(r, &ev, event)))
@@ -219,14 +221,15 @@ static enum record_outcome decide(struct record_run *r)
 	mode_decide(&r->py, &r->pv, fix, o->mode, o->trampoline,
 		    (unsigned)o->stack_size, embedded_ready, &r->mode);
 	if (r->mode.problem[0]) {
-		record_say(r, RECORD_MSG_ERROR, "Python frames are not available: %s",
-		    r->mode.problem);
+		record_say(r, RECORD_MSG_ERROR,
+			   "Python frames are not available: %s",
+			   r->mode.problem);
 		if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
 		    !embedded_ready && embedded_check(&r->py, why,
 						      sizeof(why)) == 0)
 			record_say(r, RECORD_MSG_HINT, "%s", why);
-		record_say(r, RECORD_MSG_HINT, "'pyperf-run doctor --python %s' "
-		    "explains the setup", r->python);
+		record_say(r, RECORD_MSG_HINT, "'pyperf-run doctor --python "
+			   "%s' explains the setup", r->python);
 		return RECORD_FAILED;
 	}
 	/*
@@ -241,17 +244,19 @@ static enum record_outcome decide(struct record_run *r)
 	    r->mode.trampoline == TRAMPOLINE_NATIVE &&
 	    mode_embedded_supports(&r->py, why, sizeof(why)) &&
 	    !embedded_check(&r->py, why, sizeof(why)))
-		record_say(r, RECORD_MSG_WARNING, "using CPython's own trampoline: "
-		    "the embedded one cannot be used: %s", why);
+		record_say(r, RECORD_MSG_WARNING, "using CPython's own "
+			   "trampoline: the embedded one cannot be used: %s",
+			   why);
 	if (o->stack_size && r->mode.name == MODE_PERF)
 		record_say(r, RECORD_MSG_WARNING,
 		    "--stack-size only matters in jit mode");
 	want = o->freq ? o->freq : PERFCMD_FREQ_DEFAULT;
 	r->freq = sysprobe_cap_frequency(&r->kernel, want);
 	if (r->freq != want)
-		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the kernel's "
-		    "maximum of %u (kernel.perf_event_max_sample_rate): "
-		    "using %u", want, r->freq, r->freq);
+		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the "
+			   "kernel's maximum of %u "
+			   "(kernel.perf_event_max_sample_rate): using %u",
+			   want, r->freq, r->freq);
 	target_argv(o, r->python, &r->target);
 	return RECORD_OK;
 }
@@ -292,13 +297,15 @@ enum record_outcome record_prepare(struct record_run *r)
 		return ret;
 	if (session_check_target(o->output, &exists, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
-		record_say(r, RECORD_MSG_HINT, "choose another directory with -o");
+		record_say(r, RECORD_MSG_HINT,
+			   "choose another directory with -o");
 		return RECORD_FAILED;
 	}
 	r->self = self_exe();
 	if (!r->self) {
-		record_say(r, RECORD_MSG_ERROR, "cannot find my own executable: %s",
-		    strerror(errno));
+		record_say(r, RECORD_MSG_ERROR,
+			   "cannot find my own executable: %s",
+			   strerror(errno));
 		return RECORD_FAILED;
 	}
 	if (session_create_tmp(o->output, &r->tmp, err, sizeof(err))) {
@@ -319,9 +326,9 @@ enum record_outcome record_prepare(struct record_run *r)
 		if (r->mode.name == MODE_JIT) {
 			r->jit_dir = record_jit_dir(err, sizeof(err));
 			if (!r->jit_dir)
-				record_say(r, RECORD_MSG_WARNING, "%s: a perf that "
-				    "unwinds with libdw will miss the Python "
-				    "frames", err);
+				record_say(r, RECORD_MSG_WARNING, "%s: a perf "
+					   "that unwinds with libdw will miss "
+					   "the Python frames", err);
 		}
 		r->dump_dir = r->jit_dir ? xstrdup(r->jit_dir) :
 			xasprintf("%s/%s", r->abs_tmp,
@@ -329,8 +336,8 @@ enum record_outcome record_prepare(struct record_run *r)
 		r->srcdirs[1] = r->dump_dir;
 		if (embedded_prepare(&r->py, r->mode.name, r->dump_dir,
 				     &r->env_set, err, sizeof(err))) {
-			record_say(r, RECORD_MSG_ERROR, "cannot prepare the embedded "
-			    "trampoline: %s", err);
+			record_say(r, RECORD_MSG_ERROR, "cannot prepare the "
+				   "embedded trampoline: %s", err);
 			return RECORD_FAILED;
 		}
 	} else {
@@ -365,7 +372,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	return RECORD_OK;
 }
 
-/* --- execute --------------------------------------------------------------- */
+/* --- execute ------------------------------------------------------------- */
 
 static volatile sig_atomic_t forward_sig;
 
@@ -575,17 +582,18 @@ static void inject(struct record_run *r)
 	st = run_quiet(r->inject_argv.v, &ierr);
 	if (st != 0) {
 		if (strstr(ierr.buf, strerror(ENOSPC)) || r->nospace)
-			record_say(r, RECORD_MSG_WARNING, "no space left for perf "
-			    "inject --jit in '%s': Python frames will be "
-			    "missing", r->o->output);
+			record_say(r, RECORD_MSG_WARNING, "no space left for "
+				   "perf inject --jit in '%s': Python frames "
+				   "will be missing", r->o->output);
 		else
-			record_say(r, RECORD_MSG_WARNING, "perf inject --jit failed: "
-			    "Python frames will be missing");
+			record_say(r, RECORD_MSG_WARNING, "perf inject --jit "
+				   "failed: Python frames will be missing");
 		record_say_output(r, ierr.buf);
 		unlink(r->data);
 		if (rename(r->raw, r->data) < 0)
-			record_say(r, RECORD_MSG_ERROR, "cannot rename '%s': %s",
-			    r->raw, strerror(errno));
+			record_say(r, RECORD_MSG_ERROR,
+				   "cannot rename '%s': %s", r->raw,
+				   strerror(errno));
 	} else {
 		unlink(r->raw);
 	}
@@ -627,8 +635,8 @@ enum record_outcome record_execute(struct record_run *r)
 		char desc[128];
 
 		spawn_describe_status(st, desc, sizeof(desc));
-		record_say(r, RECORD_MSG_WARNING, "perf record %s before the program "
-		    "ended: the recording stops there", desc);
+		record_say(r, RECORD_MSG_WARNING, "perf record %s before the "
+			   "program ended: the recording stops there", desc);
 		kind = wait_for_program(r->statusf, r->helper_pid, &value);
 	}
 	unlink(r->statusf);
@@ -637,8 +645,8 @@ enum record_outcome record_execute(struct record_run *r)
 		goto out;
 	}
 	if (kind == RECORD_STATUS_ERRNO) {
-		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", r->target.v[0],
-		    strerror(value));
+		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
+			   r->target.v[0], strerror(value));
 		ret = value == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 		goto out;
 	}
@@ -647,8 +655,8 @@ enum record_outcome record_execute(struct record_run *r)
 	if (r->nospace) {
 		record_say(r, RECORD_MSG_ERROR, "perf record could not write "
 		    "'%s/perf.data': %s", o->output, strerror(ENOSPC));
-		record_say(r, RECORD_MSG_HINT, "free some space there, or record "
-		    "into another file system with -o");
+		record_say(r, RECORD_MSG_HINT, "free some space there, or "
+			   "record into another file system with -o");
 	} else if (perr.len) {
 		record_say(r, RECORD_MSG_NOTE, "perf record said:");
 		record_say_output(r, perr.buf);
@@ -678,7 +686,7 @@ out:
 	return ret;
 }
 
-/* --- finish ---------------------------------------------------------------- */
+/* --- finish -------------------------------------------------------------- */
 
 static void write_meta(struct record_run *r)
 {
@@ -769,8 +777,8 @@ static void judge_session(struct record_run *r)
 
 	r->complete = -1.0;
 	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
-		record_say(r, RECORD_MSG_WARNING, "cannot read the recording back to "
-		    "check its stacks: %s", err);
+		record_say(r, RECORD_MSG_WARNING, "cannot read the recording "
+			   "back to check its stacks: %s", err);
 		return;
 	}
 	memset(&f, 0, sizeof(f));
@@ -827,21 +835,23 @@ enum record_outcome record_finish(struct record_run *r)
 	 */
 	st = perfdata_fix_exec_forks(r->data, &r->scan, NULL);
 	if (st < 0)
-		record_say(r, RECORD_MSG_WARNING, "cannot update '%s': %s", r->data,
-		    strerror(-st));
+		record_say(r, RECORD_MSG_WARNING, "cannot update '%s': %s",
+			   r->data, strerror(-st));
 
 	if (record_collect(r->abs_tmp, r->srcdirs, r->scan.pids,
 			   r->scan.nr_pids, r->start, &moved, err,
 			   sizeof(err)))
 		record_say(r, RECORD_MSG_WARNING, "%s", err);
 	if (r->jit_dir && record_jit_dir_remove(r->jit_dir) < 0)
-		record_say(r, RECORD_MSG_WARNING, "cannot remove '%s'", r->jit_dir);
+		record_say(r, RECORD_MSG_WARNING, "cannot remove '%s'",
+			   r->jit_dir);
 	if (record_prune_buildid(r->bid) < 0)
-		record_say(r, RECORD_MSG_WARNING, "cannot trim the build-id cache "
-		    "'%s'", r->bid);
+		record_say(r, RECORD_MSG_WARNING,
+			   "cannot trim the build-id cache " "'%s'", r->bid);
 	if (r->mode.name == MODE_JIT && (st = record_save_vdso(r->bid)) < 0)
-		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in '%s': %s: "
-		    "samples in it will stop there", r->bid, strerror(-st));
+		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in "
+			   "'%s': %s: samples in it will stop there", r->bid,
+			   strerror(-st));
 
 	/* room for meta when perf filled the disk */
 	unlink(r->reserve);
@@ -857,7 +867,8 @@ enum record_outcome record_finish(struct record_run *r)
 	judge_session(r);
 	if (session_commit(r->tmp, o->output, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
-		record_say(r, RECORD_MSG_HINT, "the recording is in '%s'", r->tmp);
+		record_say(r, RECORD_MSG_HINT, "the recording is in '%s'",
+			   r->tmp);
 		r->keep_tmp = 1;
 		return RECORD_FAILED;
 	}
