@@ -43,15 +43,18 @@ test_prereq_DPKG_INSTALL() {
 		{ echo "linux-perf (the package's dependency) is not installed"; return 1; }
 }
 
+# dpkg_ran ARGS...: dpkg ran: it succeeded, or failed for another reason
+# than apt or another dpkg holding its lock (its status in dpkg.status).
+dpkg_ran() {
+	dpkg "$@" >dpkg.out 2>&1
+	echo $? >dpkg.status
+	test "$(cat dpkg.status)" = 0 || ! grep -q 'lock' dpkg.out
+}
+
 # dpkg, waiting (up to a minute) while apt or another dpkg holds its lock.
 dpkg_locked() {
-	n_=0
-	while :; do
-		dpkg "$@" >dpkg.out 2>&1 && return 0
-		grep -q 'lock' dpkg.out && test $n_ -lt 60 || { cat dpkg.out; return 1; }
-		n_=$((n_ + 1))
-		sleep 1
-	done
+	wait_for -i 1 60 dpkg_ran "$@" && test "$(cat dpkg.status)" = 0 ||
+		{ cat dpkg.out; return 1; }
 }
 
 # Builds the package once; every later test uses $DEB.
@@ -126,6 +129,16 @@ test_prereq_INSTALLED() {
 		{ echo "the package is not installed"; return 1; }
 }
 
+# deb_python: the distribution's interpreter of the version the package's
+# prebuilt trampoline was built for (its cpython-3NN-... directory).
+deb_python() {
+	dv_=$(sed -n 's|^/usr/lib/pyperf-run/cpython-3\([0-9][0-9]*\)-[^/]*/boot/.*|3.\1|p' \
+		"$TRASH/installed" | head -n 1)
+	test -n "$dv_" || { echo "no prebuilt trampoline in the package" >&2; return 1; }
+	ppr_distro_python "$dv_" ||
+		{ echo "no distribution python$dv_ for the prebuilt trampoline" >&2; return 1; }
+}
+
 test_expect_success INSTALLED 'the installed pyperf-run --version names the version, perf and features' '
 	installed /usr/bin/pyperf-run --version >version &&
 	test_grep "^pyperf-run $VERSION$" version &&
@@ -134,7 +147,8 @@ test_expect_success INSTALLED 'the installed pyperf-run --version names the vers
 '
 
 test_expect_success INSTALLED 'the installed doctor finds the packaged prebuilt trampoline' '
-	installed /usr/bin/pyperf-run doctor --python /usr/bin/python3 >doctor 2>&1 ||
+	py=$(deb_python) &&
+	installed /usr/bin/pyperf-run doctor --python "$py" >doctor 2>&1 ||
 		{ cat doctor; false; } &&
 	test_grep "embedded trampoline: available" doctor &&
 	test_grep "PYTHONPATH=/usr/lib/pyperf-run/cpython-[^ ]*/boot " doctor
@@ -170,7 +184,8 @@ main()
 EOF
 
 test_expect_success INSTALLED,PERF 'record and report with the installed files use the prebuilt trampoline' '
-	installed /usr/bin/pyperf-run record -o sess --python /usr/bin/python3 \
+	py=$(deb_python) &&
+	installed /usr/bin/pyperf-run record -o sess --python "$py" \
 		prog.py >rec.out 2>rec.err || { cat rec.out rec.err; false; } &&
 	test_grep "embedded trampoline" rec.err &&
 	! test -e "$TRASH/home/.cache/pyperf-run/trampoline" &&

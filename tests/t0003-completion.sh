@@ -9,9 +9,9 @@ ZSH_COMP=$PPR_SRCDIR/completions/_pyperf-run
 # What the real command line offers, from the binary under test: its
 # commands, each command's options (from --help) and the values its
 # option parsers accept (from their error messages).
-ppr --help | sed -n 's/^   \([a-z][a-z-]*\) .*/\1/p' >commands
-echo help >>commands
-for c in doctor record report trampoline; do
+ppr_commands >real-commands
+{ cat real-commands && echo help; } >commands
+for c in $(cat real-commands); do
 	ppr "$c" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u >"opts.$c"
 	ppr "$c" --help | sed -n 's/^ *\(-[a-zA-Z]\), .*/\1/p' >>"opts.$c"
 done
@@ -34,6 +34,9 @@ mkdir -p work/s1 work/sub/s2 work/plain &&
 
 test_expect_success 'what the binary offers was read (commands, options, values)' '
 	test_grep "^record$" commands &&
+	for c in $(cat real-commands); do
+		test -s opts.$c || { echo "no options read for $c"; return 1; }
+	done &&
 	test_grep "^--output$" opts.record &&
 	test_grep "^install$" tramp-subs &&
 	for v in format view color mode; do
@@ -77,11 +80,18 @@ test_expect_success 'bash: every command is offered' '
 	test_cmp want got
 '
 
-for c in doctor record report trampoline; do
-	words="pyperf-run $c"
-	test $c = trampoline && words="$words install"
+# options_line COMMAND: the command line whose completion offers the
+# options of COMMAND --help (trampoline's are its subcommands' options).
+options_line() {
+	case $1 in
+	trampoline) echo "pyperf-run trampoline install -" ;;
+	*) echo "pyperf-run $1 -" ;;
+	esac
+}
+
+for c in $(cat real-commands); do
 	test_expect_success "bash: every option of '$c --help' is offered" "
-		bash_complete $words - >offered &&
+		bash_complete $(options_line $c) >offered &&
 		all_offered opts.$c offered
 	"
 done
@@ -183,7 +193,8 @@ for l in "$@"; do
 	out=
 	while zpty -r -t z line || { sleep 0.05; zpty -r z line; }; do
 		out+=$line
-		[[ $line == *DONE* ]] && break
+		# the marker may come split over two reads
+		[[ $out == *DONE* ]] && break
 	done
 	print -r -- ${(F)${(M)${(f)out}:#*MATCH:*}} | sed -e 's/.*MATCH://' -e 's/\r$//' -e '/^$/d' | sort -u
 	zpty -w -n z $'\C-e\C-u'
@@ -199,25 +210,26 @@ zsh_matches() {
 }
 
 test_expect_success ZPTY 'zsh: completion runs in an interactive zsh' '
-	zsh_complete "pyperf-run " "pyperf-run doctor -" "pyperf-run record -" \
-		"pyperf-run report -" "pyperf-run trampoline " \
-		"pyperf-run trampoline install -" \
+	set -- "pyperf-run " "pyperf-run trampoline " \
 		"pyperf-run report --format " "pyperf-run report --view " \
 		"pyperf-run report --color " "pyperf-run record --mode " \
 		"pyperf-run report -i " "pyperf-run report --diff " \
-		"pyperf-run help " >"$TRASH/zsh.out" 2>zsh.err &&
-	test $(grep -c "^== " "$TRASH/zsh.out") = 13 || { cat zsh.err "$TRASH/zsh.out"; false; }
+		"pyperf-run help " &&
+	for c in $(cat real-commands); do
+		set -- "$@" "$(options_line $c)"
+	done &&
+	zsh_complete "$@" >"$TRASH/zsh.out" 2>zsh.err &&
+	test $(grep -c "^== " "$TRASH/zsh.out") = $# || { cat zsh.err "$TRASH/zsh.out"; false; }
 '
 
 test_expect_success ZPTY 'zsh: every command, and every option of every --help, is offered' '
 	zsh_matches "pyperf-run " | sort >got &&
 	sort commands >want &&
 	test_cmp want got &&
-	zsh_matches "pyperf-run doctor -" >got && all_offered opts.doctor got &&
-	zsh_matches "pyperf-run record -" >got && all_offered opts.record got &&
-	zsh_matches "pyperf-run report -" >got && all_offered opts.report got &&
-	zsh_matches "pyperf-run trampoline install -" >got &&
-	all_offered opts.trampoline got &&
+	for c in $(cat real-commands); do
+		zsh_matches "$(options_line $c)" >got &&
+		all_offered opts.$c got || return 1
+	done &&
 	zsh_matches "pyperf-run trampoline " >got &&
 	test_cmp tramp-subs got &&
 	zsh_matches "pyperf-run help " >got &&

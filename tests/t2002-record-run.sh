@@ -75,11 +75,7 @@ test_expect_success PERF,PY313 'Ctrl-C reaches the program; the recording so far
 	setsid "$PPR_BIN" record -q -o intr --python "$PY313" \
 		"$FIX/record-spin.py" >out 2>err &
 	pid=$! &&
-	i=0 &&
-	while ! grep -q ready out 2>/dev/null && test $i -lt 300; do
-		sleep 0.1; i=$((i + 1))
-	done &&
-	sleep 0.5 &&
+	wait_for 30 grep -q ready out &&
 	env kill -INT -- -$pid &&
 	{ wait $pid; code=$?; } &&
 	echo "exit $code" &&
@@ -134,12 +130,17 @@ test_expect_success PERF,PY313 'a stack dump too small is noticed; a size is adv
 
 test_expect_success PERF,PY313 'perf killed mid-recording: the samples it wrote stay reportable' '
 	cat >spin.py <<-\EOF &&
-	import sys, time
+	import os, sys, time
 	def busy():
 	    s = 0
 	    for i in range(20000):
 	        s += i * i
 	    return s
+	with open("spin.pid", "w") as f:
+	    f.write("%d\n" % os.getpid())
+	warm = time.process_time() + 1
+	while time.process_time() < warm:
+	    busy()
 	print("ready", flush=True)
 	end = time.monotonic() + 30
 	try:
@@ -151,17 +152,13 @@ test_expect_success PERF,PY313 'perf killed mid-recording: the samples it wrote 
 	{ record_env "$PPR_BIN" record -q -o killed --python "$PY313" \
 		spin.py >out 2>err & } &&
 	rp=$! &&
-	i=0 &&
-	while ! grep -q ready out; do
-		i=$((i + 1)) && test $i -lt 300 && sleep 0.1 || return 1
-	done &&
-	sleep 1 &&
+	wait_for 30 grep -q ready out &&
 	pp=$(ps -eo pid=,args= | grep -F "$TRASH/killed.tmp-" |
 		grep -E "^ *[0-9]+ [^ ]*perf .*record" | awk "{ print \$1; exit }") &&
 	test -n "$pp" &&
 	kill -KILL $pp &&
-	sleep 0.3 &&
-	pkill -INT -f "^$PY313 spin.py" ;
+	wait_for 10 reaped $pp &&
+	kill -INT "$(cat spin.pid)" ;
 	{ wait $rp; code=$?; } &&
 	cat err &&
 	test $code = 5 &&

@@ -5,14 +5,9 @@ test_description='report: deep stacks are whole, cut ones are judged and said'
 
 PROG=$PPR_SRCDIR/tests/fixtures/deep-middleware.py
 SHARES=$PPR_SRCDIR/tests/fixtures/load-shares.py
-PY=$(ppr_python 3.11) || PY=
-
-test_prereq_DEBPY() {
-	# Debian's python3.11: jit mode through the embedded trampoline
-	test -x /usr/bin/python3 &&
-	test "$(ppr_python_version /usr/bin/python3)" = 3.11 ||
-		{ echo "no system python3.11"; return 1; }
-}
+# The interpreter is a 3.11 as distributions ship it (Debian's), recorded
+# in jit mode through the embedded trampoline: without a symbol table, its
+# internal code shows as [python3.11] (STRIPPED_PY311).
 
 # near A B PTS: |A - B| <= PTS
 near() {
@@ -23,14 +18,14 @@ near() {
 
 # 65 Python frames: about 200 native frames, beyond perf script's
 # default cap of 127, and 60 KiB of C stack.
-test_expect_success PERF,DEBPY 'record 65 Python frames deep (jit, 64 KiB dump)' '
-	ppr record -q --python /usr/bin/python3 --mode jit --stack-size 65528 \
+test_expect_success PERF,STRIPPED_PY311 'record 65 Python frames deep (jit, 64 KiB dump)' '
+	ppr record -q --python "$STRIPPED_PY311" --mode jit --stack-size 65528 \
 		-o deep "$PROG" 2 >out 2>err &&
 	sed -n "s/^total=.* parse=\([0-9.]*\) render=\([0-9.]*\)$/\1 \2/p" \
 		out >split && test -s split
 '
 
-test_expect_success PERF,DEBPY 'main holds the time; leaf shares match the program' '
+test_expect_success PERF,STRIPPED_PY311 'main holds the time; leaf shares match the program' '
 	ppr report -i deep -f collapsed >deep.col &&
 	python3 "$SHARES" deep.col main parse_body render_template >shares &&
 	cat shares split &&
@@ -46,8 +41,8 @@ test_expect_success PERF,DEBPY 'main holds the time; leaf shares match the progr
 		"BEGIN { exit !(c < 1) }"
 '
 
-test_expect_success PERF,DEBPY 'a dump too small: cut stacks under one root, the size that helps' '
-	ppr record -q --python /usr/bin/python3 --mode jit --stack-size 16384 \
+test_expect_success PERF,STRIPPED_PY311 'a dump too small: cut stacks under one root, the size that helps' '
+	ppr record -q --python "$STRIPPED_PY311" --mode jit --stack-size 16384 \
 		-o small "$PROG" 1 >out 2>err &&
 	ppr report -i small -f collapsed >small.col &&
 	ppr report -i small --no-tree >small.txt &&

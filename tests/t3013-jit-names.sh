@@ -12,7 +12,8 @@ test_description='report: jit-mode names are clean, damaged ones counted'
 
 PROG=$PPR_SRCDIR/tests/fixtures/load-fork-jit.py
 CLEAN=$PPR_SRCDIR/tests/fixtures/load-clean-names.py
-FORMATS="text collapsed json html svg speedscope pprof"
+FORMATS="text collapsed json html svg speedscope"
+if test_have_prereq PPROF; then FORMATS="$FORMATS pprof"; fi
 
 test_prereq_SESSION() {
 	test -s pool/perf.data || { echo "the recording failed"; return 1; }

@@ -111,14 +111,16 @@ test_expect_success '--probe with an unusable interpreter says the probe was not
 	test_grep "^  warning  probe not run: needs a working perf and a supported interpreter$" out
 '
 
+# not_empty DIR: DIR holds something.
+not_empty() {
+	test -n "$(ls "$1")"
+}
+
 test_expect_success PERF,PY313 'an interrupted probe still cleans up and exits 130' '
 	py=$(ppr_python 3.13) &&
 	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" "$PPR_BIN" doctor --probe --python "$py" >out 2>err &
 	pid=$! &&
-	n=0 &&
-	while test -z "$(ls "$TRASH/tmp")" && test $n -lt 100; do
-		sleep 0.1; n=$((n + 1))
-	done &&
+	wait_for 10 not_empty "$TRASH/tmp" &&
 	kill -INT $pid &&
 	{ wait $pid; code=$?; } &&
 	test $code = 130 &&

@@ -9,22 +9,16 @@ export XDG_CACHE_HOME
 unset PYTHON PYPERF_TRAMPOLINE PYPERF_TRAMPOLINE_DIR PYPERF_LIBDIR
 PYPY=$PPR_BUILD/wrappers/pyperf-python
 
-SYS=
-test -x /usr/bin/python3 && SYS=/usr/bin/python3
 P311=$(ppr_python 3.11 || true)
 P312=$(ppr_python 3.12 || true)
 P313=$(ppr_python 3.13 || true)
 P38=$(ppr_python 3.8 || true)
 P27=$(ppr_python 2.7 || true)
 P37=$(ppr_python 3.7 || true)
-# An interpreter only the embedded trampoline serves: the system one if
-# it is 3.8-3.11, else a pyenv 3.11.
-EMB=
-for p in $SYS $P311 $P38; do
-	case $(ppr_python_version "$p") in
-	3.8|3.9|3.10|3.11) EMB=$p; break ;;
-	esac
-done
+# An interpreter only the embedded trampoline serves: the distribution's
+# own if it is 3.8-3.11, else a pyenv 3.11 or 3.8.
+EMB=$(ppr_distro_python 3.11 3.10 3.9 3.8 || true)
+test -n "$EMB" || EMB=${P311:-$P38}
 test_prereq_EMB() { test -n "$EMB" || { echo "no CPython 3.8-3.11"; return 1; }; }
 test_prereq_PY312() { test -n "$P312" || { echo "no CPython 3.12"; return 1; }; }
 test_prereq_PY313() { test -n "$P313" || { echo "no CPython 3.13"; return 1; }; }

@@ -19,9 +19,10 @@ mkdir -p dumps
 PYPERF_TRAMPOLINE_DIR=$TRASH/dumps
 export PYPERF_TRAMPOLINE_DIR
 
+# The distribution's interpreter first (the one most people have), then
+# the others found.
 PY=
-for p in /usr/bin/python3 $(ppr_pythons); do
-	test -x "$p" || continue
+for p in $(ppr_distro_python 3.8 3.9 3.10 3.11 3.12 3.13) $(ppr_pythons); do
 	case $(ppr_python_version "$p") in
 	3.8|3.9|3.10|3.11|3.12|3.13)
 		inc=$("$p" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')

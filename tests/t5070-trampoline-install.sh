@@ -8,15 +8,14 @@ XDG_CACHE_HOME=$TRASH/cache
 export XDG_CACHE_HOME
 
 # Interpreters to make venvs from: one served by the embedded trampoline
-# (the system python3 if it is 3.8-3.11, else pyenv's), 3.12 and 3.13.
+# (the distribution's own if it is 3.8-3.11, else pyenv's), 3.12 and 3.13.
 P312=$(ppr_python 3.12 || true)
 P313=$(ppr_python 3.13 || true)
 BASE=
 test_prereq_VENV() {
 	# (not $p: test_have_prereq loops with it)
-	for cand in /usr/bin/python3 $(ppr_python 3.11) \
-		    $(ppr_python 3.10) $(ppr_python 3.8); do
-		test -x "$cand" || continue
+	for cand in $(ppr_distro_python 3.11 3.10 3.9 3.8) \
+		    $(ppr_python 3.11) $(ppr_python 3.10) $(ppr_python 3.8); do
 		case $(ppr_python_version "$cand") in
 		3.8|3.9|3.10|3.11) ;;
 		*) continue ;;

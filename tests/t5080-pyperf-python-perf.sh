@@ -65,36 +65,40 @@ record_jit() {
 	return $st
 }
 
-for v in 3.8 3.10 3.12 system; do
-	if test $v = system; then
-		p=/usr/bin/python3
-		case $(ppr_python_version $p 2>/dev/null) in
-		3.8|3.9|3.10|3.11|3.12|3.13) ;;
-		*) test_skip "jit mode: system python3" "no supported /usr/bin/python3"; continue ;;
-		esac
-	elif ! p=$(ppr_python $v); then
-		test_skip "jit mode: python $v" "no CPython $v here"
-		continue
-	fi
-	test_expect_success PERF "jit mode, $v ($p): perf script shows the script's functions" "
+# The distribution's own interpreter (outside pyenv), when supported.
+DISTRO_PY=$(ppr_distro_python 3.13 3.12 3.11 3.10 3.9 3.8) || DISTRO_PY=
+test_prereq_DISTRO_PY() {
+	test -n "$DISTRO_PY" ||
+		{ echo "no CPython 3.8-3.13 of the distribution (outside pyenv)"; return 1; }
+}
+
+for v in 3.8 3.10 3.12; do
+	p=$(ppr_python $v) || p=
+	test_expect_success PERF,PY$(echo $v | tr -d .) "jit mode, $v ($p): perf script shows the script's functions" "
 		record_jit '$p'
 	"
 done
+test_expect_success PERF,DISTRO_PY "jit mode, the distribution's python ($DISTRO_PY): perf script shows the script's functions" '
+	record_jit "$DISTRO_PY"
+'
 
-test_expect_success PERF 'no mode given: a build without frame pointers gets jit' '
-	p=$(ppr_python 3.10 || echo /usr/bin/python3) &&
-	ppr trampoline env --python "$p" >env &&
+# A build without frame pointers: pyenv's 3.10, else the distribution's.
+test_prereq_NOFP_PY() {
+	NOFP_PY=$(ppr_python 3.10 || ppr_distro_python 3.13 3.12 3.11 3.10 3.9 3.8) ||
+		{ echo "no CPython 3.10, nor one of the distribution"; return 1; }
+}
+test_expect_success PERF,NOFP_PY 'no mode given: a build without frame pointers gets jit' '
+	ppr trampoline env --python "$NOFP_PY" >env &&
 	test_grep "^PYPERF_TRAMPOLINE=jit$" env
 '
 
-if p=$(ppr_python 3.13); then
-	test_expect_success PERF "3.13: perf_jit through pyperf-python, the embedded trampoline" "
-		'$PYPY' --python '$p' -c 'import os, sys; print(os.getpid(), os.environ.get(\"PYPERF_TRAMPOLINE\"), sys.modules[\"_pyperf_trampoline\"].is_active())' >tramp &&
-		set -- \$(cat tramp) && clean_pid \$1 &&
-		test \"\$2 \$3\" = \"jit True\" &&
-		record_jit '$p'
-	"
-fi
+P313=$(ppr_python 3.13) || P313=
+test_expect_success PERF,PY313 "3.13: perf_jit through pyperf-python, the embedded trampoline" "
+	'$PYPY' --python '$P313' -c 'import os, sys; print(os.getpid(), os.environ.get(\"PYPERF_TRAMPOLINE\"), sys.modules[\"_pyperf_trampoline\"].is_active())' >tramp &&
+	set -- \$(cat tramp) && clean_pid \$1 &&
+	test \"\$2 \$3\" = \"jit True\" &&
+	record_jit '$P313'
+"
 
 # perf mode needs frame pointers for -g; the frame-pointer build does.
 # (Own prerequisite: ppr_fp_python sets $p, which test_have_prereq uses.)
@@ -116,18 +120,17 @@ test_expect_success PERF,FPPY 'perf mode on a frame-pointer build: perf record -
 	return $st
 '
 
-if p=$(ppr_python 3.12); then
-	# Without frame pointers perf -g cannot walk these stacks; the map
-	# the embedded trampoline writes is what is checked.
-	test_expect_success "3.12 -X perf: the perf map names the functions" "
-		rm -f pid &&
-		'$PYPY' --python '$p' -X perf app.py &&
-		pid=\$(cat pid) &&
-		grep ' py::hot_leaf:.*app.py\$' /tmp/perf-\$pid.map >found
-		st=\$?
-		clean_pid \$pid
-		return \$st
-	"
-fi
+# Without frame pointers perf -g cannot walk these stacks; the map the
+# embedded trampoline writes is what is checked.
+P312=$(ppr_python 3.12) || P312=
+test_expect_success PY312 "3.12 -X perf: the perf map names the functions" "
+	rm -f pid &&
+	'$PYPY' --python '$P312' -X perf app.py &&
+	pid=\$(cat pid) &&
+	grep ' py::hot_leaf:.*app.py\$' /tmp/perf-\$pid.map >found
+	st=\$?
+	clean_pid \$pid
+	return \$st
+"
 
 test_done

@@ -4,12 +4,6 @@ test_description='report --format pprof: read by go tool pprof'
 . ./test-lib.sh
 . "$TEST_DIR/lib-flame.sh"
 
-# pprof output needs libprotobuf-c at build time (configure finds it).
-test_prereq_PPROF() {
-	ppr --version | grep -q " pprof=yes" ||
-		{ echo "pyperf-run was built without protobuf-c"; return 1; }
-}
-
 test_prereq_BUILD_TOOLS() {
 	command -v make >/dev/null && command -v cc >/dev/null ||
 		{ echo "no make or cc to build with"; return 1; }

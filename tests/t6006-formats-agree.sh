@@ -9,7 +9,9 @@ funcs="alpha beta Gamma.inner"
 
 test_expect_success SESSION 'record a session and report every format' '
 	flame_session sess 0.3 &&
-	for f in collapsed json html svg speedscope pprof; do
+	formats="collapsed json html svg speedscope" &&
+	if test_have_prereq PPROF; then formats="$formats pprof"; fi &&
+	for f in $formats; do
 		ppr report -i sess --format $f -o prof.$f || return 1
 	done &&
 	ppr report -i sess >prof.text
@@ -65,7 +67,7 @@ test_expect_success SESSION,AJV 'speedscope' '
 	check speedscope 0.1
 '
 
-test_expect_success SESSION,GO_PPROF 'pprof (go tool pprof -top cum%)' '
+test_expect_success SESSION,PPROF,GO_PPROF 'pprof (go tool pprof -top cum%)' '
 	go tool pprof -top -nodecount=1000 prof.pprof >top 2>err &&
 	for f in $funcs; do
 		awk -v f="$f" "\$6 == f { sub(/%/, \"\", \$5); print f, \$5; exit }" top

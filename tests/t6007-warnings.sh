@@ -94,7 +94,7 @@ test_expect_success SESSION,AJV 'speedscope: in the names; the file still valida
 	test_cmp want got
 '
 
-test_expect_success SESSION,GO_PPROF 'pprof: a comment per warning' '
+test_expect_success SESSION,PPROF,GO_PPROF 'pprof: a comment per warning' '
 	ppr report -i sess --format pprof -o r.pb.gz &&
 	go tool pprof -comments r.pb.gz 2>err | sed -n "s/^warning: //p" >got &&
 	test_cmp want got

@@ -89,7 +89,7 @@ test_expect_success PERF,PY 'nothing is written outside the session, ~/.debug st
 	test "$perm" = 700 &&
 	for p in $(meta clean/out pids); do
 		for f in /tmp/perf-$p.map /tmp/jit-$p.dump; do
-			if test -e "$f"; then echo "left $f"; exit 1; fi
+			if test -e "$f"; then echo "left $f"; return 1; fi
 		done
 	done
 '

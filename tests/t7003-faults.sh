@@ -22,17 +22,12 @@ test_prereq_NOBODY() {
 	test "$p" -le 2 ||
 		{ echo "perf_event_paranoid is $p: no user-space profiling"; return 1; }
 }
-test_have_prereq PERF,PY && PY=$(robust_any_python)
-
-# wait_for FILE PATTERN: up to 30 s.
-wait_for() {
-	i=0
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		test $i -lt 300 || { echo "timed out waiting for '$2' in $1"; return 1; }
-		sleep 0.1
-	done
+# An interpreter record can use that the user nobody can run too (those
+# under root's home are not).
+test_prereq_NOBODY_PY() {
+	NOBODY_PY=$(ppr_nobody_python usable) || { echo "$NOBODY_PY"; return 1; }
 }
+test_have_prereq PERF,PY && PY=$(robust_any_python)
 
 # child_named PID NAME: the pid of PID's child whose command is NAME.
 child_named() {
@@ -49,6 +44,37 @@ gone() {
 			return 1
 		fi
 	done
+}
+
+# interrupt_postprocessing PID: done when record PID has ended, or when
+# one of its children runs perf inject or perf script: then Ctrl-C goes
+# to its process group, and the file "sent" says so.
+interrupt_postprocessing() {
+	gone "$1" >/dev/null && return 0
+	ps -o args= --ppid "$1" |
+		grep -E "perf (--buildid-dir [^ ]* )?(inject|script)" >/dev/null ||
+		return 1
+	env kill -INT -- "-$1" && : >sent
+}
+
+# perf_child PID: done when PID has ended, or when it has a child perf,
+# whose pid then goes into the file "perf.pid".
+perf_child() {
+	gone "$1" >/dev/null && return 0
+	pc_=$(child_named "$1" perf)
+	test -n "$pc_" && echo "$pc_" >perf.pid
+}
+
+# no_process_naming TEXT: no process has TEXT in its command line.
+no_process_naming() {
+	! ps -eo args= | grep -F "$1" | grep -v grep
+}
+
+# perf_recording_in DIR: the pid of the perf record writing into a
+# temporary session next to DIR.
+perf_recording_in() {
+	ps -eo pid=,args= | grep -F "$TRASH/$1.tmp-" |
+		grep -E "^ *[0-9]+ [^ ]*perf .*record" | awk "{ print \$1; exit }"
 }
 
 test_expect_success PERF,PY 'the program killed by SIGKILL: 137, recorded samples reported' '
@@ -75,15 +101,9 @@ test_expect_success PERF,PY 'Ctrl-C while record post-processes: no crash, no le
 	env HOME="$TRASH/home" setsid $SIGDFL "$PPR_BIN" record -q -o ci \
 		--python "$PY" -F 4000 "$PROG" exit 0 1.5 >out 2>err &
 	rp=$! &&
-	i=0 && sent= &&
-	while test $i -lt 1500 && test -z "$sent"; do
-		test -n "$(ps -o pid= -p $rp)" || break
-		if ps -o args= --ppid $rp | grep -E "perf (--buildid-dir [^ ]* )?(inject|script)" >/dev/null; then
-			env kill -INT -- -$rp && sent=yes
-		fi
-		sleep 0.02
-		i=$((i + 1))
-	done &&
+	rm -f sent &&
+	wait_for -i 0.02 60 interrupt_postprocessing $rp &&
+	sent= && { ! test -e sent || sent=yes; } &&
 	{ wait $rp; code=$?; } &&
 	echo "record exited $code (SIGINT sent: ${sent:-no})" && cat err &&
 	test "$sent" = yes &&
@@ -94,8 +114,7 @@ test_expect_success PERF,PY 'Ctrl-C while record post-processes: no crash, no le
 	*) echo "unexpected status $code"; false ;;
 	esac &&
 	no_tmp_sessions ci &&
-	sleep 0.5 &&
-	! ps -eo args= | grep -F "$TRASH/ci.tmp-" | grep -v grep
+	wait_for 10 no_process_naming "$TRASH/ci.tmp-"
 '
 
 test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file, perf gone' '
@@ -107,13 +126,9 @@ test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file
 	setsid $SIGDFL "$PPR_BIN" report -i ci -o rep.txt \
 		--format collapsed 2>err &
 	rp=$! &&
-	i=0 && pp= &&
-	while test $i -lt 600 && test -z "$pp"; do
-		test -n "$(ps -o pid= -p $rp)" || break
-		pp=$(child_named $rp perf)
-		sleep 0.01
-		i=$((i + 1))
-	done &&
+	rm -f perf.pid &&
+	wait_for -i 0.01 30 perf_child $rp &&
+	pp=$(cat perf.pid 2>/dev/null) &&
 	if test -z "$pp"; then
 		wait $rp
 		echo "report finished before perf was seen (status $?)"
@@ -129,23 +144,20 @@ test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file
 	else
 		! test -e rep.txt || { echo "partial rep.txt left"; false; }
 	fi &&
-	sleep 0.3 &&
-	gone $pp
+	wait_for 10 gone $pp
 '
 
 test_expect_success PERF,PY 'perf killed while recording: clear message, no hang, what was recorded kept' '
 	mkdir -p home &&
 	env HOME="$TRASH/home" ROBUST_PIDFILE="$TRASH/spin.pid" \
-		"$PPR_BIN" record -q -o pk --python "$PY" "$PROG" spin >out 2>err &
+		"$PPR_BIN" record -q -o pk --python "$PY" "$PROG" spin x 0.9 >out 2>err &
 	rp=$! &&
-	wait_for out ready &&
-	sleep 0.5 &&
-	pp=$(ps -eo pid=,args= | grep -F "$TRASH/pk.tmp-" |
-		grep -E "^ *[0-9]+ [^ ]*perf .*record" | awk "{ print \$1; exit }") &&
+	wait_for 30 grep -q ready out &&
+	pp=$(perf_recording_in pk) &&
 	echo "perf is $pp" &&
 	test -n "$pp" &&
 	kill -KILL $pp &&
-	sleep 0.5 &&
+	wait_for 10 reaped $pp &&
 	{ kill -INT "$(cat spin.pid)" 2>/dev/null || :; } &&
 	{ wait $rp; code=$?; } &&
 	echo "record exited $code" && cat err &&
@@ -204,22 +216,18 @@ test_expect_success PERF,PY,MOUNTNS 'disk full: the program'"'"'s status, the re
 	fi
 '
 
-test_expect_success PERF,PY,NOBODY 'an unprivileged user (paranoid <= 2) records its own program' '
+test_expect_success PERF,NOBODY,NOBODY_PY 'an unprivileged user (paranoid <= 2) records its own program' '
 	mkdir -m 777 nb &&
 	cp "$PROG" nb/p.py && chmod 644 nb/p.py &&
 	cp -r "$PPR_BUILD/trampoline" nb/lib && chmod -R a+rX nb/lib &&
-	pyreal=$(readlink -f "$PY") &&
-	case $pyreal in
-	/root/*) echo "$PY is not reachable by nobody"; exit 0 ;;
-	esac &&
-	(cd nb && setpriv --reuid=65534 --regid=65534 --clear-groups \
+	(cd nb && as_nobody \
 		env HOME="$PWD" XDG_CACHE_HOME="$PWD/cache" PYPERF_LIBDIR="$PWD/lib" \
-		"$PPR_BIN" record -q -o s --python "$PY" p.py exit 0 0.4) 2>err;
+		"$PPR_BIN" record -q -o s --python "$NOBODY_PY" p.py exit 0 0.4) 2>err;
 	code=$? &&
 	cat err &&
 	test $code = 0 &&
 	test "$(stat -c %U:%a nb/s)" = "nobody:700" &&
-	(cd nb && setpriv --reuid=65534 --regid=65534 --clear-groups \
+	(cd nb && as_nobody \
 		env HOME="$PWD" "$PPR_BIN" report -i s --format collapsed) >c &&
 	test "$(samples_in c busy_a p.py)" -gt 30
 '

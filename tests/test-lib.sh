@@ -9,7 +9,11 @@
 #   test_done
 #
 # Each script runs in its own trash directory ($TRASH, the cwd of the
-# tests), removed at the end unless PPR_KEEP=1.  Helpers:
+# tests), removed at the end unless PPR_KEEP=1.  A body fails with "return
+# 1" or a failed && chain; an "exit" in it fails the test too, since it
+# would make a test that did not run report "ok".  What the machine cannot
+# do is a prerequisite, test_prereq_NAME, that prints why it is missing:
+# the test then shows as a skip with that reason.  Helpers:
 #   test_expect_success TITLE BODY, test_expect_success PREREQ TITLE BODY
 #   test_skip TITLE REASON      a skip, printed by `make check` at the end
 #   test_must_fail CMD...       exit status 1..128 (not a signal, not a
@@ -21,6 +25,15 @@
 #   ppr ARGS...                 the pyperf-run under test (ASan/valgrind aware)
 #   ppr_pythons                 every interpreter found (one path a line)
 #   ppr_python X.Y              the first interpreter of that version, or fail
+#   ppr_distro_python X.Y...    one not under pyenv (the distribution's own)
+#   ppr_stripped_python X.Y     one without a symbol table, as distributions
+#                               ship it (only its exported symbols)
+#   ppr_nobody_python           one the user nobody can run
+#   ppr_commands                the commands of `pyperf-run --help`
+#   wait_for SECONDS CMD...     poll CMD until it succeeds (never a fixed
+#                               sleep before a kill or a check)
+#   reaped PID                  PID has ended and its parent has seen it
+#   as_nobody CMD...            run CMD as the user nobody (setpriv)
 #
 # Interpreters are discovered, never hard-coded: PYPERF_TEST_PYTHONS (a
 # colon- or space-separated list of paths) wins; otherwise every
@@ -114,11 +127,33 @@ test_expect_success() {
 		shift
 	fi
 	test_out_="$TRASH/.out.$((test_count + 1))"
-	if (eval "$2") >"$test_out_" 2>&1; then
+	test_end_="$TRASH/.end.$((test_count + 1))"
+	rm -f "$test_end_"
+	(
+		test_body_ "$2"
+		test_status_=$?
+		: >"$test_end_"
+		exit $test_status_
+	) >"$test_out_" 2>&1
+	test_status_=$?
+	if ! test -e "$test_end_"; then
+		# An exit in a body would report "ok" for a test that did
+		# not run to its end: a skip is a prerequisite's job.
+		test_failure_ "$1" "$(tail -n 40 "$test_out_")
+the test body called exit (status $test_status_) instead of finishing"
+	elif test $test_status_ = 0; then
 		test_ok_ "$1"
 	else
 		test_failure_ "$1" "$(tail -n 40 "$test_out_")"
 	fi
+}
+
+# A test body runs as a function, with no positional parameters: "return
+# 1" fails it, and an "exit" is caught above.
+test_body_() {
+	test_body_text_=$1
+	shift
+	eval "$test_body_text_"
 }
 
 test_done() {
@@ -178,6 +213,56 @@ test_grep() {
 	fi
 }
 
+# wait_for [-i STEP] SECONDS CMD...: run CMD every STEP seconds (0.1 by
+# default) until it succeeds; after SECONDS, fail with CMD's last output
+# and what was awaited.  Tests wait for a condition ("the program printed
+# ready", "perf is gone"), never for a fixed time.  CMD's output is shown
+# only when it times out.
+wait_for() {
+	wf_step_=0.1
+	if test "$1" = -i; then
+		wf_step_=$2
+		shift 2
+	fi
+	wf_left_=$(awk -v t="$1" -v s="$wf_step_" 'BEGIN { n = int(t / s); print (n > 0 ? n : 1) }')
+	shift
+	until "$@" >"$TRASH/.wait_for" 2>&1; do
+		wf_left_=$((wf_left_ - 1))
+		if test "$wf_left_" -le 0; then
+			cat "$TRASH/.wait_for"
+			echo "wait_for: gave up waiting for: $*"
+			return 1
+		fi
+		sleep "$wf_step_"
+	done
+}
+
+# reaped PID: there is no process PID any more, not even a zombie: its
+# parent has seen it end.
+reaped() {
+	! ps -o pid= -p "$1" >/dev/null
+}
+
+# as_nobody CMD...: run CMD as the user nobody, without root's groups
+# (root only; the tests that use it have a prerequisite saying so).  env
+# looks CMD up: setpriv itself would still find it with root's rights.
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env -- "$@"
+}
+
+# ppr_commands_of: the command names in the "commands:" section of a
+# `pyperf-run --help` text on stdin, one a line.
+ppr_commands_of() {
+	sed -n '/^commands:$/,/^$/s/^   \([a-z][a-z0-9-]*\)  .*/\1/p'
+}
+
+# ppr_commands: the commands the pyperf-run under test offers; tests
+# loop over these instead of a list of their own, so that a new command
+# is checked (man page, completion, -h) without editing them.
+ppr_commands() {
+	ppr --help | ppr_commands_of
+}
+
 # --- interpreters ----------------------------------------------------------
 ppr_pythons() {
 	if test -n "${PYPERF_TEST_PYTHONS:-}"; then
@@ -227,6 +312,12 @@ ppr_python() {
 }
 
 # --- common prerequisites ---------------------------------------------------
+# pprof output needs libprotobuf-c at build time (configure finds it).
+test_prereq_PPROF() {
+	ppr --version | grep -q " pprof=yes" ||
+		{ echo "pyperf-run was built without protobuf-c"; return 1; }
+}
+
 test_prereq_PERF() {
 	command -v perf >/dev/null || { echo "perf is not installed"; return 1; }
 	perf record -q -e cpu-clock -o "$TRASH/.prereq.data" -- true >/dev/null 2>&1 ||
@@ -287,8 +378,16 @@ json_get() {
 # use it (mode perf or jit without a problem); prints why not otherwise.
 ppr_usable_python() {
 	up_py=$(ppr_python "$1") || { echo "no python$1 found"; return 1; }
-	"$PPR_BIN" doctor --python "$up_py" --json >"$TRASH/.doctor.$1.json" 2>/dev/null
-	python3 - "$TRASH/.doctor.$1.json" <<'PYEOF' || return 1
+	ppr_record_can_use "$up_py" "$1" || return 1
+	echo "$up_py"
+}
+
+# ppr_record_can_use PATH TAG: `pyperf-run doctor` says record can use the
+# interpreter PATH (its answer is kept in $TRASH/.doctor.TAG.json); prints
+# why not otherwise.
+ppr_record_can_use() {
+	"$PPR_BIN" doctor --python "$1" --json >"$TRASH/.doctor.$2.json" 2>/dev/null
+	python3 - "$TRASH/.doctor.$2.json" <<'PYEOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -300,7 +399,6 @@ if m.get("name") not in ("perf", "jit") or m.get("problem"):
     print("doctor says no Python frames: %s" % m.get("problem"))
     sys.exit(1)
 PYEOF
-	echo "$up_py"
 }
 
 # --- the perf matrix ---------------------------------------------------------
@@ -375,20 +473,80 @@ test_prereq_PERF_612_LIBDW() {
 		{ echo "no perf 6.12 built with libdw (run .ci/setup.d/perf-6.12.sh)"; return 1; }
 }
 
-# ppr_distro_python X.Y: the interpreter of version X.Y that is not under
-# pyenv (the distribution's own), or fail.
+# ppr_distro_python X.Y...: the first interpreter not under pyenv (the
+# distribution's own) of one of these versions, in the order given, or fail.
 ppr_distro_python() {
 	dp_root_=
 	if command -v pyenv >/dev/null 2>&1; then
 		dp_root_=$(pyenv root 2>/dev/null)
 	fi
 	test -n "$dp_root_" || dp_root_=${PYENV_ROOT:-/nonexistent}
-	for dp_ in $(ppr_pythons); do
-		case $(readlink -f "$dp_") in "$dp_root_"/*) continue ;; esac
-		if test "$(ppr_python_version "$dp_")" = "$1"; then
-			echo "$dp_"
-			return 0
-		fi
+	for dp_v_ in "$@"; do
+		for dp_ in $(ppr_pythons); do
+			case $(readlink -f "$dp_") in "$dp_root_"/*) continue ;; esac
+			if test "$(ppr_python_version "$dp_")" = "$dp_v_"; then
+				echo "$dp_"
+				return 0
+			fi
+		done
 	done
+	return 1
+}
+
+# ppr_has_symtab FILE: the ELF file FILE carries a symbol table (.symtab),
+# so that perf names its internal functions too.
+ppr_has_symtab() {
+	readelf -S -W "$1" 2>/dev/null | grep -q ' \.symtab '
+}
+
+# ppr_stripped_python X.Y: an interpreter of version X.Y whose executable,
+# and its libpython when it has one, carry no symbol table: only their
+# exported symbols are named, as in Debian's python3.11.  Found by asking
+# each interpreter for its executable, never by a path.
+ppr_stripped_python() {
+	command -v readelf >/dev/null || return 1
+	for sp_ in $(ppr_pythons); do
+		test "$(ppr_python_version "$sp_")" = "$1" || continue
+		sp_exe_=$("$sp_" -c 'import sys; print(sys.executable)' 2>/dev/null) ||
+			continue
+		sp_exe_=$(readlink -f "$sp_exe_")
+		readelf -h "$sp_exe_" >/dev/null 2>&1 || continue
+		ppr_has_symtab "$sp_exe_" && continue
+		sp_lib_=$(ldd "$sp_exe_" 2>/dev/null |
+			sed -n 's/^[[:space:]]*libpython[^ ]* => \([^ ]*\) .*/\1/p')
+		if test -n "$sp_lib_" && ppr_has_symtab "$sp_lib_"; then
+			continue
+		fi
+		echo "$sp_"
+		return 0
+	done
+	return 1
+}
+
+# STRIPPED_PY311: a CPython 3.11 without a symbol table (Debian's python3.11
+# is one), in $STRIPPED_PY311: perf names only its exported functions.
+test_prereq_STRIPPED_PY311() {
+	command -v readelf >/dev/null || { echo "readelf is not installed (binutils)"; return 1; }
+	STRIPPED_PY311=$(ppr_stripped_python 3.11) ||
+		{ echo "no CPython 3.11 without a symbol table (as Debian ships it)"; return 1; }
+}
+
+# ppr_nobody_python [usable]: an interpreter of CPython 3.8 or later that
+# the user nobody can run (those under root's home are not); with
+# "usable", one record can use too.  Prints why not and fails otherwise.
+ppr_nobody_python() {
+	test "$(id -u)" = 0 || { echo "not root (needed to become nobody)"; return 1; }
+	command -v setpriv >/dev/null || { echo "no setpriv"; return 1; }
+	for np_ in $(ppr_pythons); do
+		np_v_=$(ppr_python_version "$np_")
+		case $np_v_ in 3.[89]|3.[1-9][0-9]) ;; *) continue ;; esac
+		as_nobody "$np_" -c pass >/dev/null 2>&1 || continue
+		if test "${1:-}" = usable; then
+			ppr_record_can_use "$np_" "nobody.$np_v_" >/dev/null || continue
+		fi
+		echo "$np_"
+		return 0
+	done
+	echo "no CPython 3.8 or later the user nobody can run${1:+ that record can use}"
 	return 1
 }
