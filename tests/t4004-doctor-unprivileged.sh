@@ -7,20 +7,20 @@ test_description='doctor as an unprivileged user: perf_event_paranoid applies'
 test_prereq_NOBODY() {
 	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
 	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
-	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
+	nobody_run "$PPR_BIN" --version >/dev/null 2>&1 ||
 		{ echo "nobody cannot run $PPR_BIN"; return 1; }
 }
 
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env HOME="$TRASH/nohome" "$@"
+# as_nobody (test-lib.sh) with a home of its own, as a real user has.
+nobody_run() {
+	as_nobody env HOME="$TRASH/nohome" "$@"
 }
 
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
 
 test_expect_success NOBODY,PY313 "as nobody (perf_event_paranoid=$paranoid): the kernel checks follow the setting" '
 	py=$(ppr_python 3.13) &&
-	as_nobody "$PPR_BIN" doctor --json --python "$py" >out 2>err; code=$? &&
+	nobody_run "$PPR_BIN" doctor --json --python "$py" >out 2>err; code=$? &&
 	! test -s err &&
 	test "$(json_get out kernel.privileged)" = false &&
 	test "$(json_get out kernel.perf_event_paranoid)" = "$paranoid" &&
@@ -42,7 +42,7 @@ test_expect_success NOBODY,PY313 "as nobody (perf_event_paranoid=$paranoid): the
 
 test_expect_success NOBODY,PY313 'as nobody: the text report says user space only, with a fix' '
 	py=$(ppr_python 3.13) &&
-	as_nobody "$PPR_BIN" doctor --python "$py" >out 2>err; code=$? &&
+	nobody_run "$PPR_BIN" doctor --python "$py" >out 2>err; code=$? &&
 	! test -s err &&
 	case $paranoid in
 	2)
@@ -59,7 +59,7 @@ test_expect_success NOBODY,PY313 'as nobody: the text report says user space onl
 
 test_expect_success NOBODY 'as nobody: stale files of other users are not counted' '
 	mkdir -p "$TRASH/nohome" &&
-	as_nobody "$PPR_BIN" doctor --json --python /bin/true >out 2>err;
+	nobody_run "$PPR_BIN" doctor --json --python /bin/true >out 2>err;
 	! test -s err &&
 	# Every stale file it counts belongs to nobody: none in a fresh run.
 	n=$(find /tmp -maxdepth 1 -user nobody \( -name "perf-*.map" -o -name "jit-*.dump" -o -name "jitted-*.so" \) | wc -l) &&

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of lib/report_cache: a replay gives back exactly the
- * samples that were added; keys follow perf.data and perf; damaged,
+ * Unit tests of lib/report/report_cache.c: a replay gives back exactly
+ * the samples that were added; keys follow perf.data and perf; damaged,
  * truncated and hostile files are refused without a crash and without
  * a single sample delivered.
  */
