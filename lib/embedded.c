@@ -672,7 +672,7 @@ static int install_copy(const char *src, const char *dst, char *err,
 		return set_err(err, errlen, "cannot read '%s': %s", src,
 			       strerror(-r));
 	}
-	r = write_file_atomic(dst, sb.buf, sb.len, 0644);
+	r = write_file_atomic(dst, sb.buf, sb.len, 0644, 0);
 	strbuf_release(&sb);
 	if (r)
 		return set_err(err, errlen, "cannot create '%s': %s", dst,

@@ -50,7 +50,7 @@ int write_file(const char *path, const void *buf, size_t len, mode_t mode,
 }
 
 int write_file_atomic(const char *path, const void *buf, size_t len,
-		      mode_t mode)
+		      mode_t mode, unsigned flags)
 {
 	char *tmp = xasprintf("%s.tmp-XXXXXX", path);
 	int fd, ret;
@@ -64,7 +64,7 @@ int write_file_atomic(const char *path, const void *buf, size_t len,
 	ret = fchmod(fd, mode) < 0 ? -errno : 0;
 	if (!ret)
 		ret = write_in_full(fd, buf, len);
-	if (!ret && fsync(fd) < 0)
+	if (!ret && (flags & WRITE_DURABLE) && fsync(fd) < 0)
 		ret = -errno;
 	ret = close_keep(fd, ret);
 	if (!ret && rename(tmp, path) < 0)

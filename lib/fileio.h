@@ -24,11 +24,15 @@ int write_file(const char *path, const void *buf, size_t len, mode_t mode,
 
 /*
  * Replace path with buf atomically: a temporary file in the same
- * directory (mode, O_EXCL), fsync, rename.  A reader sees the old file
- * or the new one, never a part.  On failure nothing is left behind.
+ * directory (mode, O_EXCL), rename.  A reader sees the old file or the
+ * new one, never a part.  On failure nothing is left behind.  flags:
+ * WRITE_DURABLE fsyncs before the rename, for files that must survive a
+ * crash (the session's meta); caches that are checked and rebuilt when
+ * damaged skip it.
  */
+#define WRITE_DURABLE 1
 int write_file_atomic(const char *path, const void *buf, size_t len,
-		      mode_t mode);
+		      mode_t mode, unsigned flags);
 
 /*
  * Copy the regular file from (not followed if a link) to `to`, which

@@ -154,7 +154,7 @@ int session_meta_write(const char *dir, const struct session_meta *m,
 	int r;
 
 	session_meta_format(m, &sb);
-	r = write_file_atomic(path, sb.buf, sb.len, 0600);
+	r = write_file_atomic(path, sb.buf, sb.len, 0600, WRITE_DURABLE);
 	if (r)
 		set_err(err, errlen, "cannot write '%s': %s", path,
 			strerror(-r));

@@ -235,7 +235,8 @@ int probe_cache_put(const char *perf_path, const char *version_line,
 			free(copy);
 		}
 	}
-	r = write_file_atomic(file, out.buf, out.len, 0600);
+	r = write_file_atomic(file, out.buf, out.len, 0600,
+			      WRITE_DURABLE);
 	if (r) {
 		set_err(err, errlen, "cannot write '%s': %s", file,
 			strerror(-r));

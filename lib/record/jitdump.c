@@ -178,7 +178,7 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	if (off < len)
 		strbuf_add(&out, d + off, len - off);
 rewrite:
-	r = write_file_atomic(path, out.buf, out.len, 0600);
+	r = write_file_atomic(path, out.buf, out.len, 0600, 0);
 	if (r)
 		dropped = r;
 out:

@@ -173,7 +173,7 @@ static void probe_to_cache(const char *path, const struct strbuf *key,
 	strbuf_addstr(&sb, "--\n");
 	if (probe_text(py, &sb) < 0)
 		goto out;
-	write_file_atomic(path, sb.buf, sb.len, 0600);
+	write_file_atomic(path, sb.buf, sb.len, 0600, 0);
 out:
 	free(dir);
 	strbuf_release(&sb);

@@ -480,7 +480,7 @@ int report_cache_write(const struct report_cache_writer *w,
 	report_cache_encode(w, key, st, &out);
 	path = xasprintf("%s/%s/%s", session, REPORT_CACHE_DIR,
 			 REPORT_CACHE_FILE);
-	ret = write_file_atomic(path, out.buf, out.len, 0600);
+	ret = write_file_atomic(path, out.buf, out.len, 0600, 0);
 	if (!ret) {	/* the format before: unusable now */
 		old = xasprintf("%s/%s/%s", session, REPORT_CACHE_DIR,
 				REPORT_CACHE_OLD_FILE);
