@@ -126,6 +126,7 @@ static inline PyCodeObject *frame_code(const void *f)
 	(*(PyCodeObject **)((char *)(f) + FRAME_CODE_OFFSET))
 #endif
 #define HOOK_PARAMS PyThreadState *ts, struct _PyInterpreterFrame *f, int thr
+#define HOOK_TSTATE ((const void *)ts)
 #define CALL_PREV() prev_eval(ts, f, thr)
 typedef PyObject *(*tramp_fn)(PyThreadState *, struct _PyInterpreterFrame *,
 			      int, _PyFrameEvalFunction);
@@ -133,6 +134,7 @@ typedef PyObject *(*tramp_fn)(PyThreadState *, struct _PyInterpreterFrame *,
 #elif PY_VERSION_HEX >= 0x03090000
 #define FRAME_CODE(f) ((f)->f_code)
 #define HOOK_PARAMS PyThreadState *ts, PyFrameObject *f, int thr
+#define HOOK_TSTATE ((const void *)ts)
 #define CALL_PREV() prev_eval(ts, f, thr)
 typedef PyObject *(*tramp_fn)(PyThreadState *, PyFrameObject *, int,
 			      _PyFrameEvalFunction);
@@ -140,6 +142,8 @@ typedef PyObject *(*tramp_fn)(PyThreadState *, PyFrameObject *, int,
 #else
 #define FRAME_CODE(f) ((f)->f_code)
 #define HOOK_PARAMS PyFrameObject *f, int thr
+/* 3.8 passes no thread state; the internal header has the fast getter. */
+#define HOOK_TSTATE ((const void *)_PyThreadState_GET())
 #define CALL_PREV() prev_eval(f, thr)
 /* 3rd argument unused: the evaluator must be the 4th (rcx / x3). */
 typedef PyObject *(*tramp_fn)(PyFrameObject *, int, void *,
@@ -174,6 +178,7 @@ static const char *const backend_names[BK_NR] = { "perf", "perf_jit" };
 struct code_info {
 	void *tramp;
 	char *qualname;		/* 3.8-3.10: from the enclosing code */
+	uint32_t func_id;	/* context mode: its FUNC record, 0 = none */
 };
 
 struct tramp_entry {
@@ -184,6 +189,7 @@ struct tramp_entry {
 struct backend_state {
 	int fd;
 	size_t written;		/* registry entries already in the file */
+	size_t arenas_written;	/* context arenas already in the file */
 	uint64_t code_index;	/* jitdump */
 	int failed;		/* a write failed: stop trying */
 };
@@ -194,7 +200,8 @@ static _PyFrameEvalFunction prev_eval;
 static int hook_in_chain;	/* our hook is (still) in the chain */
 static int tramp_active;
 static enum backend active_backend = BK_PERF;
-static struct backend_state bk[BK_NR] = { { -1, 0, 0, 0 }, { -1, 0, 0, 0 } };
+static struct backend_state bk[BK_NR] = { { -1, 0, 0, 0, 0 },
+					   { -1, 0, 0, 0, 0 } };
 static struct tramp_entry *reg;
 static size_t reg_nr, reg_alloc;
 static unsigned char *arena_next;
@@ -203,9 +210,97 @@ static uint64_t salt;
 static pid_t my_pid;
 static int child_dirty;		/* set by the atfork child handler */
 
+/*
+ * Context mode (PYPERF_TRAMPOLINE_CONTEXTS=1, which pyperf-run record
+ * sets; chosen at the first activation): every distinct Python call
+ * path gets its own trampoline.  A context is an interned node (parent
+ * context, code); the innermost context trampoline found in a sample
+ * names every Python caller, however deep the stack, through the
+ * context table the process writes (ctx-<pid>.tab, format in
+ * trampoline/README.md).  Trampolines are 16-byte slots of arenas that
+ * perf learns about per arena (one jitdump load or map line each), not
+ * per trampoline.
+ */
+#define CTX_NAME "py::[pyperf contexts]"
+#define CTX_ID_UNKNOWN 0xffffffffu
+#define CTX_DEFAULT_MAX 1000000u
+/* A rebuild walks at most this many frames (deeper: parent unknown). */
+#define CTX_WALK_MAX 100000
+
+struct ctx {
+	struct ctx *parent;	/* ctx_root or ctx_unknown at the top */
+	void *tramp;		/* NULL: no slot (out of memory) */
+	uint32_t id, func_id;
+	/*
+	 * The last child entered from here: its code object, valid while
+	 * no code object with our record was freed since (code_gen), so
+	 * that a new code object at a freed one's address never matches.
+	 */
+	uint32_t cache_gen;
+	const PyCodeObject *cache_code;
+	struct ctx *cache_child;
+};
+
+static int ctx_mode;
+static uint32_t ctx_max = CTX_DEFAULT_MAX;
+static struct ctx ctx_root = { NULL, NULL, 0, 0, 0, NULL, NULL };
+static struct ctx ctx_unknown = { NULL, NULL, CTX_ID_UNKNOWN, 0, 0, NULL,
+				  NULL };
+static uint32_t code_gen = 1;		/* bumped when a code record is freed */
+static struct ctx **ctx_by_id;		/* [id - 1] */
+static uint32_t ctx_nr, ctx_alloc;
+static struct ctx **ctx_hash;		/* open addressing, (parent, func) */
+static size_t ctx_hash_size;
+static struct ctx *ctx_slab;		/* nodes are carved from slabs */
+static size_t ctx_slab_left;
+static char **func_names;		/* [func_id - 1] */
+static uint32_t func_nr, func_alloc;
+static uintptr_t *ctx_arenas;
+static size_t ctx_arena_nr, ctx_arena_alloc;
+static unsigned char *ctx_next;
+static size_t ctx_left;
+static uint64_t ctx_rebuilds;
+static size_t ctx_name_bytes;
+
+/*
+ * Per thread state: the innermost hooked frame and its context.  A
+ * frame whose caller is not that frame (frames entered before
+ * activation, a greenlet switch, a re-activation) rebuilds its parent
+ * context from the frame chain.  Keyed by the thread state, found
+ * through a one-entry cache (the GIL lets one thread run Python at a
+ * time, so it nearly always hits; thread-local storage measured slower
+ * in the hook).  Entries are never freed: a thread state freed and
+ * reused by a new thread finds its entry back at the root (every frame
+ * returned), and its first frame's check rebuilds anything else.
+ */
+struct ctx_thread {
+	const void *ts;
+	struct ctx *ctx;
+	const void *frame;
+};
+/* Matches no frame: an entry holding it rebuilds at its next frame. */
+#define THR_STALE ((const void *)1)
+static struct ctx_thread **thr_tab;
+static size_t thr_size, thr_nr;
+static const void *thr_last_ts;
+static struct ctx_thread *thr_last;
+static struct ctx_thread thr_fallback;	/* out of memory: shared */
+
+/* The context table file, written through a shared mapping. */
+static struct {
+	int fd;
+	unsigned char *map;
+	size_t size, used;
+	int failed;
+} ctxf = { -1, NULL, 0, 0, 0 };
+
+#define CTXF_MAGIC "PPRCTX01"
+#define CTXF_GROW (1024 * 1024)
+enum { CTXF_END = 0, CTXF_FUNC = 1, CTXF_CTX = 2, CTXF_ARENA = 3 };
+
 /* ---------------------------------------------------------------- arenas */
 
-static unsigned char *arena_new(void)
+static unsigned char *arena_new(size_t slot_size)
 {
 	unsigned char *base, *p, *slot;
 	size_t fill;
@@ -221,7 +316,7 @@ static unsigned char *arena_new(void)
 	/* x86: int3 between trampolines; aarch64: zero is "udf #0". */
 	fill = arch->elf_machine == 62 ? 0xcc : 0x00;
 	memset(p, (int)fill, ARENA_SIZE);
-	for (slot = p; slot + SLOT_SIZE <= p + ARENA_SIZE; slot += SLOT_SIZE)
+	for (slot = p; slot + slot_size <= p + ARENA_SIZE; slot += slot_size)
 		memcpy(slot, arch->code, arch->code_size);
 	if (mprotect(p, ARENA_SIZE, PROT_READ | PROT_EXEC) < 0)
 		goto fail;
@@ -238,7 +333,7 @@ static void *slot_alloc(void)
 	void *t;
 
 	if (arena_left < SLOT_SIZE) {
-		unsigned char *p = arena_new();
+		unsigned char *p = arena_new(SLOT_SIZE);
 
 		if (!p)
 			return NULL;
@@ -363,9 +458,14 @@ static int jit_write_header(int fd)
 	return rc;
 }
 
-/* UNWINDING_INFO + CODE_LOAD for one trampoline, in one write(2). */
-static int jit_write_entry(struct backend_state *s,
-			   const struct tramp_entry *e)
+/*
+ * UNWINDING_INFO + CODE_LOAD, in one write(2): code_size bytes of code
+ * at addr named name, with the call frame instructions fde (NULL: one
+ * trampoline's).
+ */
+static int jit_write_load(struct backend_state *s, uintptr_t addr,
+			  const void *code, size_t code_size, const char *name,
+			  const struct rec *fde)
 {
 	struct rec r = { NULL, 0, 0 };
 	size_t start, eh_size, hdr_size, unw_size, code_off, i;
@@ -380,7 +480,10 @@ static int jit_write_entry(struct backend_state *s,
 	rc |= rec_u64(&r, 0);			/* unwinding_size, patched */
 	rc |= rec_u64(&r, 0);			/* eh_frame_hdr_size, patched */
 	rc |= rec_u64(&r, 0);			/* mapped_size, patched */
-	if (rc || put_unwind_data(&r, arch, &eh_size, &hdr_size) < 0)
+	if (rc || put_unwind_data_for(&r, arch, code_size,
+				      fde ? fde->buf : arch->fde_insns,
+				      fde ? fde->len : arch->fde_insns_len,
+				      &eh_size, &hdr_size) < 0)
 		goto fail;
 	unw_size = eh_size + hdr_size;
 	while ((r.len - start) % 8)
@@ -401,13 +504,13 @@ static int jit_write_entry(struct backend_state *s,
 	rc |= rec_u64(&r, ts);
 	rc |= rec_u32(&r, (uint32_t)getpid());
 	rc |= rec_u32(&r, (uint32_t)syscall(SYS_gettid));
-	rc |= rec_u64(&r, e->addr);		/* vma */
-	rc |= rec_u64(&r, e->addr);		/* code_addr */
-	rc |= rec_u64(&r, arch->code_size);
+	rc |= rec_u64(&r, addr);		/* vma */
+	rc |= rec_u64(&r, addr);		/* code_addr */
+	rc |= rec_u64(&r, code_size);
 	rc |= rec_u64(&r, idx);
-	rc |= rec_put(&r, e->name, strlen(e->name) + 1);
+	rc |= rec_put(&r, name, strlen(name) + 1);
 	code_off = r.len;
-	rc |= rec_put(&r, arch->code, arch->code_size);
+	rc |= rec_put(&r, code, code_size);
 	if (rc)
 		goto fail;
 	/*
@@ -416,8 +519,8 @@ static int jit_write_entry(struct backend_state *s,
 	 * the code never merge two synthesized DSOs.
 	 */
 	mix = salt ^ (idx * 0x9e3779b97f4a7c15ull);
-	for (i = 0; i < 8 && i < arch->code_size; i++)
-		r.buf[code_off + arch->code_size - 1 - i] ^=
+	for (i = 0; i < 8 && i < code_size; i++)
+		r.buf[code_off + code_size - 1 - i] ^=
 			(unsigned char)(mix >> (8 * i));
 	rec_set_u32(&r, start + 4, (uint32_t)(r.len - start));
 	rc = write_all(s->fd, r.buf, r.len);
@@ -428,14 +531,21 @@ fail:
 	return -1;
 }
 
-static int perf_write_entry(struct backend_state *s,
-			    const struct tramp_entry *e)
+static int jit_write_entry(struct backend_state *s,
+			   const struct tramp_entry *e)
+{
+	return jit_write_load(s, e->addr, arch->code, arch->code_size,
+			      e->name, NULL);
+}
+
+static int perf_write_line(struct backend_state *s, uintptr_t addr,
+			   size_t size, const char *name)
 {
 	char line[4096];
 	int n;
 
-	n = snprintf(line, sizeof(line), "%lx %x %s\n",
-		     (unsigned long)e->addr, arch->code_size, e->name);
+	n = snprintf(line, sizeof(line), "%lx %lx %s\n",
+		     (unsigned long)addr, (unsigned long)size, name);
 	if (n < 0)
 		return -1;
 	if ((size_t)n >= sizeof(line)) {
@@ -443,6 +553,194 @@ static int perf_write_entry(struct backend_state *s,
 		line[n - 1] = '\n';
 	}
 	return write_all(s->fd, line, (size_t)n);
+}
+
+static int perf_write_entry(struct backend_state *s,
+			    const struct tramp_entry *e)
+{
+	return perf_write_line(s, e->addr, arch->code_size, e->name);
+}
+
+static size_t ctx_slot_size(void)
+{
+	return ALIGN_UP(arch->code_size, 16);
+}
+
+/* One load (jitdump) or line (map) for a whole arena of contexts. */
+static int arena_write(enum backend b, struct backend_state *s,
+		       uintptr_t addr)
+{
+	struct rec fde = { NULL, 0, 0 };
+	int rc;
+
+	if (b == BK_PERF)
+		return perf_write_line(s, addr, ARENA_SIZE, CTX_NAME);
+	if (put_arena_fde_insns(&fde, arch, ctx_slot_size(),
+				ARENA_SIZE / ctx_slot_size()) < 0) {
+		free(fde.buf);
+		return -1;
+	}
+	rc = jit_write_load(s, addr, (const void *)addr, ARENA_SIZE, CTX_NAME,
+			    &fde);
+	free(fde.buf);
+	return rc;
+}
+
+/* ------------------------------------------------------ context table */
+
+static int ctxf_path(char *buf, size_t len)
+{
+	const char *dir = getenv("PYPERF_TRAMPOLINE_DIR");
+	int n;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = snprintf(buf, len, "%s/ctx-%ld.tab", dir, (long)getpid());
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Room for len more bytes: grow the file and its mapping. */
+static int ctxf_reserve(size_t len)
+{
+	size_t want = ctxf.size;
+	void *m;
+
+	while (ctxf.used + len > want)
+		want += want < 64 * CTXF_GROW ? want : 64 * CTXF_GROW;
+	if (want == ctxf.size)
+		return 0;
+	if (ftruncate(ctxf.fd, (off_t)want) < 0)
+		return -1;
+	m = mremap(ctxf.map, ctxf.size, want, MREMAP_MAYMOVE);
+	if (m == MAP_FAILED)
+		return -1;
+	ctxf.map = m;
+	ctxf.size = want;
+	return 0;
+}
+
+/* Append one record (type, size, then body; padded to 8 bytes). */
+static void ctxf_put(uint32_t type, const void *body, size_t body_len,
+		     const void *tail, size_t tail_len)
+{
+	size_t len = ALIGN_UP(8 + body_len + tail_len, 8);
+	uint32_t hdr[2];
+	unsigned char *p;
+
+	if (ctxf.fd < 0 || ctxf.failed)
+		return;
+	if (ctxf_reserve(len) < 0) {
+		ctxf.failed = 1;	/* disk full...: keep running */
+		return;
+	}
+	p = ctxf.map + ctxf.used;
+	memset(p, 0, len);
+	hdr[1] = (uint32_t)len;
+	hdr[0] = 0;		/* type last: a reader never sees half */
+	memcpy(p, hdr, 8);
+	memcpy(p + 8, body, body_len);
+	if (tail_len)
+		memcpy(p + 8 + body_len, tail, tail_len);
+	__atomic_store_n((uint32_t *)p, type, __ATOMIC_RELEASE);
+	ctxf.used += len;
+}
+
+static void ctxf_put_func(uint32_t id)
+{
+	uint32_t body[2] = { id, 0 };
+	const char *name = func_names[id - 1];
+
+	ctxf_put(CTXF_FUNC, body, sizeof(body), name, strlen(name) + 1);
+}
+
+static void ctxf_put_ctx(const struct ctx *c)
+{
+	struct {
+		uint64_t addr;
+		uint32_t id, parent, func, flags;
+	} body = { (uintptr_t)c->tramp, c->id, c->parent->id, c->func_id, 0 };
+
+	ctxf_put(CTXF_CTX, &body, sizeof(body), NULL, 0);
+}
+
+static void ctxf_put_arena(uintptr_t start)
+{
+	struct {
+		uint64_t start, len;
+		uint32_t slot_size, reserved;
+	} body = { start, ARENA_SIZE, (uint32_t)ctx_slot_size(), 0 };
+
+	ctxf_put(CTXF_ARENA, &body, sizeof(body), NULL, 0);
+}
+
+/*
+ * Open this process's table and write everything known so far (after
+ * fork() the child starts with the parent's contexts: same ids, same
+ * addresses, since the arenas are inherited).
+ */
+static int ctxf_open(void)
+{
+	char path[4096];
+	uint32_t hdr[2] = { (uint32_t)getpid(), 0 };
+	size_t i;
+	int fd;
+
+	if (ctxf_path(path, sizeof(path)) < 0) {
+		PyErr_SetString(PyExc_ValueError,
+				"PYPERF_TRAMPOLINE_DIR is too long");
+		return -1;
+	}
+	fd = open_private(path);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, CTXF_GROW) < 0) {
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+		close(fd);
+		return -1;
+	}
+	ctxf.map = mmap(NULL, CTXF_GROW, PROT_READ | PROT_WRITE, MAP_SHARED,
+			fd, 0);
+	if (ctxf.map == MAP_FAILED) {
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+		ctxf.map = NULL;
+		close(fd);
+		return -1;
+	}
+	ctxf.fd = fd;
+	ctxf.size = CTXF_GROW;
+	ctxf.failed = 0;
+	memcpy(ctxf.map, CTXF_MAGIC, 8);
+	memcpy(ctxf.map + 8, hdr, 8);
+	ctxf.used = 16;
+	for (i = 0; i < ctx_arena_nr; i++)
+		ctxf_put_arena(ctx_arenas[i]);
+	for (i = 0; i < func_nr; i++)
+		ctxf_put_func((uint32_t)i + 1);
+	for (i = 0; i < ctx_nr; i++)
+		ctxf_put_ctx(ctx_by_id[i]);
+	return 0;
+}
+
+/* Drop the mapping (the parent's, in a fork child) without writing. */
+static void ctxf_drop(void)
+{
+	if (ctxf.map)
+		munmap(ctxf.map, ctxf.size);
+	if (ctxf.fd >= 0)
+		close(ctxf.fd);
+	ctxf.map = NULL;
+	ctxf.fd = -1;
+	ctxf.size = ctxf.used = 0;
+	ctxf.failed = 0;
+}
+
+/* At exit: cut the file to what was written. */
+static void ctxf_finish(void)
+{
+	if (ctxf.fd < 0 || my_pid != getpid() || child_dirty)
+		return;
+	if (ftruncate(ctxf.fd, (off_t)ctxf.used) < 0)
+		return;		/* the zero tail marks the end as well */
 }
 
 /* The jitdump marker: perf inject finds the dump through this mapping. */
@@ -472,9 +770,12 @@ static void backend_reset_after_fork(void)
 			close(bk[b].fd);	/* the parent's file */
 		bk[b].fd = -1;
 		bk[b].written = 0;
+		bk[b].arenas_written = 0;
 		bk[b].code_index = 0;
 		bk[b].failed = 0;
 	}
+	/* The parent's table: the child writes its own (lazily). */
+	ctxf_drop();
 	child_dirty = 0;
 }
 
@@ -508,6 +809,7 @@ static int backend_open(enum backend b)
 	}
 	bk[b].fd = fd;
 	bk[b].written = 0;
+	bk[b].arenas_written = 0;
 	bk[b].code_index = 0;
 	bk[b].failed = 0;
 	return 0;
@@ -530,6 +832,13 @@ static void backend_sync(enum backend b)
 			return;
 		}
 		s->written++;
+	}
+	while (s->arenas_written < ctx_arena_nr) {
+		if (arena_write(b, s, ctx_arenas[s->arenas_written]) < 0) {
+			s->failed = 1;
+			return;
+		}
+		s->arenas_written++;
 	}
 }
 
@@ -670,6 +979,7 @@ static void code_info_free(void *p)
 {
 	struct code_info *ci = p;
 
+	code_gen++;		/* contexts' caches may name freed code */
 	if (ci) {
 		free(ci->qualname);
 		free(ci);
@@ -780,6 +1090,404 @@ static char *entry_name(PyCodeObject *co, PyObject *globals,
 	return name;
 }
 
+/* -------------------------------------------------------------- contexts */
+
+/*
+ * The caller of the frame being entered, and the frame chain: the
+ * caller is the thread's current frame when the hook runs (3.11+: the
+ * evaluator links the new frame only once it starts; 3.8-3.10: f_back
+ * is set before evaluation, generators' on every resume).
+ */
+#if PY_VERSION_HEX >= 0x030D0000
+#define CALLER_FRAME(f) ((const void *)ts->current_frame)
+#elif PY_VERSION_HEX >= 0x030B0000
+#define CALLER_FRAME(f) ((const void *)ts->cframe->current_frame)
+#else
+#define CALLER_FRAME(f) ((const void *)(f)->f_back)
+#endif
+
+#if PY_VERSION_HEX >= 0x030B0000
+#if PY_VERSION_HEX >= 0x030C0000
+#define FRAME_PREVIOUS_OFFSET 8
+#define FRAME_OWNER_OFFSET 70
+#else
+#define FRAME_PREVIOUS_OFFSET 48
+#define FRAME_OWNER_OFFSET 69
+#endif
+#ifdef Py_INTERNAL_FRAME_H
+_Static_assert(offsetof(struct _PyInterpreterFrame, previous) ==
+	       FRAME_PREVIOUS_OFFSET, "_PyInterpreterFrame.previous moved");
+_Static_assert(offsetof(struct _PyInterpreterFrame, owner) ==
+	       FRAME_OWNER_OFFSET, "_PyInterpreterFrame.owner moved");
+#endif
+/* 3.12+: the evaluator's entry frame on the C stack, not Python code. */
+#define FRAME_OWNED_BY_CSTACK_VALUE 3
+
+static const void *frame_previous(const void *fr)
+{
+	return *(const void *const *)((const char *)fr +
+				      FRAME_PREVIOUS_OFFSET);
+}
+
+static PyCodeObject *frame_python_code(const void *fr)
+{
+	PyCodeObject *co;
+
+#if PY_VERSION_HEX >= 0x030C0000
+	if (((const char *)fr)[FRAME_OWNER_OFFSET] ==
+	    FRAME_OWNED_BY_CSTACK_VALUE)
+		return NULL;
+#endif
+	co = FRAME_CODE(fr);
+#ifdef CO_NO_MONITORING_EVENTS
+	/*
+	 * 3.13's shim frames (the static, read-only _Py_InitCleanup that
+	 * finishes a class's __init__) are not Python functions and never
+	 * reach the hook; their code object cannot carry an extra either.
+	 */
+	if (co && (co->co_flags & CO_NO_MONITORING_EVENTS))
+		return NULL;
+#endif
+	return co;
+}
+#define FRAME_GLOBALS_OF(fr) NULL
+#else
+static const void *frame_previous(const void *fr)
+{
+	return ((const PyFrameObject *)fr)->f_back;
+}
+
+static PyCodeObject *frame_python_code(const void *fr)
+{
+	return ((const PyFrameObject *)fr)->f_code;
+}
+#define FRAME_GLOBALS_OF(fr) (((const PyFrameObject *)(fr))->f_globals)
+#endif
+
+/* Make sure this process's files are open (also after a raw fork()). */
+static void ctx_files_ready(void)
+{
+	if (child_dirty || my_pid != getpid()) {
+		backend_reset_after_fork();
+		my_pid = getpid();
+	}
+	if (!tramp_active)
+		return;
+	if (bk[active_backend].fd < 0 && backend_open(active_backend) < 0)
+		PyErr_Clear();
+	if (ctxf.fd < 0 && !ctxf.failed && ctxf_open() < 0) {
+		PyErr_Clear();
+		ctxf.failed = 1;
+	}
+}
+
+/* The FUNC id of a code object, naming it on first use. */
+static uint32_t func_id_of(PyCodeObject *co, PyObject *globals)
+{
+	struct code_info *ci = code_info_ensure(co);
+	char *name;
+
+	if (!ci)
+		return 0;
+	if (ci->func_id)
+		return ci->func_id;
+	if (func_nr == func_alloc) {
+		uint32_t na = func_alloc ? func_alloc * 2 : 1024;
+		char **nf = realloc(func_names, na * sizeof(*nf));
+
+		if (!nf)
+			return 0;
+		func_names = nf;
+		func_alloc = na;
+	}
+	name = entry_name(co, globals, ci);
+	if (!name)
+		return 0;
+	func_names[func_nr++] = name;
+	ctx_name_bytes += strlen(name) + 1;
+	ci->func_id = func_nr;
+	if (extra_fast == 0 && func_nr >= 8)
+		extra_fast = 1;
+	if (extra_fast >= 0 && code_info_fast(co) != ci)
+		extra_fast = -1;
+	ctx_files_ready();
+	ctxf_put_func(ci->func_id);
+	return ci->func_id;
+}
+
+static size_t ctx_hash_of(const struct ctx *parent, uint32_t func)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)parent >> 4) ^
+		((uint64_t)func << 32);
+
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20);
+}
+
+static int ctx_hash_grow(void)
+{
+	size_t n = ctx_hash_size ? ctx_hash_size * 2 : 4096, i, j;
+	struct ctx **t = calloc(n, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (i = 0; i < ctx_hash_size; i++) {
+		struct ctx *c = ctx_hash[i];
+
+		if (!c)
+			continue;
+		for (j = ctx_hash_of(c->parent, c->func_id) & (n - 1); t[j];
+		     j = (j + 1) & (n - 1))
+			;
+		t[j] = c;
+	}
+	free(ctx_hash);
+	ctx_hash = t;
+	ctx_hash_size = n;
+	return 0;
+}
+
+/* A trampoline slot for a new context (arenas of 16-byte slots). */
+static void *ctx_slot_alloc(void)
+{
+	size_t slot = ctx_slot_size();
+	void *t;
+
+	if (ctx_left < slot) {
+		unsigned char *p;
+		uintptr_t *na;
+
+		if (ctx_arena_nr == ctx_arena_alloc) {
+			size_t n = ctx_arena_alloc ? ctx_arena_alloc * 2 : 16;
+
+			na = realloc(ctx_arenas, n * sizeof(*na));
+			if (!na)
+				return NULL;
+			ctx_arenas = na;
+			ctx_arena_alloc = n;
+		}
+		p = arena_new(slot);
+		if (!p)
+			return NULL;
+		ctx_arenas[ctx_arena_nr++] = (uintptr_t)p;
+		ctx_next = p;
+		ctx_left = ARENA_SIZE;
+		ctx_files_ready();
+		ctxf_put_arena((uintptr_t)p);
+		if (tramp_active)
+			backend_sync(active_backend);
+	}
+	t = ctx_next;
+	ctx_next += slot;
+	ctx_left -= slot;
+	return t;
+}
+
+/*
+ * The child context (parent, func): found, or created with its own
+ * trampoline and table record.  Past ctx_max contexts, new paths get
+ * the context (unknown, func): the report then falls back to what the
+ * sample itself holds above that frame.  NULL only without memory.
+ */
+static struct ctx *ctx_child(struct ctx *parent, uint32_t func)
+{
+	size_t i;
+	struct ctx *c;
+
+	if (!func)
+		return NULL;
+	if (ctx_hash_size) {
+		for (i = ctx_hash_of(parent, func) & (ctx_hash_size - 1);
+		     (c = ctx_hash[i]) != NULL; i = (i + 1) & (ctx_hash_size - 1))
+			if (c->parent == parent && c->func_id == func)
+				return c;
+	}
+	if (ctx_nr >= ctx_max && parent != &ctx_unknown)
+		return ctx_child(&ctx_unknown, func);
+	if ((ctx_nr + 1) * 2 > ctx_hash_size && ctx_hash_grow() < 0)
+		return NULL;
+	if (ctx_nr == ctx_alloc) {
+		uint32_t na = ctx_alloc ? ctx_alloc * 2 : 4096;
+		struct ctx **nb = realloc(ctx_by_id, na * sizeof(*nb));
+
+		if (!nb)
+			return NULL;
+		ctx_by_id = nb;
+		ctx_alloc = na;
+	}
+	if (!ctx_slab_left) {
+		ctx_slab = calloc(1024, sizeof(*ctx_slab));
+		if (!ctx_slab)
+			return NULL;
+		ctx_slab_left = 1024;
+	}
+	c = ctx_slab++;
+	ctx_slab_left--;
+	c->tramp = ctx_slot_alloc();
+	if (!c->tramp) {
+		ctx_slab--;
+		ctx_slab_left++;
+		return NULL;
+	}
+	c->parent = parent;
+	c->func_id = func;
+	c->id = ++ctx_nr;
+	c->cache_gen = 0;
+	c->cache_code = NULL;
+	c->cache_child = NULL;
+	ctx_by_id[c->id - 1] = c;
+	for (i = ctx_hash_of(parent, func) & (ctx_hash_size - 1); ctx_hash[i];
+	     i = (i + 1) & (ctx_hash_size - 1))
+		;
+	ctx_hash[i] = c;
+	ctxf_put_ctx(c);
+	return c;
+}
+
+/*
+ * The context of a frame that did not enter through our hook (it
+ * started before activation, the thread switched stacks, or 3.13.0
+ * pushed it inline: a class's __init__ called through
+ * CALL_ALLOC_AND_ENTER_INIT skips PEP 523).  Walk its chain up to the
+ * thread's innermost hooked frame (known, whose context is known: *found
+ * is set to 1) or else to the outermost Python frame, and intern the
+ * path from there.
+ */
+static struct ctx *ctx_rebuild(const void *fr, const void *known,
+			       struct ctx *known_ctx, int *found)
+{
+	const void **chain = NULL;
+	size_t n = 0, alloc = 0;
+	struct ctx *c = &ctx_root;
+
+	ctx_rebuilds++;
+	*found = 0;
+	for (; fr; fr = frame_previous(fr)) {
+		if (fr == known) {
+			c = known_ctx;
+			*found = 1;
+			break;
+		}
+		if (n == CTX_WALK_MAX) {
+			free(chain);
+			return &ctx_unknown;
+		}
+		if (!frame_python_code(fr))
+			continue;
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 64;
+			const void **nc = realloc(chain, na * sizeof(*nc));
+
+			if (!nc) {
+				free(chain);
+				return &ctx_unknown;
+			}
+			chain = nc;
+			alloc = na;
+		}
+		chain[n++] = fr;
+	}
+	while (n--) {
+		const void *f = chain[n];
+		struct ctx *next = ctx_child(c, func_id_of(
+			frame_python_code(f), FRAME_GLOBALS_OF(f)));
+
+		if (!next) {
+			c = &ctx_unknown;
+			break;
+		}
+		c = next;
+	}
+	free(chain);
+	return c;
+}
+
+/* Every thread rebuilds its context at its next frame. */
+static void ctx_threads_stale(void)
+{
+	size_t i;
+
+	for (i = 0; i < thr_size; i++)
+		if (thr_tab[i])
+			thr_tab[i]->frame = THR_STALE;
+	thr_fallback.frame = THR_STALE;
+}
+
+static size_t thr_hash(const void *ts)
+{
+	return (size_t)(((uint64_t)(uintptr_t)ts * 0x9e3779b97f4a7c15ull) >>
+			24);
+}
+
+/* The state of the thread whose thread state is ts (created at root). */
+static struct ctx_thread *thr_state(const void *ts)
+{
+	struct ctx_thread *e;
+	size_t i;
+
+	if (thr_size) {
+		for (i = thr_hash(ts) & (thr_size - 1); (e = thr_tab[i]) != NULL;
+		     i = (i + 1) & (thr_size - 1))
+			if (e->ts == ts)
+				goto found;
+	}
+	if ((thr_nr + 1) * 2 > thr_size) {
+		size_t n = thr_size ? thr_size * 2 : 64, j;
+		struct ctx_thread **t = calloc(n, sizeof(*t));
+
+		if (!t)
+			goto fallback;
+		for (j = 0; j < thr_size; j++) {
+			if (!thr_tab[j])
+				continue;
+			for (i = thr_hash(thr_tab[j]->ts) & (n - 1); t[i];
+			     i = (i + 1) & (n - 1))
+				;
+			t[i] = thr_tab[j];
+		}
+		free(thr_tab);
+		thr_tab = t;
+		thr_size = n;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		goto fallback;
+	e->ts = ts;
+	e->ctx = &ctx_root;
+	e->frame = THR_STALE;	/* a new thread may be mid-stack: rebuild */
+	for (i = thr_hash(ts) & (thr_size - 1); thr_tab[i];
+	     i = (i + 1) & (thr_size - 1))
+		;
+	thr_tab[i] = e;
+	thr_nr++;
+found:
+	thr_last_ts = ts;
+	thr_last = e;
+	return e;
+fallback:
+	/* Wrong contexts are caught by the frame check: it rebuilds. */
+	if (!thr_fallback.ctx) {
+		thr_fallback.ctx = &ctx_root;
+		thr_fallback.frame = THR_STALE;
+	}
+	return &thr_fallback;
+}
+
+/* The slow path of entering code co under parent. */
+static struct ctx *ctx_enter_slow(struct ctx *parent, PyCodeObject *co,
+				  PyObject *globals)
+{
+	uint32_t func = func_id_of(co, globals);
+	struct ctx *c = ctx_child(parent, func);
+
+	if (!c)
+		return &ctx_unknown;
+	parent->cache_gen = code_gen;
+	parent->cache_code = co;
+	parent->cache_child = c;
+	return c;
+}
+
 /* ------------------------------------------------------------------ hook */
 
 static void *tramp_create(PyCodeObject *co, PyObject *globals)
@@ -833,6 +1541,92 @@ static void *tramp_create(PyCodeObject *co, PyObject *globals)
 #else
 #define FRAME_GLOBALS(f) ((f)->f_globals)
 #endif
+
+/*
+ * The parent context when the caller is not the thread's innermost
+ * hooked frame (rebuilt from the frame chain).  *rctx and *pframe get
+ * the thread state to restore once the frame returns.
+ */
+static __attribute__((noinline)) struct ctx *
+ctx_parent_slow(struct ctx_thread *st, const void *caller,
+		struct ctx **rctx, const void **pframe)
+{
+	PyObject *et, *ev, *etb;
+	struct ctx *parent;
+	int found = 0;
+
+	PyErr_Fetch(&et, &ev, &etb);
+	parent = caller ? ctx_rebuild(caller, st->frame, st->ctx, &found) :
+		&ctx_root;
+	PyErr_Restore(et, ev, etb);
+	if (!found) {
+		/*
+		 * Unhooked frames up to the root: keep the result, so that
+		 * their next calls take the fast path.
+		 */
+		st->ctx = parent;
+		st->frame = caller;
+	}
+	/*
+	 * Else a few unhooked frames above a hooked one: the thread state
+	 * stays that of the hooked frame, which runs on once they return.
+	 */
+	*rctx = st->ctx;
+	*pframe = st->frame;
+	return parent;
+}
+
+/* The child context for code co when parent's cache misses. */
+static __attribute__((noinline)) struct ctx *
+ctx_child_slow(struct ctx *parent, PyCodeObject *co, PyObject *globals)
+{
+	PyObject *et, *ev, *etb;
+	struct ctx *c;
+
+	/* thr=1 (generator.throw) runs with an exception set. */
+	PyErr_Fetch(&et, &ev, &etb);
+	c = ctx_enter_slow(parent, co, globals);
+	PyErr_Restore(et, ev, etb);
+	return c;
+}
+
+/*
+ * The frame hook in context mode: enter f under the context of its
+ * caller.  The fast path (the caller is this thread's innermost hooked
+ * frame, and it entered the same code last time) is a few loads and
+ * compares; everything else is out of line.
+ */
+static PyObject *ppt_ctx_hook(HOOK_PARAMS)
+{
+	struct ctx_thread *st;
+	const void *caller, *pframe;
+	struct ctx *parent, *c, *rctx;
+	PyCodeObject *co;
+	PyObject *res;
+
+	if (__builtin_expect(!tramp_active, 0))
+		return CALL_PREV();
+	co = FRAME_CODE(f);
+	if (__builtin_expect(!co, 0))
+		return CALL_PREV();
+	st = HOOK_TSTATE == thr_last_ts ? thr_last : thr_state(HOOK_TSTATE);
+	caller = CALLER_FRAME(f);
+	pframe = st->frame;
+	rctx = parent = st->ctx;
+	if (__builtin_expect(caller != pframe, 0))
+		parent = ctx_parent_slow(st, caller, &rctx, &pframe);
+	if (__builtin_expect(parent->cache_code == co &&
+			     parent->cache_gen == code_gen, 1))
+		c = parent->cache_child;
+	else
+		c = ctx_child_slow(parent, co, FRAME_GLOBALS(f));
+	st->ctx = c;
+	st->frame = f;
+	res = c->tramp ? CALL_TRAMP(c->tramp) : CALL_PREV();
+	st->ctx = rctx;
+	st->frame = pframe;
+	return res;
+}
 
 static PyObject *ppt_hook(HOOK_PARAMS)
 {
@@ -926,6 +1720,37 @@ static int parse_backend(PyObject *arg, enum backend *b)
 	return 0;
 }
 
+/*
+ * PYPERF_TRAMPOLINE_CONTEXTS=1 selects context mode, at the first
+ * activation only (trampolines of one kind exist afterwards);
+ * PYPERF_TRAMPOLINE_MAX_CONTEXTS caps the number of contexts.
+ */
+static int ctx_mode_wanted(void)
+{
+	const char *v = getenv("PYPERF_TRAMPOLINE_CONTEXTS");
+	const char *m = getenv("PYPERF_TRAMPOLINE_MAX_CONTEXTS");
+
+	if (!v || !*v || !strcmp(v, "0"))
+		return 0;
+	if (m && *m) {
+		char *end;
+		unsigned long x;
+
+		errno = 0;
+		x = strtoul(m, &end, 10);
+		if (errno || *end || !x || x >= CTX_ID_UNKNOWN) {
+			PyErr_Format(PyExc_ValueError,
+				     "PYPERF_TRAMPOLINE_MAX_CONTEXTS: not a "
+				     "count from 1 to %u: '%s'",
+				     CTX_ID_UNKNOWN - 1, m);
+			return -1;
+		}
+		ctx_max = (uint32_t)x;
+	}
+	ctx_mode = 1;
+	return 0;
+}
+
 static PyObject *ppt_activate(PyObject *self, PyObject *arg)
 {
 	enum backend b;
@@ -943,14 +1768,19 @@ static PyObject *ppt_activate(PyObject *self, PyObject *arg)
 		Py_RETURN_NONE;		/* like CPython: a no-op */
 	if (ensure_extra_index() < 0)
 		return NULL;
+	if (!ctx_mode && !reg_nr && ctx_mode_wanted() < 0)
+		return NULL;
 	if (backend_open(b) < 0)
+		return NULL;
+	if (ctx_mode && ctxf.fd < 0 && ctxf_open() < 0)
 		return NULL;
 	active_backend = b;
 	backend_sync(b);
+	ctx_threads_stale();	/* frames ran unhooked while inactive */
 	if (!hook_in_chain) {
 		/* Chain to whatever is there (default or a debugger). */
 		prev_eval = eval_get();
-		eval_set(ppt_hook);
+		eval_set(ctx_mode ? ppt_ctx_hook : ppt_hook);
 		hook_in_chain = 1;
 	}
 	tramp_active = 1;
@@ -964,11 +1794,49 @@ static PyObject *ppt_deactivate(PyObject *self, PyObject *unused)
 	 * Unhook only if we are on top; if someone chained onto us, we
 	 * stay in their chain as a pass-through.
 	 */
-	if (hook_in_chain && eval_get() == ppt_hook) {
+	if (hook_in_chain && (eval_get() == ppt_hook ||
+			      eval_get() == ppt_ctx_hook)) {
 		eval_set(prev_eval);
 		hook_in_chain = 0;
 	}
 	Py_RETURN_NONE;
+}
+
+/*
+ * For measurements only (bench/tramp-overhead.py): a PEP 523 hook that
+ * only calls the evaluator, the floor any frame hook pays (on 3.11+ it
+ * turns off call inlining).  Not a backend: nothing is written.
+ */
+static PyObject *empty_hook(HOOK_PARAMS)
+{
+	return CALL_PREV();
+}
+
+static PyObject *ppt_empty_hook(PyObject *self, PyObject *unused)
+{
+	if (hook_in_chain || tramp_active) {
+		PyErr_SetString(PyExc_RuntimeError, "a trampoline is active");
+		return NULL;
+	}
+	prev_eval = eval_get();
+	eval_set(empty_hook);
+	Py_RETURN_NONE;
+}
+
+/*
+ * For tests: the id of the calling Python frame's context (its
+ * thread's innermost hooked frame), 0 when none, None outside context
+ * mode.
+ */
+static PyObject *ppt_context(PyObject *self, PyObject *unused)
+{
+	PyThreadState *ts = PyThreadState_Get();
+	struct ctx_thread *st;
+
+	if (!ctx_mode || !tramp_active)
+		Py_RETURN_NONE;
+	st = thr_state(ts);
+	return PyLong_FromUnsignedLong(st->ctx ? st->ctx->id : 0);
 }
 
 static PyObject *ppt_is_active(PyObject *self, PyObject *unused)
@@ -989,25 +1857,42 @@ static PyObject *ppt_after_fork_child(PyObject *self, PyObject *unused)
 			Py_RETURN_NONE;
 		}
 		backend_sync(active_backend);
+		if (ctx_mode && ctxf_open() < 0) {
+			PyErr_Clear();
+			ctxf.failed = 1;
+		}
 	}
 	Py_RETURN_NONE;
 }
 
 static PyObject *ppt_state(PyObject *self, PyObject *unused)
 {
+	/* Memory the contexts use: nodes, index, hash, arenas, names. */
+	size_t ctx_bytes = ctx_nr * (sizeof(struct ctx) + sizeof(void *)) +
+		ctx_hash_size * sizeof(void *) + ctx_arena_nr * ARENA_SIZE +
+		ctx_name_bytes + func_nr * sizeof(char *);
+
 	return Py_BuildValue(
-		"{s:O,s:s,s:n,s:n,s:i,s:i,s:s,s:i,s:O}",
+		"{s:O,s:s,s:n,s:n,s:i,s:i,s:s,s:i,s:O,s:O,s:n,s:n,s:n,s:K,"
+		"s:n,s:n}",
 		"active", tramp_active ? Py_True : Py_False,
 		"backend", backend_names[active_backend],
 		"trampolines", (Py_ssize_t)reg_nr,
 		"extra_index", extra_index,
-		"slot_size", SLOT_SIZE,
+		"slot_size", ctx_mode ? (int)ctx_slot_size() : SLOT_SIZE,
 		"code_size", (int)arch->code_size,
 		"arch", arch->name,
 		"fast_extra", extra_fast,
 		"chained", (hook_in_chain && prev_eval &&
 			    prev_eval != _PyEval_EvalFrameDefault) ?
-			Py_True : Py_False);
+			Py_True : Py_False,
+		"contexts_mode", ctx_mode ? Py_True : Py_False,
+		"contexts", (Py_ssize_t)ctx_nr,
+		"functions", (Py_ssize_t)func_nr,
+		"context_arenas", (Py_ssize_t)ctx_arena_nr,
+		"context_rebuilds", (unsigned long long)ctx_rebuilds,
+		"context_bytes", (Py_ssize_t)ctx_bytes,
+		"context_max", (Py_ssize_t)ctx_max);
 }
 
 static void atfork_child(void)
@@ -1026,6 +1911,10 @@ static PyMethodDef ppt_methods[] = {
 	{ "_after_fork_child", ppt_after_fork_child, METH_NOARGS,
 	  "internal: reopen the files for the child and replay." },
 	{ "_state", ppt_state, METH_NOARGS, "internal state, for tests" },
+	{ "_context", ppt_context, METH_NOARGS,
+	  "internal: the calling frame's context id, for tests" },
+	{ "_empty_hook", ppt_empty_hook, METH_NOARGS,
+	  "internal: install a pass-through frame hook, for measurements" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -1057,6 +1946,7 @@ PPT_EXPORT PyMODINIT_FUNC PyInit__pyperf_trampoline(void)
 		salt = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
 			((uint64_t)my_pid << 16) ^ (uintptr_t)&ts;
 		pthread_atfork(NULL, NULL, atfork_child);
+		Py_AtExit(ctxf_finish);
 		atfork_done = 1;
 	}
 	os = PyImport_ImportModule("os");

@@ -66,15 +66,18 @@ static void rec_set_i32(struct rec *r, size_t off, int32_t v)
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 /*
- * .eh_frame (one CIE, one FDE) followed by .eh_frame_hdr, laid out for
- * perf's synthesized ELF: .text at 0x80, .eh_frame at ALIGN_8(0x80 +
+ * .eh_frame (one CIE, one FDE covering code_size bytes with the call
+ * frame instructions fde/fde_len) followed by .eh_frame_hdr, laid out
+ * for perf's synthesized ELF: .text at 0x80, .eh_frame at ALIGN_8(0x80 +
  * code size), .eh_frame_hdr right after it.  All pointers are relative.
  */
-static int put_unwind_data(struct rec *r, const struct tramp_arch *a,
-			   size_t *eh_size, size_t *hdr_size)
+static int put_unwind_data_for(struct rec *r, const struct tramp_arch *a,
+			       size_t code_size, const unsigned char *fde_insns,
+			       size_t fde_len, size_t *eh_size,
+			       size_t *hdr_size)
 {
 	size_t start = r->len, cie, fde, len_off, n;
-	int32_t text_from_eh = (int32_t)ALIGN_UP(a->code_size, 8);
+	int32_t text_from_eh = (int32_t)ALIGN_UP(code_size, 8);
 	int rc = 0;
 
 	/* CIE */
@@ -101,9 +104,9 @@ static int put_unwind_data(struct rec *r, const struct tramp_arch *a,
 	rc |= rec_u32(r, (uint32_t)(r->len - cie)); /* back to the CIE */
 	len_off = r->len;
 	rc |= rec_u32(r, 0);			/* pc_begin, patched */
-	rc |= rec_u32(r, a->code_size);	/* pc_range */
+	rc |= rec_u32(r, (uint32_t)code_size);	/* pc_range */
 	rc |= rec_u8(r, 0);			/* augmentation data length */
-	rc |= rec_put(r, a->fde_insns, a->fde_insns_len);
+	rc |= rec_put(r, fde_insns, fde_len);
 	while ((r->len - fde) % 8)
 		rc |= rec_u8(r, 0);
 	if (rc)
@@ -128,6 +131,57 @@ static int put_unwind_data(struct rec *r, const struct tramp_arch *a,
 		return -1;
 	*hdr_size = r->len - n;
 	return 0;
+}
+
+/* The unwind data of one trampoline. */
+static inline int put_unwind_data(struct rec *r, const struct tramp_arch *a,
+				  size_t *eh_size, size_t *hdr_size)
+{
+	return put_unwind_data_for(r, a, a->code_size, a->fde_insns,
+				   a->fde_insns_len, eh_size, hdr_size);
+}
+
+/*
+ * The call frame instructions of a whole arena of nslots trampolines
+ * slot_size bytes apart: the template's rows repeated for every slot.
+ * The template's first instruction is an advance; for every slot after
+ * the first it also advances over the rest of the previous slot, whose
+ * last row (CFA back at the entry rule) holds until the next slot's
+ * first change.  Returns -1 if a merged advance would not fit the
+ * one-byte form (never for the templates in tramp_arch.h).
+ */
+static inline int put_arena_fde_insns(struct rec *r, const struct tramp_arch *a,
+			       size_t slot_size, size_t nslots)
+{
+	const unsigned char *t = a->fde_insns;
+	size_t i, span = 0, units = slot_size / a->code_align, gap;
+	int rc = 0;
+
+	/* Sum of the template's advances (DW_CFA_advance_loc only). */
+	for (i = 0; i < a->fde_insns_len; i++) {
+		unsigned char op = t[i];
+
+		if ((op & 0xc0) == 0x40)
+			span += op & 0x3f;
+		else if ((op & 0xc0) == 0x80 || op == DW_CFA_def_cfa_offset)
+			i++;		/* one ULEB128 operand, < 0x80 */
+		else if (op == DW_CFA_def_cfa)
+			i += 2;
+	}
+	if ((t[0] & 0xc0) != 0x40 || span > units)
+		return -1;
+	gap = units - span;
+	if ((t[0] & 0x3f) + gap > 0x3f)
+		return -1;
+	for (i = 0; i < nslots && !rc; i++) {
+		if (i == 0) {
+			rc |= rec_put(r, t, a->fde_insns_len);
+		} else {
+			rc |= rec_u8(r, DW_CFA_advance_loc((t[0] & 0x3f) + gap));
+			rc |= rec_put(r, t + 1, a->fde_insns_len - 1);
+		}
+	}
+	return rc ? -1 : 0;
 }
 
 #endif /* TRAMP_UNWIND_H */
