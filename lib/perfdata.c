@@ -481,8 +481,8 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 			    unsigned *fixed)
 {
 	unsigned char *d;
-	size_t len, off, end, nr = 0, alloc = 0, i;
-	struct pd_fork *forks = NULL;
+	size_t len, off, end, nr = 0, alloc = 0, nx = 0, xalloc = 0, i, k;
+	struct pd_fork *forks = NULL, *execs = NULL;
 	uint64_t doff, dsize;
 	unsigned n = 0;
 	int r;
@@ -530,25 +530,44 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 			}
 		} else if (type == PD_COMM && (misc & PD_MISC_EXEC) &&
 			   size >= 16) {
-			uint32_t pid = get_le32(d + off + 8);
-
-			/* the latest fork of that pid, not yet taken */
-			for (i = nr; i > 0; i--) {
-				if (forks[i - 1].pid != pid)
-					continue;
-				d[forks[i - 1].at + 5] |= PD_MISC_EXEC >> 8;
-				forks[i - 1] = forks[--nr];
-				n++;
-				break;
-			}
+			ALLOC_GROW(execs, nx + 1, xalloc);
+			execs[nx].pid = get_le32(d + off + 8);
+			execs[nx++].at = off;
 		}
 		off += size;
+	}
+	/*
+	 * Each exec takes the fork of its pid nearest to it in the file:
+	 * records of different CPUs' buffers interleave, so a child's exec
+	 * can come before its fork.
+	 */
+	for (i = 0; i < nx; i++) {
+		size_t best = nr, dist = SIZE_MAX;
+
+		for (k = 0; k < nr; k++) {
+			size_t dd;
+
+			if (forks[k].pid != execs[i].pid)
+				continue;
+			dd = forks[k].at > execs[i].at ? forks[k].at - execs[i].at
+						       : execs[i].at - forks[k].at;
+			if (dd < dist) {
+				dist = dd;
+				best = k;
+			}
+		}
+		if (best == nr)
+			continue;
+		d[forks[best].at + 5] |= PD_MISC_EXEC >> 8;
+		forks[best] = forks[--nr];
+		n++;
 	}
 	if (n && msync(d, len, MS_SYNC) < 0)
 		r = -errno;
 out:
 	munmap(d, len);
 	free(forks);
+	free(execs);
 	if (fixed)
 		*fixed = n;
 	return r;

@@ -106,6 +106,55 @@ static uint64_t u64_at(const struct strbuf *sb, size_t off)
 	return v;
 }
 
+/*
+ * Per-CPU buffers interleave: a child's exec can come before its fork in
+ * the file.  The fork must still be marked.
+ */
+static void test_exec_before_fork(void)
+{
+	static const uint32_t comm_sp[] = { 200, 200, 0x6f6f66, 0 };
+	static const uint32_t fork_sp[] = { 200, 100, 200, 100, 0, 0 };
+	static const uint32_t fork_fk[] = { 300, 100, 300, 100, 0, 0 };
+	char dir[] = "/tmp/t-perfdata-fix-XXXXXX";
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	unsigned fixed = 99;
+	char *path;
+	int i;
+
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "exec before fork: cannot make a directory");
+		return;
+	}
+	path = xasprintf("%s/perf.data", dir);
+	put64(&sb, 0x32454c4946524550ull);
+	put64(&sb, 104);
+	put64(&sb, 136);
+	put64(&sb, 0);
+	put64(&sb, 0);
+	put64(&sb, 104);
+	put64(&sb, 24 + 32 + 32);
+	put64(&sb, 0);
+	put64(&sb, 0);
+	for (i = 0; i < 4; i++)
+		put64(&sb, 0);
+	pd_record(&sb, 3, 0x2000, comm_sp, 4);	/* 24: exec of 200 */
+	pd_record(&sb, 7, 0, fork_sp, 6);	/* 32: its fork, after it */
+	pd_record(&sb, 7, 0, fork_fk, 6);	/* 32: forked, no exec */
+	write_file(path, &sb);
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, &fixed), 0,
+		"exec before fork: ok");
+	TAP_INT(fixed, 1, "exec before fork: one fork marked");
+	strbuf_read_file(&out, path, 1 << 20);
+	TAP_INT(misc_at(&out, 104 + 24), 0x2000,
+		"exec before fork: the exec'd child's fork is marked");
+	TAP_INT(misc_at(&out, 104 + 56), 0, "exec before fork: plain fork kept");
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	strbuf_release(&sb);
+	strbuf_release(&out);
+}
+
 static void test_perf_data(void)
 {
 	char dir[] = "/tmp/t-perfdata-fix-XXXXXX";
@@ -189,5 +238,6 @@ static void test_perf_data(void)
 int main(void)
 {
 	test_perf_data();
+	test_exec_before_fork();
 	return tap_done();
 }
