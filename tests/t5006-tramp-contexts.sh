@@ -75,7 +75,7 @@ test_expect_success TRAMP_PYTHONS 'perf sees one jitdump load per arena, not one
 		tramp_jitdump "$D/jit-$pid.dump" >dump.txt &&
 		cat dump.txt &&
 		arenas=$(sed -n "s/^pid $pid: .*arenas \([0-9]*\):.*/\1/p" out) &&
-		test "$(grep -c "^load .* py::\[pyperf contexts\]$" dump.txt)" = "$arenas" &&
+		test "$(grep -c "^load .* \[pyperf contexts\]$" dump.txt)" = "$arenas" &&
 		test "$(grep -c "^load " dump.txt)" = "$arenas" || return 1
 	done
 '

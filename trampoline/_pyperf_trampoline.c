@@ -221,7 +221,7 @@ static int child_dirty;		/* set by the atfork child handler */
  * perf learns about per arena (one jitdump load or map line each), not
  * per trampoline.
  */
-#define CTX_NAME "py::[pyperf contexts]"
+#define CTX_NAME "[pyperf contexts]"
 #define CTX_ID_UNKNOWN 0xffffffffu
 #define CTX_DEFAULT_MAX 1000000u
 /* A rebuild walks at most this many frames (deeper: parent unknown). */
@@ -296,7 +296,10 @@ static struct {
 
 #define CTXF_MAGIC "PPRCTX01"
 #define CTXF_GROW (1024 * 1024)
-enum { CTXF_END = 0, CTXF_FUNC = 1, CTXF_CTX = 2, CTXF_ARENA = 3 };
+enum { CTXF_END = 0, CTXF_FUNC = 1, CTXF_CTX = 2, CTXF_ARENA = 3,
+       CTXF_START = 4 };
+/* CLOCK_MONOTONIC when context mode first activated (0: not yet). */
+static uint64_t ctx_start_ns;
 
 /* ---------------------------------------------------------------- arenas */
 
@@ -712,6 +715,9 @@ static int ctxf_open(void)
 	memcpy(ctxf.map, CTXF_MAGIC, 8);
 	memcpy(ctxf.map + 8, hdr, 8);
 	ctxf.used = 16;
+	if (!ctx_start_ns)
+		ctx_start_ns = mono_ns();
+	ctxf_put(CTXF_START, &ctx_start_ns, sizeof(ctx_start_ns), NULL, 0);
 	for (i = 0; i < ctx_arena_nr; i++)
 		ctxf_put_arena(ctx_arenas[i]);
 	for (i = 0; i < func_nr; i++)
