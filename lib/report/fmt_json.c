@@ -132,6 +132,10 @@ static void warnings(struct json *j, const struct profile *p)
 		json_uint(j, q->cut[i]);
 	}
 	json_end_object(j);
+	json_key(j, "startup");
+	json_uint(j, q->startup_cut);
+	json_key(j, "contexts_rebuilt");
+	json_uint(j, q->ctx_rebuilt);
 	json_key(j, "unnamed");
 	json_uint(j, q->unnamed);
 	json_key(j, "bad_names");

@@ -216,6 +216,13 @@ struct profile_quality {
 				   completes 99% of dump_known; may exceed
 				   PERF_STACK_DUMP_MAX (then no size helps
 				   that many); 0 unknown */
+	/* context trampolines (lib/report/contexts.h) */
+	uint64_t ctx_rebuilt;	/* samples whose Python stack was rebuilt */
+	uint64_t ctx_unknown;	/* ...only up to the context cap */
+	uint64_t startup_cut;	/* samples before the trampoline started
+				   that did not reach a root: not judged,
+				   under "[python start-up]" */
+	unsigned ctx_damaged;	/* context tables read only up to damage */
 };
 
 /* One key=value line of the session's meta file. */

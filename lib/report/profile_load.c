@@ -11,6 +11,7 @@
 #include "perfcmd.h"
 #include "byteorder.h"
 #include "perfdata.h"
+#include "report/contexts.h"
 #include "report/perfmap.h"
 #include "report/perfscript.h"
 #include "report/profile.h"
@@ -85,6 +86,7 @@ struct loader {
 	struct pmap *maps;
 	size_t nr_maps, maps_alloc;
 	size_t last_map;
+	struct ctx_db *ctx;	/* the context tables, or NULL */
 
 	/* per-sample scratch */
 	uint32_t *ids;
@@ -99,6 +101,7 @@ struct loader {
 	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
 	int have_first;
 	uint32_t pseudo_native, pseudo_kernel, unknown_frame;
+	uint32_t startup_frame;	/* "[python start-up]" */
 	uint32_t cut_frame[CUT_NR];
 
 	/* judging stacks */
@@ -897,6 +900,28 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 				     sizeof(pc)),
 			     count_str(q->unnamed, a, sizeof(a)),
 			     unnamed_example);
+	if (q->startup_cut)
+		profile_warn(p, "%s of samples (%s) ran in the interpreter's "
+			     "start-up, before the trampoline started: their "
+			     "native stacks may be cut at the stack dump; they "
+			     "are under [python start-up]",
+			     pct_str(q->startup_cut, p->total_samples, pc,
+				     sizeof(pc)),
+			     count_str(q->startup_cut, a, sizeof(a)));
+	if (q->ctx_unknown)
+		profile_warn(p, "%s of samples (%s) reached the trampoline's "
+			     "cap on call paths (PYPERF_TRAMPOLINE_MAX_"
+			     "CONTEXTS): above that point their stacks are "
+			     "what perf copied, and may be cut",
+			     pct_str(q->ctx_unknown, q->judged, pc, sizeof(pc)),
+			     count_str(q->ctx_unknown, a, sizeof(a)));
+	if (q->ctx_damaged)
+		profile_warn(p, "%u context table%s damaged: read up to the "
+			     "damage; later Python stacks of %s process%s "
+			     "may be cut", q->ctx_damaged,
+			     q->ctx_damaged == 1 ? " was" : "s were",
+			     q->ctx_damaged == 1 ? "its" : "their",
+			     q->ctx_damaged == 1 ? "" : "es");
 	if (q->bad_names)
 		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
 			     "control bytes or torn records in a perf map or "
@@ -934,6 +959,8 @@ static int on_sample(void *data, const struct ps_sample *s)
 	uint32_t task = PROFILE_NO_TASK, th;
 	int any_py = 0, outer_root = 0;
 	enum stack_cut cut;
+	enum ctx_result cr = CTX_NONE;
+	struct ps_sample rebuilt;
 
 	if (!l->have_first) {
 		l->have_first = 1;
@@ -960,6 +987,21 @@ static int on_sample(void *data, const struct ps_sample *s)
 			p->first_time = t;
 		if (t > p->last_time)
 			p->last_time = t;
+	}
+
+	/*
+	 * Context trampolines: the innermost one the sample holds names
+	 * every Python caller, however much of the stack perf copied.
+	 */
+	if (l->ctx) {
+		cr = ctx_db_rebuild(l->ctx, s, &rebuilt);
+		if (cr != CTX_NONE) {
+			s = &rebuilt;
+			n = s->nr_frames;
+			p->quality.ctx_rebuilt++;
+			if (cr == CTX_UNKNOWN)
+				p->quality.ctx_unknown++;
+		}
 	}
 
 	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
@@ -1022,6 +1064,23 @@ static int on_sample(void *data, const struct ps_sample *s)
 			any_py = 1;
 		if (c != C_KERNEL && !r->marker)
 			outer_user = i, outer_root = r->root;
+	}
+	/* a stack rebuilt up to its root context is whole */
+	if (cr == CTX_ROOT)
+		outer_root = 1;
+	/*
+	 * Before the trampoline started (the interpreter's start-up: its
+	 * first imports, site, the trampoline's own loading) there is no
+	 * context to rebuild from and these stacks can be deeper than the
+	 * dump: shown under their own root, counted and said, not judged
+	 * with the program's own stacks.
+	 */
+	if (cr == CTX_NONE && !outer_root && l->jit && l->ctx &&
+	    outer_user != SIZE_MAX &&
+	    ctx_db_before_start(l->ctx, s->pid, s->time_ns)) {
+		p->quality.startup_cut++;
+		l->out[d++] = l->startup_frame;
+		outer_user = SIZE_MAX;
 	}
 	cut = judge(l, s, outer_user, outer_root);
 
@@ -1378,7 +1437,13 @@ static int run_perf_script(struct loader *l, char *err, size_t errlen)
 		perf_mismatch(l, err, errlen);
 		goto out;
 	}
-	if (tee.w && !cb_ret)
+	/*
+	 * perf script stops early and still exits 0 on SIGINT (a Ctrl-C
+	 * while record reads the session back): a run that delivered
+	 * fewer samples than perf.data holds is not kept, or every later
+	 * report would show the part.
+	 */
+	if (tee.w && !cb_ret && (!l->recorded || ps.samples >= l->recorded))
 		keep_cache(&tee, dir, &key, argv.v, &ps);
 	ret = 0;
 out:
@@ -1442,6 +1507,9 @@ int profile_load(struct profile *p, const char *session,
 						       "[kernel]", NULL, NULL,
 						       NULL);
 	}
+	l.startup_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+					       "[python start-up]", NULL, NULL,
+					       NULL);
 	for (i = CUT_DUMP; i < CUT_NR; i++)
 		l.cut_frame[i] = profile_frame_intern(p, FRAME_UNKNOWN,
 						      NATIVE_NONE,
@@ -1456,6 +1524,14 @@ int profile_load(struct profile *p, const char *session,
 		    !sysprobe_read_long("/proc/sys/kernel/perf_event_max_stack",
 					&ms))
 			p->quality.max_stack = (unsigned)ms;
+	}
+	{
+		unsigned damaged;
+
+		ret = ctx_db_load(&l.ctx, s.maps, &damaged, err, errlen);
+		if (ret < 0)
+			goto out;
+		p->quality.ctx_damaged = damaged;
 	}
 	/* run_perf_script() also reads perf.data's facts (read_dumps()) */
 	ret = run_perf_script(&l, err, errlen);
@@ -1493,5 +1569,6 @@ out:
 	free(l.tops);
 	free(l.needs);
 	free(l.out);
+	ctx_db_free(l.ctx);
 	return ret;
 }
