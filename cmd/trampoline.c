@@ -308,7 +308,8 @@ static int frames_setup(struct pyinfo *py, const struct tramp_opts *o,
 	} else if (!a.isolated && env_flag("PYTHONPERFSUPPORT")) {
 		req = MODE_PERF;
 	}
-	ready = embedded_check(py, why, sizeof(why));
+	ready = embedded_check(py, why, sizeof(why)) ?
+		MODE_EMBEDDED_READY | MODE_EMBEDDED_PLAIN : 0;
 	mode_decide(py, NULL, TRI_UNKNOWN, req, TRAMPOLINE_AUTO, 0, ready, &m);
 	/*
 	 * -E and -I hide PYTHONPATH, which loads the embedded trampoline:

@@ -74,6 +74,15 @@ int embedded_env(const struct pyinfo *py, const char *dir,
 		 struct strvec *env_set, char *err, size_t errlen);
 
 /*
+ * Context trampolines (trampoline/README.md): every Python call path
+ * gets its own trampoline and the process writes ctx-<pid>.tab next to
+ * its map or dump, from which the report rebuilds complete stacks.
+ * record sets it; pyperf-python and `trampoline` leave it off, since
+ * raw perf tools then name every Python frame "[pyperf contexts]".
+ */
+#define EMBEDDED_CONTEXTS_ENV "PYPERF_TRAMPOLINE_CONTEXTS=1"
+
+/*
  * The package that provides what is missing, for messages:
  * "python3.11-dev" style names for Debian and "python3-devel" for Fedora.
  */

@@ -85,13 +85,14 @@ int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len)
 	return 1;
 }
 
-static unsigned auto_stack_size(const struct pyinfo *py)
+static unsigned auto_stack_size(const struct pyinfo *py, int contexts)
 {
 	const char *o = py->cflags.opt;
 
 	if (py->pydebug || !strcmp(o, "O0") || !strcmp(o, "Og") || !*o)
-		return MODE_STACK_UNOPTIMISED;
-	return MODE_STACK_DEFAULT;
+		return contexts ? MODE_STACK_CONTEXTS_UNOPTIMISED
+				: MODE_STACK_UNOPTIMISED;
+	return contexts ? MODE_STACK_CONTEXTS : MODE_STACK_DEFAULT;
 }
 
 /* Why the interpreter has no native trampoline for mode name. */
@@ -199,6 +200,8 @@ static int decide_as(const struct pyinfo *py, const char *pv, int fp,
 	out->name = name;
 	pick_trampoline(py, name, tramp, embedded_ready, out, note,
 			sizeof(note));
+	out->contexts = out->trampoline == TRAMPOLINE_EMBEDDED &&
+			!(embedded_ready & MODE_EMBEDDED_PLAIN);
 
 	if (name == MODE_PERF) {
 		snprintf(out->call_graph, sizeof(out->call_graph), "fp");
@@ -215,9 +218,25 @@ static int decide_as(const struct pyinfo *py, const char *pv, int fp,
 				"python %s is built without frame pointers: "
 				"stacks will be broken in perf mode; use "
 				"--mode jit", py->version);
+	} else if (out->contexts) {
+		/*
+		 * Context trampolines: perf unwinds native code only, up to
+		 * the innermost Python frame; nothing jitted to unwind.
+		 */
+		out->stack_size = stack_size ? stack_size
+					     : auto_stack_size(py, 1);
+		snprintf(out->call_graph, sizeof(out->call_graph),
+			 "dwarf,%u", out->stack_size);
+		snprintf(out->reason, sizeof(out->reason),
+			 "python %s %s frame pointers%s; %u-byte stack dumps "
+			 "reach the innermost Python frame, whose context "
+			 "trampoline names every caller", py->version,
+			 fp ? "has" : "has no",
+			 fp && automatic ? ", but perf mode is blind to C "
+			 "code without them" : "", out->stack_size);
 	} else {
 		out->stack_size = stack_size ? stack_size
-					     : auto_stack_size(py);
+					     : auto_stack_size(py, 0);
 		snprintf(out->call_graph, sizeof(out->call_graph),
 			 "dwarf,%u", out->stack_size);
 		snprintf(out->reason, sizeof(out->reason),
@@ -302,8 +321,14 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 	 * mode costs data (about 32 KiB per sample), so a frame-pointer
 	 * build still gets perf mode when jit mode cannot work here or
 	 * is not known to (then the recording's own check tells).
+	 *
+	 * With the embedded trampoline's context trampolines jit mode
+	 * needs no JIT unwinding and only a small dump (MODE_STACK_CONTEXTS:
+	 * an eighth of the data): it is the choice on every build.
 	 */
-	if (!fp)
+	if (!fp || (tramp != TRAMPOLINE_NATIVE && embedded_ready &&
+		    !(embedded_ready & MODE_EMBEDDED_PLAIN) &&
+		    mode_embedded_supports(py, NULL, 0)))
 		return decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, tramp,
 				 stack_size, embedded_ready, out);
 	if (jit_fix == TRI_YES &&

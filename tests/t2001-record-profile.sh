@@ -14,7 +14,7 @@ test_expect_success PERF,PY313 'record the split program' '
 	record_env "$PPR_BIN" record -o split --python "$PY313" \
 		"$FIX/record-split.py" 1.0 >out 2>err &&
 	test_grep "^record-split: done$" out &&
-	test_grep "^pyperf-run: jit mode, embedded trampoline \(python 3\.13\.[0-9]+ has no frame pointers; perf [0-9.]+ .*\)$" err &&
+	test_grep "^pyperf-run: jit mode, embedded trampoline \(python 3\.13\.[0-9]+ has no frame pointers; [0-9]+-byte stack dumps reach the innermost Python frame, whose context trampoline names every caller.*\)$" err &&
 	test_grep "^pyperf-run: [0-9]+ samples from [0-9]+ processes \([0-9.]+% with complete stacks\) in .split." err
 '
 
@@ -81,21 +81,24 @@ test_expect_success PERF,PY313 'nothing of the run is left in /tmp, the cwd or ~
 		-e "^tmp\." -e "^split$" -e "^script\.txt$" -e "^shares$")" = ""
 '
 
-test_expect_success PERF,PY313 'the session gathered the dumps and jitted objects of parent and child' '
-	parent=$(ls split/jit | sed -n "s/^jit-\([0-9]*\)\.dump$/\1/p" | wc -l) &&
-	test "$parent" -ge 2 &&
-	ls split/jit | grep -q "^jitted-[0-9]*-[0-9]*\.so$" &&
-	for d in split/jit/jit-*.dump; do
-		p=${d##*/jit-}; p=${p%.dump}
-		echo " $(meta split pids) " | grep -q " $p " || return 1
-	done
+test_expect_success PERF,PY313 'the session gathered the context tables and maps of parent and child' '
+	n=$(ls split/maps | sed -n "s/^ctx-\([0-9]*\)\.tab\.gz$/\1/p" | wc -l) &&
+	test "$n" -ge 2 &&
+	for t in split/maps/ctx-*.tab.gz; do
+		p=${t##*/ctx-}; p=${p%.tab.gz}
+		echo " $(meta split pids) " | grep -q " $p " &&
+		test -f "split/maps/perf-$p.map" || return 1
+	done &&
+	# context trampolines need no jitdump and no perf inject
+	test -z "$(ls split/jit)" && ! test -e split/perf.raw
 '
 
-test_expect_success PERF,PY313 'the build-id cache keeps only the jitted objects' '
+test_expect_success PERF,PY313 'the build-id cache keeps only the vDSO' '
 	! find split/buildid -name "libpython*" | grep . &&
 	! find split/buildid -name "*kallsyms*" | grep . &&
-	find split/buildid -path "*jitted-*" -name elf | grep -q . &&
-	test $(du -sk split/buildid | cut -f1) -lt 20000
+	! find split/buildid -path "*jitted-*" | grep . &&
+	find split/buildid -path "*vdso*" -name vdso | grep -q . &&
+	test $(du -sk split/buildid | cut -f1) -lt 200
 '
 
 test_expect_success PERF,PY313 'a copy elsewhere still resolves every Python frame' '

@@ -304,7 +304,7 @@ t.join()
 EOF
 
 test_expect_success PERF,PYTHON 'record a jit-mode session with small stack dumps' '
-	ppr record -q -o j --mode jit --stack-size 8192 \
+	ppr record -q -o j --mode jit --stack-size 512 \
 		--python "$(cat .python)" jitprog.py >out 2>err &&
 	test -s j/perf.data
 '
@@ -321,9 +321,10 @@ test_prereq_STRACE() {
 
 test_expect_success JITSESSION 'jit mode: the judgement of every stack is the same from the cache' '
 	S=j same_with_cache --format text --color never &&
-	# the dumps decided something: full dumps, and how big one would do
-	test_grep "8192-byte stack dump was full" cached &&
-	test_grep "stack dump would complete|largest stack dump" cached &&
+	# the dumps decided something: full dumps (512 bytes often stop
+	# before the innermost Python frame, whose context trampoline
+	# names the callers)
+	test_grep "512-byte stack dump was full" cached &&
 	S=j same_with_cache --format json &&
 	S=j same_with_cache --format collapsed --all &&
 	S=j same_with_cache --format collapsed --python-only --per-thread &&

@@ -53,7 +53,10 @@ thread_complete() {
 		if (pt[2] == c[np])
 			next
 		tot += n
-		if (f[2] ~ /^(__GI_)?_*(clone3?|start_thread)$/)
+		# a native thread root, or the thread's Python root when the
+		# stack was rebuilt from its context (not under [incomplete])
+		if (f[2] ~ /^(__GI_)?_*(clone3?|start_thread)$/ ||
+		    f[2] ~ /^Thread\._bootstrap \(.*threading\.py\)$/)
 			ok += n
 		else
 			cut[f[2]] += n

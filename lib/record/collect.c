@@ -6,6 +6,7 @@
 #include "compat.h"
 #include "record/collect.h"
 #include "alloc.h"
+#include "byteorder.h"
 #include "fileio.h"
 #include "numparse.h"
 #include "paths.h"
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static int pid_cmp(const void *a, const void *b)
 {
@@ -130,6 +132,125 @@ int record_collect(const char *session, const char *const *srcdirs,
 			ret = set_err(err, errlen, "%s", why);
 	}
 	free(sorted);
+	return ret;
+}
+
+/*
+ * The length of a context table's records: up to its first end record
+ * (type 0), the zero tail of a table whose process ended with _exit().
+ */
+static size_t ctx_used(const unsigned char *buf, size_t len)
+{
+	size_t off = 16;
+
+	while (off + 8 <= len) {
+		uint32_t type = get_le32(buf + off);
+		uint32_t size = get_le32(buf + off + 4);
+
+		if (!type || size < 8 || size % 8 || size > len - off)
+			break;
+		off += size;
+	}
+	return off < len ? off : len;
+}
+
+/* Compress src (a context table) into dst; 0 or -errno. */
+static int pack_one(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), out = -1;
+	unsigned char *buf = NULL;
+	struct stat st;
+	gzFile gz = NULL;
+	size_t len, off;
+	int ret = 0;
+
+	if (in < 0)
+		return -errno;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	len = (size_t)st.st_size;
+	buf = xmalloc(len ? len : 1);
+	for (off = 0; off < len;) {
+		ssize_t n = read(in, buf + off, len - off);
+
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		off += (size_t)n;
+	}
+	len = ctx_used(buf, len);
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		   0600);
+	if (out < 0) {
+		ret = -errno;
+		goto out;
+	}
+	gz = gzdopen(out, "wb1");
+	if (!gz) {
+		ret = -ENOMEM;
+		close(out);
+		goto out;
+	}
+	for (off = 0; off < len;) {
+		unsigned chunk = len - off > (1u << 30) ? 1u << 30 :
+			(unsigned)(len - off);
+		int n = gzwrite(gz, buf + off, chunk);
+
+		if (n <= 0) {
+			ret = -EIO;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (gzclose(gz) != Z_OK && !ret)
+		ret = -EIO;
+	if (ret)
+		unlink(dst);
+out:
+	free(buf);
+	close(in);
+	return ret;
+}
+
+int record_pack_contexts(const char *dir, unsigned *packed, char *err,
+			 size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	*packed = 0;
+	if (!d)
+		return errno == ENOENT ? 0 :
+		       set_err(err, errlen, "cannot read '%s': %s", dir,
+			       strerror(errno));
+	while ((de = readdir(d))) {
+		const char *p;
+		unsigned long v;
+		char *src, *dst;
+		int r;
+
+		if (strncmp(de->d_name, "ctx-", 4) ||
+		    parse_uint_prefix(de->d_name + 4, &v, &p) ||
+		    strcmp(p, ".tab"))
+			continue;
+		src = xasprintf("%s/%s", dir, de->d_name);
+		dst = xasprintf("%s.gz", src);
+		r = pack_one(src, dst);
+		if (!r) {
+			unlink(src);
+			(*packed)++;
+		} else if (!ret) {
+			ret = set_err(err, errlen, "cannot compress '%s': %s",
+				      src, strerror(-r));
+		}
+		free(src);
+		free(dst);
+	}
+	closedir(d);
 	return ret;
 }
 

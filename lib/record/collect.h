@@ -25,6 +25,17 @@ int record_collect(const char *session, const char *const *srcdirs,
 		   unsigned *moved, char *err, size_t errlen);
 
 /*
+ * Compress the context tables (ctx-<pid>.tab, trampoline/README.md) in
+ * dir into ctx-<pid>.tab.gz, without the zero tail a process that
+ * ended with _exit() leaves: they are mostly small ids, about a fifth
+ * of the size compressed.  *packed gets the count.  Returns 0, or -1
+ * with err filled (the first failure; a table that cannot be packed is
+ * left as it is, and still read).
+ */
+int record_pack_contexts(const char *dir, unsigned *packed, char *err,
+			 size_t errlen);
+
+/*
  * Trim a perf build-id cache directory to the jitted objects
  * (jitted-*.so entries and the .build-id links to them): perf records
  * every DSO with samples there (libpython, libc, the kernel's kallsyms)

@@ -58,14 +58,14 @@ void record_perf_commands(const struct record_perf_spec *s,
 	pc.perf = s->perf;
 	pc.frequency = s->freq;
 	pc.event = s->event;
-	pc.output = s->mode->name == MODE_JIT ? raw : data;
+	pc.output = record_needs_inject(s->mode) ? raw : data;
 	pc.buildid_dir = bid;
 	pc.extra = s->extra;
 	pc.target = s->target;
 	/* not PERFCMD_QUIET: see run.h */
 	pc.flags = PERFCMD_NO_BUILDID_CACHE;
 	perfcmd_record_argv(&pc, record_argv);
-	if (s->mode->name == MODE_JIT)
+	if (record_needs_inject(s->mode))
 		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);
 	free(bid);
 	free(raw);
@@ -323,7 +323,7 @@ enum record_outcome record_prepare(struct record_run *r)
 
 	if (r->mode.trampoline == TRAMPOLINE_EMBEDDED) {
 		/* see record_jit_dir(): libdw-unwinding perfs need it */
-		if (r->mode.name == MODE_JIT) {
+		if (record_needs_inject(&r->mode)) {
 			r->jit_dir = record_jit_dir(err, sizeof(err));
 			if (!r->jit_dir)
 				record_say(r, RECORD_MSG_WARNING, "%s: a perf "
@@ -332,14 +332,22 @@ enum record_outcome record_prepare(struct record_run *r)
 		}
 		r->dump_dir = r->jit_dir ? xstrdup(r->jit_dir) :
 			xasprintf("%s/%s", r->abs_tmp,
-				  r->mode.name == MODE_JIT ? "jit" : "maps");
+				  record_needs_inject(&r->mode) ? "jit"
+								: "maps");
 		r->srcdirs[1] = r->dump_dir;
-		if (embedded_prepare(&r->py, r->mode.name, r->dump_dir,
-				     &r->env_set, err, sizeof(err))) {
+		/*
+		 * Context trampolines write perf maps in both modes: jit
+		 * mode only needs perf to unwind native code up to them.
+		 */
+		if (embedded_prepare(&r->py, r->mode.contexts ? MODE_PERF :
+				     r->mode.name, r->dump_dir, &r->env_set,
+				     err, sizeof(err))) {
 			record_say(r, RECORD_MSG_ERROR, "cannot prepare the "
 				   "embedded trampoline: %s", err);
 			return RECORD_FAILED;
 		}
+		if (r->mode.contexts)
+			strvec_push(&r->env_set, EMBEDDED_CONTEXTS_ENV);
 	} else {
 		perfcmd_python_switches(r->mode.name, NULL, &r->env_set);
 	}
@@ -603,7 +611,7 @@ static void inject(struct record_run *r)
 enum record_outcome record_execute(struct record_run *r)
 {
 	const struct record_options *o = r->o;
-	const char *output = r->mode.name == MODE_JIT ? r->raw : r->data;
+	const char *output = record_needs_inject(&r->mode) ? r->raw : r->data;
 	struct strbuf perr = STRBUF_INIT;
 	enum record_status_kind kind;
 	enum record_outcome ret = RECORD_FAILED;
@@ -678,7 +686,7 @@ enum record_outcome record_execute(struct record_run *r)
 		record_say_output(r, perr.buf);
 		goto out;
 	}
-	if (r->mode.name == MODE_JIT)
+	if (record_needs_inject(&r->mode))
 		inject(r);
 	ret = RECORD_OK;
 out:
@@ -842,6 +850,14 @@ enum record_outcome record_finish(struct record_run *r)
 			   r->scan.nr_pids, r->start, &moved, err,
 			   sizeof(err)))
 		record_say(r, RECORD_MSG_WARNING, "%s", err);
+	if (r->mode.contexts) {
+		char *maps = xasprintf("%s/maps", r->abs_tmp);
+		unsigned packed;
+
+		if (record_pack_contexts(maps, &packed, err, sizeof(err)))
+			record_say(r, RECORD_MSG_WARNING, "%s", err);
+		free(maps);
+	}
 	if (r->jit_dir && record_jit_dir_remove(r->jit_dir) < 0)
 		record_say(r, RECORD_MSG_WARNING, "cannot remove '%s'",
 			   r->jit_dir);

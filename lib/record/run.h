@@ -156,12 +156,21 @@ struct record_perf_spec {
 };
 
 /*
+ * Whether the recording goes through perf inject --jit: jit mode with a
+ * jitdump (CPython's own -X perf_jit); context trampolines need none.
+ */
+static inline int record_needs_inject(const struct mode *m)
+{
+	return m->name == MODE_JIT && !m->contexts;
+}
+
+/*
  * The one builder of the commands record runs, which doctor shows:
  * perf record into the session (without -q: perf then keeps its error
  * messages, such as "failed to write perf data, error: No space left
  * on device", to itself; its "[ perf record: ... ]" progress lines are
- * dropped from what it says), and in jit mode perf inject --jit into
- * inject_argv.
+ * dropped from what it says), and when record_needs_inject() perf
+ * inject --jit into inject_argv.
  */
 void record_perf_commands(const struct record_perf_spec *s,
 			  struct strvec *record_argv,

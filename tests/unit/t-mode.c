@@ -87,11 +87,14 @@ static void test_311(void)
 	TAP_STR(mode_name_str(m.name), "jit", "it gets jit mode");
 	TAP_STR(mode_trampoline_str(m.trampoline), "embedded",
 		"with the embedded trampoline");
-	TAP_STR(m.call_graph, "dwarf,32768", "and a 32 KiB stack dump");
+	TAP_STR(m.call_graph, "dwarf,6144",
+		"and a 6 KiB stack dump (context trampolines)");
+	TAP_OK(m.contexts, "with context trampolines");
 	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_AUTO, req, 0, 0, &m), -1,
 		"not without the embedded library");
-	TAP_INT(mode_decide(&py, &pv, TRI_NO, MODE_JIT, req, 8192, 1, &m), -1,
-		"an old perf is a problem in jit mode");
+	TAP_INT(mode_decide(&py, &pv, TRI_NO, MODE_JIT, req, 8192, 1, &m), 0,
+		"an old perf is no problem: nothing jitted to unwind");
+	TAP_STR(m.call_graph, "dwarf,8192", "the dump size asked is kept");
 	TAP_INT(mode_decide(&py, &pv, TRI_YES, MODE_PERF, req, 0, 1, &m), 0,
 		"perf mode can be forced");
 	TAP_OK(m.warning[0] != '\0', "with a warning about frame pointers");
@@ -123,34 +126,39 @@ static void test_python2(void)
 static void test_decisions(void)
 {
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_UNKNOWN,
-		 "jit/embedded/dwarf,32768",
+		 "jit/embedded/dwarf,6144",
 		 "3.13 without frame pointers: the embedded trampoline");
 	decision("3.13.0", "cpython", 1, FP, 1, TRI_UNKNOWN,
-		 "perf/embedded/fp", "3.13 with frame pointers");
+		 "jit/embedded/dwarf,6144",
+		 "3.13 with frame pointers: jit mode too (C code without them)");
 	decision("3.13.0", "cpython", 1, "-O3", 0, TRI_YES,
 		 "jit/native/dwarf,32768",
 		 "3.13 without the embedded library: CPython's own");
 	decision("3.12.1", "cpython", 1, FP, 1, TRI_UNKNOWN,
-		 "perf/embedded/fp", "3.12 perf mode: the embedded trampoline");
+		 "jit/embedded/dwarf,6144",
+		 "3.12 with frame pointers: the embedded trampoline, jit mode");
 	decision("3.14.0", "cpython", 1, "-O3", 1, TRI_YES,
 		 "jit/native/dwarf,32768", "3.14: CPython's own (not ours yet)");
 	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
-		 "jit/embedded/dwarf,32768", "3.12 has no perf_jit");
+		 "jit/embedded/dwarf,6144", "3.12 has no perf_jit");
 	decision("3.12.1", "cpython", 1, "-O3", 0, TRI_YES,
 		 "none/none/dwarf,32768 problem",
 		 "3.12 without the embedded library");
 	decision("3.12.1", "cpython", 1, FP, 0, TRI_YES,
 		 "perf/native/fp", "3.12 with frame pointers: native perf");
 	decision("3.11.7", "cpython", 0, FP, 1, TRI_NO,
-		 "perf/embedded/fp", "perf mode does not need the jit fix");
+		 "jit/embedded/dwarf,6144",
+		 "frame pointers and an old perf: jit mode with contexts");
+	decision("3.11.7", "cpython", 0, FP, 0, TRI_NO,
+		 "none/none/fp problem",
+		 "3.11 without the embedded library: no trampoline at all");
 	decision("3.10.13", "cpython", 0, "-O0", 1, TRI_YES,
-		 "jit/embedded/dwarf,65528", "an -O0 build gets 64 KiB dumps");
+		 "jit/embedded/dwarf,24576", "an -O0 build gets 24 KiB dumps");
 	decision("3.8.18", "cpython", 0, "-O2", 1, TRI_NO,
-		 "none/none/dwarf,32768 problem",
-		 "an old perf blocks jit mode");
+		 "jit/embedded/dwarf,6144",
+		 "an old perf does not block jit mode with context trampolines");
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_NO,
-		 "none/none/dwarf,32768 problem",
-		 "an old perf is a problem on 3.13 too");
+		 "jit/embedded/dwarf,6144", "nor on 3.13");
 	set_req(TRAMPOLINE_NATIVE);
 	decision("3.13.0", "cpython", 1, "-O3", 1, TRI_NO,
 		 "jit/native/dwarf,32768 problem",
@@ -174,7 +182,7 @@ static void test_decisions(void)
 		 "none/none/dwarf,32768 problem",
 		 "--trampoline embedded on 3.14 is refused");
 	decision("3.12.1", "cpython", 1, "-O3", 1, TRI_YES,
-		 "jit/embedded/dwarf,32768", "--trampoline embedded on 3.12");
+		 "jit/embedded/dwarf,6144", "--trampoline embedded on 3.12");
 	set_req(TRAMPOLINE_AUTO);
 	decision("3.7.16", "cpython", 0, "-O3", 1, TRI_YES,
 		 "none/none/ problem", "3.7 is too old");
@@ -216,13 +224,20 @@ static void test_unknown_fix(void)
 	struct perf_version pv2;
 	struct mode m2;
 
-	fake(&py2, "3.11.7", "cpython", 0, "-O2");
+	/* CPython's own perf_jit needs perf to unwind its jitted code */
+	fake(&py2, "3.13.0", "cpython", 1, "-O2");
 	perf_version_parse("perf version 6.7-3", &pv2);
-	mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, req, 0, 1, &m2);
+	mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, req, 0, 0, &m2);
 	TAP_OK(strstr(m2.reason, "perf 6.7-3") != NULL,
 	       "the reason names perf and its version: %s", m2.reason);
 	TAP_OK(strstr(m2.warning, "--probe") != NULL,
 	       "an unknown fix suggests --probe: %s", m2.warning);
+	/* context trampolines leave perf nothing jitted to unwind */
+	mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, req, 0, 1, &m2);
+	TAP_STR(m2.warning, "", "with context trampolines the fix does not "
+		"matter");
+	TAP_OK(strstr(m2.reason, "context trampoline") != NULL,
+	       "and the reason says so: %s", m2.reason);
 	pyinfo_release(&py2);
 }
 
