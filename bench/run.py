@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """pyperf-run benchmarks (`make bench`).
 
-Five tables, measured side by side in one run, printed as markdown and
+Six tables, measured side by side in one run, printed as markdown and
 written to bench/results/<date>.md and bench/results/latest.md:
 
   (a) overhead of the profiled program per interpreter and backend
       (plain / native -X perf / native -X perf_jit / embedded perf /
-      embedded jit), recursive fib and a mixed workload;
+      embedded jit / embedded context trampolines), recursive fib and a
+      mixed workload;
   (b) end to end: pyperf-run record + report vs the documented manual
       perf record / perf inject --jit / perf report --stdio pipeline;
   (c) report speed: report --format collapsed vs perf script alone and
@@ -16,12 +17,14 @@ written to bench/results/<date>.md and bench/results/latest.md:
   (d) data: perf.data bytes per sample and stack completeness per
       --stack-size, and for the automatic choice;
   (e) accuracy: largest difference (percentage points) between the
-      CPU split a program measures itself and the profiled shares.
+      CPU split a program measures itself and the profiled shares;
+  (f) complete stacks by depth (10 to 900 Python frames), mode and
+      interpreter, with bytes per sample and record and report times.
 
 A cell that cannot be measured says "n/a (why)"; nothing is estimated.
 Every command is spawned with an argument vector.
 
-Usage: run.py --build BUILD [--out DIR] [--parts abcde] [--reps N]
+Usage: run.py --build BUILD [--out DIR] [--parts abcdef] [--reps N]
                             [--quick]
 Environment: BENCH_PYTHONS (space-separated interpreter paths instead of
 discovery), PYPERF_CACHE (frame-pointer build), BENCH_KEEP=1 (keep the
@@ -343,7 +346,7 @@ def secs(x):
 # --- (a) overhead -----------------------------------------------------------
 
 OVERHEAD_COLS = ["native perf", "native perf_jit", "embedded perf",
-                 "embedded jit"]
+                 "embedded jit", "embedded ctx"]
 
 
 def trampoline_files(pid, dirs):
@@ -363,19 +366,21 @@ def overhead_configs(py, tool):
         cfg["native perf_jit"] = [py.path, "-X", "perf_jit"]
     else:
         cfg["native perf_jit"] = na("3.13+ only")
-    for col, x in (("embedded perf", "perf"), ("embedded jit", "perf_jit")):
-        if py.minor >= 13:
-            cfg[col] = na("3.13 is native")
-        elif py.minor == 12 and x == "perf":
-            cfg[col] = na("3.12 uses its native perf")
+    # embedded ctx: what record runs (perf maps + context trampolines)
+    for col, x in (("embedded perf", "perf"), ("embedded jit", "perf_jit"),
+                   ("embedded ctx", "ctx")):
+        if not 8 <= py.minor <= 13:
+            cfg[col] = na("the embedded trampoline serves 3.8-3.13")
+            continue
+        env = tool.embedded_env(py, "jit" if x == "perf_jit" else "perf")
+        if isinstance(env, dict):
+            if x == "ctx":
+                env = dict(env, PYPERF_TRAMPOLINE_CONTEXTS="1")
+            cfg[col] = (env, [py.path])
+        elif tool.have_wrapper and x != "ctx":
+            cfg[col] = [tool.wrapper, "--python", py.path, "-X", x]
         else:
-            env = tool.embedded_env(py, "perf" if x == "perf" else "jit")
-            if isinstance(env, dict):
-                cfg[col] = (env, [py.path])
-            elif tool.have_wrapper:
-                cfg[col] = [tool.wrapper, "--python", py.path, "-X", x]
-            else:
-                cfg[col] = na(env)
+            cfg[col] = na(env)
     return cfg
 
 
@@ -478,8 +483,11 @@ def part_a(args, pythons, tool, scratch):
             "`pyperf-python` and `record` give it (`pyperf-run trampoline "
             "env`), so this is the library's own cost; the wrapper's "
             "start-up is in the table below. A backend counts only if "
-            "its map/dump file was written. Goal: embedded ≤ native "
-            "where both exist.\n\n" % args.reps)
+            "its map/dump file was written. `embedded jit` is one "
+            "trampoline per code object (pyperf-python); `embedded ctx` "
+            "is what record runs, context trampolines (one per call "
+            "path). Goals on fib: ctx ≤ 1.10× on 3.8-3.10, ≤ native "
+            "`-X perf` on 3.12 and 3.13.\n\n" % args.reps)
     text += table(["interpreter", "workload", "plain"] + OVERHEAD_COLS,
                   rows)
     text += "\n\n" + wrapper_startup(args, pythons, tool, env)
@@ -990,11 +998,91 @@ def perf_tmp_files():
             glob.glob("/tmp/jitted-[0-9]*-[0-9]*.so"))
 
 
+# --- (f) complete stacks by depth -------------------------------------------
+
+def levels_for(frames):
+    """deep.py's recursion levels whose leaf has at least frames frames."""
+    n = 0
+    while deep_frames(n) < frames:
+        n += 1
+    return n
+
+
+def part_f(args, pythons, tool, scratch):
+    head = "### (f) Complete stacks by depth, mode and interpreter\n\n"
+    if not tool.has("record") or not tool.has("report"):
+        return head + "n/a (%s)\n" % tool.missing(
+            "record" if not tool.has("record") else "report")
+    script = os.path.join(WL, "deep.py")
+    env = clean_env()
+    rows = []
+    for py in pythons:
+        if not 8 <= py.minor <= 13:
+            continue
+        modes = ["jit"] + (["perf"] if py.fp else [])
+        for mode in modes:
+            for frames in args.depths:
+                levels = levels_for(frames)
+                label = "%d (%d)" % (frames, deep_frames(levels))
+                log("(f) %s %s depth %s" % (py.label, mode, label))
+                session = os.path.join(scratch, "f-session")
+                shutil.rmtree(session, ignore_errors=True)
+                wl = [script, str(levels), str(args.depth_seconds)]
+                t0 = time.monotonic()
+                r = ppr_record(tool, session, wl, python=py.path,
+                               mode=mode, env=env)
+                t_rec = time.monotonic() - t0
+                if r.code != 0:
+                    rows.append([py.label, mode, label,
+                                 na("record: %s" % first_line(r.err, 60)),
+                                 "", "", "", ""])
+                    continue
+                t0 = time.monotonic()
+                st = ppr_collapsed(tool, session, env)
+                t_rep = time.monotonic() - t0
+                if isinstance(st, str):
+                    rows.append([py.label, mode, label, st, "", "", "",
+                                 ""])
+                    continue
+                complete, total = completeness(st, script)
+                meta = read_meta(session)
+                nsamples = int(meta.get("samples") or
+                               sum(c for _, c in st) or 0)
+                size = sum(os.path.getsize(os.path.join(d, f))
+                           for d, _, fs in os.walk(session) for f in fs)
+                rows.append([py.label, mode, label,
+                             "%.1f %%" % (100.0 * complete / total)
+                             if total else "n/a (no samples in the script)",
+                             "%.0f" % (size / nsamples) if nsamples
+                             else "n/a", secs(t_rec), secs(t_rep),
+                             str(nsamples)])
+                shutil.rmtree(session, ignore_errors=True)
+    if not rows:
+        return head + "n/a (no interpreter 3.8-3.13)\n"
+    text = head + ("Workload `deep.py LEVELS %.1f` (plain calls, methods, "
+                   "a lambda called back from `sorted`), LEVELS chosen so "
+                   "that the leaf has at least the Python frames asked "
+                   "(in brackets: exactly). Default settings: `pyperf-run "
+                   "record --mode MODE`. Complete = the stack reaches the "
+                   "script's `<module>` frame, among samples with a frame "
+                   "of the script (goal: 99 %%). Bytes/sample = the whole "
+                   "session (perf.data, maps, context tables) over the "
+                   "samples. Record time is wall time (the program runs "
+                   "%.1f CPU s); report time is `report --format "
+                   "collapsed`, cache cold. perf mode only for "
+                   "frame-pointer builds.\n\n"
+                   % (args.depth_seconds, args.depth_seconds))
+    text += table(["interpreter", "mode", "Python frames",
+                   "complete stacks", "bytes/sample", "record",
+                   "report", "samples"], rows)
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcde")
+    ap.add_argument("--parts", default="abcdef")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true",
                     help="fewer runs and shorter recordings (a smoke test)")
@@ -1005,7 +1093,11 @@ def main():
     args.deep_seconds = 1.5
     args.deep_depth = 10
     args.split_seconds = 2.0
+    args.depths = [10, 50, 150, 400, 900]
+    args.depth_seconds = 1.0
     if args.quick:
+        args.depths = [50, 400]
+        args.depth_seconds = 0.5
         args.reps = 2
         args.reps_e2e = 1
         args.reps_report = 1
@@ -1033,14 +1125,14 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s`%s" % (
-                "" if args.parts == "abcde" else
+                "" if args.parts == "abcdef" else
                 " BENCH_PARTS=%s" % args.parts,
                 " (quick)" if args.quick else ""),
             ""]
     print("\n".join(head))
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
-             "e": part_e}
+             "e": part_e, "f": part_f}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
