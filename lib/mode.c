@@ -187,8 +187,20 @@ static void pick_trampoline(const struct pyinfo *py, enum mode_name name,
 	}
 }
 
+/*
+ * perf's libdw unwinder (Fedora's perf; perf built without libunwind)
+ * gives no frame for an address outside every object, so a DWARF chain
+ * stops before an anonymous context trampoline: such a perf gets one
+ * trampoline per function in jitted objects (jitdump, perf inject).
+ */
+static int perf_unwinds_with_libdw(const struct perf_version *perf)
+{
+	return perf && perf->libunwind == TRI_NO;
+}
+
 /* Decide for one mode (name is MODE_PERF or MODE_JIT); see mode_decide(). */
-static int decide_as(const struct pyinfo *py, const char *pv, int fp,
+static int decide_as(const struct pyinfo *py,
+		     const struct perf_version *perf, const char *pv, int fp,
 		     enum tristate jit_fix, enum mode_name name, int automatic,
 		     enum mode_trampoline tramp, unsigned stack_size,
 		     int embedded_ready, struct mode *out)
@@ -201,7 +213,8 @@ static int decide_as(const struct pyinfo *py, const char *pv, int fp,
 	pick_trampoline(py, name, tramp, embedded_ready, out, note,
 			sizeof(note));
 	out->contexts = out->trampoline == TRAMPOLINE_EMBEDDED &&
-			!(embedded_ready & MODE_EMBEDDED_PLAIN);
+			!(embedded_ready & MODE_EMBEDDED_PLAIN) &&
+			!(name == MODE_JIT && perf_unwinds_with_libdw(perf));
 
 	if (name == MODE_PERF) {
 		snprintf(out->call_graph, sizeof(out->call_graph), "fp");
@@ -306,7 +319,7 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 		return -1;
 	}
 	if (requested != MODE_AUTO)
-		return decide_as(py, pv, fp, jit_fix, requested, 0, tramp,
+		return decide_as(py, perf, pv, fp, jit_fix, requested, 0, tramp,
 				 stack_size, embedded_ready, out);
 	/*
 	 * Automatic.  jit mode gives complete stacks where perf mode goes
@@ -328,13 +341,14 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 	 */
 	if (!fp || (tramp != TRAMPOLINE_NATIVE && embedded_ready &&
 		    !(embedded_ready & MODE_EMBEDDED_PLAIN) &&
+		    !perf_unwinds_with_libdw(perf) &&
 		    mode_embedded_supports(py, NULL, 0)))
-		return decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, tramp,
+		return decide_as(py, perf, pv, fp, jit_fix, MODE_JIT, 1, tramp,
 				 stack_size, embedded_ready, out);
 	if (jit_fix == TRI_YES &&
-	    !decide_as(py, pv, fp, jit_fix, MODE_JIT, 1, tramp, stack_size,
+	    !decide_as(py, perf, pv, fp, jit_fix, MODE_JIT, 1, tramp, stack_size,
 		       embedded_ready, out))
 		return 0;
-	return decide_as(py, pv, fp, jit_fix, MODE_PERF, 1, tramp, stack_size,
+	return decide_as(py, perf, pv, fp, jit_fix, MODE_PERF, 1, tramp, stack_size,
 			 embedded_ready, out);
 }

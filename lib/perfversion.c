@@ -17,6 +17,29 @@ const char *tristate_name(enum tristate t)
 	}
 }
 
+int perf_build_option(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while ((p = strstr(p, name))) {
+		const char *q = p + n;
+
+		if ((p == text || p[-1] == ' ' || p[-1] == '\n') &&
+		    q[0] == ':') {
+			q++;
+			while (*q == ' ')
+				q++;
+			if (!strncmp(q, "[ on", 4))
+				return 1;
+			if (!strncmp(q, "[ OFF", 5))
+				return 0;
+		}
+		p = q;
+	}
+	return -1;
+}
+
 int perf_version_parse(const char *text, struct perf_version *v)
 {
 	const char *p = text;
@@ -25,6 +48,7 @@ int perf_version_parse(const char *text, struct perf_version *v)
 
 	memset(v, 0, sizeof(*v));
 	v->patch = -1;
+	v->libunwind = TRI_UNKNOWN;
 	if (!p)
 		return -EINVAL;
 	while (isspace((unsigned char)*p))

@@ -12,17 +12,29 @@
  *   "perf version 6.11.4-200.fc40.x86_64" -> 6.11.4
  *   "perf version 5.15.167.4-microsoft-standard-WSL2" -> 5.15.167
  */
-struct perf_version {
-	int major, minor;
-	int patch;		/* -1 when the string does not give one */
-	char extra[64];		/* what follows the numbers, e.g. "-rc1" */
-};
-
 enum tristate {
 	TRI_NO = 0,
 	TRI_YES = 1,
 	TRI_UNKNOWN = 2,
 };
+
+struct perf_version {
+	int major, minor;
+	int patch;		/* -1 when the string does not give one */
+	char extra[64];		/* what follows the numbers, e.g. "-rc1" */
+	/*
+	 * Built with libunwind ("libunwind: [ on ]" in `perf version
+	 * --build-options`): TRI_NO means a perf that unwinds DWARF with
+	 * libdw (Fedora's), TRI_UNKNOWN that it was not asked.
+	 */
+	enum tristate libunwind;
+};
+
+/*
+ * "NAME: [ on" / "[ OFF" in `perf version --build-options` output: 1,
+ * 0, or -1 when NAME is not listed.
+ */
+int perf_build_option(const char *text, const char *name);
 
 /* "yes", "no", "unknown" */
 const char *tristate_name(enum tristate t);

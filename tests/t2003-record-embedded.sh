@@ -52,7 +52,7 @@ thread_samples() {
 		split(line, f, ";"); split(f[1], pt, "/"); np = split(pt[1], c, "-")
 		if (pt[2] == c[np]) next
 		tot += n
-		# a native thread root, or the thread's Python root when the
+		# a native thread root, or the Python root of the thread when the
 		# stack was rebuilt from its context (not under [incomplete])
 		if (f[2] ~ /^(__GI_)?_*(clone3?|start_thread)$/ ||
 		    f[2] ~ /^Thread\._bootstrap \(.*threading\.py\)$/) ok += n

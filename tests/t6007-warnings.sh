@@ -32,7 +32,7 @@ EOF
 
 test_expect_success SESSION 'record a session with truncated stacks' '
 	deep_program deep.py &&
-	# CPython 3.13's own trampoline: context trampolines (the default)
+	# the trampoline of CPython 3.13 itself: context trampolines (the default)
 	# would leave no stack cut
 	ppr record -q --python "$(ppr_python 3.13)" --trampoline native \
 		-o sess deep.py \

@@ -147,28 +147,6 @@ out:
  * Is "name: [ on  ]" (or "[ OFF ]") in `perf version --build-options`?
  * 1 on, 0 off, -1 not listed.
  */
-static int build_option(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = text;
-
-	while ((p = strstr(p, name))) {
-		const char *q = p + n;
-
-		if ((p == text || p[-1] == ' ' || p[-1] == '\n') &&
-		    q[0] == ':') {
-			q++;
-			while (*q == ' ')
-				q++;
-			if (!strncmp(q, "[ on", 4))
-				return 1;
-			if (!strncmp(q, "[ OFF", 5))
-				return 0;
-		}
-		p = q;
-	}
-	return -1;
-}
 
 /* Can this perf unwind with DWARF (--call-graph dwarf) at all? */
 static void build_options(struct doctor *d)
@@ -185,12 +163,14 @@ static void build_options(struct doctor *d)
 	strvec_clear(&argv);
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		goto out;
-	d->perf_debuginfod = build_option(out.buf, "debuginfod");
-	unw = build_option(out.buf, "libunwind");
-	dw = build_option(out.buf, "libdw-dwarf-unwind");
+	d->perf_debuginfod = perf_build_option(out.buf, "debuginfod");
+	unw = perf_build_option(out.buf, "libunwind");
+	dw = perf_build_option(out.buf, "libdw-dwarf-unwind");
 	if (unw < 0 && dw < 0)
 		goto out;
 	d->dwarf_unwind = unw > 0 || dw > 0 ? TRI_YES : TRI_NO;
+	/* context trampolines need a libunwind perf (see mode_decide()) */
+	d->perf_version.libunwind = unw > 0 ? TRI_YES : TRI_NO;
 	/*
 	 * perf's build uses one DWARF unwinder: with libunwind found,
 	 * tools/perf/Makefile.config sets NO_LIBDW_DWARF_UNWIND (6.1 to

@@ -102,6 +102,20 @@ int record_perf_version(const char *perf, struct perf_version *v,
 		ret = 0;
 	}
 	strvec_clear(&argv);
+	if (!ret) {
+		/* which DWARF unwinder (see mode_decide()) */
+		strbuf_reset(&out);
+		perfcmd_version_argv(perf, 1, &argv);
+		st = spawn_capture(argv.v, NULL, &out, NULL, 1 << 16, err,
+				   sizeof(err));
+		if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st)) {
+			int u = perf_build_option(out.buf, "libunwind");
+
+			v->libunwind = u > 0 ? TRI_YES : u == 0 ? TRI_NO
+							 : TRI_UNKNOWN;
+		}
+		strvec_clear(&argv);
+	}
 	strbuf_release(&out);
 	return ret;
 }

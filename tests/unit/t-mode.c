@@ -232,6 +232,12 @@ static void test_unknown_fix(void)
 	       "the reason names perf and its version: %s", m2.reason);
 	TAP_OK(strstr(m2.warning, "--probe") != NULL,
 	       "an unknown fix suggests --probe: %s", m2.warning);
+	/* a perf that unwinds with libdw stops before anonymous code */
+	pv2.libunwind = TRI_NO;
+	mode_decide(&py2, &pv2, TRI_YES, MODE_AUTO, req, 0, 1, &m2);
+	TAP_INT(m2.contexts, 0, "a libdw perf gets no context trampolines");
+	TAP_STR(m2.call_graph, "dwarf,32768", "but jitdump and 32 KiB dumps");
+	pv2.libunwind = TRI_UNKNOWN;
 	/* context trampolines leave perf nothing jitted to unwind */
 	mode_decide(&py2, &pv2, TRI_UNKNOWN, MODE_AUTO, req, 0, 1, &m2);
 	TAP_STR(m2.warning, "", "with context trampolines the fix does not "
