@@ -1037,6 +1037,9 @@ def part_f(args, pythons, tool, scratch):
                                  na("record: %s" % first_line(r.err, 60)),
                                  "", "", "", ""])
                     continue
+                # cold: record already read the session back once
+                shutil.rmtree(os.path.join(session, "cache"),
+                              ignore_errors=True)
                 t0 = time.monotonic()
                 st = ppr_collapsed(tool, session, env)
                 t_rep = time.monotonic() - t0

@@ -39,6 +39,8 @@ def descend(n, budget):
 
 def main():
     depth = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    # a level is up to three Python frames (via_sorted's lambda)
+    sys.setrecursionlimit(max(1000, 3 * depth + 100))
     total = float(sys.argv[2]) if len(sys.argv) > 2 else 1.5
     for _ in range(30):
         descend(depth, total / 30)
