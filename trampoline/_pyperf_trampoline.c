@@ -1197,6 +1197,11 @@ static uint32_t func_id_of(PyCodeObject *co, PyObject *globals)
 		return 0;
 	if (ci->func_id)
 		return ci->func_id;
+	/*
+	 * First, so that a fork child replays into its own table what
+	 * existed before this record, then writes this one once.
+	 */
+	ctx_files_ready();
 	if (func_nr == func_alloc) {
 		uint32_t na = func_alloc ? func_alloc * 2 : 1024;
 		char **nf = realloc(func_names, na * sizeof(*nf));
@@ -1216,7 +1221,6 @@ static uint32_t func_id_of(PyCodeObject *co, PyObject *globals)
 		extra_fast = 1;
 	if (extra_fast >= 0 && code_info_fast(co) != ci)
 		extra_fast = -1;
-	ctx_files_ready();
 	ctxf_put_func(ci->func_id);
 	return ci->func_id;
 }
@@ -1275,10 +1279,10 @@ static void *ctx_slot_alloc(void)
 		p = arena_new(slot);
 		if (!p)
 			return NULL;
+		ctx_files_ready();	/* before the arena is listed */
 		ctx_arenas[ctx_arena_nr++] = (uintptr_t)p;
 		ctx_next = p;
 		ctx_left = ARENA_SIZE;
-		ctx_files_ready();
 		ctxf_put_arena((uintptr_t)p);
 		if (tramp_active)
 			backend_sync(active_backend);
@@ -1310,6 +1314,8 @@ static struct ctx *ctx_child(struct ctx *parent, uint32_t func)
 	}
 	if (ctx_nr >= ctx_max && parent != &ctx_unknown)
 		return ctx_child(&ctx_unknown, func);
+	/* a fork child opens its own table before its first new record */
+	ctx_files_ready();
 	if ((ctx_nr + 1) * 2 > ctx_hash_size && ctx_hash_grow() < 0)
 		return NULL;
 	if (ctx_nr == ctx_alloc) {
