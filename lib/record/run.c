@@ -787,6 +787,7 @@ static void judge_session(struct record_run *r)
 	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_WARNING, "cannot read the recording "
 			   "back to check its stacks: %s", err);
+		profile_release(&p);
 		return;
 	}
 	memset(&f, 0, sizeof(f));
