@@ -20,11 +20,15 @@ written to bench/results/<date>.md and bench/results/latest.md:
       CPU split a program measures itself and the profiled shares;
   (f) complete stacks by depth (10 to 900 Python frames), mode and
       interpreter, with bytes per sample and record and report times.
+  (g) the perf.data readers: report time and peak memory of `report
+      --reader native`, `--reader perf-script`, `perf script --no-inline`
+      and hotspot's perfparser (when installed), on a DWARF and a
+      frame-pointer session.
 
 A cell that cannot be measured says "n/a (why)"; nothing is estimated.
 Every command is spawned with an argument vector.
 
-Usage: run.py --build BUILD [--out DIR] [--parts abcdef] [--reps N]
+Usage: run.py --build BUILD [--out DIR] [--parts abcdefg] [--reps N]
                             [--quick]
 Environment: BENCH_PYTHONS (space-separated interpreter paths instead of
 discovery), PYPERF_CACHE (frame-pointer build), BENCH_KEEP=1 (keep the
@@ -821,6 +825,142 @@ def part_c(args, pythons, tool, scratch):
     return text
 
 
+
+# --- (g) readers ------------------------------------------------------------
+
+def run_rss(argv, env=None, timeout=600):
+    """Run argv (stdout to /dev/null): (code, wall, cpu, peak RSS in MB
+    of the largest process of the command, stderr)."""
+    errf = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, env=env, stdin=DEVNULL, stdout=DEVNULL,
+                         stderr=errf)
+    timer = threading.Timer(timeout, lambda: p.kill())
+    timer.start()
+    try:
+        _, status, ru = os.wait4(p.pid, 0)
+    finally:
+        timer.cancel()
+    wall = time.monotonic() - t0
+    errf.seek(0)
+    err = errf.read().decode("utf-8", "replace")
+    errf.close()
+    return (_status(status), wall, ru.ru_utime + ru.ru_stime,
+            ru.ru_maxrss / 1024.0, err)
+
+
+def perfparser_path():
+    """hotspot's perfparser, when installed (Debian: hotspot)."""
+    for name in ("hotspot-perfparser", "perfparser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    for d in ("/usr/lib/x86_64-linux-gnu/libexec", "/usr/libexec",
+              "/usr/lib/hotspot"):
+        path = os.path.join(d, "hotspot-perfparser")
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def part_g(args, pythons, tool, scratch):
+    head = ("### (g) Readers: the native perf.data reader, `perf script`, "
+            "hotspot's perfparser\n\n")
+    if not tool.has("record") or not tool.has("report"):
+        return head + "n/a (%s)\n" % tool.missing(
+            "record" if not tool.has("record") else "report")
+    env = clean_env()
+    seconds = 2.0 if args.quick else 8.0
+    sessions = []
+    jitpy = next((p for p in pythons if p.minor == 13), None) or \
+        next((p for p in pythons if not p.fp), None)
+    if jitpy:
+        sessions.append(("DWARF (jit mode, 32 KiB dumps, %s)" % jitpy.label,
+                         "g-dwarf", jitpy, "jit", 32768))
+    fp = next((p for p in pythons if p.fp), None)
+    if fp:
+        sessions.append(("frame pointers (perf map mode, %s)" % fp.label,
+                         "g-fp", fp, "perf", None))
+    if not sessions:
+        return head + "n/a (no interpreter)\n"
+    pp = perfparser_path()
+    fields = "comm,pid,tid,time,period,event,ip,sym,dso"
+    text = head + ("Report time of the same perf.data through each reader "
+                   "(minimum of %d runs; CPU = user+sys of the whole "
+                   "command; RSS = peak resident size of its largest "
+                   "process). `--reader perf-script` runs with the "
+                   "session's cache removed. Goals (issue 14): DWARF "
+                   "report ≤ 0.2× `perf script --no-inline` and ≤ 0.5× "
+                   "perfparser; frame pointers ≤ 0.3× perf script.\n\n"
+                   % args.reps_report)
+    for label, name, py, mode, stack in sessions:
+        session = os.path.join(scratch, name)
+        log("(g) recording %s" % label)
+        r = ppr_record(tool, session,
+                       [os.path.join(WL, "busy.py"), "2", str(seconds)],
+                       python=py.path, mode=mode, stack=stack, env=env)
+        if r.code != 0:
+            text += "%s: %s\n\n" % (label,
+                                     na("record: %s" % first_line(r.err)))
+            continue
+        meta = read_meta(session)
+        data = os.path.join(session, "perf.data")
+        size = os.path.getsize(data) if os.path.exists(data) else 0
+        buildid = os.path.join(session, "buildid")
+        cmds = [
+            ("`pyperf-run report --reader native`",
+             [tool.ppr, "report", "--reader", "native", "-i", session,
+              "-o", os.devnull]),
+            ("`pyperf-run report --reader perf-script`",
+             [tool.ppr, "report", "--reader", "perf-script", "-i",
+              session, "-o", os.devnull]),
+            ("`perf script --no-inline -F ...`",
+             ["perf", "--buildid-dir", buildid, "script", "-i", data,
+              "--no-inline", "--max-stack", "65535", "-F", fields]),
+        ]
+        if pp:
+            cmds.append(("hotspot's perfparser",
+                         [pp, "--input", data, "--output", os.devnull,
+                          "--buildid-dir", buildid]))
+        res = {}
+        for _ in range(args.reps_report):
+            for cname, argv in cmds:
+                shutil.rmtree(os.path.join(session, "cache"),
+                              ignore_errors=True)
+                code, wall, cpu, rss, err = run_rss(argv, env=env)
+                if code != 0:
+                    res[cname] = na(first_line(err, 60))
+                if isinstance(res.get(cname), str):
+                    continue
+                res.setdefault(cname, []).append((wall, cpu, rss))
+        base = res.get(cmds[2][0])
+        rows = []
+        for cname, _ in cmds:
+            v = res.get(cname)
+            if not isinstance(v, list):
+                rows.append([cname, v or "n/a", "", "", "", ""])
+                continue
+            wall = min(x[0] for x in v)
+            cpu = min(x[1] for x in v)
+            rss = max(x[2] for x in v)
+            if isinstance(base, list):
+                rows.append([cname, secs(wall), secs(cpu),
+                             ratio(wall, min(x[0] for x in base)),
+                             ratio(cpu, min(x[1] for x in base)),
+                             "%.0f MB" % rss])
+            else:
+                rows.append([cname, secs(wall), secs(cpu), "n/a", "n/a",
+                             "%.0f MB" % rss])
+        if not pp:
+            rows.append(["hotspot's perfparser",
+                         "n/a (not installed: Debian package hotspot)",
+                         "", "", "", ""])
+        text += ("%s: %s samples, perf.data %.1f MB.\n\n"
+                 % (label, meta.get("samples", "?"), size / 1e6))
+        text += table(["command", "wall", "CPU", "wall ×", "CPU ×",
+                       "peak RSS"], rows) + "\n"
+    return text
+
 # --- (d) data ---------------------------------------------------------------
 
 def completeness(stacks, script):
@@ -1085,7 +1225,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcdef")
+    ap.add_argument("--parts", default="abcdefg")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true",
                     help="fewer runs and shorter recordings (a smoke test)")
@@ -1128,14 +1268,14 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s`%s" % (
-                "" if args.parts == "abcdef" else
+                "" if args.parts == "abcdefg" else
                 " BENCH_PARTS=%s" % args.parts,
                 " (quick)" if args.quick else ""),
             ""]
     print("\n".join(head))
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
-             "e": part_e, "f": part_f}
+             "e": part_e, "f": part_f, "g": part_g}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)

@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "report/flame.h"
 #include "report/fmt.h"
+#include "report/native_load.h"
 #include "numparse.h"
 #include "perfcmd.h"
 #include "report/profile.h"
@@ -65,6 +66,9 @@ static const char report_options[] =
 "      --color <when>    text: auto (default), always or never\n"
 "      --perf <path>     the perf to read the session with (default:\n"
 "                        $PYPERF_PERF, else the perf that recorded it)\n"
+"      --reader <r>      how perf.data is read: native (default: pyperf-run\n"
+"                        unwinds and names the samples itself) or\n"
+"                        perf-script (parse `perf script`, for comparison)\n"
 "      --perf-report     run perf report on the session, with the map\n"
 "                        files where perf looks for them\n"
 "      --diff <old> <new>  what changed from session <old> to <new>\n"
@@ -189,7 +193,8 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		OPT_PY = 256, OPT_ALL, OPT_PID, OPT_TID, OPT_PER_THREAD,
 		OPT_PER_PROCESS, OPT_TIME, OPT_MIN_SHARE, OPT_TOP,
 		OPT_TREE_MIN, OPT_NO_TREE, OPT_INVERTED, OPT_TITLE,
-		OPT_COLOR, OPT_PERF_REPORT, OPT_DIFF, OPT_VIEW, OPT_PERF
+		OPT_COLOR, OPT_PERF_REPORT, OPT_DIFF, OPT_VIEW, OPT_PERF,
+		OPT_READER
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -212,6 +217,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ "color", required_argument, NULL, OPT_COLOR },
 		{ "perf-report", no_argument, NULL, OPT_PERF_REPORT },
 		{ "perf", required_argument, NULL, OPT_PERF },
+		{ "reader", required_argument, NULL, OPT_READER },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -325,6 +331,15 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 				bad_usage("--perf needs a path%s", "");
 			o->filter.perf = optarg;
 			break;
+		case OPT_READER: {
+			enum report_reader rd;
+
+			if (report_reader_parse(optarg, &rd) < 0)
+				bad_usage("--reader must be native or "
+					  "perf-script, not '%s'", optarg);
+			report_reader_set(rd);
+			break;
+		}
 		case OPT_DIFF:
 			o->diff = 1;
 			break;

@@ -20,7 +20,7 @@ _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --s
 	--event --perf-arg --quiet --help -o -F -e -q -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
-	--tree-min --no-tree --inverted --title --color --perf --perf-report
+	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
 	--diff --help -i -o -f -h'
 _pyperf_run_trampoline_subs='install uninstall status build'
 _pyperf_run_trampoline_opts='--python --help -h'
@@ -29,6 +29,7 @@ _pyperf_run_views='mixed python all'
 _pyperf_run_modes='auto perf jit'
 _pyperf_run_trampolines='auto native embedded'
 _pyperf_run_colors='auto always never'
+_pyperf_run_readers='native perf-script'
 
 # COMPREPLY: the words of $1 that start with $2.
 _pyperf_run_words()
@@ -113,6 +114,8 @@ _pyperf_run_value()
 		_pyperf_run_words "$_pyperf_run_views" "$3" ;;
 	report:--color)
 		_pyperf_run_words "$_pyperf_run_colors" "$3" ;;
+	report:--reader)
+		_pyperf_run_words "$_pyperf_run_readers" "$3" ;;
 	report:--pid|report:--tid|report:--time|report:--min-share|\
 	report:--top|report:--tree-min|report:--title)
 		COMPREPLY=() ;;
@@ -185,7 +188,7 @@ _pyperf_run()
 			=|-o|--output|--python|--perf|--mode|--trampoline|-F|--freq|\
 			--stack-size|-e|--event|--perf-arg|-i|--input|-f|\
 			--format|--view|--pid|--tid|--time|--min-share|--top|\
-			--tree-min|--title|--color)
+			--tree-min|--title|--color|--reader)
 				;;
 			-m|-c)
 				test "$cmd" = record && ddash=1 ;;

@@ -49,6 +49,9 @@
 
 #define BRANCH_HW_INDEX	(1ULL << 17)
 
+/* perf_event_attr's flag word: every record carries sample_id fields */
+#define ATTR_SAMPLE_ID_ALL (1ULL << 18)
+
 #define RECORD_LOST 2		/* u64 id, u64 lost */
 #define RECORD_SAMPLE 9
 #define RECORD_LOST_SAMPLES 13	/* u64 lost */
@@ -310,9 +313,10 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 		if (!(q = TAKE(8)))
 			return -1;
 		v = get_le64(q);
-		if (v > len / 8 || !TAKE(8 * v))
+		if (v > len / 8 || !(q = TAKE(8 * v)))
 			return -1;
 		s->nr_callchain = v;
+		s->callchain = q;
 	}
 	if (t & S_RAW) {
 		if (!(q = TAKE(4)))
@@ -333,11 +337,15 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	if (t & S_REGS_USER) {
 		if (!(q = TAKE(8)))
 			return -1;
-		if (get_le64(q)) {	/* abi: 0 = no registers (kernel thread) */
+		s->regs_abi = get_le64(q);
+		/* abi: 0 = no registers (kernel thread) */
+		if (s->regs_abi) {
 			int nr = popcount64(a->sample_regs_user);
 
 			if (!(q = TAKE(8 * (uint64_t)nr)))
 				return -1;
+			s->regs = q;
+			s->nr_regs = nr;
 			if (a->sp_index >= 0) {
 				s->user_sp = get_le64(q + 8 * a->sp_index);
 				s->have_sp = 1;
@@ -364,31 +372,236 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	return 0;
 }
 
+/* Drop the mapping's pages before off (see perfdata_release_before()). */
+void perfdata_release_before(struct perfdata *d, uint64_t off)
+{
+	uint64_t from, to;
+
+	if (!d->mapped || off <= d->released ||
+	    off - d->released < (32u << 20))
+		return;
+	from = d->released & ~(uint64_t)4095;
+	to = off & ~(uint64_t)4095;
+	if (to > from)
+		madvise((void *)(d->map + from), (size_t)(to - from),
+			MADV_DONTNEED);
+	d->released = to;
+}
+
+int perfdata_next_record(struct perfdata *d, struct pd_record *r)
+{
+	const unsigned char *h;
+	uint32_t type;
+	uint16_t size;
+
+	if (d->pos + 8 > d->data_end)
+		return 0;
+	if (d->release_behind)
+		perfdata_release_before(d, d->pos);
+	h = d->map + d->pos;
+	type = get_le32(h);
+	size = get_le16(h + 6);
+	if (size < 8 || d->pos + size > d->data_end) {
+		d->pos = d->data_end;	/* framing lost */
+		return 0;
+	}
+	r->offset = d->pos;
+	d->pos += size;
+	d->records++;
+	if (type == RECORD_LOST && size >= 24)
+		d->lost += get_le64(h + 16);
+	else if (type == RECORD_LOST_SAMPLES && size >= 16)
+		d->lost_samples += get_le64(h + 8);
+	r->type = type;
+	r->misc = get_le16(h + 4);
+	r->body = h + 8;
+	r->len = size - 8u;
+	return 1;
+}
+
 int perfdata_next(struct perfdata *d, struct pd_sample *s)
 {
-	while (d->pos + 8 <= d->data_end) {
-		const unsigned char *h = d->map + d->pos;
-		uint32_t type = get_le32(h);
-		uint16_t size = get_le16(h + 6);
+	struct pd_record r;
 
-		if (size < 8 || d->pos + size > d->data_end) {
-			d->pos = d->data_end;	/* framing lost */
-			return 0;
-		}
-		d->pos += size;
-		d->records++;
-		if (type == RECORD_LOST && size >= 24)
-			d->lost += get_le64(h + 16);
-		else if (type == RECORD_LOST_SAMPLES && size >= 16)
-			d->lost_samples += get_le64(h + 8);
-		if (type != RECORD_SAMPLE)
+	while (perfdata_next_record(d, &r) > 0) {
+		if (r.type != RECORD_SAMPLE)
 			continue;
-		if (perfdata_decode_sample(d, h + 8, size - 8u, s) < 0) {
+		if (perfdata_decode_sample(d, r.body, r.len, s) < 0) {
 			d->bad_samples++;
 			continue;
 		}
 		d->samples++;
 		return 1;
+	}
+	return 0;
+}
+
+int perfdata_record_time(const struct perfdata *d, const struct pd_record *r,
+			 uint64_t *time)
+{
+	uint64_t t = d->attrs[0].sample_type;
+	size_t off, after;
+
+	if (!d->nr_attrs || !(t & S_TIME))
+		return -1;
+	if (r->type == RECORD_SAMPLE) {
+		off = 8 * (!!(t & S_IDENTIFIER) + !!(t & S_IP) +
+			   !!(t & S_TID));
+		if (r->len < off + 8)
+			return -1;
+		*time = get_le64(r->body + off);
+		return 0;
+	}
+	/* perf's own records (64 and up) carry no sample_id trailer */
+	if (r->type >= 64 || !(d->attrs[0].flags & ATTR_SAMPLE_ID_ALL))
+		return -1;
+	/* trailer: tid, time, id, stream_id, cpu, identifier */
+	after = 8 * (1 + !!(t & S_ID) + !!(t & S_STREAM_ID) +
+		     !!(t & S_CPU) + !!(t & S_IDENTIFIER));
+	if (r->len < after)
+		return -1;
+	*time = get_le64(r->body + r->len - after);
+	return 0;
+}
+
+/*
+ * A NUL-terminated string starting at p inside [p, e); NULL when it
+ * runs off the end (the record's sample_id trailer follows it, so the
+ * NUL is searched, not assumed at the end).
+ */
+static const char *str_in(const unsigned char *p, const unsigned char *e)
+{
+	if (p >= e || !memchr(p, '\0', (size_t)(e - p)))
+		return NULL;
+	return (const char *)p;
+}
+
+int perfdata_decode_mmap(const struct pd_record *r, struct pd_mmap *m)
+{
+	const unsigned char *p = r->body, *e = r->body + r->len;
+
+	memset(m, 0, sizeof(*m));
+	if (r->len < 32)
+		return -1;
+	m->pid = (pid_t)get_le32(p);
+	m->tid = (pid_t)get_le32(p + 4);
+	m->start = get_le64(p + 8);
+	m->len = get_le64(p + 16);
+	m->pgoff = get_le64(p + 24);
+	m->exec = !(r->misc & PD_MISC_MMAP_DATA);
+	if (r->type == PD_RECORD_MMAP) {
+		m->filename = str_in(p + 32, e);
+	} else if (r->type == PD_RECORD_MMAP2) {
+		if (r->len < 64)
+			return -1;
+		if (r->misc & PD_MISC_MMAP_BUILD_ID) {
+			m->build_id_len = p[32] <= 20 ? p[32] : 20;
+			m->build_id = p + 36;
+		}
+		m->prot = get_le32(p + 56);
+		m->flags = get_le32(p + 60);
+		m->filename = str_in(p + 64, e);
+	} else {
+		return -1;
+	}
+	if (m->start + m->len < m->start)
+		return -1;	/* wraps */
+	return m->filename ? 0 : -1;
+}
+
+int perfdata_decode_task(const struct pd_record *r, struct pd_task *t)
+{
+	const unsigned char *p = r->body;
+
+	if ((r->type != PD_RECORD_FORK && r->type != PD_RECORD_EXIT) ||
+	    r->len < 24)
+		return -1;
+	t->pid = (pid_t)get_le32(p);
+	t->ppid = (pid_t)get_le32(p + 4);
+	t->tid = (pid_t)get_le32(p + 8);
+	t->ptid = (pid_t)get_le32(p + 12);
+	t->time = get_le64(p + 16);
+	return 0;
+}
+
+int perfdata_decode_comm(const struct pd_record *r, struct pd_comm *c)
+{
+	if (r->type != PD_RECORD_COMM || r->len < 8)
+		return -1;
+	c->pid = (pid_t)get_le32(r->body);
+	c->tid = (pid_t)get_le32(r->body + 4);
+	c->comm = str_in(r->body + 8, r->body + r->len);
+	c->exec = !!(r->misc & PD_MISC_COMM_EXEC);
+	return c->comm ? 0 : -1;
+}
+
+/*
+ * The feature bitmap is 256 bits at header offset 72; the table of
+ * {u64 offset, u64 size} sections, one per set bit in bit order, starts
+ * right after the data section.
+ */
+int perfdata_feature(const struct perfdata *d, unsigned feat,
+		     const unsigned char **p, size_t *len)
+{
+	const unsigned char *bits = d->map + 72;
+	uint64_t tab, off, size;
+	unsigned i, idx = 0;
+
+	if (feat >= 256 || d->size < 104 || get_le64(d->map + 8) < 104)
+		return 0;
+	if (!(bits[feat / 8] >> (feat % 8) & 1))
+		return 0;
+	for (i = 0; i < feat; i++)
+		idx += bits[i / 8] >> (i % 8) & 1;
+	tab = d->data_end + 16 * (uint64_t)idx;
+	if (!in_bounds(tab, 16, d->size))
+		return -1;
+	off = get_le64(d->map + tab);
+	size = get_le64(d->map + tab + 8);
+	if (!in_bounds(off, size, d->size))
+		return -1;
+	*p = d->map + off;
+	*len = (size_t)size;
+	return 1;
+}
+
+/*
+ * Build-id entries: a perf_event_header (u32 type, u16 misc, u16 size),
+ * s32 pid, 24 bytes of id (20 + u8 size + 3 pad when misc has bit 15),
+ * then the file name padded to size.
+ */
+int perfdata_each_buildid(const struct perfdata *d,
+			  int (*fn)(void *arg, const struct pd_buildid *b),
+			  void *arg)
+{
+	const unsigned char *p, *e;
+	size_t len;
+	int r = perfdata_feature(d, PD_FEAT_BUILD_ID, &p, &len);
+
+	if (r <= 0)
+		return r;
+	for (e = p + len; p < e;) {
+		struct pd_buildid b;
+		uint16_t size;
+
+		if (e - p < 36)
+			return -1;
+		size = get_le16(p + 6);
+		if (size < 36 || size > e - p)
+			return -1;
+		b.misc = get_le16(p + 4);
+		b.pid = (pid_t)get_le32(p + 8);
+		b.id = p + 12;
+		b.id_len = 20;
+		if ((b.misc & (1u << 15)) && p[32] <= 20)
+			b.id_len = p[32];
+		b.filename = str_in(p + 36, p + size);
+		if (!b.filename)
+			return -1;
+		r = fn(arg, &b);
+		if (r)
+			return r;
+		p += size;
 	}
 	return 0;
 }

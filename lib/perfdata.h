@@ -3,10 +3,13 @@
 #define PPR_PERFDATA_H
 /*
  * A small reader of perf.data files (the PERFILE2 format perf record
- * writes): the header, the event attributes, and PERF_RECORD_SAMPLE
- * records decoded as far as their user stack dump.  Every length and
- * offset is checked against the file: hostile input gives an error or
- * skipped records, never a read out of bounds.
+ * writes): the header, the event attributes, the feature sections
+ * (build-ids), PERF_RECORD_SAMPLE records decoded as far as their user
+ * stack dump (call chain and user registers included), and the MMAP,
+ * MMAP2, COMM, FORK and EXIT records (perfdata_next_record() and the
+ * decoders).  Every length and offset is checked against the file:
+ * hostile input gives an error or skipped records, never a read out of
+ * bounds.
  *
  * Streaming use:
  *
@@ -18,7 +21,8 @@
  *	perfdata_close(&d);
  *
  * The file is mapped read-only; samples point into the mapping and are
- * valid until perfdata_close().
+ * valid until perfdata_close() (with release_behind, until the next
+ * record: see below).
  */
 #include "compat.h"
 
@@ -61,6 +65,74 @@ struct pd_sample {
 	uint64_t dyn_size;		/* bytes the kernel could copy */
 	const unsigned char *stack;	/* stack_size bytes */
 	unsigned have_tid : 1, have_time : 1, have_sp : 1, have_stack : 1;
+	/*
+	 * The kernel's callchain (nr_callchain LE u64s, PERF_CONTEXT_*
+	 * markers included) and the user registers (nr_regs LE u64s in
+	 * the order of the attr's sample_regs_user bits; regs_abi 0 =
+	 * none), unaligned: read them with get_le64().
+	 */
+	const unsigned char *callchain;
+	const unsigned char *regs;
+	uint64_t regs_abi;
+	int nr_regs;
+};
+
+/* Record types and misc bits (linux/perf_event.h, perf's own types). */
+#define PD_RECORD_MMAP		1
+#define PD_RECORD_LOST		2
+#define PD_RECORD_COMM		3
+#define PD_RECORD_EXIT		4
+#define PD_RECORD_FORK		7
+#define PD_RECORD_SAMPLE	9
+#define PD_RECORD_MMAP2		10
+#define PD_RECORD_FINISHED_ROUND 68
+#define PD_MISC_CPUMODE_MASK	7
+#define PD_MISC_KERNEL		1
+#define PD_MISC_USER		2
+#define PD_MISC_COMM_EXEC	(1u << 13)
+#define PD_MISC_MMAP_DATA	(1u << 13)
+#define PD_MISC_MMAP_BUILD_ID	(1u << 14)
+
+/* Any record: its header fields and body (after the 8-byte header). */
+struct pd_record {
+	uint32_t type;
+	uint16_t misc;
+	const unsigned char *body;
+	size_t len;
+	uint64_t offset;		/* of its header in the file */
+};
+
+/* A PERF_RECORD_MMAP or MMAP2. */
+struct pd_mmap {
+	pid_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags;		/* MMAP2 only; MMAP: prot = 0 */
+	const char *filename;		/* NUL-terminated inside the record */
+	const unsigned char *build_id;	/* MMAP2 with PD_MISC_MMAP_BUILD_ID */
+	size_t build_id_len;
+	unsigned exec : 1;		/* not a data mapping */
+};
+
+/* PERF_RECORD_FORK / EXIT. */
+struct pd_task {
+	pid_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* PERF_RECORD_COMM. */
+struct pd_comm {
+	pid_t pid, tid;
+	const char *comm;		/* NUL-terminated inside the record */
+	unsigned exec : 1;		/* the program was exec'ed */
+};
+
+/* One entry of the HEADER_BUILD_ID feature section. */
+struct pd_buildid {
+	pid_t pid;
+	uint16_t misc;
+	const unsigned char *id;
+	size_t id_len;			/* 20 unless the entry says less */
+	const char *filename;
 };
 
 struct perfdata {
@@ -81,6 +153,17 @@ struct perfdata {
 	 * counts, which perf writes for the same losses: take the larger.
 	 */
 	uint64_t lost, lost_samples;
+	/*
+	 * With release_behind set, perfdata_next_record() drops the
+	 * mapping's pages behind the cursor every 32 MiB (madvise
+	 * MADV_DONTNEED), so that streaming a big file keeps its resident
+	 * size bounded: records already returned must not be used after
+	 * the next call then (copy what you keep).  Callers that keep
+	 * records longer (sorting a round) leave it unset and call
+	 * perfdata_release_before() themselves.
+	 */
+	int release_behind;
+	uint64_t released;		/* pages before this are dropped */
 };
 
 /*
@@ -106,6 +189,47 @@ void perfdata_close(struct perfdata *d);
  * added to lost and lost_samples.
  */
 int perfdata_next(struct perfdata *d, struct pd_sample *s);
+
+/*
+ * The next record of any type: 1 with r filled, 0 at the end (or where
+ * the framing breaks).  Counts lost records as perfdata_next() does.
+ */
+int perfdata_next_record(struct perfdata *d, struct pd_record *r);
+
+/* Drop the pages of the mapping before file offset off (every 32 MiB). */
+void perfdata_release_before(struct perfdata *d, uint64_t off);
+
+/*
+ * The perf-clock time of a record: a sample's, or another record's
+ * from its sample_id trailer (attr.sample_id_all).  0, or -1 when the
+ * record carries none (perf's own records, no PERF_SAMPLE_TIME).
+ */
+int perfdata_record_time(const struct perfdata *d, const struct pd_record *r,
+			 uint64_t *time);
+
+/* Decoders of one record body; 0, or -1 when it does not fit. */
+int perfdata_decode_mmap(const struct pd_record *r, struct pd_mmap *m);
+int perfdata_decode_task(const struct pd_record *r, struct pd_task *t);
+int perfdata_decode_comm(const struct pd_record *r, struct pd_comm *c);
+
+/* Feature numbers of the header's feature bitmap (perf's HEADER_*). */
+#define PD_FEAT_BUILD_ID	2
+#define PD_FEAT_CMDLINE		11
+
+/*
+ * The bytes of feature section feat: 1 with *p and *len set, 0 when
+ * the file does not have it, -1 when its table entry is out of bounds.
+ */
+int perfdata_feature(const struct perfdata *d, unsigned feat,
+		     const unsigned char **p, size_t *len);
+
+/*
+ * Call fn for each entry of the build-id section, until it returns
+ * non-zero (returned).  0 at the end, -1 at an entry that does not fit.
+ */
+int perfdata_each_buildid(const struct perfdata *d,
+			  int (*fn)(void *arg, const struct pd_buildid *b),
+			  void *arg);
 
 /* Decode one sample record body (after its 8-byte header). */
 int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,

@@ -13,6 +13,7 @@
 #include "perfdata.h"
 #include "report/contexts.h"
 #include "report/perfmap.h"
+#include "report/native_load.h"
 #include "report/perfscript.h"
 #include "report/profile.h"
 #include "report/profile_priv.h"
@@ -604,6 +605,7 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 	memset(fa, 0, sizeof(*fa));
 	if (perfdata_open(&d, path, why, sizeof(why)) < 0)
 		return;
+	d.release_behind = 1;	/* streamed: resident size stays small */
 	fa->max_stack = d.attrs[0].sample_max_stack;
 	fa->dump_size = d.attrs[0].sample_stack_user;
 	/* every record is walked: lost-sample records are anywhere */
@@ -1456,6 +1458,29 @@ out:
 	return ret;
 }
 
+/*
+ * The session's samples read from perf.data itself (native_load.h),
+ * unwound and named as perf script would, into on_sample().
+ */
+static int run_native(struct loader *l, char *err, size_t errlen)
+{
+	struct report_cache_facts facts;
+	struct native_opts o;
+	int cb_ret;
+
+	read_dumps(l->s->perf_data, &facts);
+	use_facts(l, &facts);
+	report_cache_facts_release(&facts);
+	memset(&o, 0, sizeof(o));
+	o.session_dir = l->s->dir;
+	o.perf_data = l->s->perf_data;
+	o.cb = on_sample;
+	o.data = l;
+	o.progress = l->f->progress;
+	o.progress_data = l->f->progress_data;
+	return native_load(&o, NULL, &cb_ret, err, errlen);
+}
+
 int profile_load(struct profile *p, const char *session,
 		 const struct profile_filter *f, char *err, size_t errlen)
 {
@@ -1533,8 +1558,12 @@ int profile_load(struct profile *p, const char *session,
 			goto out;
 		p->quality.ctx_damaged = damaged;
 	}
-	/* run_perf_script() also reads perf.data's facts (read_dumps()) */
-	ret = run_perf_script(&l, err, errlen);
+	/* either reader also reads perf.data's facts (read_dumps()) */
+	if (report_reader_get(f->perf || getenv("PYPERF_PERF")) ==
+	    REPORT_READER_NATIVE)
+		ret = run_native(&l, err, errlen);
+	else
+		ret = run_perf_script(&l, err, errlen);
 	if (ret < 0)
 		goto out;
 	if (!p->total_samples && !p->dropped && !f->nr_pids && !f->nr_tids) {

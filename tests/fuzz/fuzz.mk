@@ -12,6 +12,9 @@
 #   perfdata      lib/perfdata.h     perfdata_open_mem(), perfdata_next(),
 #                                    perfdata_decode_sample()
 #   contexts      lib/report/contexts.h   ctx_db_add(), ctx_db_rebuild()
+#   native        lib/report/native_load.h  native_load() on a perf.data
+#                                    image: ordering, decoders, unwinder
+#   tracedata     lib/tracedata.h    tracedata_new(), payload field reads
 #
 #   make fuzz                      all targets, FUZZ_TIME=45 s each
 #   make fuzz FUZZ_TARGETS=perfmap FUZZ_TIME=300
@@ -25,7 +28,7 @@
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 45
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata contexts
+FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata contexts native tracedata
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

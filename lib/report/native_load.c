@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * native_load(): perf.data's samples, unwound and symbolized by
+ * lib/unwind/, as struct ps_sample (see native_load.h).
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "byteorder.h"
+#include "perfdata.h"
+#include "report/native_load.h"
+#include "unwind/hmap.h"
+#include "unwind/unwind.h"
+
+/* Frames per sample: a 64 KiB dump holds at most 8 Ki return addresses. */
+#define MAX_FRAMES 16384
+
+/* Records queued more than this are flushed whatever their round. */
+#define MAX_QUEUED (1u << 22)
+
+/*
+ * Files without rounds (perf inject writes its output sorted, and
+ * drops them): once the records queued span this many bytes of the
+ * file, those older than everything in the newest quarter go.
+ */
+#define WINDOW_BYTES (32u << 20)
+
+static enum report_reader reader_choice;
+static int reader_chosen;
+
+void report_reader_set(enum report_reader r)
+{
+	reader_choice = r;
+	reader_chosen = 1;
+}
+
+int report_reader_parse(const char *s, enum report_reader *r)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "native"))
+		*r = REPORT_READER_NATIVE;
+	else if (!strcmp(s, "perf-script"))
+		*r = REPORT_READER_PERF_SCRIPT;
+	else
+		return -1;
+	return 0;
+}
+
+enum report_reader report_reader_get(int perf_named)
+{
+	enum report_reader r;
+
+	if (reader_chosen)
+		return reader_choice;
+	if (!report_reader_parse(getenv("PYPERF_RUN_READER"), &r))
+		return r;
+	return perf_named ? REPORT_READER_PERF_SCRIPT : REPORT_READER_NATIVE;
+}
+
+/*
+ * A queued record: samples stay in the file (their pages are kept
+ * until delivered); the other records are small and copied, so that a
+ * mapping perf inject wrote early with a late time pins nothing.
+ */
+struct qent {
+	uint64_t time;
+	uint64_t off;		/* of the record in the file */
+	uint64_t seq;		/* file order among equal times */
+	unsigned char *copy;	/* the record, or NULL: in the file */
+};
+
+struct reader {
+	const struct native_opts *o;
+	struct perfdata d;
+	struct unwind *u;
+	struct umap comms;	/* tid -> interned comm */
+	struct smap names;	/* interned comms */
+	struct unwind_frame *uf;
+	struct ps_frame *pf;
+	struct qent *q;
+	size_t nr_q, alloc_q;
+	uint64_t seq, last_time, round_max, next_flush;
+	uint64_t oldest_off;	/* of the samples queued (0: none) */
+	uint64_t copied;	/* bytes of the records copied and queued */
+	uint64_t next_progress;
+	struct native_stats st;
+	int cb_ret;
+};
+
+static int qent_cmp(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static const char *intern_comm(struct reader *r, const char *s)
+{
+	return smap_get(&r->names, s, strlen(s), NULL)->key;
+}
+
+static void set_comm(struct reader *r, pid_t tid, const char *comm)
+{
+	umap_get(&r->comms, (uint64_t)(uint32_t)tid, NULL)->val =
+		(void *)comm;
+}
+
+static const char *comm_of(struct reader *r, pid_t tid, char *buf,
+			   size_t len)
+{
+	struct umap_ent *e = umap_find(&r->comms, (uint64_t)(uint32_t)tid);
+
+	if (e && e->val)
+		return e->val;
+	/* perf's name for a thread it saw no COMM for */
+	snprintf(buf, len, ":%d", (int)tid);
+	return buf;
+}
+
+/* perf's names of the common events (its evsel names). */
+static const char *event_name(const struct pd_attr *a)
+{
+	static const char *const hw[] = {
+		"cycles", "instructions", "cache-references", "cache-misses",
+		"branches", "branch-misses", "bus-cycles",
+	};
+	static const char *const sw[] = {
+		"cpu-clock", "task-clock", "page-faults", "context-switches",
+		"cpu-migrations", "minor-faults", "major-faults",
+	};
+
+	if (a->type == 0 && a->config < ARRAY_SIZE(hw))
+		return hw[a->config];
+	if (a->type == 1 && a->config < ARRAY_SIZE(sw))
+		return sw[a->config];
+	return "event";
+}
+
+static void do_sample(struct reader *r, const struct pd_record *rec)
+{
+	struct pd_sample s;
+	struct unwind_result res;
+	struct ps_sample ps;
+	char buf[32];
+	const char *comm, *ev;
+	int n, i;
+
+	if (perfdata_decode_sample(&r->d, rec->body, rec->len, &s) < 0) {
+		r->st.bad_samples++;
+		return;
+	}
+	n = unwind_sample(r->u, &s, r->uf, MAX_FRAMES, &res);
+	for (i = 0; i < n; i++) {
+		r->pf[i].ip = r->uf[i].pc;
+		r->pf[i].sym.s = r->uf[i].sym;
+		r->pf[i].sym.len = strlen(r->uf[i].sym);
+		r->pf[i].dso.s = r->uf[i].dso;
+		r->pf[i].dso.len = strlen(r->uf[i].dso);
+	}
+	memset(&ps, 0, sizeof(ps));
+	comm = comm_of(r, s.tid, buf, sizeof(buf));
+	ps.comm.s = comm;
+	ps.comm.len = strlen(comm);
+	ps.pid = s.pid;
+	ps.tid = s.tid;
+	ps.time_ns = s.have_time ? s.time : 0;
+	ps.period = s.period;
+	ev = event_name(s.attr);
+	ps.event.s = ev;
+	ps.event.len = strlen(ev);
+	ps.frames = r->pf;
+	ps.nr_frames = (size_t)n;
+	r->st.samples++;
+	r->st.frames += (uint64_t)n;
+	r->cb_ret = r->o->cb(r->o->data, &ps);
+}
+
+static void do_record(struct reader *r, const struct qent *q)
+{
+	const unsigned char *h = q->copy ? q->copy : r->d.map + q->off;
+	struct pd_record rec;
+
+	rec.type = get_le32(h);
+	rec.misc = get_le16(h + 4);
+	rec.len = get_le16(h + 6) - 8u;
+	rec.body = h + 8;
+	rec.offset = q->off;
+	switch (rec.type) {
+	case PD_RECORD_SAMPLE:
+		do_sample(r, &rec);
+		break;
+	case PD_RECORD_COMM: {
+		struct pd_comm c;
+
+		if (!perfdata_decode_comm(&rec, &c))
+			set_comm(r, c.tid, intern_comm(r, c.comm));
+		unwind_record(r->u, &rec);
+		break;
+	}
+	case PD_RECORD_FORK: {
+		struct pd_task t;
+		struct umap_ent *e;
+
+		/* a new thread or process starts with its parent's name */
+		if (!perfdata_decode_task(&rec, &t) &&
+		    !umap_find(&r->comms, (uint64_t)(uint32_t)t.tid) &&
+		    (e = umap_find(&r->comms, (uint64_t)(uint32_t)t.ptid)))
+			set_comm(r, t.tid, e->val);
+		unwind_record(r->u, &rec);
+		break;
+	}
+	default:
+		unwind_record(r->u, &rec);
+		break;
+	}
+}
+
+/*
+ * Deliver the queued records up to time limit, in time order; keep the
+ * rest.  Then the file's pages before the oldest record kept can go.
+ */
+static void flush(struct reader *r, uint64_t limit)
+{
+	size_t i, k = 0;
+	uint64_t keep_from = r->d.pos;
+
+	if (r->nr_q > 1)
+		qsort(r->q, r->nr_q, sizeof(*r->q), qent_cmp);
+	for (i = 0; i < r->nr_q; i++) {
+		if (r->q[i].time > limit || r->cb_ret) {
+			if (!r->q[i].copy && r->q[i].off < keep_from)
+				keep_from = r->q[i].off;
+			r->q[k++] = r->q[i];
+			continue;
+		}
+		do_record(r, &r->q[i]);
+		if (r->q[i].copy)
+			r->copied -= get_le16(r->q[i].copy + 6);
+		free(r->q[i].copy);
+	}
+	r->nr_q = k;
+	r->oldest_off = keep_from == r->d.pos ? 0 : keep_from;
+	perfdata_release_before(&r->d, keep_from);
+}
+
+/* The oldest time among the newest quarter of the records queued. */
+static uint64_t window_limit(const struct reader *r)
+{
+	uint64_t from = r->seq - r->nr_q / 4, lim = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < r->nr_q; i++)
+		if (r->q[i].seq >= from && r->q[i].time < lim)
+			lim = r->q[i].time;
+	/* nothing delivered yet would never move: take at least one */
+	return lim ? lim - 1 : 0;
+}
+
+static void progress(struct reader *r, int last)
+{
+	const struct native_opts *o = r->o;
+
+	r->st.bytes = r->d.pos - r->d.data_off;
+	if (!o->progress || (!last && r->st.bytes < r->next_progress))
+		return;
+	o->progress(o->progress_data, r->st.bytes, r->st.samples);
+	r->next_progress = r->st.bytes + (4 << 20);
+}
+
+int native_load(const struct native_opts *o, struct native_stats *st,
+		int *cb_ret, char *err, size_t errlen)
+{
+	struct unwind_opts uo;
+	struct pd_record rec;
+	struct reader r;
+	int ret = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	*cb_ret = 0;
+	if (o->buf ? perfdata_open_mem(&r.d, o->buf, o->buf_len, err,
+				       errlen) :
+	    perfdata_open(&r.d, o->perf_data, err, errlen))
+		return -1;
+	memset(&uo, 0, sizeof(uo));
+	uo.session_dir = o->session_dir;
+	uo.flags = o->flags & NATIVE_DWFL_ONLY ? UNWIND_DWFL_ONLY : 0;
+	if (unwind_new(&r.u, &uo, &r.d, err, errlen) < 0)
+		goto out;
+	r.uf = xcalloc(MAX_FRAMES, sizeof(*r.uf));
+	r.pf = xcalloc(MAX_FRAMES, sizeof(*r.pf));
+	while (!r.cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
+		uint64_t t;
+
+		if (rec.type == PD_RECORD_FINISHED_ROUND) {
+			/* perf's rule: what is older than the last round */
+			flush(&r, r.next_flush);
+			r.next_flush = r.round_max;
+			progress(&r, 0);
+			continue;
+		}
+		if (perfdata_record_time(&r.d, &rec, &t) < 0)
+			t = r.last_time;	/* keeps its place */
+		r.last_time = t;
+		if (t > r.round_max)
+			r.round_max = t;
+		ALLOC_GROW(r.q, r.nr_q + 1, r.alloc_q);
+		r.q[r.nr_q].time = t;
+		r.q[r.nr_q].off = rec.offset;
+		r.q[r.nr_q].seq = r.seq++;
+		r.q[r.nr_q].copy = NULL;
+		if (rec.type != PD_RECORD_SAMPLE) {
+			r.q[r.nr_q].copy = xmalloc(rec.len + 8);
+			memcpy(r.q[r.nr_q].copy, rec.body - 8, rec.len + 8);
+			r.copied += rec.len + 8;
+		} else if (r.oldest_off > rec.offset || !r.oldest_off) {
+			r.oldest_off = rec.offset;
+		}
+		r.nr_q++;
+		if (r.nr_q >= MAX_QUEUED)
+			flush(&r, UINT64_MAX);
+		else if ((r.oldest_off &&
+			  rec.offset - r.oldest_off > WINDOW_BYTES) ||
+			 r.copied > WINDOW_BYTES) {
+			size_t before = r.nr_q;
+
+			flush(&r, window_limit(&r));
+			if (r.nr_q == before)	/* all of one time */
+				flush(&r, UINT64_MAX);
+		}
+	}
+	flush(&r, UINT64_MAX);
+	progress(&r, 1);
+	*cb_ret = r.cb_ret;
+	if (st) {
+		const struct unwind_stats *us = unwind_stats(r.u);
+
+		*st = r.st;
+		st->unwind_fallbacks = us->fallbacks;
+	}
+	ret = 0;
+out:
+	unwind_free(r.u);
+	umap_release(&r.comms);
+	smap_release(&r.names, NULL);
+	free(r.uf);
+	free(r.pf);
+	while (r.nr_q)
+		free(r.q[--r.nr_q].copy);
+	free(r.q);
+	perfdata_close(&r.d);
+	return ret;
+}

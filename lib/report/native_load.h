@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_NATIVE_LOAD_H
+#define PPR_NATIVE_LOAD_H
+/*
+ * The samples of a session read from perf.data itself (lib/perfdata.h)
+ * and unwound / symbolized by lib/unwind/, delivered as the same
+ * struct ps_sample that the `perf script` parser gives, with the
+ * symbol and object names perf script prints, so that the report's
+ * loader works the same on either.
+ *
+ * Records are taken in perf's order: sorted by time within the rounds
+ * perf record marks (PERF_RECORD_FINISHED_ROUND), a round's records
+ * held back until the next round's end, as perf's ordered events do,
+ * so that a mapping seen on one CPU is known before a sample another
+ * CPU took in it.  Memory: the file is mapped and its pages dropped
+ * behind the last record still queued; what is kept grows with the
+ * distinct objects, symbols and threads, not the samples.
+ */
+#include "compat.h"
+#include "report/perfscript.h"
+
+/* Which reader profile_load() uses. */
+enum report_reader {
+	REPORT_READER_NATIVE = 0,	/* this one (the default) */
+	REPORT_READER_PERF_SCRIPT,	/* `perf script` text */
+};
+
+/*
+ * The process-wide choice (cmd/report.c's --reader), else the
+ * environment variable PYPERF_RUN_READER ("native" or "perf-script"),
+ * else perf script when a perf to read the session with was named
+ * (perf_named: --perf or PYPERF_PERF), else native.
+ */
+void report_reader_set(enum report_reader r);
+enum report_reader report_reader_get(int perf_named);
+/* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
+int report_reader_parse(const char *s, enum report_reader *r);
+
+struct native_stats {
+	uint64_t bytes;		/* of perf.data's records read */
+	uint64_t samples;	/* delivered */
+	uint64_t bad_samples;	/* that did not decode */
+	uint64_t frames;
+	uint64_t unwind_fallbacks;	/* libdwfl single steps */
+};
+
+/* NATIVE_DWFL_ONLY: libdwfl for every frame (a cross-check, slow). */
+#define NATIVE_DWFL_ONLY 1u
+
+struct native_opts {
+	const char *session_dir;	/* jit/, buildid/, kallsyms */
+	const char *perf_data;
+	/* or a perf.data image in memory, kept alive by the caller */
+	const void *buf;
+	size_t buf_len;
+	unsigned flags;
+	ps_sample_fn cb;
+	void *data;
+	/* called every few MiB and at the end (may be NULL) */
+	void (*progress)(void *data, uint64_t bytes, uint64_t samples);
+	void *progress_data;
+};
+
+/*
+ * Read every sample of o->perf_data into o->cb, in time order.
+ * Returns 0 (also when the callback stopped the read: its value is in
+ * *cb_ret), or -1 with err filled ("cannot read 'x': not a perf.data
+ * file", ...).  st may be NULL.
+ */
+int native_load(const struct native_opts *o, struct native_stats *st,
+		int *cb_ret, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Processes and their executable mappings, from the MMAP/MMAP2, FORK
+ * and COMM records; where each mapped object is read from; memory
+ * reads for the unwinder; setup and teardown.
+ *
+ * Mappings of a process are sorted and do not overlap: a new mapping
+ * cuts the ones it covers, as mmap(2) does.  FORK of a new process
+ * copies its parent's (the kernel sends no MMAP for what a child
+ * inherits, jitted code included); COMM with the exec flag clears
+ * them (it comes before the new program's mmaps).
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "byteorder.h"
+#include "unwind/unwind_priv.h"
+
+#include <sys/stat.h>
+
+const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+int file_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The cached file at path (resolved), made on first use. */
+struct file *file_at(struct unwind *u, const char *path)
+{
+	struct smap_ent *e = smap_get(&u->files, path, strlen(path), NULL);
+
+	if (!e->val) {
+		struct file *f = xcalloc(1, sizeof(*f));
+
+		f->path = xstrdup(path);
+		e->val = f;
+	}
+	return e->val;
+}
+
+/*
+ * Where to read the object a record names: the session's build-id
+ * cache first (by the build-id perf recorded for that name), then
+ * jitted-*.so in the session's jit/ (perf inject wrote them to a
+ * temporary directory that is gone), then the path itself.
+ */
+static struct file *file_get(struct unwind *u, const char *name,
+			     const char *inline_id)
+{
+	char buf[4096];
+	const char *id = NULL;
+	struct smap_ent *e;
+
+	if (u->dir) {
+		e = smap_get(&u->buildids, name, strlen(name), NULL);
+		id = e->val;
+	}
+	if (id && strlen(id) > 2) {
+		snprintf(buf, sizeof(buf), "%s/buildid/.build-id/%.2s/%s/elf",
+			 u->dir, id, id + 2);
+		if (file_exists(buf))
+			return file_at(u, buf);
+		if (!strcmp(name, "[vdso]"))
+			snprintf(buf, sizeof(buf), "%s/buildid/[vdso]/%s/vdso",
+				 u->dir, id);
+		else
+			snprintf(buf, sizeof(buf), "%s/buildid/%s/%s/elf",
+				 u->dir, name[0] == '/' ? name + 1 : name, id);
+		if (file_exists(buf))
+			return file_at(u, buf);
+	}
+	if (u->dir && !strncmp(base_name(name), "jitted-", 7)) {
+		snprintf(buf, sizeof(buf), "%s/jit/%s", u->dir,
+			 base_name(name));
+		if (file_exists(buf))
+			return file_at(u, buf);
+	}
+	if (name[0] == '/' && file_exists(name)) {
+		struct file *f = file_at(u, name);
+		const char *fid;
+
+		/*
+		 * Not the object that ran (rebuilt, upgraded): perf does
+		 * not use it either, and its symbols would be wrong.
+		 */
+		if (!id && inline_id)
+			id = inline_id;
+		if (id && (fid = file_build_id(f)) && strcmp(fid, id))
+			return NULL;
+		return f;
+	}
+	return NULL;
+}
+
+/* After a report pass or an exec: pcs may now mean something else. */
+void proc_clear_syms(struct proc *p)
+{
+	umap_release(&p->syms);
+}
+
+struct proc *proc_get(struct unwind *u, pid_t pid)
+{
+	struct umap_ent *e = umap_get(&u->procs, (uint64_t)(uint32_t)pid,
+				      NULL);
+	struct proc *p = e->val;
+
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->u = u;
+		p->pid = pid;
+		e->val = p;
+	}
+	return p;
+}
+
+/* The mapping holding addr, or NULL. */
+struct mapping *map_find(struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/*
+ * Insert [start, end): mappings it covers are dropped, partly covered
+ * ones trimmed, as a new mmap() over old ones does.
+ */
+static void map_insert(struct proc *p, const struct mapping *nm)
+{
+	struct mapping *out;
+	size_t i, n = 0, cap = p->nr + 2, lo = 0, hi = p->nr;
+
+	/* the common case, a hole (new code): one memmove */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start < nm->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if ((!lo || p->maps[lo - 1].end <= nm->start) &&
+	    (lo == p->nr || p->maps[lo].start >= nm->end)) {
+		ALLOC_GROW(p->maps, p->nr + 1, p->alloc);
+		memmove(p->maps + lo + 1, p->maps + lo,
+			(p->nr - lo) * sizeof(*p->maps));
+		p->maps[lo] = *nm;
+		p->nr++;
+		p->dirty = 1;
+		return;
+	}
+	out = xcalloc(cap, sizeof(*out));
+	for (i = 0; i < p->nr; i++) {
+		struct mapping m = p->maps[i];
+
+		if (m.end <= nm->start || m.start >= nm->end) {
+			out[n++] = m;
+			continue;
+		}
+		if (m.reported && m.mod)
+			p->need_full = 1;
+		if (m.start < nm->start) {
+			struct mapping l = m;
+
+			l.end = nm->start;
+			out[n++] = l;
+		}
+		if (m.end > nm->end) {
+			struct mapping r = m;
+
+			r.pgoff += nm->end - m.start;
+			r.start = nm->end;
+			r.bias_state = 0;
+			if (n + 2 > cap) {
+				cap *= 2;
+				out = xrealloc(out, cap * sizeof(*out));
+			}
+			out[n++] = r;
+		}
+	}
+	if (n + 1 > cap) {
+		cap = n + 1;
+		out = xrealloc(out, cap * sizeof(*out));
+	}
+	for (i = n; i > 0 && out[i - 1].start > nm->start; i--)
+		out[i] = out[i - 1];
+	out[i] = *nm;
+	n++;
+	free(p->maps);
+	p->maps = out;
+	p->nr = n;
+	p->alloc = cap;
+	p->dirty = 1;
+	proc_clear_syms(p);
+}
+
+/* perf's anonymous memory: it names such code after /tmp/perf-PID.map */
+static int is_anon(const char *name)
+{
+	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
+	       !strncmp(name, "/anon_hugepage", 14) ||
+	       !strncmp(name, "[anon:", 6) || !strncmp(name, "/memfd:", 7);
+}
+
+static void on_mmap(struct unwind *u, const struct pd_record *r)
+{
+	struct pd_mmap mm;
+	struct mapping m;
+	struct proc *p;
+	char buf[64];
+
+	if (perfdata_decode_mmap(r, &mm) < 0 || !mm.exec || !mm.len)
+		return;
+	if ((r->misc & PD_MISC_CPUMODE_MASK) != PD_MISC_USER)
+		return;		/* the kernel's and modules' maps */
+	if (r->type == PD_RECORD_MMAP2 && !(mm.prot & 4 /* PROT_EXEC */))
+		return;
+	memset(&m, 0, sizeof(m));
+	m.start = mm.start;
+	m.end = mm.start + mm.len;
+	m.pgoff = mm.pgoff;
+	if (is_anon(mm.filename)) {
+		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", (int)mm.pid);
+		m.name = intern(u, buf, strlen(buf));
+	} else {
+		m.name = intern(u, mm.filename, strlen(mm.filename));
+		char hex[41] = "";
+		size_t k;
+
+		for (k = 0; k < mm.build_id_len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", mm.build_id[k]);
+		m.f = file_get(u, mm.filename, k ? hex : NULL);
+		m.jit = !strncmp(base_name(mm.filename), "jitted-", 7);
+	}
+	p = proc_get(u, mm.pid);
+	map_insert(p, &m);
+}
+
+static void on_fork(struct unwind *u, const struct pd_record *r)
+{
+	struct pd_task t;
+	struct proc *parent, *child;
+	size_t i;
+
+	if (perfdata_decode_task(r, &t) < 0 || t.pid == t.ppid)
+		return;		/* a thread: same address space */
+	parent = proc_get(u, t.ppid);
+	child = proc_get(u, t.pid);
+	if (child->nr || child == parent)
+		return;
+	child->maps = xcalloc(parent->nr + 1, sizeof(*child->maps));
+	for (i = 0; i < parent->nr; i++) {
+		child->maps[i] = parent->maps[i];
+		child->maps[i].mod = NULL;
+		child->maps[i].reported = 0;
+	}
+	child->nr = parent->nr;
+	child->alloc = parent->nr + 1;
+	child->dirty = 1;
+}
+
+static void on_exec(struct unwind *u, const struct pd_record *r)
+{
+	struct pd_comm cm;
+	struct umap_ent *e;
+	struct proc *p;
+
+	if (perfdata_decode_comm(r, &cm) < 0 || !cm.exec)
+		return;
+	e = umap_find(&u->procs, (uint64_t)(uint32_t)cm.pid);
+	if (!e || !e->val)
+		return;
+	p = e->val;
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->attached = 0;
+	p->need_full = 0;
+	p->gen++;
+	p->nr = 0;
+	p->dirty = 1;
+	proc_clear_syms(p);
+}
+
+void unwind_record(struct unwind *u, const struct pd_record *r)
+{
+	switch (r->type) {
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+		on_mmap(u, r);
+		break;
+	case PD_RECORD_FORK:
+		on_fork(u, r);
+		break;
+	case PD_RECORD_COMM:
+		on_exec(u, r);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * One word of the process's memory at addr: from the stack dump when
+ * [addr, addr + 8) lies in [sp, sp + dyn_size), else from the file
+ * mapped there (text and read-only data are what they were on disk),
+ * else nothing.
+ */
+int mem_read(struct proc *p, uint64_t addr, uint64_t *v)
+{
+	const struct pd_sample *s = p->cur;
+	struct mapping *m;
+	uint64_t off;
+
+	if (s->have_sp && addr >= s->user_sp &&
+	    addr - s->user_sp <= s->dyn_size &&
+	    s->dyn_size - (addr - s->user_sp) >= 8) {
+		*v = get_le64(s->stack + (addr - s->user_sp));
+		p->u->st.stack_reads++;
+		return 0;
+	}
+	m = map_find(p, addr);
+	if (m && m->f && addr <= m->end - 8 && !file_map(m->f)) {
+		off = addr - m->start + m->pgoff;
+		if (off <= m->f->size && m->f->size - off >= 8) {
+			*v = get_le64(m->f->map + off);
+			p->u->st.file_reads++;
+			return 0;
+		}
+	}
+	p->u->st.failed_reads++;
+	p->mem_fail = 1;
+	return -1;
+}
+
+/* --- setup ---------------------------------------------------------------- */
+
+static int take_buildid(void *arg, const struct pd_buildid *b)
+{
+	struct unwind *u = arg;
+	struct smap_ent *e = smap_get(&u->buildids, b->filename,
+				      strlen(b->filename), NULL);
+	char hex[41];
+	size_t i;
+
+	for (i = 0; i < b->id_len && i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b->id[i]);
+	hex[2 * i] = '\0';
+	free(e->val);
+	e->val = xstrdup(hex);
+	return 0;
+}
+
+int unwind_new(struct unwind **out, const struct unwind_opts *o,
+	       const struct perfdata *d, char *err, size_t errlen)
+{
+	struct unwind *u;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return set_err(err, errlen, "libelf is out of date: %s",
+			       elf_errmsg(-1));
+	u = xcalloc(1, sizeof(*u));
+	if (o && o->session_dir)
+		u->dir = xstrdup(o->session_dir);
+	u->flags = o ? o->flags : 0;
+	dwfl_setup(u);
+	/* a damaged table only loses the build-id lookups after it */
+	if (d)
+		perfdata_each_buildid(d, take_buildid, u);
+	*out = u;
+	return 0;
+}
+
+void unwind_free(struct unwind *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->procs.cap; i++) {
+		struct proc *p = u->procs.ents[i].val;
+
+		if (!u->procs.ents[i].used || !p)
+			continue;
+		if (p->dwfl)
+			dwfl_end(p->dwfl);
+		proc_clear_syms(p);
+		free(p->maps);
+		free(p);
+	}
+	umap_release(&u->procs);
+	smap_release(&u->files, file_free);
+	syms_free(u);
+	smap_release(&u->buildids, free);
+	ksyms_free(u);
+	smap_release(&u->names, NULL);
+	free(u->dir);
+	free(u);
+}
+
+const struct unwind_stats *unwind_stats(const struct unwind *u)
+{
+	return &u->st;
+}

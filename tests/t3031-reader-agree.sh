@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The native perf.data reader (perf.data read, unwound and named by
+# pyperf-run itself) against `perf script`: on sessions recorded in
+# both modes, every function's share (total and self) agrees within 0.5
+# points.  In the frame-pointer mode nothing is unwound and the whole
+# profile (--all) agrees; in jit mode the default and Python views are
+# compared (perf's unwinder stops in trampoline arenas named by perf
+# maps, which have no unwind information; the native one goes on by
+# their frame pointers, so native frames outside the Python ones may be
+# more complete), and "[unknown]" frames are taken out of the stacks:
+# where a stack dump ends, perf's libunwind reads past it and adds a
+# frame at a garbage address, which the native reader does not.
+test_description='report: --reader native and --reader perf-script agree'
+. ./test-lib.sh
+
+PROG=$PPR_SRCDIR/tests/fixtures/record-split.py
+SHARES=$PPR_SRCDIR/tests/fixtures/reader-shares.py
+
+# agree SESSION VIEW-OPTION...: both readers, shares within 0.5 points
+agree() {
+	s=$1
+	shift
+	ppr report --reader native "$@" -f collapsed -i $s >$s.native 2>err &&
+	rm -rf $s/cache &&
+	ppr report --reader perf-script "$@" -f collapsed -i $s \
+		>$s.perf 2>>err &&
+	python3 "$SHARES" --ignore "[unknown]" $s.native $s.perf 0.5 \
+		>cmp.$s ||
+	{ cat cmp.$s err; return 1; }
+	cat cmp.$s
+}
+
+test_expect_success PERF 'jit mode: the default view agrees' '
+	ppr record -q -o jit -- python3 "$PROG" >out 2>rec.err &&
+	grep "^mode=jit$" jit/meta &&
+	agree jit
+'
+
+test_expect_success PERF 'jit mode: the Python view agrees' '
+	agree jit --view python
+'
+
+test_expect_success PERF,FP_PYTHON 'frame-pointer mode: the whole profile agrees' '
+	ppr record -q --mode perf -o fp --python "$(ppr_fp_python)" \
+		"$PROG" >out 2>rec.err &&
+	grep "^mode=perf$" fp/meta &&
+	agree fp --all &&
+	agree fp
+'
+
+# CPython's own perf_jit trampoline: jitted code with .eh_frame in
+# jitdump objects, injected by perf inject.  perf's libunwind answers
+# reads inside [SP, SP + dump size) from the stack copy, also for the
+# jitted code a thread's stack lies just below, and loses the callers of
+# record-split.py's thread (its stacks end under "dump full"); the
+# native reader reads memory there from the mapped objects.  So the main
+# threads are compared, and the thread's stacks checked for their root.
+test_expect_success PERF,PY313 'CPython perf_jit (jitdump, perf inject): the main threads agree' '
+	py=$(ppr_python 3.13) &&
+	ppr record -q -o pj --python "$py" --trampoline native "$PROG" \
+		>out 2>rec.err &&
+	grep "^trampoline=native$" pj/meta &&
+	tids=$(sed -n "s/^pids=//p" pj/meta | tr " " ,) &&
+	test -n "$tids" &&
+	agree pj --all --tid "$tids" &&
+	agree pj --tid "$tids"
+'
+
+test_expect_success PERF,PY313 'CPython perf_jit: a thread under jitted code keeps its callers' '
+	ppr report --reader native --all -f collapsed -i pj >pj.all &&
+	grep "thread_part (" pj.all >thread.stacks &&
+	test -s thread.stacks &&
+	! grep -v "^clone3;" thread.stacks &&
+	! grep "incomplete stack" thread.stacks
+'
+
+test_expect_success PERF 'the same samples through both readers' '
+	for s in jit fp pj; do
+		test -d $s || continue
+		n=$(awk "{ n += \$NF } END { print n }" $s.native) &&
+		p=$(awk "{ n += \$NF } END { print n }" $s.perf) &&
+		echo "$s: $n native, $p perf script" &&
+		test "$n" = "$p" || return 1
+	done
+'
+
+test_expect_success PERF 'a truncated perf.data: a clear error, no crash' '
+	mkdir -p cut &&
+	if test -d jit; then cp -r jit/. cut/; else cp -r fp/. cut/; fi &&
+	size=$(wc -c <cut/perf.data) &&
+	head -c $((size / 2)) cut/perf.data >cut/p && mv cut/p cut/perf.data &&
+	test_must_fail ppr report --reader native -i cut >out 2>err &&
+	cat err &&
+	test_grep "pyperf-run report: .*perf.data" err
+'
+
+test_expect_success PERF 'a bad --reader is refused' '
+	test_expect_code 2 ppr report --reader nope -i jit >out 2>err &&
+	test_grep "reader must be native or perf-script" err
+'
+
+test_done
