@@ -70,7 +70,9 @@ test_expect_success PY313 '--json has every documented key' '
 		perf.version perf.jit_fix kernel.perf_event_paranoid \
 		mode.name mode.trampoline mode.call_graph problems ok \
 		warnings commands.record housekeeping.stale_files \
-		housekeeping.tmp_free_bytes housekeeping.buildid_dir checks
+		housekeeping.tmp_free_bytes housekeeping.buildid_dir checks \
+		reader.libdw reader.libperf reader.perf_libtraceevent \
+		reader.kallsyms.readable reader.kallsyms.addresses
 	do
 		json_get out $k >/dev/null || { echo "missing $k"; return 1; }
 	done &&
@@ -103,11 +105,11 @@ test_expect_success PY313 'the text report: sections, levels, a verdict, nothing
 	py=$(ppr_python 3.13) &&
 	ppr doctor --trampoline native --python "$py" >out 2>err; code=$? &&
 	! test -s err &&
-	for s in perf kernel python decision housekeeping; do
+	for s in perf kernel python decision housekeeping reader; do
 		test_grep "^$s$" out || return 1
 	done &&
 	test_grep -v "^probe$" out &&
-	! grep -v -E "^(perf|kernel|python|decision|housekeeping|  (ok      |warning |problem ) .*|           .*|)$|^Python frames will (not )?work" out &&
+	! grep -v -E "^(perf|kernel|python|decision|housekeeping|reader|  (ok      |warning |problem ) .*|           .*|)$|^Python frames will (not )?work" out &&
 	test_grep "record runs:" out &&
 	test_grep "^ +PYTHON_PERF_JIT_SUPPORT=1 PYPERF_TRAMPOLINE=native /.*perf --buildid-dir pyperf.data/buildid record -e cpu-clock -F [0-9]+ -k 1 --call-graph dwarf,[0-9]+ -N -o pyperf.data/perf.raw -- .*python3.13 script.py$" out &&
 	test_grep "^ +/.*perf --buildid-dir pyperf.data/buildid inject --jit -i pyperf.data/perf.raw -o pyperf.data/perf.data$" out &&

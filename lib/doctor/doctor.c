@@ -55,6 +55,12 @@ static void add_check(struct doctor *d, const char *section, const char *id,
 		d->nr_warnings++;
 }
 
+void doctor_add_check(struct doctor *d, const char *section, const char *id,
+		      enum doctor_level level, char *text, char *fix)
+{
+	add_check(d, section, id, level, text, fix);
+}
+
 /* --- perf ----------------------------------------------------------------- */
 
 static void build_options(struct doctor *d);
@@ -164,6 +170,8 @@ static void build_options(struct doctor *d)
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		goto out;
 	d->perf_debuginfod = perf_build_option(out.buf, "debuginfod");
+	d->reader.perf_libtraceevent = perf_build_option(out.buf,
+							 "libtraceevent");
 	unw = perf_build_option(out.buf, "libunwind");
 	dw = perf_build_option(out.buf, "libdw-dwarf-unwind");
 	if (unw < 0 && dw < 0)
@@ -1001,10 +1009,12 @@ static void judge_probe(struct doctor *d)
 void doctor_run(struct doctor *d, const struct doctor_options *o)
 {
 	memset(d, 0, sizeof(*d));
+	d->reader.perf_libtraceevent = -1;
 	gather_perf(d, o->perf);
 	sysprobe_kernel(&d->kernel);
 	gather_python(d, o->python);
 	gather_housekeeping(d, o->tmpdir);
+	doctor_reader_gather(d);
 	if (o->probe)
 		run_probe(d, o);
 	decide(d, o->trampoline);
@@ -1015,6 +1025,7 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	judge_python(d);
 	judge_decision(d);
 	judge_housekeeping(d);
+	doctor_reader_judge(d);
 	judge_probe(d);
 }
 

@@ -131,6 +131,18 @@ struct doctor_symbols {
 	char build_id[81];	/* hex, or "" */
 };
 
+/* What the perf.data reader and top need (doctor_reader.c). */
+struct doctor_reader {
+	char libdw_version[32];		/* dwfl_version(), "" unknown */
+	int libperf;			/* built with libperf (top) */
+	int perf_libtraceevent;		/* perf's build option: 1 on, 0
+					   OFF, 2 not listed by a perf
+					   before 6.2 (which builds its own
+					   copy in), -1 unknown */
+	int kallsyms;			/* /proc/kallsyms as this user: 1
+					   addresses, 0 hidden, -errno */
+};
+
 struct doctor {
 	/* perf */
 	char *perf_path;		/* NULL when not found */
@@ -184,6 +196,8 @@ struct doctor {
 	unsigned long long buildid_bytes;
 	size_t buildid_files;
 	int buildid_truncated;
+	/* the perf.data reader and top */
+	struct doctor_reader reader;
 	/* the self-test */
 	int probe_asked;		/* --probe was given */
 	struct doctor_probe probe;
@@ -199,6 +213,28 @@ struct doctor {
  */
 void doctor_run(struct doctor *d, const struct doctor_options *o);
 void doctor_release(struct doctor *d);
+
+/*
+ * Append a check (text and fix are owned by d from now on); the
+ * gatherers in doctor.c and doctor_reader.c use it.
+ */
+void doctor_add_check(struct doctor *d, const char *section, const char *id,
+		      enum doctor_level level, char *text, char *fix);
+
+/*
+ * The reader checks: doctor_reader_gather() fills d->reader (all but
+ * perf_libtraceevent, which doctor.c takes from perf's build options);
+ * doctor_reader_judge() turns it, with d->kernel's kptr_restrict,
+ * perf_event_paranoid and privileged, into checks of section "reader".
+ */
+void doctor_reader_gather(struct doctor *d);
+void doctor_reader_judge(struct doctor *d);
+
+/*
+ * 1: the kallsyms file at path shows kernel addresses, 0: it hides
+ * them (all zero), -errno: it cannot be read.
+ */
+int doctor_kallsyms_probe(const char *path);
 
 /* 1 when nothing blocks profiling with Python frames. */
 int doctor_ok(const struct doctor *d);

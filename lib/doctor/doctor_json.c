@@ -304,6 +304,29 @@ void doctor_write_json(const struct doctor *d, FILE *fp)
 		json_null(&j);
 	json_end_object(&j);
 
+	json_key(&j, "reader");
+	json_begin_object(&j);
+	json_kv_str(&j, "libdw", d->reader.libdw_version[0]
+					 ? d->reader.libdw_version : NULL);
+	json_kv_bool(&j, "libperf", d->reader.libperf);
+	json_key(&j, "perf_libtraceevent");
+	if (d->reader.perf_libtraceevent < 0)
+		json_null(&j);
+	else
+		json_bool(&j, d->reader.perf_libtraceevent > 0);
+	json_key(&j, "kallsyms");
+	json_begin_object(&j);
+	json_kv_bool(&j, "readable", d->reader.kallsyms >= 0);
+	json_key(&j, "addresses");
+	if (d->reader.kallsyms < 0)
+		json_null(&j);
+	else
+		json_bool(&j, d->reader.kallsyms);
+	json_kv_str(&j, "error", d->reader.kallsyms < 0
+					 ? strerror(-d->reader.kallsyms) : NULL);
+	json_end_object(&j);
+	json_end_object(&j);
+
 	json_probe(&j, &d->probe);
 
 	json_key(&j, "checks");
