@@ -9,7 +9,6 @@
 #include "fileio.h"
 #include "report/flame.h"
 #include "report/fmt.h"
-#include "report/native_load.h"
 #include "numparse.h"
 #include "perfcmd.h"
 #include "report/profile.h"
@@ -223,7 +222,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t nr_pids = 0, nr_tids = 0;
-	int c, dashdash = argc, i, nargs;
+	int c, dashdash = argc, i, nargs, reader_set = 0;
 	unsigned long ul;
 
 	/* everything after "--" is for perf report */
@@ -331,15 +330,12 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 				bad_usage("--perf needs a path%s", "");
 			o->filter.perf = optarg;
 			break;
-		case OPT_READER: {
-			enum report_reader rd;
-
-			if (report_reader_parse(optarg, &rd) < 0)
+		case OPT_READER:
+			if (profile_reader_parse(optarg, &o->filter.reader) < 0)
 				bad_usage("--reader must be native or "
 					  "perf-script, not '%s'", optarg);
-			report_reader_set(rd);
+			reader_set = 1;
 			break;
-		}
 		case OPT_DIFF:
 			o->diff = 1;
 			break;
@@ -355,6 +351,16 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	/*
+	 * No --reader: $PYPERF_RUN_READER, else perf script when a perf
+	 * to read the session with was named, else the native reader.
+	 */
+	if (!reader_set &&
+	    profile_reader_parse(getenv("PYPERF_RUN_READER"),
+				 &o->filter.reader) < 0)
+		o->filter.reader = o->filter.perf || getenv("PYPERF_PERF") ?
+				   PROFILE_READER_PERF_SCRIPT :
+				   PROFILE_READER_NATIVE;
 	o->filter.pids = o->pids;
 	o->filter.nr_pids = nr_pids;
 	o->filter.tids = o->tids;

@@ -24,39 +24,6 @@
  */
 #define WINDOW_BYTES (32u << 20)
 
-static enum report_reader reader_choice;
-static int reader_chosen;
-
-void report_reader_set(enum report_reader r)
-{
-	reader_choice = r;
-	reader_chosen = 1;
-}
-
-int report_reader_parse(const char *s, enum report_reader *r)
-{
-	if (!s)
-		return -1;
-	if (!strcmp(s, "native"))
-		*r = REPORT_READER_NATIVE;
-	else if (!strcmp(s, "perf-script"))
-		*r = REPORT_READER_PERF_SCRIPT;
-	else
-		return -1;
-	return 0;
-}
-
-enum report_reader report_reader_get(int perf_named)
-{
-	enum report_reader r;
-
-	if (reader_chosen)
-		return reader_choice;
-	if (!report_reader_parse(getenv("PYPERF_RUN_READER"), &r))
-		return r;
-	return perf_named ? REPORT_READER_PERF_SCRIPT : REPORT_READER_NATIVE;
-}
-
 /*
  * A queued record: samples stay in the file (their pages are kept
  * until delivered); the other records are small and copied, so that a

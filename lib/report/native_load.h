@@ -19,23 +19,6 @@
 #include "compat.h"
 #include "report/perfscript.h"
 
-/* Which reader profile_load() uses. */
-enum report_reader {
-	REPORT_READER_NATIVE = 0,	/* this one (the default) */
-	REPORT_READER_PERF_SCRIPT,	/* `perf script` text */
-};
-
-/*
- * The process-wide choice (cmd/report.c's --reader), else the
- * environment variable PYPERF_RUN_READER ("native" or "perf-script"),
- * else perf script when a perf to read the session with was named
- * (perf_named: --perf or PYPERF_PERF), else native.
- */
-void report_reader_set(enum report_reader r);
-enum report_reader report_reader_get(int perf_named);
-/* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
-int report_reader_parse(const char *s, enum report_reader *r);
-
 struct native_stats {
 	uint64_t bytes;		/* of perf.data's records read */
 	uint64_t samples;	/* delivered */

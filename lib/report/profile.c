@@ -620,3 +620,16 @@ void profile_prune(struct profile *p, double min_share)
 		profile_release(&q);
 	}
 }
+
+int profile_reader_parse(const char *s, enum profile_reader *r)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "native"))
+		*r = PROFILE_READER_NATIVE;
+	else if (!strcmp(s, "perf-script"))
+		*r = PROFILE_READER_PERF_SCRIPT;
+	else
+		return -1;
+	return 0;
+}

@@ -151,10 +151,23 @@ struct profile_filter {
 	 * is still there, else "perf" (perfcmd_perf()).
 	 */
 	const char *perf;
+	/*
+	 * How perf.data is read: PROFILE_READER_NATIVE (lib/report/
+	 * native_load.h) or PROFILE_READER_PERF_SCRIPT (`perf script` with
+	 * the perf above, parsed; kept to cross-check the native one).
+	 */
+	enum profile_reader {
+		PROFILE_READER_NATIVE = 0,
+		PROFILE_READER_PERF_SCRIPT,
+	} reader;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
-			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL }
+			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
+			      PROFILE_READER_NATIVE }
+
+/* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
+int profile_reader_parse(const char *s, enum profile_reader *r);
 
 /*
  * Why a sample's stack is incomplete.  profile_load() judges every

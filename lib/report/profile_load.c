@@ -1559,8 +1559,7 @@ int profile_load(struct profile *p, const char *session,
 		p->quality.ctx_damaged = damaged;
 	}
 	/* either reader also reads perf.data's facts (read_dumps()) */
-	if (report_reader_get(f->perf || getenv("PYPERF_PERF")) ==
-	    REPORT_READER_NATIVE)
+	if (f->reader == PROFILE_READER_NATIVE)
 		ret = run_native(&l, err, errlen);
 	else
 		ret = run_perf_script(&l, err, errlen);
