@@ -36,14 +36,24 @@ struct qent {
 	unsigned char *copy;	/* the record, or NULL: in the file */
 };
 
-struct reader {
-	const struct native_opts *o;
-	struct perfdata d;
+/* What turns records into samples (shared with top's live stream). */
+struct native_stream {
+	const struct perfdata *d;
 	struct unwind *u;
 	struct umap comms;	/* tid -> interned comm */
 	struct smap names;	/* interned comms */
 	struct unwind_frame *uf;
 	struct ps_frame *pf;
+	ps_sample_fn cb;
+	void *data;
+	uint64_t samples, frames, bad_samples;
+	int cb_ret;
+};
+
+struct reader {
+	const struct native_opts *o;
+	struct perfdata d;
+	struct native_stream *ns;
 	struct qent *q;
 	size_t nr_q, alloc_q;
 	uint64_t seq, last_time, round_max, next_flush;
@@ -51,7 +61,6 @@ struct reader {
 	uint64_t copied;	/* bytes of the records copied and queued */
 	uint64_t next_progress;
 	struct native_stats st;
-	int cb_ret;
 };
 
 static int qent_cmp(const void *a, const void *b)
@@ -63,18 +72,19 @@ static int qent_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static const char *intern_comm(struct reader *r, const char *s)
+static const char *intern_comm(struct native_stream *r, const char *s)
 {
 	return smap_get(&r->names, s, strlen(s), NULL)->key;
 }
 
-static void set_comm(struct reader *r, pid_t tid, const char *comm)
+static void set_comm(struct native_stream *r, pid_t tid,
+		     const char *comm)
 {
 	umap_get(&r->comms, (uint64_t)(uint32_t)tid, NULL)->val =
 		(void *)comm;
 }
 
-static const char *comm_of(struct reader *r, pid_t tid, char *buf,
+static const char *comm_of(struct native_stream *r, pid_t tid, char *buf,
 			   size_t len)
 {
 	struct umap_ent *e = umap_find(&r->comms, (uint64_t)(uint32_t)tid);
@@ -105,7 +115,7 @@ static const char *event_name(const struct pd_attr *a)
 	return "event";
 }
 
-static void do_sample(struct reader *r, const struct pd_record *rec)
+static void do_sample(struct native_stream *r, const struct pd_record *rec)
 {
 	struct pd_sample s;
 	struct unwind_result res;
@@ -114,8 +124,8 @@ static void do_sample(struct reader *r, const struct pd_record *rec)
 	const char *comm, *ev;
 	int n, i;
 
-	if (perfdata_decode_sample(&r->d, rec->body, rec->len, &s) < 0) {
-		r->st.bad_samples++;
+	if (perfdata_decode_sample(r->d, rec->body, rec->len, &s) < 0) {
+		r->bad_samples++;
 		return;
 	}
 	n = unwind_sample(r->u, &s, r->uf, MAX_FRAMES, &res);
@@ -139,9 +149,77 @@ static void do_sample(struct reader *r, const struct pd_record *rec)
 	ps.event.len = strlen(ev);
 	ps.frames = r->pf;
 	ps.nr_frames = (size_t)n;
-	r->st.samples++;
-	r->st.frames += (uint64_t)n;
-	r->cb_ret = r->o->cb(r->o->data, &ps);
+	r->samples++;
+	r->frames += (uint64_t)n;
+	r->cb_ret = r->cb(r->data, &ps);
+}
+
+int native_stream_new(struct native_stream **out, const struct perfdata *d,
+		      const char *session_dir, unsigned flags, ps_sample_fn cb,
+		      void *data, char *err, size_t errlen)
+{
+	struct native_stream *ns = xcalloc(1, sizeof(*ns));
+	struct unwind_opts uo;
+
+	memset(&uo, 0, sizeof(uo));
+	uo.session_dir = session_dir;
+	uo.flags = flags & NATIVE_DWFL_ONLY ? UNWIND_DWFL_ONLY : 0;
+	if (unwind_new(&ns->u, &uo, d, err, errlen) < 0) {
+		free(ns);
+		return -1;
+	}
+	ns->d = d;
+	ns->cb = cb;
+	ns->data = data;
+	ns->uf = xcalloc(MAX_FRAMES, sizeof(*ns->uf));
+	ns->pf = xcalloc(MAX_FRAMES, sizeof(*ns->pf));
+	*out = ns;
+	return 0;
+}
+
+void native_stream_free(struct native_stream *ns)
+{
+	if (!ns)
+		return;
+	unwind_free(ns->u);
+	umap_release(&ns->comms);
+	smap_release(&ns->names, NULL);
+	free(ns->uf);
+	free(ns->pf);
+	free(ns);
+}
+
+int native_stream_record(struct native_stream *r, const struct pd_record *rec)
+{
+	switch (rec->type) {
+	case PD_RECORD_SAMPLE:
+		do_sample(r, rec);
+		break;
+	case PD_RECORD_COMM: {
+		struct pd_comm c;
+
+		if (!perfdata_decode_comm(rec, &c))
+			set_comm(r, c.tid, intern_comm(r, c.comm));
+		unwind_record(r->u, rec);
+		break;
+	}
+	case PD_RECORD_FORK: {
+		struct pd_task t;
+		struct umap_ent *e;
+
+		/* a new thread or process starts with its parent's name */
+		if (!perfdata_decode_task(rec, &t) &&
+		    !umap_find(&r->comms, (uint64_t)(uint32_t)t.tid) &&
+		    (e = umap_find(&r->comms, (uint64_t)(uint32_t)t.ptid)))
+			set_comm(r, t.tid, e->val);
+		unwind_record(r->u, rec);
+		break;
+	}
+	default:
+		unwind_record(r->u, rec);
+		break;
+	}
+	return r->cb_ret;
 }
 
 static void do_record(struct reader *r, const struct qent *q)
@@ -154,34 +232,7 @@ static void do_record(struct reader *r, const struct qent *q)
 	rec.len = get_le16(h + 6) - 8u;
 	rec.body = h + 8;
 	rec.offset = q->off;
-	switch (rec.type) {
-	case PD_RECORD_SAMPLE:
-		do_sample(r, &rec);
-		break;
-	case PD_RECORD_COMM: {
-		struct pd_comm c;
-
-		if (!perfdata_decode_comm(&rec, &c))
-			set_comm(r, c.tid, intern_comm(r, c.comm));
-		unwind_record(r->u, &rec);
-		break;
-	}
-	case PD_RECORD_FORK: {
-		struct pd_task t;
-		struct umap_ent *e;
-
-		/* a new thread or process starts with its parent's name */
-		if (!perfdata_decode_task(&rec, &t) &&
-		    !umap_find(&r->comms, (uint64_t)(uint32_t)t.tid) &&
-		    (e = umap_find(&r->comms, (uint64_t)(uint32_t)t.ptid)))
-			set_comm(r, t.tid, e->val);
-		unwind_record(r->u, &rec);
-		break;
-	}
-	default:
-		unwind_record(r->u, &rec);
-		break;
-	}
+	native_stream_record(r->ns, &rec);
 }
 
 /*
@@ -196,7 +247,7 @@ static void flush(struct reader *r, uint64_t limit)
 	if (r->nr_q > 1)
 		qsort(r->q, r->nr_q, sizeof(*r->q), qent_cmp);
 	for (i = 0; i < r->nr_q; i++) {
-		if (r->q[i].time > limit || r->cb_ret) {
+		if (r->q[i].time > limit || r->ns->cb_ret) {
 			if (!r->q[i].copy && r->q[i].off < keep_from)
 				keep_from = r->q[i].off;
 			r->q[k++] = r->q[i];
@@ -232,14 +283,13 @@ static void progress(struct reader *r, int last)
 	r->st.bytes = r->d.pos - r->d.data_off;
 	if (!o->progress || (!last && r->st.bytes < r->next_progress))
 		return;
-	o->progress(o->progress_data, r->st.bytes, r->st.samples);
+	o->progress(o->progress_data, r->st.bytes, r->ns->samples);
 	r->next_progress = r->st.bytes + (4 << 20);
 }
 
 int native_load(const struct native_opts *o, struct native_stats *st,
 		int *cb_ret, char *err, size_t errlen)
 {
-	struct unwind_opts uo;
 	struct pd_record rec;
 	struct reader r;
 	int ret = -1;
@@ -251,14 +301,10 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 				       errlen) :
 	    perfdata_open(&r.d, o->perf_data, err, errlen))
 		return -1;
-	memset(&uo, 0, sizeof(uo));
-	uo.session_dir = o->session_dir;
-	uo.flags = o->flags & NATIVE_DWFL_ONLY ? UNWIND_DWFL_ONLY : 0;
-	if (unwind_new(&r.u, &uo, &r.d, err, errlen) < 0)
+	if (native_stream_new(&r.ns, &r.d, o->session_dir, o->flags, o->cb,
+			      o->data, err, errlen) < 0)
 		goto out;
-	r.uf = xcalloc(MAX_FRAMES, sizeof(*r.uf));
-	r.pf = xcalloc(MAX_FRAMES, sizeof(*r.pf));
-	while (!r.cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
+	while (!r.ns->cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
 		uint64_t t;
 
 		if (rec.type == PD_RECORD_FINISHED_ROUND) {
@@ -300,20 +346,19 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	}
 	flush(&r, UINT64_MAX);
 	progress(&r, 1);
-	*cb_ret = r.cb_ret;
+	*cb_ret = r.ns->cb_ret;
 	if (st) {
-		const struct unwind_stats *us = unwind_stats(r.u);
+		const struct unwind_stats *us = unwind_stats(r.ns->u);
 
 		*st = r.st;
+		st->samples = r.ns->samples;
+		st->frames = r.ns->frames;
+		st->bad_samples = r.ns->bad_samples;
 		st->unwind_fallbacks = us->fallbacks;
 	}
 	ret = 0;
 out:
-	unwind_free(r.u);
-	umap_release(&r.comms);
-	smap_release(&r.names, NULL);
-	free(r.uf);
-	free(r.pf);
+	native_stream_free(r.ns);
 	while (r.nr_q)
 		free(r.q[--r.nr_q].copy);
 	free(r.q);

@@ -53,4 +53,18 @@ struct native_opts {
 int native_load(const struct native_opts *o, struct native_stats *st,
 		int *cb_ret, char *err, size_t errlen);
 
+/*
+ * The same, one record at a time, for records that come from elsewhere
+ * (`pyperf-run top`'s ring buffers): d holds the attributes the
+ * records were taken with and must outlive the stream.  Records must
+ * come in time order.  native_stream_record() returns the callback's
+ * last value.
+ */
+struct native_stream;
+int native_stream_new(struct native_stream **out, const struct perfdata *d,
+		      const char *session_dir, unsigned flags, ps_sample_fn cb,
+		      void *data, char *err, size_t errlen);
+int native_stream_record(struct native_stream *ns, const struct pd_record *r);
+void native_stream_free(struct native_stream *ns);
+
 #endif

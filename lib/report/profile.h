@@ -309,6 +309,28 @@ void profile_release(struct profile *p);
 int profile_load(struct profile *p, const char *session,
 		 const struct profile_filter *f, char *err, size_t errlen);
 
+/*
+ * A profile built while the program runs (`pyperf-run top`): samples
+ * as the perf.data readers give them (struct ps_sample, report/
+ * perfscript.h) go through the same naming, context rebuild and views
+ * as profile_load()'s.  dirs (NULL-terminated, at most 4): where the
+ * program's perf-<pid>.map files and context tables (ctx-<pid>.tab) are
+ * written.  jit: samples unwound from stack dumps (a stack that does
+ * not reach a root is then "no root", as no dump sizes are known).
+ * profile_live_refresh() reads the maps and tables again (call it
+ * before the samples taken since the last call: what they name was
+ * written before they were taken) and returns the number of damaged
+ * tables.
+ */
+struct profile_live;
+struct ps_sample;
+int profile_live_new(struct profile_live **out, struct profile *p,
+		     const struct profile_filter *f, const char *const *dirs,
+		     int jit);
+unsigned profile_live_refresh(struct profile_live *lv);
+void profile_live_sample(struct profile_live *lv, const struct ps_sample *s);
+void profile_live_free(struct profile_live *lv);
+
 /* The value of a meta key, or NULL. */
 const char *profile_meta_get(const struct profile *p, const char *key);
 

@@ -87,6 +87,9 @@ struct loader {
 	struct pmap *maps;
 	size_t nr_maps, maps_alloc;
 	size_t last_map;
+	/* where perf-<pid>.map files are read: the session's maps/ */
+	const char *map_dirs[4];
+	size_t nr_map_dirs;
 	struct ctx_db *ctx;	/* the context tables, or NULL */
 
 	/* per-sample scratch */
@@ -495,12 +498,15 @@ static struct pmap *map_get(struct loader *l, pid_t pid)
 	m->ids = NULL;
 	perfmap_init(&m->map);
 	m->loaded = -1;
-	if (l->s) {
-		path = xasprintf("%s/perf-%ld.map", l->s->maps, (long)pid);
+	for (i = 0; i < l->nr_map_dirs && m->loaded < 0; i++) {
+		path = xasprintf("%s/perf-%ld.map", l->map_dirs[i], (long)pid);
 		if (!perfmap_read(&m->map, path) && m->map.nr) {
 			m->loaded = 1;
 			m->ids = xmalloc(m->map.nr * sizeof(*m->ids));
 			memset(m->ids, 0xff, m->map.nr * sizeof(*m->ids));
+		} else {
+			perfmap_release(&m->map);
+			perfmap_init(&m->map);
 		}
 		free(path);
 	}
@@ -1481,6 +1487,156 @@ static int run_native(struct loader *l, char *err, size_t errlen)
 	return native_load(&o, NULL, &cb_ret, err, errlen);
 }
 
+static void loader_init(struct loader *l, struct profile *p,
+			const struct profile_filter *f)
+{
+	plumbing_init();
+	profile_init(p);
+	p->view = f->view;
+	p->group = f->group;
+	memset(l, 0, sizeof(*l));
+	l->p = p;
+	l->f = f;
+	l->unnamed_example = HTAB_NONE;
+	htab_init(&l->raw_tab);
+}
+
+/* The pseudo frames, and the callchain cap (after the meta is set). */
+static void loader_frames(struct loader *l)
+{
+	struct profile *p = l->p;
+	size_t i;
+	long ms;
+
+	l->unknown_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+						NULL, NULL, NULL, NULL);
+	if (l->f->view == PROFILE_VIEW_PYTHON) {
+		l->pseudo_native = profile_frame_intern(p, FRAME_NATIVE,
+							NATIVE_NONE,
+							"[native]", NULL,
+							NULL, NULL);
+		l->pseudo_kernel = profile_frame_intern(p, FRAME_KERNEL,
+							NATIVE_NONE,
+							"[kernel]", NULL,
+							NULL, NULL);
+	}
+	l->startup_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+						"[python start-up]", NULL,
+						NULL, NULL);
+	for (i = CUT_DUMP; i < CUT_NR; i++)
+		l->cut_frame[i] = profile_frame_intern(p, FRAME_UNKNOWN,
+						       NATIVE_NONE,
+						       cut_names[i], NULL,
+						       NULL, NULL);
+	/* the callchain cap frame-pointer chains were recorded with */
+	if (!parse_long(profile_meta_get(p, "max_stack"), 10, 1, INT32_MAX,
+			&ms) ||
+	    !sysprobe_read_long("/proc/sys/kernel/perf_event_max_stack", &ms))
+		p->quality.max_stack = (unsigned)ms;
+}
+
+/* Forget the perf maps read so far: they are read again when needed. */
+static void loader_drop_maps(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_maps; i++) {
+		perfmap_release(&l->maps[i].map);
+		free(l->maps[i].ids);
+	}
+	l->nr_maps = 0;
+	l->last_map = 0;
+}
+
+static void loader_release(struct loader *l)
+{
+	size_t i;
+
+	htab_release(&l->raw_tab);
+	for (i = 0; i < l->nr_raw; i++)
+		free((char *)l->raw[i].key);
+	free(l->raw);
+	loader_drop_maps(l);
+	free(l->maps);
+	free(l->ids);
+	free(l->cls);
+	free(l->startup);
+	free(l->unnamed);
+	free(l->dumps);
+	free(l->tops);
+	free(l->needs);
+	free(l->out);
+	ctx_db_free(l->ctx);
+}
+
+/* ---- a live profile (top) -------------------------------------------- */
+
+struct profile_live {
+	struct loader l;
+	struct profile_filter f;
+	char *dirs[4];
+	size_t nr_dirs;
+};
+
+int profile_live_new(struct profile_live **out, struct profile *p,
+		     const struct profile_filter *f, const char *const *dirs,
+		     int jit)
+{
+	struct profile_live *lv = xcalloc(1, sizeof(*lv));
+	size_t i;
+
+	lv->f = *f;
+	loader_init(&lv->l, p, &lv->f);
+	for (i = 0; dirs && dirs[i] && i < ARRAY_SIZE(lv->dirs); i++) {
+		lv->dirs[i] = xstrdup(dirs[i]);
+		lv->l.map_dirs[i] = lv->dirs[i];
+	}
+	lv->nr_dirs = lv->l.nr_map_dirs = i;
+	lv->l.jit = !!jit;
+	loader_frames(&lv->l);
+	*out = lv;
+	return 0;
+}
+
+unsigned profile_live_refresh(struct profile_live *lv)
+{
+	struct ctx_db *db = NULL, *one;
+	unsigned damaged = 0, d;
+	char err[PPR_ERR_LEN];
+	size_t i;
+
+	loader_drop_maps(&lv->l);
+	for (i = 0; i < lv->nr_dirs; i++) {
+		if (ctx_db_load(&one, lv->dirs[i], &d, err, sizeof(err)) < 0)
+			d = 1, one = NULL;
+		damaged += d;
+		if (one && !db)
+			db = one;
+		else
+			ctx_db_free(one);	/* contexts live in one place */
+	}
+	ctx_db_free(lv->l.ctx);
+	lv->l.ctx = db;
+	return damaged;
+}
+
+void profile_live_sample(struct profile_live *lv, const struct ps_sample *s)
+{
+	on_sample(&lv->l, s);
+}
+
+void profile_live_free(struct profile_live *lv)
+{
+	size_t i;
+
+	if (!lv)
+		return;
+	loader_release(&lv->l);
+	for (i = 0; i < lv->nr_dirs; i++)
+		free(lv->dirs[i]);
+	free(lv);
+}
+
 int profile_load(struct profile *p, const char *session,
 		 const struct profile_filter *f, char *err, size_t errlen)
 {
@@ -1490,24 +1646,17 @@ int profile_load(struct profile *p, const char *session,
 	size_t i;
 	int ret;
 
-	plumbing_init();
 	if (!f)
 		f = &defaults;
-	profile_init(p);
-	p->view = f->view;
-	p->group = f->group;
+	loader_init(&l, p, f);
 	p->session = xstrdup(session);
-	memset(&l, 0, sizeof(l));
-	l.p = p;
-	l.f = f;
 	l.s = &s;
-	l.unnamed_example = HTAB_NONE;
-	htab_init(&l.raw_tab);
 
 	if (session_open(&s, session, 0, err, errlen) < 0) {
 		ret = -1;
 		goto out;
 	}
+	l.map_dirs[l.nr_map_dirs++] = s.maps;
 	for (i = 0; i < s.meta.keys.nr; i++)
 		profile_meta_set(p, s.meta.keys.v[i], s.meta.values.v[i]);
 	ret = check_perf_data(s.perf_data, s.perf_data_size, err, errlen);
@@ -1520,36 +1669,7 @@ int profile_load(struct profile *p, const char *session,
 				INT32_MAX, &hp))
 			l.helper_pid = (pid_t)hp;
 	}
-	l.unknown_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
-					       NULL, NULL, NULL, NULL);
-	if (f->view == PROFILE_VIEW_PYTHON) {
-		l.pseudo_native = profile_frame_intern(p, FRAME_NATIVE,
-						       NATIVE_NONE,
-						       "[native]", NULL, NULL,
-						       NULL);
-		l.pseudo_kernel = profile_frame_intern(p, FRAME_KERNEL,
-						       NATIVE_NONE,
-						       "[kernel]", NULL, NULL,
-						       NULL);
-	}
-	l.startup_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
-					       "[python start-up]", NULL, NULL,
-					       NULL);
-	for (i = CUT_DUMP; i < CUT_NR; i++)
-		l.cut_frame[i] = profile_frame_intern(p, FRAME_UNKNOWN,
-						      NATIVE_NONE,
-						      cut_names[i], NULL, NULL,
-						      NULL);
-	{
-		/* the callchain cap frame-pointer chains were recorded with */
-		long ms;
-
-		if (!parse_long(profile_meta_get(p, "max_stack"), 10, 1,
-				INT32_MAX, &ms) ||
-		    !sysprobe_read_long("/proc/sys/kernel/perf_event_max_stack",
-					&ms))
-			p->quality.max_stack = (unsigned)ms;
-	}
+	loader_frames(&l);
 	{
 		unsigned damaged;
 
@@ -1580,23 +1700,6 @@ int profile_load(struct profile *p, const char *session,
 	lost_warning(p, l.lost, l.recorded);
 out:
 	session_close(&s);
-	htab_release(&l.raw_tab);
-	for (i = 0; i < l.nr_raw; i++)
-		free((char *)l.raw[i].key);
-	free(l.raw);
-	for (i = 0; i < l.nr_maps; i++) {
-		perfmap_release(&l.maps[i].map);
-		free(l.maps[i].ids);
-	}
-	free(l.maps);
-	free(l.ids);
-	free(l.cls);
-	free(l.startup);
-	free(l.unnamed);
-	free(l.dumps);
-	free(l.tops);
-	free(l.needs);
-	free(l.out);
-	ctx_db_free(l.ctx);
+	loader_release(&l);
 	return ret;
 }
