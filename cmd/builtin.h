@@ -12,10 +12,12 @@ struct usage;
 int cmd_doctor(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_trampoline(int argc, char **argv);
 
 extern const struct usage doctor_usage;
 extern const struct usage record_usage;
+extern const struct usage top_usage;
 extern const struct usage report_usage;
 extern const struct usage trampoline_usage;
 

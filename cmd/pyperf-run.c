@@ -64,6 +64,8 @@ static const struct cmd_struct commands[] = {
 	  "run a Python program under perf with Python frames" },
 	{ "report", cmd_report, &report_usage,
 	  "show a recorded session: text, flamegraphs and other formats" },
+	{ "top", cmd_top, &top_usage,
+	  "a live view of a Python program's hottest functions" },
 	{ "trampoline", cmd_trampoline, &trampoline_usage,
 	  "install the embedded trampoline into an interpreter" },
 };

@@ -13,7 +13,7 @@
 # compgen; the option lists follow `pyperf-run <command> --help` (the
 # tests check that every option there is offered here).
 
-_pyperf_run_commands='doctor record report trampoline help'
+_pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
@@ -22,6 +22,10 @@ _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
 	--diff --help -i -o -f -h'
+_pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --view
+	--sort --rows --delay --batch --duration --output --quiet --help
+	-F -s -n -d -o -q -h -m -c'
+_pyperf_run_sorts='self total'
 _pyperf_run_trampoline_subs='install uninstall status build'
 _pyperf_run_trampoline_opts='--python --help -h'
 _pyperf_run_formats='text collapsed json html svg speedscope pprof'
@@ -97,9 +101,18 @@ _pyperf_run_value()
 		_pyperf_run_program perf "$3" ;;
 	record:-o|record:--output)
 		_pyperf_run_files -d "$3" ;;
-	record:--mode)
+	top:-o|top:--output)
+		_pyperf_run_files -f "$3" ;;
+	top:--view)
+		_pyperf_run_words "$_pyperf_run_views" "$3" ;;
+	top:-s|top:--sort)
+		_pyperf_run_words "$_pyperf_run_sorts" "$3" ;;
+	top:-m|top:-c|top:-F|top:--freq|top:--stack-size|top:-n|top:--rows|\
+	top:-d|top:--delay|top:--duration)
+		COMPREPLY=() ;;
+	record:--mode|top:--mode)
 		_pyperf_run_words "$_pyperf_run_modes" "$3" ;;
-	record:--trampoline|doctor:--trampoline)
+	record:--trampoline|doctor:--trampoline|top:--trampoline)
 		_pyperf_run_words "$_pyperf_run_trampolines" "$3" ;;
 	record:-m|record:-c|record:-F|record:--freq|record:--stack-size|\
 	record:-e|record:--event|record:--perf-arg)
@@ -188,17 +201,20 @@ _pyperf_run()
 			=|-o|--output|--python|--perf|--mode|--trampoline|-F|--freq|\
 			--stack-size|-e|--event|--perf-arg|-i|--input|-f|\
 			--format|--view|--pid|--tid|--time|--min-share|--top|\
-			--tree-min|--title|--color|--reader)
+			--tree-min|--title|--color|--reader|-s|--sort|-n|--rows|\
+			-d|--delay|--duration)
 				;;
 			-m|-c)
-				test "$cmd" = record && ddash=1 ;;
+				test "$cmd" = record && ddash=1
+				test "$cmd" = top && ddash=1 ;;
 			*)
 				if test "$cmd" = trampoline && test -z "$sub"; then
 					sub=$w
 				else
 					args=$((args + 1))
-					# record: the script starts the program's words
+					# record, top: the script starts the program's words
 					test "$cmd" = record && ddash=1
+					test "$cmd" = top && ddash=1
 				fi
 				;;
 			esac
@@ -212,7 +228,7 @@ _pyperf_run()
 			_pyperf_run_words "${_pyperf_run_commands% help}" "$cur"
 		return 0
 		;;
-	doctor|record|report|trampoline) ;;
+	doctor|record|report|top|trampoline) ;;
 	*)
 		return 0 ;;
 	esac
@@ -221,6 +237,7 @@ _pyperf_run()
 	# own arguments; after `report --`: perf report's.
 	if test "$ddash" = 1; then
 		test "$cmd" = record && _pyperf_run_files -f "$cur"
+		test "$cmd" = top && _pyperf_run_files -f "$cur"
 		return 0
 	fi
 	if _pyperf_run_value "$prev" "$cmd" "$cur"; then
@@ -234,6 +251,8 @@ _pyperf_run()
 		_pyperf_run_words "$_pyperf_run_record_opts -- " "$cur" ;;
 	report:-*)
 		_pyperf_run_words "$_pyperf_run_report_opts" "$cur" ;;
+	top:-*)
+		_pyperf_run_words "$_pyperf_run_top_opts -- " "$cur" ;;
 	trampoline:*)
 		if test -z "$sub"; then
 			_pyperf_run_words "$_pyperf_run_trampoline_subs" "$cur"
@@ -243,7 +262,7 @@ _pyperf_run()
 			esac
 		fi
 		;;
-	record:*)
+	record:*|top:*)
 		_pyperf_run_files -f "$cur" ;;
 	report:*)
 		test "$diff" = 1 && test "$args" -lt 2 &&

@@ -69,6 +69,13 @@ fmt_write_fn fmt_writer(enum fmt_format f);
 const char *fmt_unavailable(enum fmt_format f);
 
 /* Views: text, folded stacks, JSON. */
+/*
+ * One of the text report's top-functions tables (by self time, or by
+ * total time with by_total), at most o->top rows: `pyperf-run top`'s
+ * screen.
+ */
+void fmt_text_top(const struct profile *p, const struct fmt_opts *o,
+		  FILE *fp, int by_total);
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen);
 int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,

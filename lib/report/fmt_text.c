@@ -311,6 +311,28 @@ static void call_tree(const struct profile *p, const struct fmt_opts *o,
 	calltree_release(&t);
 }
 
+void fmt_text_top(const struct profile *p, const struct fmt_opts *o,
+		  FILE *fp, int by_total)
+{
+	size_t n = p->nr_frames, i;
+	uint64_t *self = xcalloc(n ? n : 1, sizeof(*self));
+	uint64_t *total = xcalloc(n ? n : 1, sizeof(*total));
+	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
+
+	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	sort_key = by_total ? total : self;
+	sort_key2 = by_total ? self : total;
+	qsort(order, n, sizeof(*order), by_key);
+	table(p, o, fp, by_total ?
+	      "Top functions by total time (self + callees)" :
+	      "Top functions by self time", order, n, self, total, by_total);
+	free(self);
+	free(total);
+	free(order);
+}
+
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen)
 {

@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# pyperf-run top: a program started and sampled with libperf, its
+# samples unwound and named by the native reader, shown live.  Shares
+# are checked against the CPU split the program itself is built with
+# (record-split.py: 0.20 s per part, the lambda 0.15 s), in both modes.
+test_description='top: live shares of a running program, and what it leaves'
+. ./test-lib.sh
+
+FIX=$PPR_SRCDIR/tests/fixtures
+SPLIT=$FIX/record-split.py
+
+test_prereq_LIBPERF() {
+	ppr --version | grep -q " libperf=yes" || {
+		echo "pyperf-run was built without libperf (.ci/setup.d/libperf.sh builds it)"
+		return 1
+	}
+}
+
+# check_split TABLE: every part within 4 points of its share, and at
+# least 95% of the stacks complete
+check_split() {
+	python3 "$FIX/top-shares.py" "$1" gen_part Shape.area \
+		"main.<locals>.<lambda>" thread_part child_part >shares &&
+	cat shares &&
+	awk '
+		$1 == "stacks" { if ($2 < 95) { print "stacks complete: " $2; bad = 1 }; next }
+		{
+			want = ($1 ~ /lambda/) ? 15.8 : 21.1
+			d = $2 - want; if (d < 0) d = -d
+			if (d > 4) { print "share of " $1 " is " $2 ", not " want; bad = 1 }
+		}
+		END { exit bad }' shares
+}
+
+mkdir tmpdir
+TMPDIR=$PWD/tmpdir
+export TMPDIR
+
+test_expect_success PERF,LIBPERF 'jit mode: every part of the split program has its share' '
+	ls /tmp >tmp.before &&
+	ppr top --batch -s total -n 60 --view python "$SPLIT" >table 2>err &&
+	cat err &&
+	test_grep "^record-split: done$" table &&
+	test_grep "^pyperf-run: jit mode, embedded trampoline" err &&
+	test_grep "^# pyperf-run top: .*record-split.py \(pid [0-9]+\)$" table &&
+	test_grep "^Top functions by total time" table &&
+	check_split table
+'
+
+test_expect_success PERF,LIBPERF 'nothing is left in /tmp or TMPDIR' '
+	pid=$(sed -n "s/^# pyperf-run top: .*(pid \([0-9]*\))$/\1/p" table) &&
+	test -n "$pid" &&
+	! test -e /tmp/perf-$pid.map &&
+	ls /tmp >tmp.after &&
+	! comm -13 tmp.before tmp.after | grep -E "^(perf|jit|jitted)-[0-9]" &&
+	test "$(ls -A tmpdir)" = ""
+'
+
+test_expect_success PERF,LIBPERF 'the program output and exit status pass through' '
+	test_expect_code 3 ppr top -q --batch -c "print(\"hello from the program\"); raise SystemExit(3)" >out 2>err &&
+	test_grep "^hello from the program$" out &&
+	test_grep "^Top functions by self time" out &&
+	! test -s err
+'
+
+test_expect_success PERF,LIBPERF '--duration ends a program that runs on; -o takes the table' '
+	ppr top -q --batch --duration 1 -o hot.txt -c "while True: pass" >out 2>err &&
+	! test -s out &&
+	n=$(sed -n "s/^# samples:  \([0-9]*\) in .*/\1/p" hot.txt) &&
+	echo "$n samples" &&
+	test "$n" -gt 300 &&
+	test_grep "<module> \(<string>\)" hot.txt
+'
+
+test_expect_success PERF,LIBPERF,FP_PYTHON 'frame-pointer mode: the same shares' '
+	ppr top --batch --mode perf --python "$(ppr_fp_python)" -s total \
+		-n 60 --view python "$SPLIT" >fp.table 2>err &&
+	test_grep "^pyperf-run: perf mode" err &&
+	check_split fp.table
+'
+
+test_expect_success PERF,LIBPERF 'the screen: refreshed, q quits and stops the program' '
+	command -v script >/dev/null || { echo "script(1) is missing"; false; }
+	{ sleep 2; printf q; sleep 5; } |
+	script -qfec "$PPR_BIN top -q -d 0.3 -c \"while True: pass\"" /dev/null >screen 2>&1 &&
+	n=$(grep -c "Top functions by self time" screen) &&
+	echo "$n tables" &&
+	test "$n" -ge 3 &&
+	grep -q "$(printf "\033\\[H\033\\[2J")" screen
+'
+
+test_expect_success 'bad options are refused with the reason' '
+	test_expect_code 125 ppr top --sort nope -c pass 2>err &&
+	test_grep "sort must be self or total, not .nope." err &&
+	test_expect_code 125 ppr top -p 1 2>err &&
+	test_grep "attach to a running process.*not available yet" err &&
+	test_expect_code 125 ppr top --batch 2>err &&
+	test_grep "nothing to run" err
+'
+
+test_done
