@@ -37,6 +37,24 @@ test_expect_success PERF 'jit mode: the default view agrees' '
 	agree jit
 '
 
+test_expect_success PERF 'the session keeps the kernel symbols, and the report names kernel frames from them' '
+	test -s jit/kallsyms.gz &&
+	test "$(stat -c %a jit/kallsyms.gz)" = 600 &&
+	gzip -dc jit/kallsyms.gz | awk "{ print \$2 }" | sort -u >types &&
+	grep -q -x "[tT]" types &&
+	! grep -v -x "[tTwW]" types &&
+	ppr report --reader native --view all -f collapsed -i jit >all.native &&
+	grep -o "[a-z_0-9]*_\[k\]" all.native | sort | uniq -c | sort -rn >kframes &&
+	k=$(sed -n "1s/^ *[0-9]* \(.*\)_\[k\]$/\1/p" kframes) &&
+	test -n "$k" &&
+	echo "most common kernel frame: $k" &&
+	mkdir moved && cp -r jit/. moved/ && rm -rf moved/cache &&
+	gzip -dc jit/kallsyms.gz | sed "s/ $k\$/ session_copy_of_$k/" |
+		gzip >moved/kallsyms.gz &&
+	ppr report --reader native --view all -f collapsed -i moved >all.moved &&
+	test_grep "session_copy_of_${k}_\[k\]" all.moved
+'
+
 test_expect_success PERF 'jit mode: the Python view agrees' '
 	agree jit --view python
 '

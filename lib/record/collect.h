@@ -57,4 +57,12 @@ double record_now(void);
  */
 int record_save_vdso(const char *buildid_dir);
 
+/*
+ * Save this kernel's function symbols (/proc/kallsyms' t, T, w and W
+ * lines) as <session>/kallsyms.gz, mode 0600, so that the report names
+ * kernel frames on another machine or after a reboot.  Returns 0, or
+ * -errno (-EPERM: the kernel hides the addresses, kptr_restrict).
+ */
+int record_save_kallsyms(const char *session);
+
 #endif

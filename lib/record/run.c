@@ -870,6 +870,10 @@ enum record_outcome record_finish(struct record_run *r)
 			   "'%s': %s: samples in it will stop there", r->bid,
 			   strerror(-st));
 
+	/* kernel frames keep their names wherever the session goes; a
+	   kernel that hides its addresses leaves them to the report's
+	   machine */
+	record_save_kallsyms(r->tmp);
 	/* room for meta when perf filled the disk */
 	unlink(r->reserve);
 	write_meta(r);

@@ -12,6 +12,7 @@
 #include "unwind/unwind_priv.h"
 
 #include <gelf.h>
+#include <zlib.h>
 
 #define UNKNOWN "[unknown]"
 
@@ -59,7 +60,8 @@ static int ksym_cmp(const void *a, const void *b)
 }
 
 /*
- * The session's kallsyms (record saves it), else /proc/kallsyms, read
+ * The session's kallsyms.gz (record saves it; an older session's plain
+ * kallsyms too), else /proc/kallsyms, read
  * whole; the names stay in u->kbuf.  Lines: "ADDR TYPE NAME[\t[MOD]]";
  * function symbols only (t, T, w, W), as perf keeps.
  */
@@ -67,30 +69,35 @@ static void ksyms_load(struct unwind *u)
 {
 	char path[4096], *buf = NULL, *p, *e;
 	size_t alloc = 0, len = 0, kalloc = 0;
-	FILE *fp = NULL;
+	gzFile fp = NULL;
 
 	u->ksyms_loaded = 1;
+	/* gzread() reads plain files as they are */
 	if (u->dir) {
-		snprintf(path, sizeof(path), "%s/kallsyms", u->dir);
-		fp = fopen(path, "re");
+		snprintf(path, sizeof(path), "%s/kallsyms.gz", u->dir);
+		fp = gzopen(path, "rbe");
+		if (!fp) {
+			snprintf(path, sizeof(path), "%s/kallsyms", u->dir);
+			fp = gzopen(path, "rbe");
+		}
 	}
 	if (!fp)
-		fp = fopen("/proc/kallsyms", "re");
+		fp = gzopen("/proc/kallsyms", "rbe");
 	if (!fp)
 		return;
 	for (;;) {
-		size_t got;
+		int got;
 
 		if (alloc - len < 65536) {
 			alloc = alloc ? 2 * alloc : 1 << 22;
 			buf = xrealloc(buf, alloc);
 		}
-		got = fread(buf + len, 1, alloc - len - 1, fp);
-		if (!got)
+		got = gzread(fp, buf + len, (unsigned)(alloc - len - 1));
+		if (got <= 0)
 			break;
-		len += got;
+		len += (size_t)got;
 	}
-	fclose(fp);
+	gzclose(fp);
 	buf[len] = '\0';
 	u->kbuf = buf;
 	for (p = buf; p < buf + len; p = e + 1) {
