@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/bench.mk: `make bench` (included by Makefile.in).  Prints seven
+# bench/bench.mk: `make bench` (included by Makefile.in).  Prints eight
 # tables (overhead, end to end, report speed, data, accuracy, complete
-# stacks by depth, perf.data readers) and writes them to
+# stacks by depth, perf.data readers, top's CPU) and writes them to
 # bench/results/<date>.md and bench/results/latest.md.  About ten minutes on 2 cores.
 #
 #   make bench                    everything
@@ -12,7 +12,7 @@
 # PYPERF_CACHE (where the frame-pointer build is), BENCH_KEEP=1.
 
 BENCH_PYTHON ?= $(if $(PYTHON),$(PYTHON),python3)
-BENCH_PARTS ?= abcdefg
+BENCH_PARTS ?= abcdefgh
 BENCH_REPS ?= 5
 
 .PHONY: bench

@@ -961,6 +961,61 @@ def part_g(args, pythons, tool, scratch):
                        "peak RSS"], rows) + "\n"
     return text
 
+# --- (h) top -----------------------------------------------------------------
+
+def part_h(args, pythons, tool, scratch):
+    head = "### (h) `pyperf-run top`: its own CPU use at 999 Hz\n\n"
+    if not tool.has("top"):
+        return head + "n/a (%s)\n" % tool.missing("top")
+    env = clean_env()
+    seconds = 3.0 if args.quick else 10.0
+    configs = []
+    jitpy = next((p for p in pythons if not p.fp and
+                  8 <= p.minor <= 13 and p.minor != 12), None)
+    if jitpy:
+        configs.append(("jit mode, context trampolines, %s" % jitpy.label,
+                        jitpy, []))
+    fp = next((p for p in pythons if p.fp), None)
+    if fp:
+        configs.append(("frame-pointer mode, %s" % fp.label, fp,
+                        ["--mode", "perf"]))
+    if not configs:
+        return head + "n/a (no interpreter)\n"
+    text = head + ("`pyperf-run top --batch --duration %.0f` on "
+                   "bench/workloads/busy.py (one busy thread; the "
+                   "program is stopped at the end). top's CPU = its own "
+                   "user+sys time (getrusage of top alone, start-up "
+                   "included) over the run's wall time, as the table "
+                   "header prints it; goal (issue 14) <= 5%% of one "
+                   "core.\n\n" % seconds)
+    rows = []
+    for label, py, extra in configs:
+        out = os.path.join(scratch, "h-top.txt")
+        log("(h) top, %s" % label)
+        r = run([tool.ppr, "top", "-q", "--batch", "--duration",
+                 str(seconds), "-o", out, "--python", py.path] + extra +
+                [os.path.join(WL, "busy.py"), "1", str(seconds * 3)],
+                env=env, timeout=seconds * 10 + 60)
+        if r.code != 0 or not os.path.exists(out):
+            rows.append([label, na(first_line(r.err)), "", "", ""])
+            continue
+        with open(out, encoding="utf-8") as f:
+            hdr = f.read()
+        m = re.search(r"# samples:  (\d+) in ([0-9.]+) s; top's own CPU "
+                      r"([0-9.]+)% of one core", hdr)
+        c = re.search(r"# stacks:   ([0-9.]+)% complete", hdr)
+        lost = re.search(r"# warning:  (\d+) samples lost", hdr)
+        if not m:
+            rows.append([label, na("no header in the table"), "", "", ""])
+            continue
+        rows.append([label, "%s%%" % m.group(3),
+                     "%.0f" % (int(m.group(1)) / float(m.group(2))),
+                     lost.group(1) if lost else "0",
+                     "%s%%" % c.group(1) if c else "n/a"])
+    text += table(["configuration", "top's CPU", "samples/s", "lost",
+                   "complete stacks"], rows) + "\n"
+    return text
+
 # --- (d) data ---------------------------------------------------------------
 
 def completeness(stacks, script):
@@ -1225,7 +1280,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcdefg")
+    ap.add_argument("--parts", default="abcdefgh")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true",
                     help="fewer runs and shorter recordings (a smoke test)")
@@ -1268,14 +1323,14 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s`%s" % (
-                "" if args.parts == "abcdefg" else
+                "" if args.parts == "abcdefgh" else
                 " BENCH_PARTS=%s" % args.parts,
                 " (quick)" if args.quick else ""),
             ""]
     print("\n".join(head))
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
-             "e": part_e, "f": part_f, "g": part_g}
+             "e": part_e, "f": part_f, "g": part_g, "h": part_h}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
