@@ -197,6 +197,8 @@ static int load(struct profile *p, const char *dir, enum profile_view v,
 	char err[PPR_ERR_LEN];
 	int ret;
 
+	/* the fake perf (PYPERF_PERF) prints the samples */
+	f.reader = PROFILE_READER_PERF_SCRIPT;
 	f.view = v;
 	ret = profile_load(p, dir, &f, err, sizeof(err));
 	if (ret < 0 && out_err)
@@ -331,6 +333,8 @@ static void test_load(const char *dir)
 	char *text, err[PPR_ERR_LEN];
 	struct profile_filter f = PROFILE_FILTER_INIT;
 	pid_t pid = 200, tid = 101;
+
+	f.reader = PROFILE_READER_PERF_SCRIPT;
 
 	if (load(&p, dir, PROFILE_VIEW_MIXED, err) < 0) {
 		TAP_OK(0, "load the fake session");
