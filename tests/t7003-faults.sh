@@ -51,9 +51,12 @@ gone() {
 # to its process group, and the file "sent" says so.
 interrupt_postprocessing() {
 	gone "$1" >/dev/null && return 0
-	ps -o args= --ppid "$1" |
-		grep -E "perf (--buildid-dir [^ ]* )?(inject|script)" >/dev/null ||
+	# perf record still runs: not yet (and now it has been seen)
+	if ps -o args= --ppid "$1" | grep -E "perf .*record" >/dev/null; then
+		: >perf.seen
 		return 1
+	fi
+	test -e perf.seen || return 1
 	env kill -INT -- "-$1" && : >sent
 }
 
@@ -101,8 +104,8 @@ test_expect_success PERF,PY 'Ctrl-C while record post-processes: no crash, no le
 	env HOME="$TRASH/home" setsid $SIGDFL "$PPR_BIN" record -q -o ci \
 		--python "$PY" -F 4000 "$PROG" exit 0 1.5 >out 2>err &
 	rp=$! &&
-	rm -f sent &&
-	wait_for -i 0.02 60 interrupt_postprocessing $rp &&
+	rm -f sent perf.seen &&
+	wait_for -i 0.01 60 interrupt_postprocessing $rp &&
 	sent= && { ! test -e sent || sent=yes; } &&
 	{ wait $rp; code=$?; } &&
 	echo "record exited $code (SIGINT sent: ${sent:-no})" && cat err &&
@@ -121,9 +124,10 @@ test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file
 	test -d ci || robust_env ppr record -q -o ci --python "$PY" -F 4000 \
 		"$PROG" exit 0 1.5 &&
 	ppr report -i ci --format collapsed >full.txt &&
-	# without the session cache, so that perf script runs
+	# the perf script reader, without the session cache, so that perf
+	# script runs
 	rm -rf ci/cache &&
-	setsid $SIGDFL "$PPR_BIN" report -i ci -o rep.txt \
+	setsid $SIGDFL "$PPR_BIN" report --reader perf-script -i ci -o rep.txt \
 		--format collapsed 2>err &
 	rp=$! &&
 	rm -f perf.pid &&

@@ -461,6 +461,9 @@ static int record_pass(struct probe_ctx *c, unsigned stack_size,
 	if (write_meta(c->dir, &m, pass->stack_size, p))
 		goto out;
 	f.view = PROFILE_VIEW_ALL;
+	/* the question is what perf itself unwinds: read with perf script */
+	f.reader = PROFILE_READER_PERF_SCRIPT;
+	f.perf = c->perf;
 	if (profile_load(&prof, c->dir, &f, err, sizeof(err))) {
 		set_err(p->detail, sizeof(p->detail), "%s", err);
 		profile_release(&prof);
