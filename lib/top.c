@@ -472,15 +472,31 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	return 0;
 }
 
+/*
+ * libperf 6.12's perf_evsel__delete() frees the evsel without dropping
+ * the references it holds on the CPU and thread maps the evlist gave
+ * it (perf's own evsel code drops them): drop them here, once the
+ * events are closed and unmapped, then delete the evlist and its evsel.
+ */
+static void evlist_free(struct perf_evlist *evlist)
+{
+	struct perf_evsel *evsel;
+
+	perf_evlist__munmap(evlist);
+	perf_evlist__close(evlist);
+	perf_evlist__for_each_evsel(evlist, evsel) {
+		perf_cpu_map__put(perf_evsel__cpus(evsel));
+		perf_thread_map__put(perf_evsel__threads(evsel));
+	}
+	perf_evlist__delete(evlist);
+}
+
 void top_free(struct top *t)
 {
 	if (!t)
 		return;
-	if (t->evlist) {
-		perf_evlist__munmap(t->evlist);
-		perf_evlist__close(t->evlist);
-		perf_evlist__delete(t->evlist);	/* and its evsel */
-	}
+	if (t->evlist)
+		evlist_free(t->evlist);
 	perf_cpu_map__put(t->cpus);
 	perf_thread_map__put(t->threads);
 	native_stream_free(t->ns);

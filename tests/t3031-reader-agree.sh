@@ -122,6 +122,18 @@ test_expect_success PERF 'the same samples through both readers' '
 	done
 '
 
+test_prereq_CXX() {
+	command -v g++ >/dev/null || { echo "g++ is not installed"; return 1; }
+}
+
+test_expect_success PERF,CXX 'C++ names: demangled without parameters, as perf script shows them' '
+	g++ -O1 -g -fno-omit-frame-pointer -o cxx "$PPR_SRCDIR/tests/fixtures/reader-cxx.cc" &&
+	ppr record -q -o cx -- ./cxx >out 2>rec.err &&
+	agree cx --all &&
+	test_grep "spinner::Work::burn [0-9]+$" cx.native &&
+	test_grep "\(anonymous namespace\)::outer;" cx.native
+'
+
 test_expect_success PERF 'a truncated perf.data: a clear error, no crash' '
 	mkdir -p cut &&
 	if test -d jit; then cp -r jit/. cut/; else cp -r fp/. cut/; fi &&

@@ -11,6 +11,7 @@
 #include "alloc.h"
 #include "unwind/unwind_priv.h"
 
+#include <dlfcn.h>
 #include <gelf.h>
 #include <zlib.h>
 
@@ -19,6 +20,56 @@
 const char *intern(struct unwind *u, const char *s, size_t len)
 {
 	return smap_get(&u->names, s, len, NULL)->key;
+}
+
+/*
+ * C++ names as perf shows them: demangled, without the parameter list.
+ * The demangler is libstdc++'s __cxa_demangle, looked up at run time
+ * (every C++ program has libstdc++; a C-only machine keeps the mangled
+ * names).  Returns a malloc()ed string, or NULL to keep name.
+ */
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static char *demangle(const char *name)
+{
+	static demangle_fn fn;
+	static int tried;
+	char *out, *close_at;
+	int status = -1, depth = 0;
+	size_t n;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	if (!fn || !(out = fn(name, NULL, NULL, &status)) || status) {
+		if (status == 0)
+			free(out);
+		return NULL;
+	}
+	/* the last ')', followed by nothing but qualifiers */
+	close_at = strrchr(out, ')');
+	if (!close_at || (close_at[1] && strcmp(close_at + 1, " const") &&
+			  strcmp(close_at + 1, " volatile") &&
+			  strcmp(close_at + 1, " &") &&
+			  strcmp(close_at + 1, " &&") &&
+			  strcmp(close_at + 1, " noexcept")))
+		return out;
+	for (n = (size_t)(close_at - out) + 1; n-- > 0;) {
+		if (out[n] == ')')
+			depth++;
+		else if (out[n] == '(' && !--depth) {
+			if (n)
+				out[n] = '\0';
+			break;
+		}
+	}
+	return out;
 }
 
 static const struct sym *sym_of(struct unwind *u, const char *name,
@@ -35,8 +86,11 @@ static const struct sym *sym_of(struct unwind *u, const char *name,
 	e = smap_get(&u->syms, key, ln + ld + 3, NULL);
 	free(key);
 	if (!e->val) {
+		char *dm = nosym ? NULL : demangle(name);
+
 		s = xcalloc(1, sizeof(*s));
-		s->sym = intern(u, name, ln);
+		s->sym = dm ? intern(u, dm, strlen(dm)) : intern(u, name, ln);
+		free(dm);
 		s->dso = intern(u, dso, ld);
 		s->jit = !!jit;
 		s->nosym = !!nosym;

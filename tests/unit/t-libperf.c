@@ -163,6 +163,9 @@ int main(void)
 	if (evlist) {
 		perf_evlist__munmap(evlist);
 		perf_evlist__close(evlist);
+		/* libperf 6.12's evsel delete keeps its map references */
+		perf_cpu_map__put(perf_evsel__cpus(evsel));
+		perf_thread_map__put(perf_evsel__threads(evsel));
 		perf_evlist__delete(evlist); /* deletes evsel too */
 	} else {
 		perf_evsel__delete(evsel);

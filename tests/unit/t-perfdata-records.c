@@ -47,7 +47,8 @@ static void put(struct buf *b, const void *v, size_t n)
 		if (!b->p)
 			abort();
 	}
-	memcpy(b->p + b->len, v, n);
+	if (n)
+		memcpy(b->p + b->len, v, n);
 	b->len += n;
 }
 
@@ -450,7 +451,7 @@ static int write_file(const char *path, const struct buf *b)
 
 	if (!fp)
 		return -1;
-	if (fwrite(b->p, 1, b->len, fp) != b->len) {
+	if (b->len && fwrite(b->p, 1, b->len, fp) != b->len) {
 		fclose(fp);
 		return -1;
 	}
