@@ -15,6 +15,7 @@
 #include "spawn.h"
 #include "strbuf.h"
 #include "builtin.h"
+#include "program.h"
 #include "exitcodes.h"
 #include "usage.h"
 
@@ -64,15 +65,10 @@ struct record_cli {
 
 static void parse_options(int argc, char **argv, struct record_cli *o)
 {
-	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_PERF_ARG, OPT_PERF,
-	       OPT_TRAMPOLINE };
+	enum { OPT_PERF_ARG = 256, OPT_PERF };
 	static const struct option longopts[] = {
+		PROGRAM_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "python", required_argument, NULL, OPT_PYTHON },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "trampoline", required_argument, NULL, OPT_TRAMPOLINE },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "stack-size", required_argument, NULL, OPT_STACK },
 		{ "event", required_argument, NULL, 'e' },
 		{ "perf-arg", required_argument, NULL, OPT_PERF_ARG },
 		{ "perf", required_argument, NULL, OPT_PERF },
@@ -87,36 +83,11 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 	while (!stop &&
 	       (c = getopt_long(argc, argv, "+:o:F:e:qhm:c:", longopts,
 				NULL)) != -1) {
+		if (program_option(c, optarg, &o->ro, &stop, &record_usage))
+			continue;
 		switch (c) {
 		case 'o':
 			o->ro.output = optarg;
-			break;
-		case OPT_PYTHON:
-			o->ro.python = optarg;
-			break;
-		case OPT_MODE:
-			if (mode_parse(optarg, &o->ro.mode))
-				bad_usage("--mode must be auto, perf or jit, "
-					  "not '%s'", optarg);
-			break;
-		case OPT_TRAMPOLINE:
-			if (mode_trampoline_parse(optarg, &o->ro.trampoline))
-				bad_usage("--trampoline must be auto, native "
-					  "or embedded, not '%s'", optarg);
-			break;
-		case 'F':
-			if (parse_ulong(optarg, 10, 1000000, &o->ro.freq) ||
-			    !o->ro.freq)
-				bad_usage("-F needs a frequency in Hz "
-					  "(1 to 1000000), not '%s'", optarg);
-			break;
-		case OPT_STACK:
-			if (parse_ulong(optarg, 10, PERF_STACK_DUMP_MAX,
-					&o->ro.stack_size) ||
-			    !o->ro.stack_size || o->ro.stack_size % 8)
-				bad_usage("--stack-size needs a multiple of "
-					  "8 from 8 to %u, not '%s'",
-					  PERF_STACK_DUMP_MAX, optarg);
 			break;
 		case 'e':
 			if (!*optarg)
@@ -137,13 +108,6 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		case 'h':
 			usage_print(&record_usage, stdout);
 			exit(fflush(stdout) ? EXIT_INTERNAL : EXIT_OK);
-		case 'm':
-		case 'c':
-			o->ro.kind = c == 'm' ? RECORD_TARGET_MODULE
-					      : RECORD_TARGET_CODE;
-			o->ro.what = optarg;
-			stop = 1;
-			break;
 		case ':':
 			bad_usage("option '%s' needs a value",
 				  argv[optind - 1]);
@@ -156,23 +120,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (o->ro.kind == RECORD_TARGET_MODULE ||
-	    o->ro.kind == RECORD_TARGET_CODE) {
-		o->ro.args = argv + optind;
-		o->ro.nr_args = argc - optind;
-		return;
-	}
-	if (optind >= argc)
-		bad_usage("nothing to record: give a script, -m, -c or "
-			  "-- and a command");
-	if (!strcmp(argv[optind - 1], "--") && optind > 1) {
-		o->ro.kind = RECORD_TARGET_COMMAND;
-	} else {
-		o->ro.kind = RECORD_TARGET_SCRIPT;
-	}
-	o->ro.what = argv[optind];
-	o->ro.args = argv + optind + 1;
-	o->ro.nr_args = argc - optind - 1;
+	program_target(argc, argv, optind, &o->ro, &record_usage, "record");
 }
 
 /* --- printing ------------------------------------------------------------ */

@@ -20,6 +20,7 @@
 #include "strbuf.h"
 #include "top.h"
 #include "builtin.h"
+#include "program.h"
 #include "exitcodes.h"
 #include "usage.h"
 
@@ -91,14 +92,9 @@ static double parse_seconds(const char *opt, const char *s)
 
 static void parse_options(int argc, char **argv, struct top_cli *o)
 {
-	enum { OPT_PYTHON = 256, OPT_MODE, OPT_STACK, OPT_TRAMPOLINE,
-	       OPT_VIEW, OPT_BATCH, OPT_DURATION };
+	enum { OPT_VIEW = 256, OPT_BATCH, OPT_DURATION };
 	static const struct option longopts[] = {
-		{ "python", required_argument, NULL, OPT_PYTHON },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "trampoline", required_argument, NULL, OPT_TRAMPOLINE },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "stack-size", required_argument, NULL, OPT_STACK },
+		PROGRAM_LONGOPTS,
 		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "sort", required_argument, NULL, 's' },
 		{ "rows", required_argument, NULL, 'n' },
@@ -117,34 +113,9 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 	while (!stop &&
 	       (c = getopt_long(argc, argv, "+:F:s:n:d:o:p:qhm:c:", longopts,
 				NULL)) != -1) {
+		if (program_option(c, optarg, &o->ro, &stop, &top_usage))
+			continue;
 		switch (c) {
-		case OPT_PYTHON:
-			o->ro.python = optarg;
-			break;
-		case OPT_MODE:
-			if (mode_parse(optarg, &o->ro.mode))
-				bad_usage("--mode must be auto, perf or jit, "
-					  "not '%s'", optarg);
-			break;
-		case OPT_TRAMPOLINE:
-			if (mode_trampoline_parse(optarg, &o->ro.trampoline))
-				bad_usage("--trampoline must be auto, native "
-					  "or embedded, not '%s'", optarg);
-			break;
-		case 'F':
-			if (parse_ulong(optarg, 10, 1000000, &o->ro.freq) ||
-			    !o->ro.freq)
-				bad_usage("-F needs a frequency in Hz "
-					  "(1 to 1000000), not '%s'", optarg);
-			break;
-		case OPT_STACK:
-			if (parse_ulong(optarg, 10, PERF_STACK_DUMP_MAX,
-					&o->ro.stack_size) ||
-			    !o->ro.stack_size || o->ro.stack_size % 8)
-				bad_usage("--stack-size needs a multiple of "
-					  "8 from 8 to %u, not '%s'",
-					  PERF_STACK_DUMP_MAX, optarg);
-			break;
 		case OPT_VIEW:
 			if (!strcmp(optarg, "mixed"))
 				o->view = PROFILE_VIEW_MIXED;
@@ -191,13 +162,6 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 		case 'h':
 			usage_print(&top_usage, stdout);
 			exit(fflush(stdout) ? EXIT_INTERNAL : EXIT_OK);
-		case 'm':
-		case 'c':
-			o->ro.kind = c == 'm' ? RECORD_TARGET_MODULE
-					      : RECORD_TARGET_CODE;
-			o->ro.what = optarg;
-			stop = 1;
-			break;
 		case ':':
 			bad_usage("option '%s' needs a value",
 				  argv[optind - 1]);
@@ -212,20 +176,7 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 	}
 	if (o->output && !o->batch)
 		bad_usage("-o writes the table of --batch");
-	if (o->ro.kind == RECORD_TARGET_MODULE ||
-	    o->ro.kind == RECORD_TARGET_CODE) {
-		o->ro.args = argv + optind;
-		o->ro.nr_args = argc - optind;
-		return;
-	}
-	if (optind >= argc)
-		bad_usage("nothing to run: give a script, -m, -c or -- and a "
-			  "command");
-	o->ro.kind = !strcmp(argv[optind - 1], "--") && optind > 1 ?
-		RECORD_TARGET_COMMAND : RECORD_TARGET_SCRIPT;
-	o->ro.what = argv[optind];
-	o->ro.args = argv + optind + 1;
-	o->ro.nr_args = argc - optind - 1;
+	program_target(argc, argv, optind, &o->ro, &top_usage, "run");
 }
 
 /* --- messages ------------------------------------------------------------ */

@@ -367,6 +367,18 @@ static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 	return 0;
 }
 
+/* Sampling could not start: the waiting child never runs the program. */
+static int abandon(struct top *t, int go, int back)
+{
+	kill(t->pid, SIGKILL);	/* before it can read EOF and exec */
+	close(go);
+	waitpid(t->pid, NULL, 0);
+	close(back);
+	t->exited = 1;
+	top_free(t);
+	return -1;
+}
+
 int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	      int *exec_errno, char *err, size_t errlen)
 {
@@ -430,29 +442,15 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	close(go[0]);
 	close(back[1]);
 	note_pid(t, t->pid);
-	if (open_events(t, &a, err, errlen) < 0) {
-		kill(t->pid, SIGKILL);	/* before it can read EOF and exec */
-		close(go[1]);
-		waitpid(t->pid, NULL, 0);
-		close(back[0]);
-		t->exited = 1;
-		top_free(t);
-		return -1;
-	}
+	if (open_events(t, &a, err, errlen) < 0)
+		return abandon(t, go[1], back[0]);
 	build_image(t, &a);
 	if (perfdata_open_mem(&t->d, t->image, t->image_len, err, errlen) <
 	    0 ||
 	    native_stream_new(&t->ns, &t->d, NULL, 0, keep_sample, t, err,
 			      errlen) < 0 ||
-	    profile_live_new(&t->lv, p, o->filter, o->dirs, o->jit) < 0) {
-		kill(t->pid, SIGKILL);
-		close(go[1]);
-		waitpid(t->pid, NULL, 0);
-		close(back[0]);
-		t->exited = 1;
-		top_free(t);
-		return -1;
-	}
+	    profile_live_new(&t->lv, p, o->filter, o->dirs, o->jit) < 0)
+		return abandon(t, go[1], back[0]);
 	/* go: the event is enabled by the exec */
 	if (write(go[1], "g", 1) != 1)
 		e = errno;
