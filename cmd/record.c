@@ -108,16 +108,8 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		case 'h':
 			usage_print(&record_usage, stdout);
 			exit(fflush(stdout) ? EXIT_INTERNAL : EXIT_OK);
-		case ':':
-			bad_usage("option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			if (optopt) {
-				char opt[3] = { '-', (char)optopt, 0 };
-
-				bad_usage("unknown option '%s'", opt);
-			}
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			usage_bad_option(&record_usage, EXIT_INTERNAL, c, argv);
 		}
 	}
 	program_target(argc, argv, optind, &o->ro, &record_usage, "record");

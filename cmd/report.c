@@ -342,13 +342,8 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		case 'h':
 			usage_print(&report_usage, stdout);
 			exit(fflush(stdout) ? EXIT_FAIL : EXIT_OK);
-		case ':':
-			bad_usage("option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			if (optopt)
-				bad_usage("unknown option '-%c'", optopt);
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			usage_bad_option(&report_usage, EXIT_USAGE, c, argv);
 		}
 	}
 	/*

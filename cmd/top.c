@@ -162,16 +162,8 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 		case 'h':
 			usage_print(&top_usage, stdout);
 			exit(fflush(stdout) ? EXIT_INTERNAL : EXIT_OK);
-		case ':':
-			bad_usage("option '%s' needs a value",
-				  argv[optind - 1]);
 		default:
-			if (optopt) {
-				char opt[3] = { '-', (char)optopt, 0 };
-
-				bad_usage("unknown option '%s'", opt);
-			}
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			usage_bad_option(&top_usage, EXIT_INTERNAL, c, argv);
 		}
 	}
 	if (o->output && !o->batch)

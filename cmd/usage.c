@@ -2,6 +2,8 @@
 #include "compat.h"
 #include "alloc.h"
 #include "usage.h"
+
+#include <getopt.h>
 #include "exitcodes.h"
 
 #include <unistd.h>
@@ -125,4 +127,14 @@ static void oom(size_t size)
 void usage_install_oom(void)
 {
 	alloc_set_oom_handler(oom);
+}
+
+void usage_bad_option(const struct usage *u, int code, int c, char **argv)
+{
+	if (c == ':')
+		usage_error(u, code, "option '%s' needs a value",
+			    argv[optind - 1]);
+	if (optopt)
+		usage_error(u, code, "unknown option '-%c'", optopt);
+	usage_error(u, code, "unknown option '%s'", argv[optind - 1]);
 }

@@ -44,6 +44,14 @@ void usage_print(const struct usage *u, FILE *fp);
 PPR_NORETURN void usage_error(const struct usage *u, int code,
 			      const char *fmt, ...) PPR_PRINTF(3, 4);
 
+/*
+ * getopt_long() returned ':' (a missing value) or '?' (an unknown
+ * option; opterr = 0): the usage error for it.  argv and optind are
+ * getopt's.
+ */
+PPR_NORETURN void usage_bad_option(const struct usage *u, int code, int c,
+				   char **argv);
+
 /* Install the out-of-memory handler that prints and exits 125. */
 void usage_install_oom(void);
 
