@@ -29,7 +29,7 @@ is_source() {
 	*/corpus/*|*.md|*.json|LICENSE|*/LICENSE) return 1 ;;
 	debian/rules) return 0 ;;
 	debian/*|.gitignore|.ci/apt-packages*) return 1 ;;
-	*.c|*.h|*.S|*.js|*.css|*.html|*.proto|*.1|*.sh|*.py|*.mk|*.in|*.pth|*.bash) return 0 ;;
+	*.c|*.cc|*.h|*.S|*.js|*.css|*.html|*.proto|*.1|*.sh|*.py|*.mk|*.in|*.pth|*.bash) return 0 ;;
 	configure|.ci/install|.ci/run|completions/_*) return 0 ;;
 	esac
 	echo "unclassified file: $1 (say in t0004 whether it is source)" >&2
