@@ -408,14 +408,14 @@ static int run(struct top_cli *o, struct record_run *r)
 			stopped = quit = 1;
 		}
 		if (screen && now >= next_draw) {
-			top_update(t);
+			top_update(t, 0);
 			if (!paused)
 				draw(stdout, &p, t, o, what.buf, r, 1);
 			next_draw = now + o->delay;
 		}
 	}
 	top_poll(t, 0);
-	top_update(t);
+	top_update(t, 1);
 	restore_tty();
 	if (o->output) {
 		out = fopen(o->output, "w");
@@ -465,11 +465,14 @@ int cmd_top(int argc, char **argv)
 	o.delay = 1.0;
 	o.duration = -1;
 	parse_options(argc, argv, &o);
-	if (!top_available())
-		die(EXIT_INTERNAL, "this pyperf-run was built without libperf, "
-		    "which top samples with\nhint: build libperf with "
-		    ".ci/setup.d/libperf.sh (Debian does not package it), "
-		    "then ./configure --with-libperf and make");
+	if (!top_available()) {
+		error("this pyperf-run was built without libperf, which top "
+		      "samples with");
+		hint("build libperf with .ci/setup.d/libperf.sh (Debian does "
+		     "not package it), then ./configure --with-libperf and "
+		     "make");
+		return EXIT_INTERNAL;
+	}
 	if (!o.batch && !isatty(STDOUT_FILENO))
 		o.batch = 1;	/* no screen to draw on */
 	/* a private directory for the program's maps and tables */

@@ -12,8 +12,8 @@
  *
  *	top_start(&t, &o, &profile, err, sizeof(err));
  *	while (!top_poll(t, 100))	// read the ring buffers
- *		every second: top_update(t), then show the profile
- *	top_update(t); top_stats(t, &st); top_free(t);
+ *		every second: top_update(t, 0), then show the profile
+ *	top_update(t, 1); top_stats(t, &st); top_free(t);
  *
  * Built without libperf, top_start() fails and says so
  * (top_available() is 0).  Silent library code.
@@ -38,6 +38,7 @@ struct top_stats {
 	uint64_t lost;		/* the kernel dropped (buffers full) */
 	uint64_t bad;		/* that did not decode */
 	unsigned damaged;	/* context tables read only up to damage */
+	double refresh_seconds;	/* the last re-read of maps and tables */
 	double cpu_seconds;	/* top's own CPU time so far */
 	double elapsed;		/* since the program started */
 };
@@ -62,8 +63,12 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
  */
 int top_poll(struct top *t, int timeout_ms);
 
-/* Read the maps and context tables again; add the samples read since. */
-void top_update(struct top *t);
+/*
+ * Read the maps and context tables again and add the samples read
+ * since.  The re-read is skipped (the samples wait) until 20 times its
+ * last cost has passed, unless final.
+ */
+void top_update(struct top *t, int final);
 
 /* Ask the program to end (SIGTERM), for a user who quits top early. */
 void top_stop_program(struct top *t);

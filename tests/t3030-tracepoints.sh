@@ -24,7 +24,10 @@ for name in system 6.12-libunwind 6.12-libdw; do
 	pre=$(ppr_perf_prereq $name)
 	test_expect_success "SCHED_SWITCH,$pre" "perf $name: every sched_switch sample decodes as perf script prints it" '
 		p=$(ppr_perf_path '"$name"') &&
-		"$p" record -q -e sched:sched_switch -a -o sw.data -- sleep 0.2 \
+		# forty short sleeps: at least eighty switches, however
+		# quiet or busy the machine is
+		"$p" record -q -e sched:sched_switch -a -o sw.data -- \
+			sh -c "i=0; while test \$i -lt 40; do sleep 0.01; i=\$((i + 1)); done" \
 			>/dev/null 2>err &&
 		"$PPR_BUILD/tests/unit/t-tracedata" --sched-switch sw.data \
 			>mine 2>mine.err &&

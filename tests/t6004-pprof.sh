@@ -78,15 +78,17 @@ test_expect_success PPROF,SESSION,GO_PPROF '--per-thread: pid, tid and thread_na
 	test_grep "^ *thread_name: " tags
 '
 
-# A build configured without protobuf-c (only the program, at -O0 to be
-# quick, into this test's directory): everything but pprof works, and
-# pprof says how to get it.
+# A build configured without the optional libraries, protobuf-c and
+# libperf (only the program, at -O0 to be quick, into this test's
+# directory): everything but pprof and top works, and both say how to
+# get them.
 test_expect_success BUILD_TOOLS 'configure --without-protobuf-c: a build without pprof' '
 	mkdir nopb &&
-	(cd nopb && "$PPR_SRCDIR/configure" --without-protobuf-c CFLAGS=-O0 \
-		>out 2>err) &&
+	(cd nopb && "$PPR_SRCDIR/configure" --without-protobuf-c \
+		--without-libperf CFLAGS=-O0 >out 2>err) &&
 	test_grep "^checking for protobuf-c\.\.\. no \(--without-protobuf-c\)$" nopb/out &&
-	test_grep "pprof output: no[;)]" nopb/out &&
+	test_grep "^checking for libperf\.\.\. no \(--without-libperf\)$" nopb/out &&
+	test_grep "pprof output: no; top \(libperf\): no\)$" nopb/out &&
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2 -C "$PPR_SRCDIR" \
 		-f "$PWD/nopb/Makefile" BUILD="$PWD/nopb/build" \
 		"$PWD/nopb/build/pyperf-run" >nopb/make.out 2>&1 &&
@@ -102,6 +104,16 @@ test_expect_success BUILD_TOOLS 'without protobuf-c: --format pprof says why and
 	cat err &&
 	test_grep "^pyperf-run report: --format pprof needs protobuf-c, and this pyperf-run was built without it: install libprotobuf-c-dev \(Fedora: protobuf-c-devel\), then run ./configure and make again$" err &&
 	! test -e p.pb.gz
+'
+
+test_expect_success BUILD_TOOLS 'without libperf: top says so and what to install' '
+	nopb/build/pyperf-run --version >ver &&
+	test_grep " libperf=no" ver &&
+	test_expect_code 125 nopb/build/pyperf-run top --batch -c pass >out 2>err &&
+	cat err &&
+	test_grep "^pyperf-run top: this pyperf-run was built without libperf, which top samples with$" err &&
+	test_grep "^hint: build libperf with .ci/setup.d/libperf.sh" err &&
+	! test -s out
 '
 
 test_expect_success BUILD_TOOLS,SESSION 'without protobuf-c: the other formats are the same' '
