@@ -348,7 +348,7 @@ static int run(struct top_cli *o, struct record_run *r)
 	struct top_opts to;
 	struct top *t;
 	struct strbuf what = STRBUF_INIT;
-	char err[PPR_ERR_LEN];
+	char err[PPR_ERR_LEN], vdso_id[64];
 	const char *dirs[3];
 	double start, next_draw, stop_at;
 	int exec_errno, ended = 0, paused = 0, quit = 0, stopped = 0;
@@ -375,6 +375,11 @@ static int run(struct top_cli *o, struct record_run *r)
 	to.stack_size = r->mode.stack_size;
 	to.dirs = dirs;
 	to.filter = &f;
+	/* the vDSO image, as record saves it: samples in it get names */
+	if (!record_save_vdso(r->bid, vdso_id, sizeof(vdso_id))) {
+		to.session_dir = r->abs_tmp;
+		to.vdso_id = vdso_id;
+	}
 	describe(&o->ro, &what);
 	start = now_seconds();
 	if (top_start(&t, &to, &p, &exec_errno, err, sizeof(err)) < 0) {

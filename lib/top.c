@@ -112,26 +112,65 @@ static void put64(unsigned char *p, uint64_t v)
 	memcpy(p, &v, 8);	/* perf.data is in host order here */
 }
 
+/* Two hex digits a byte; the number of bytes, at most max. */
+static size_t unhex(const char *hex, unsigned char *out, size_t max)
+{
+	size_t n = 0;
+	unsigned v;
+
+	while (n < max && hex[0] && hex[1] && sscanf(hex, "%2x", &v) == 1) {
+		out[n++] = (unsigned char)v;
+		hex += 2;
+	}
+	return n;
+}
+
 /*
  * An in-memory perf.data with one attribute and no records: what the
  * unwinder and the sample decoder read the sample layout from.
  * Header: magic, size, attr size, attrs {offset, size}, data {offset,
- * size}, event types {0, 0}, 256 feature bits.
+ * size}, event types {0, 0}, 256 feature bits.  With vdso_id, the
+ * build-id feature holds one entry, "[vdso]" with that id (a 48-byte
+ * record: header, pid, 20 id bytes and their count, the name), so that
+ * the unwinder finds the image saved in session_dir/buildid.
  */
-static void build_image(struct top *t, const struct perf_event_attr *a)
+static void build_image(struct top *t, const struct perf_event_attr *a,
+			const char *vdso_id)
 {
-	size_t hdr = 104, asz = sizeof(*a) + 16;
+	size_t hdr = 104, asz = sizeof(*a) + 16, data, rec = 48;
+	unsigned char id[20];
+	size_t nid = vdso_id ? unhex(vdso_id, id, sizeof(id)) : 0;
 
-	t->image_len = hdr + asz;
+	data = hdr + asz;
+	t->image_len = data + (nid ? 16 + rec : 0);
 	t->image = xcalloc(1, t->image_len);
 	memcpy(t->image, "PERFILE2", 8);
 	put64(t->image + 8, hdr);
 	put64(t->image + 16, asz);
 	put64(t->image + 24, hdr);
 	put64(t->image + 32, asz);
-	put64(t->image + 40, t->image_len);
+	put64(t->image + 40, data);
 	put64(t->image + 48, 0);
 	memcpy(t->image + hdr, a, sizeof(*a));
+	if (nid) {
+		unsigned char *r = t->image + data + 16;
+		uint16_t misc = 2 | 1u << 15;	/* user; id size given */
+		uint16_t size = (uint16_t)rec;
+		uint32_t type = 0;
+		int32_t pid = -1;
+
+		t->image[72 + PD_FEAT_BUILD_ID / 8] |=
+			1u << (PD_FEAT_BUILD_ID % 8);
+		put64(t->image + data, data + 16);
+		put64(t->image + data + 8, rec);
+		memcpy(r, &type, 4);
+		memcpy(r + 4, &misc, 2);
+		memcpy(r + 6, &size, 2);
+		memcpy(r + 8, &pid, 4);
+		memcpy(r + 12, id, nid);
+		r[32] = (unsigned char)nid;
+		memcpy(r + 36, "[vdso]", 7);
+	}
 }
 
 static void note_pid(struct top *t, pid_t pid)
@@ -464,11 +503,11 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	note_pid(t, t->pid);
 	if (open_events(t, &a, err, errlen) < 0)
 		return abandon(t, go[1], back[0]);
-	build_image(t, &a);
+	build_image(t, &a, o->vdso_id);
 	if (perfdata_open_mem(&t->d, t->image, t->image_len, err, errlen) <
 	    0 ||
-	    native_stream_new(&t->ns, &t->d, NULL, 0, keep_sample, t, err,
-			      errlen) < 0 ||
+	    native_stream_new(&t->ns, &t->d, o->session_dir, 0, keep_sample,
+			      t, err, errlen) < 0 ||
 	    profile_live_new(&t->lv, p, o->filter, o->dirs, o->jit) < 0)
 		return abandon(t, go[1], back[0]);
 	/* go: the event is enabled by the exec */

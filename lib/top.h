@@ -31,6 +31,13 @@ struct top_opts {
 	const char *const *dirs; /* where its perf maps and context tables
 				    go (NULL-terminated, at most 4) */
 	const struct profile_filter *filter;
+	/*
+	 * A directory laid out as a session's (NULL: none): its buildid/
+	 * holds the vDSO image with build-id vdso_id (hex, or NULL), which
+	 * names and unwinds the samples taken in the vDSO.
+	 */
+	const char *session_dir;
+	const char *vdso_id;
 };
 
 struct top_stats {

@@ -64,13 +64,15 @@ test_expect_success PERF,LIBPERF 'the program output and exit status pass throug
 	! test -s err
 '
 
-test_expect_success PERF,LIBPERF '--duration ends a program that runs on; -o takes the table' '
-	ppr top -q --batch --duration 1 -o hot.txt -c "while True: pass" >out 2>err &&
+test_expect_success PERF,LIBPERF '--duration ends a program that runs on; -o takes the table; the vDSO is named' '
+	ppr top -q --batch --duration 1 -s total -n 100 -o hot.txt -c "import time
+while True: time.thread_time()" >out 2>err &&
 	! test -s out &&
 	n=$(sed -n "s/^# samples:  \([0-9]*\) in .*/\1/p" hot.txt) &&
 	echo "$n samples" &&
 	test "$n" -gt 300 &&
-	test_grep "<module> \(<string>\)" hot.txt
+	test_grep "<module> \(<string>\)" hot.txt &&
+	test_grep "  __vdso_clock_gettime \[vdso\]$" hot.txt
 '
 
 test_expect_success PERF,LIBPERF,FP_PYTHON 'frame-pointer mode: the same shares' '

@@ -439,7 +439,7 @@ static int image_build_id(const unsigned char *img, size_t size, char *hex,
 	return -1;
 }
 
-int record_save_vdso(const char *buildid_dir)
+int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	unsigned long lo = 0, hi = 0;
@@ -462,6 +462,8 @@ int record_save_vdso(const char *buildid_dir)
 		return -ENOENT;
 	if (image_build_id((const void *)lo, hi - lo, hex, sizeof(hex)))
 		return -ENOEXEC;
+	if (id_hex)
+		snprintf(id_hex, id_len, "%s", hex);
 	dir = xasprintf("%s/[vdso]/%s", buildid_dir, hex);
 	file = xasprintf("%s/vdso", dir);
 	linkdir = xasprintf("%s/.build-id/%.2s", buildid_dir, hex);

@@ -53,9 +53,10 @@ double record_now(void);
  * .build-id/<xx>/<rest> link to it.  The vDSO of every 64-bit process on
  * this kernel is the same image; without it perf cannot read its
  * unwinding tables and every sample taken in it (clock_gettime) stops
- * there.  Returns 0, or -errno.
+ * there.  id_hex (may be NULL) gets the vDSO's build-id in hex.
+ * Returns 0, or -errno.
  */
-int record_save_vdso(const char *buildid_dir);
+int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
 
 /*
  * Save this kernel's function symbols (/proc/kallsyms' t, T, w and W

@@ -865,7 +865,8 @@ enum record_outcome record_finish(struct record_run *r)
 	if (record_prune_buildid(r->bid) < 0)
 		record_say(r, RECORD_MSG_WARNING,
 			   "cannot trim the build-id cache " "'%s'", r->bid);
-	if (r->mode.name == MODE_JIT && (st = record_save_vdso(r->bid)) < 0)
+	if (r->mode.name == MODE_JIT &&
+	    (st = record_save_vdso(r->bid, NULL, 0)) < 0)
 		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in "
 			   "'%s': %s: samples in it will stop there", r->bid,
 			   strerror(-st));
