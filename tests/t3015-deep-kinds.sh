@@ -48,14 +48,20 @@ check_run() {
 	      % (sys.argv[2], q["complete"], q["judged"], pct))
 	sys.exit(pct < float(sys.argv[3]))
 	PY
-	# At 900 frames the reference gives the leaf 2.8 to 3.4 points more
-	# than perf does (measured 5 times on 3.8-3.10, 3.1 and 3.2 on
-	# 3.11, the same through both perf.data readers), its own limit:
-	# its handler runs between bytecodes, and perf sees the C-level
-	# time of building 900 frames where it is spent.  Before 3.11 the
-	# reference only has co_name: compare by that.
-	tol=3 &&
-	{ test "$2" -lt 900 || tol=4; } &&
+	# The reference and the recording are two runs of the program,
+	# about 2,000 samples each: a share's difference has a standard
+	# error near 1.4 points, and the largest of 15 such differences
+	# passed 3 points in 2 of 3 full-suite runs on a loaded machine
+	# (frame-pointer build, 400 frames; both perf.data readers give
+	# the same shares).  4 points is about three standard errors.  At
+	# 900 frames the reference also gives the leaf 2.8 to 3.4 points
+	# more than perf does (measured 5 times on 3.8-3.10, 3.1 and 3.2
+	# on 3.11), its own limit: its handler runs between bytecodes, and
+	# perf sees the C-level time of building 900 frames where it is
+	# spent; there the bound is 5.  Before 3.11 the reference only has
+	# co_name: compare by that.
+	tol=4 &&
+	{ test "$2" -lt 900 || tol=5; } &&
 	case $(ppr_python_version "$1") in
 	3.8|3.9|3.10)
 		ppr report -i "$name" --format collapsed -o "$name.col" &&

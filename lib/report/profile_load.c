@@ -708,14 +708,18 @@ static const struct dump *find_dump(const struct loader *l, uint64_t time,
 }
 
 /*
- * The end of the stack sp is on: the lowest top seen above sp for that
- * thread (stacks do not overlap), if it is not further than a default
- * stack limit away (else the stack's own top was never seen); 0 when
- * unknown.
+ * The end of the stack sp is on: the highest top seen for that thread
+ * within a default stack limit above sp (a thread's stacks, before and
+ * after an exec, lie far apart); 0 when unknown.  Not the lowest: a
+ * copy can also stop short inside the stack (the kernel copies without
+ * faulting pages in, and a loaded machine can have a page of the stack
+ * out of reach), and such a false top would make a bigger dump look
+ * like it needs only a few bytes more.
  */
 static uint64_t stack_top(const struct loader *l, pid_t tid, uint64_t sp)
 {
 	size_t lo = 0, hi = l->nr_tops;
+	uint64_t best = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -726,10 +730,11 @@ static uint64_t stack_top(const struct loader *l, pid_t tid, uint64_t sp)
 			hi = mid;
 	}
 	for (; lo < l->nr_tops && l->tops[lo].tid == tid; lo++)
-		if (l->tops[lo].top > sp)
-			return l->tops[lo].top - sp <= (8u << 20) ?
-				l->tops[lo].top : 0;
-	return 0;
+		if (l->tops[lo].top > sp &&
+		    l->tops[lo].top - sp <= (8u << 20) &&
+		    l->tops[lo].top > best)
+			best = l->tops[lo].top;
+	return best;
 }
 
 /*
