@@ -180,6 +180,9 @@ cat >zdrive.zsh <<'EOF'
 zmodload zsh/zpty || exit 3
 zpty z zsh -f -i
 zpty -w z "PROMPT=; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
+# a tall, wide terminal and no "do you wish to see all" question: a long
+# list must never stop zle before the DONE marker
+zpty -w z 'stty rows 500 columns 250 2>/dev/null; LISTMAX=1000000'
 zpty -w z 'compadd() { local -a m; builtin compadd -O m "$@"; print -rl -- "MATCH:"${^m}; builtin compadd "$@" }'
 zpty -w z 'zle_done() { print "DONE"; zle -I; }; zle -N zle_done; bindkey "^X" zle_done; bindkey "^I" complete-word'
 zpty -w z 'print READY'
@@ -191,11 +194,18 @@ for l in "$@"; do
 	zpty -w -n z "$l"$'\t'
 	zpty -w -n z $'\C-x'
 	out=
-	while zpty -r -t z line || { sleep 0.05; zpty -r z line; }; do
-		out+=$line
-		# the marker may come split over two reads
-		[[ $out == *DONE* ]] && break
+	# at most 20 s a line, so that one stuck line is said, not a hang
+	deadline=$(( SECONDS + 20 ))
+	while (( SECONDS < deadline )); do
+		if zpty -r -t z line; then
+			out+=$line
+			# the marker may come split over two reads
+			[[ $out == *DONE* ]] && break
+		else
+			sleep 0.05
+		fi
 	done
+	[[ $out == *DONE* ]] || print -r -- "TIMEOUT: no DONE after 20 s for: $l" >&2
 	print -r -- ${(F)${(M)${(f)out}:#*MATCH:*}} | sed -e 's/.*MATCH://' -e 's/\r$//' -e '/^$/d' | sort -u
 	zpty -w -n z $'\C-e\C-u'
 done
@@ -219,7 +229,8 @@ test_expect_success ZPTY 'zsh: completion runs in an interactive zsh' '
 		set -- "$@" "$(options_line $c)"
 	done &&
 	zsh_complete "$@" >"$TRASH/zsh.out" 2>zsh.err &&
-	test $(grep -c "^== " "$TRASH/zsh.out") = $# || { cat zsh.err "$TRASH/zsh.out"; false; }
+	test $(grep -c "^== " "$TRASH/zsh.out") = $# &&
+	! grep TIMEOUT zsh.err || { cat zsh.err "$TRASH/zsh.out"; false; }
 '
 
 test_expect_success ZPTY 'zsh: every command, and every option of every --help, is offered' '
