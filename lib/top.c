@@ -361,7 +361,6 @@ void top_stats(const struct top *t, struct top_stats *st)
 	struct timespec now;
 
 	*st = t->st;
-	st->bad = 0;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		st->cpu_seconds = (double)ru.ru_utime.tv_sec +
 			(double)ru.ru_utime.tv_usec / 1e6 +

@@ -43,7 +43,6 @@ struct top_opts {
 struct top_stats {
 	uint64_t samples;	/* taken into the profile */
 	uint64_t lost;		/* the kernel dropped (buffers full) */
-	uint64_t bad;		/* that did not decode */
 	unsigned damaged;	/* context tables read only up to damage */
 	double refresh_seconds;	/* the last re-read of maps and tables */
 	double cpu_seconds;	/* top's own CPU time so far */
