@@ -81,12 +81,13 @@ def first_line(text, limit=90):
 # --- running things -------------------------------------------------------
 
 class Result:
-    def __init__(self, code, wall, cpu, err, pid):
+    def __init__(self, code, wall, cpu, err, pid, rss=0.0):
         self.code = code
         self.wall = wall
         self.cpu = cpu
         self.err = err
         self.pid = pid
+        self.rss = rss      # peak RSS (MB) of the command's largest process
 
 
 def _status(status):
@@ -117,7 +118,7 @@ def run(argv, env=None, cwd=None, stdout=None, timeout=300):
     err = errf.read().decode("utf-8", "replace")
     errf.close()
     return Result(p.returncode, wall, ru.ru_utime + ru.ru_stime, err,
-                  p.pid)
+                  p.pid, ru.ru_maxrss / 1024.0)
 
 
 def run_pipe(argv1, argv2, env=None, cwd=None, timeout=300):
@@ -829,24 +830,10 @@ def part_c(args, pythons, tool, scratch):
 # --- (g) readers ------------------------------------------------------------
 
 def run_rss(argv, env=None, timeout=600):
-    """Run argv (stdout to /dev/null): (code, wall, cpu, peak RSS in MB
-    of the largest process of the command, stderr)."""
-    errf = tempfile.TemporaryFile()
-    t0 = time.monotonic()
-    p = subprocess.Popen(argv, env=env, stdin=DEVNULL, stdout=DEVNULL,
-                         stderr=errf)
-    timer = threading.Timer(timeout, lambda: p.kill())
-    timer.start()
-    try:
-        _, status, ru = os.wait4(p.pid, 0)
-    finally:
-        timer.cancel()
-    wall = time.monotonic() - t0
-    errf.seek(0)
-    err = errf.read().decode("utf-8", "replace")
-    errf.close()
-    return (_status(status), wall, ru.ru_utime + ru.ru_stime,
-            ru.ru_maxrss / 1024.0, err)
+    """run() for table g: (code, wall, cpu, peak RSS in MB of the
+    largest process of the command, stderr)."""
+    r = run(argv, env=env, timeout=timeout)
+    return r.code, r.wall, r.cpu, r.rss, r.err
 
 
 def perfparser_path():
