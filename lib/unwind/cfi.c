@@ -357,6 +357,17 @@ int unwind_sample(struct unwind *u, const struct pd_sample *s,
 			uint64_t pc = get_le64(s->callchain + 8 * i);
 
 			if (pc >= PERF_CONTEXT_MAX) {
+				/*
+				 * The kernel writes its own frames before the
+				 * user ones, so a marker after user frames is
+				 * a word that the kernel's frame-pointer walk
+				 * of user code took from the stack (code
+				 * built without frame pointers): -128 reads as
+				 * PERF_CONTEXT_KERNEL.  The chain is garbage
+				 * from there on; it ends.
+				 */
+				if (ctx == PERF_CONTEXT_USER)
+					break;
 				ctx = pc;
 				continue;
 			}

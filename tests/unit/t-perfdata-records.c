@@ -263,6 +263,10 @@ static void build(struct buf *b)
 		CTX_KERNEL, 0xffffffff81000000ULL, CTX_USER, 0x7000000010ULL,
 		0x7000000400ULL, 0x10,
 	};
+	static const uint64_t bad_walk[] = {
+		CTX_USER, 0x7000000010ULL, CTX_KERNEL, 0x55e4734b0af8ULL,
+		0x55e4734b0b10ULL,
+	};
 	uint64_t leaf_first[ARRAY_SIZE(chain)];
 	size_t i;
 
@@ -278,6 +282,11 @@ static void build(struct buf *b)
 	sample(b, 43, 500, leaf_first, ARRAY_SIZE(chain));
 	mmap2(b, 42, 0x7100000000ULL, 0x1000, "/nonexistent/lib.so", 450,
 	      the_id);
+	/*
+	 * A user frame-pointer walk through code without frame pointers:
+	 * a stack word of -128 reads as the kernel's context marker.
+	 */
+	sample(b, 42, 600, bad_walk, ARRAY_SIZE(bad_walk));
 	round_end(b);
 	end_file(b);
 }
@@ -334,10 +343,11 @@ static void test_decoders(void)
 		} else if (r.type == PD_RECORD_SAMPLE) {
 			TAP_INT(perfdata_record_time(&d, &r, &time), 0,
 				"sample time");
-			TAP_OK(time == 300 || time == 500, "sample time value");
+			TAP_OK(time == 300 || time == 500 || time == 600,
+			       "sample time value");
 		}
 	}
-	TAP_INT(n, 8, "every record walked");
+	TAP_INT(n, 9, "every record walked");
 	TAP_INT(rounds, 2, "both rounds");
 	{
 		struct pd_record bad = r;
@@ -412,19 +422,19 @@ static void test_features(void)
 
 struct got {
 	int n;
-	char comm[2][32];
-	char dso[2][64];
-	char sym[2][64];
-	char kdso[2][64];
-	size_t frames[2];
-	uint64_t time[2];
+	char comm[3][32];
+	char dso[3][64];
+	char sym[3][64];
+	char kdso[3][64];
+	size_t frames[3];
+	uint64_t time[3];
 };
 
 static int on_sample(void *data, const struct ps_sample *s)
 {
 	struct got *g = data;
 
-	if (g->n < 2) {
+	if (g->n < 3) {
 		snprintf(g->comm[g->n], sizeof(g->comm[0]), "%.*s",
 			 (int)s->comm.len, s->comm.s);
 		g->frames[g->n] = s->nr_frames;
@@ -478,8 +488,8 @@ static void test_native(void)
 	o.data = &g;
 	TAP_INT(native_load(&o, &st, &cb_ret, err, sizeof(err)), 0,
 		"native reader reads it");
-	TAP_INT(g.n, 2, "both samples");
-	TAP_INT(st.samples, 2, "stats: samples");
+	TAP_INT(g.n, 3, "all three samples");
+	TAP_INT(st.samples, 3, "stats: samples");
 	TAP_STR(g.comm[0], "prog", "comm of the first sample");
 	TAP_STR(g.comm[1], "prog", "a forked child keeps its parent's comm");
 	TAP_INT(g.frames[0], 4, "kernel frame and three user frames");
@@ -491,6 +501,8 @@ static void test_native(void)
 	TAP_STR(g.dso[1], "/tmp/perf-42.map",
 		"a forked child inherits its parent's mappings");
 	TAP_INT(g.time[0], 300, "sample time");
+	TAP_INT(g.frames[2], 1, "a context marker after user frames ends "
+		"the chain");
 
 	/* every prefix: refused or read short, never a crash */
 	{
