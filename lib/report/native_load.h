@@ -19,6 +19,9 @@
 #include "compat.h"
 #include "report/perfscript.h"
 
+struct perfdata;
+struct pd_record;
+
 struct native_stats {
 	uint64_t bytes;		/* of perf.data's records read */
 	uint64_t samples;	/* delivered */
