@@ -149,6 +149,12 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	ps.event.len = strlen(ev);
 	ps.frames = r->pf;
 	ps.nr_frames = (size_t)n;
+	if (s.attr->sample_stack_user && s.have_stack) {
+		ps.dump_known = 1;
+		ps.dump_full = s.dyn_size == s.stack_size;
+		ps.dump_sp = s.have_sp ? s.user_sp : 0;
+		ps.dump_len = s.dyn_size;
+	}
 	r->samples++;
 	r->frames += (uint64_t)n;
 	r->cb_ret = r->cb(r->data, &ps);
@@ -304,6 +310,8 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	if (native_stream_new(&r.ns, &r.d, o->session_dir, o->flags, o->cb,
 			      o->data, err, errlen) < 0)
 		goto out;
+	if (o->header)
+		o->header(o->data, &r.d);
 	while (!r.ns->cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
 		uint64_t t;
 
@@ -355,6 +363,8 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		st->frames = r.ns->frames;
 		st->bad_samples = r.ns->bad_samples;
 		st->unwind_fallbacks = us->fallbacks;
+		st->lost = r.d.lost > r.d.lost_samples ? r.d.lost :
+			   r.d.lost_samples;
 	}
 	ret = 0;
 out:

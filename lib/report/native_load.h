@@ -28,6 +28,7 @@ struct native_stats {
 	uint64_t bad_samples;	/* that did not decode */
 	uint64_t frames;
 	uint64_t unwind_fallbacks;	/* libdwfl single steps */
+	uint64_t lost;		/* samples perf lost (buffer full) */
 };
 
 /* NATIVE_DWFL_ONLY: libdwfl for every frame (a cross-check, slow). */
@@ -42,6 +43,8 @@ struct native_opts {
 	unsigned flags;
 	ps_sample_fn cb;
 	void *data;
+	/* called with data once the header is read, before any sample */
+	void (*header)(void *data, const struct perfdata *d);
 	/* called every few MiB and at the end (may be NULL) */
 	void (*progress)(void *data, uint64_t bytes, uint64_t samples);
 	void *progress_data;

@@ -45,6 +45,14 @@ struct ps_sample {
 	struct ps_str event;	/* without the trailing ':' */
 	const struct ps_frame *frames;	/* leaf first */
 	size_t nr_frames;
+	/*
+	 * The user stack copy (jit mode), from the native reader only:
+	 * perf script does not print it.  dump_full: the kernel copied
+	 * all it was asked (the stack may go on); dump_sp: the sample's
+	 * sp (0: unknown); dump_len: the bytes copied.
+	 */
+	unsigned dump_known : 1, dump_full : 1;
+	uint64_t dump_sp, dump_len;
 };
 
 /* Return 0 to go on, anything else to stop the parse (returned). */

@@ -112,11 +112,20 @@ struct loader {
 	int jit;		/* DWARF unwinding (jit mode) */
 	struct dump *dumps;	/* sorted by (time, tid) */
 	size_t nr_dumps;
-	struct stack_top *tops;	/* sorted by tid */
-	size_t nr_tops;
+	/*
+	 * Sorted by tid up to nr_sorted (tops_compact()); the native
+	 * reader appends as it goes.
+	 */
+	struct stack_top *tops;
+	size_t nr_tops, tops_alloc, nr_sorted;
 	uint32_t unnamed_example;	/* a frame of unnamed code shown */
-	uint64_t *needs;	/* bytes each CUT_DUMP sample needed */
-	size_t nr_needs, needs_alloc;
+	/*
+	 * The CUT_DUMP samples' thread and sp: the bytes each needed are
+	 * known once every stack top is (judge_dumps()); not kept live.
+	 */
+	struct stack_top *cut_dumps;
+	size_t nr_cut_dumps, cut_dumps_alloc;
+	int live;		/* top: no end, no dump advice */
 	uint64_t recorded;	/* samples in perf.data */
 	uint64_t lost;		/* samples perf lost (buffer full) */
 	pid_t helper_pid;	/* record's exec helper: not the program */
@@ -598,6 +607,8 @@ static int fact_top_cmp(const void *a, const void *b)
  * on beyond it) and where each thread's stack ends; the callchain cap
  * asked for; the samples recorded and lost.  This walks all of
  * perf.data (the session's cache keeps the result: see run_perf_script).
+ * The native reader needs no such walk: it gives the dump with each
+ * sample (ps_sample.dump_*), and its own pass the counts.
  * Without a readable perf.data fa stays zero and the judgement is
  * vaguer (CUT_NOROOT), never wrong.
  */
@@ -656,6 +667,47 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 	fa->nr_tops = j;
 }
 
+static int top_cmp(const void *a, const void *b)
+{
+	const struct stack_top *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->top > y->top) - (x->top < y->top);
+}
+
+/* Sort the loader's stack tops by thread, each distinct top once. */
+static void tops_compact(struct loader *l)
+{
+	size_t i, j;
+
+	if (l->nr_sorted == l->nr_tops)
+		return;
+	qsort(l->tops, l->nr_tops, sizeof(*l->tops), top_cmp);
+	for (i = j = 0; i < l->nr_tops; i++)
+		if (!j || l->tops[j - 1].tid != l->tops[i].tid ||
+		    l->tops[j - 1].top != l->tops[i].top)
+			l->tops[j++] = l->tops[i];
+	l->nr_tops = l->nr_sorted = j;
+}
+
+/*
+ * A stack top the native reader saw (a copy that stopped short).
+ * Appended; compacted when the unsorted tail outgrows the rest, so the
+ * array stays within about twice the distinct tops.
+ */
+static void add_top(struct loader *l, pid_t tid, uint64_t top)
+{
+	if (l->nr_tops && l->tops[l->nr_tops - 1].tid == tid &&
+	    l->tops[l->nr_tops - 1].top == top)
+		return;
+	ALLOC_GROW(l->tops, l->nr_tops + 1, l->tops_alloc);
+	l->tops[l->nr_tops].tid = tid;
+	l->tops[l->nr_tops++].top = top;
+	if (l->nr_tops - l->nr_sorted > l->nr_sorted + 64)
+		tops_compact(l);
+}
+
 /*
  * Take what read_dumps() found, or the session's cache kept, into the
  * loader (data): before the first sample is judged.
@@ -689,7 +741,8 @@ static void use_facts(void *data, const struct report_cache_facts *fa)
 		l->tops[i].tid = fa->tops[i].tid;
 		l->tops[i].top = fa->tops[i].top;
 	}
-	l->nr_tops = fa->nr_tops;
+	l->nr_tops = l->nr_sorted = fa->nr_tops;
+	l->tops_alloc = fa->nr_tops ? fa->nr_tops : 1;
 	l->recorded = fa->recorded;
 	l->lost = fa->lost;
 }
@@ -718,7 +771,7 @@ static const struct dump *find_dump(const struct loader *l, uint64_t time,
  */
 static uint64_t stack_top(const struct loader *l, pid_t tid, uint64_t sp)
 {
-	size_t lo = 0, hi = l->nr_tops;
+	size_t lo = 0, hi = l->nr_sorted;
 	uint64_t best = 0;
 
 	while (lo < hi) {
@@ -729,7 +782,7 @@ static uint64_t stack_top(const struct loader *l, pid_t tid, uint64_t sp)
 		else
 			hi = mid;
 	}
-	for (; lo < l->nr_tops && l->tops[lo].tid == tid; lo++)
+	for (; lo < l->nr_sorted && l->tops[lo].tid == tid; lo++)
 		if (l->tops[lo].top > sp &&
 		    l->tops[lo].top - sp <= (8u << 20) &&
 		    l->tops[lo].top > best)
@@ -756,20 +809,27 @@ static enum stack_cut judge(struct loader *l, const struct ps_sample *s,
 		return CUT_NONE;
 	}
 	if (l->jit) {
-		const struct dump *dp = s->time_ns ?
-			find_dump(l, s->time_ns, s->tid) : NULL;
+		struct dump own;
+		const struct dump *dp = NULL;
 
+		if (s->dump_known) {
+			/* the native reader says it with the sample */
+			own.sp = s->dump_sp;
+			own.full = s->dump_full;
+			dp = &own;
+		} else if (s->time_ns) {
+			dp = find_dump(l, s->time_ns, s->tid);
+		}
 		if (!dp) {
 			cut = CUT_NOROOT;
 		} else if (dp->full) {
-			uint64_t top = dp->sp ?
-				stack_top(l, s->tid, dp->sp) : 0;
-
 			cut = CUT_DUMP;
-			if (top > dp->sp && dp->sp) {
-				ALLOC_GROW(l->needs, l->nr_needs + 1,
-					   l->needs_alloc);
-				l->needs[l->nr_needs++] = top - dp->sp;
+			/* what it needed, once every top is known */
+			if (dp->sp && !l->live) {
+				ALLOC_GROW(l->cut_dumps, l->nr_cut_dumps + 1,
+					   l->cut_dumps_alloc);
+				l->cut_dumps[l->nr_cut_dumps].tid = s->tid;
+				l->cut_dumps[l->nr_cut_dumps++].top = dp->sp;
 			}
 		} else {
 			cut = CUT_UNWIND;
@@ -786,17 +846,29 @@ static enum stack_cut judge(struct loader *l, const struct ps_sample *s,
 static void judge_dumps(struct loader *l)
 {
 	struct profile_quality *q = &l->p->quality;
-	size_t i, k;
+	uint64_t *needs;
+	size_t i, k, n = 0;
 
-	q->dump_known = l->nr_needs;
-	if (!l->nr_needs)
-		return;
-	qsort(l->needs, l->nr_needs, sizeof(*l->needs), u64_cmp);
-	for (i = 0; i < l->nr_needs; i++)
-		if (l->needs[i] <= PERF_STACK_DUMP_MAX)
-			q->dump_fixable++;
-	k = (l->nr_needs * 99 + 99) / 100;	/* ceil(99 %) */
-	q->dump_need99 = (l->needs[k - 1] + 7) & ~(uint64_t)7;
+	tops_compact(l);
+	needs = xcalloc(l->nr_cut_dumps ? l->nr_cut_dumps : 1,
+			sizeof(*needs));
+	for (i = 0; i < l->nr_cut_dumps; i++) {
+		uint64_t sp = l->cut_dumps[i].top;
+		uint64_t top = stack_top(l, l->cut_dumps[i].tid, sp);
+
+		if (top > sp)
+			needs[n++] = top - sp;
+	}
+	q->dump_known = n;
+	if (n) {
+		qsort(needs, n, sizeof(*needs), u64_cmp);
+		for (i = 0; i < n; i++)
+			if (needs[i] <= PERF_STACK_DUMP_MAX)
+				q->dump_fixable++;
+		k = (n * 99 + 99) / 100;	/* ceil(99 %) */
+		q->dump_need99 = (needs[k - 1] + 7) & ~(uint64_t)7;
+	}
+	free(needs);
 }
 
 static char *count_str(uint64_t v, char *buf, size_t len)
@@ -975,6 +1047,9 @@ static int on_sample(void *data, const struct ps_sample *s)
 	enum ctx_result cr = CTX_NONE;
 	struct ps_sample rebuilt;
 
+	/* every sample's copy tells, filtered out or not (read_dumps()) */
+	if (s->dump_known && !s->dump_full && s->dump_sp && !l->live)
+		add_top(l, s->tid, s->dump_sp + s->dump_len);
 	if (!l->have_first) {
 		l->have_first = 1;
 		l->first_ns = s->time_ns;
@@ -1473,23 +1548,37 @@ out:
  * The session's samples read from perf.data itself (native_load.h),
  * unwound and named as perf script would, into on_sample().
  */
+static void native_header(void *data, const struct perfdata *d)
+{
+	struct report_cache_facts fa;
+
+	/* read_dumps()'s facts from the header; the rest come per sample */
+	memset(&fa, 0, sizeof(fa));
+	fa.max_stack = d->attrs[0].sample_max_stack;
+	fa.dump_size = d->attrs[0].sample_stack_user;
+	use_facts(data, &fa);
+}
+
 static int run_native(struct loader *l, char *err, size_t errlen)
 {
-	struct report_cache_facts facts;
 	struct native_opts o;
-	int cb_ret;
+	struct native_stats st;
+	int cb_ret, ret;
 
-	read_dumps(l->s->perf_data, &facts);
-	use_facts(l, &facts);
-	report_cache_facts_release(&facts);
 	memset(&o, 0, sizeof(o));
 	o.session_dir = l->s->dir;
 	o.perf_data = l->s->perf_data;
 	o.cb = on_sample;
 	o.data = l;
+	o.header = native_header;
 	o.progress = l->f->progress;
 	o.progress_data = l->f->progress_data;
-	return native_load(&o, NULL, &cb_ret, err, errlen);
+	ret = native_load(&o, &st, &cb_ret, err, errlen);
+	if (!ret) {
+		l->recorded = st.samples + st.bad_samples;
+		l->lost = st.lost;
+	}
+	return ret;
 }
 
 static void loader_init(struct loader *l, struct profile *p,
@@ -1569,7 +1658,7 @@ static void loader_release(struct loader *l)
 	free(l->unnamed);
 	free(l->dumps);
 	free(l->tops);
-	free(l->needs);
+	free(l->cut_dumps);
 	free(l->out);
 	ctx_db_free(l->ctx);
 }
@@ -1598,6 +1687,7 @@ int profile_live_new(struct profile_live **out, struct profile *p,
 	}
 	lv->nr_dirs = lv->l.nr_map_dirs = i;
 	lv->l.jit = !!jit;
+	lv->l.live = 1;
 	loader_frames(&lv->l);
 	*out = lv;
 	return 0;
@@ -1683,7 +1773,7 @@ int profile_load(struct profile *p, const char *session,
 			goto out;
 		p->quality.ctx_damaged = damaged;
 	}
-	/* either reader also reads perf.data's facts (read_dumps()) */
+	/* the perf-script reader also walks perf.data (read_dumps()) */
 	if (f->reader == PROFILE_READER_NATIVE)
 		ret = run_native(&l, err, errlen);
 	else
