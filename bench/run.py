@@ -850,6 +850,32 @@ def perfparser_path():
     return None
 
 
+def cached_perf(kind):
+    """perf 6.12 as .ci/setup.d/perf-6.12.sh builds it (kind: libdw or
+    libunwind), or None."""
+    cache = os.environ.get("PYPERF_CACHE") or \
+        os.path.join(os.path.expanduser("~"), ".cache", "pyperf-run")
+    path = os.path.join(cache, "perf-6.12", kind, "perf")
+    return path if os.access(path, os.X_OK) else None
+
+
+def frames_per_sample(argv, samples, env=None):
+    """Frame lines perf script prints per sample (a run outside the
+    timed ones), or None."""
+    if not samples:
+        return None
+    outf = tempfile.TemporaryFile()
+    r = run(argv, env=env, stdout=outf, timeout=600)
+    n = 0
+    if r.code == 0:
+        outf.seek(0)
+        for raw in outf:
+            if raw[:1] in (b"\t", b" ") and raw.strip():
+                n += 1
+    outf.close()
+    return n / float(samples) if r.code == 0 else None
+
+
 def part_g(args, pythons, tool, scratch):
     head = ("### (g) Readers: the native perf.data reader, `perf script`, "
             "hotspot's perfparser\n\n")
@@ -861,13 +887,26 @@ def part_g(args, pythons, tool, scratch):
     sessions = []
     jitpy = next((p for p in pythons if p.minor == 13), None) or \
         next((p for p in pythons if not p.fp), None)
+    # (label, name, python, mode, dump size, perf that records)
     if jitpy:
         sessions.append(("DWARF (jit mode, 32 KiB dumps, %s)" % jitpy.label,
-                         "g-dwarf", jitpy, "jit", 32768))
+                         "g-dwarf", jitpy, "jit", 32768, None))
+    # With context trampolines perf script stops at the innermost one
+    # (it has no unwind table for it): it does a fraction of the native
+    # reader's work.  Recorded by a perf that unwinds with libdw, the
+    # session has one trampoline per function and a jitdump, and perf
+    # script unwinds the whole dump as the native reader does.
+    dwperf = cached_perf("libdw")
+    if jitpy and dwperf:
+        sessions.append(("DWARF, whole stacks for perf too (jit mode, "
+                         "one trampoline per function and a jitdump, as "
+                         "record does for a libdw perf; 32 KiB dumps, %s)"
+                         % jitpy.label, "g-dwarf-whole", jitpy, "jit",
+                         32768, dwperf))
     fp = next((p for p in pythons if p.fp), None)
     if fp:
         sessions.append(("frame pointers (perf map mode, %s)" % fp.label,
-                         "g-fp", fp, "perf", None))
+                         "g-fp", fp, "perf", None, None))
     if not sessions:
         return head + "n/a (no interpreter)\n"
     pp = perfparser_path()
@@ -880,10 +919,11 @@ def part_g(args, pythons, tool, scratch):
                    "report ≤ 0.2× `perf script --no-inline` and ≤ 0.5× "
                    "perfparser; frame pointers ≤ 0.3× perf script.\n\n"
                    % args.reps_report)
-    for label, name, py, mode, stack in sessions:
+    for label, name, py, mode, stack, rec_perf in sessions:
         session = os.path.join(scratch, name)
         log("(g) recording %s" % label)
-        r = ppr_record(tool, session,
+        extra = ["--perf", rec_perf] if rec_perf else []
+        r = ppr_record(tool, session, extra +
                        [os.path.join(WL, "busy.py"), "2", str(seconds)],
                        python=py.path, mode=mode, stack=stack, env=env)
         if r.code != 0:
@@ -894,29 +934,38 @@ def part_g(args, pythons, tool, scratch):
         data = os.path.join(session, "perf.data")
         size = os.path.getsize(data) if os.path.exists(data) else 0
         buildid = os.path.join(session, "buildid")
+        perf = rec_perf or "perf"
+        pname = "" if not rec_perf else " (6.12, libdw)"
+        script = [perf, "--buildid-dir", buildid, "script", "-i", data,
+                  "--no-inline", "--max-stack", "65535", "-F", fields]
+        # (name, argv, environment for it)
         cmds = [
             ("`pyperf-run report --reader native`",
              [tool.ppr, "report", "--reader", "native", "-i", session,
-              "-o", os.devnull]),
-            ("`pyperf-run report --reader perf-script`",
+              "-o", os.devnull], env),
+            ("`pyperf-run report --reader perf-script`%s" % pname,
              [tool.ppr, "report", "--reader", "perf-script", "-i",
-              session, "-o", os.devnull]),
-            ("`perf script --no-inline -F ...`",
-             ["perf", "--buildid-dir", buildid, "script", "-i", data,
-              "--no-inline", "--max-stack", "65535", "-F", fields]),
+              session, "-o", os.devnull],
+             dict(env, PYPERF_PERF=rec_perf) if rec_perf else env),
+            ("`perf script --no-inline -F ...`%s" % pname, script, env),
         ]
+        unw = cached_perf("libunwind") if rec_perf else None
+        if unw:
+            cmds.append(("`perf script --no-inline -F ...` (6.12, "
+                         "libunwind)", [unw] + script[1:], env))
         if pp:
             # Debian's perfparser (hotspot 1.3) has no --buildid-dir:
             # it reads the objects where the records say, as the
             # session was recorded on this machine
             cmds.append(("hotspot's perfparser",
-                         [pp, "--input", data, "--output", os.devnull]))
+                         [pp, "--input", data, "--output", os.devnull],
+                         env))
         res = {}
         for _ in range(args.reps_report):
-            for cname, argv in cmds:
+            for cname, argv, cenv in cmds:
                 shutil.rmtree(os.path.join(session, "cache"),
                               ignore_errors=True)
-                code, wall, cpu, rss, err = run_rss(argv, env=env)
+                code, wall, cpu, rss, err = run_rss(argv, env=cenv)
                 if code != 0:
                     res[cname] = na(first_line(err, 60))
                 if isinstance(res.get(cname), str):
@@ -924,7 +973,7 @@ def part_g(args, pythons, tool, scratch):
                 res.setdefault(cname, []).append((wall, cpu, rss))
         base = res.get(cmds[2][0])
         rows = []
-        for cname, _ in cmds:
+        for cname, _, _ in cmds:
             v = res.get(cname)
             if not isinstance(v, list):
                 rows.append([cname, v or "n/a", "", "", "", ""])
@@ -944,8 +993,11 @@ def part_g(args, pythons, tool, scratch):
             rows.append(["hotspot's perfparser",
                          "n/a (not installed: Debian package hotspot)",
                          "", "", "", ""])
-        text += ("%s: %s samples, perf.data %.1f MB.\n\n"
-                 % (label, meta.get("samples", "?"), size / 1e6))
+        fps = frames_per_sample(script, meta.get("samples"), env)
+        text += ("%s: %s samples, perf.data %.1f MB; perf script prints "
+                 "%s frames per sample.\n\n"
+                 % (label, meta.get("samples", "?"), size / 1e6,
+                    "%.1f" % fps if fps is not None else "n/a"))
         text += table(["command", "wall", "CPU", "wall ×", "CPU ×",
                        "peak RSS"], rows) + "\n"
     return text
