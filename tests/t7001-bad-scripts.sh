@@ -31,6 +31,24 @@ test_expect_success 'a directory as the script: 126, no session' '
 	test "$(ls -A d)" = dir.py
 '
 
+test_expect_success 'a program in PATH as the script: 127, a hint that names both ways, no session' '
+	mkdir p && (cd p && rec -o s sh -c "exit 3") &&
+	test "$(cat code)" = 127 &&
+	test_grep "^pyperf-run record: cannot open .sh.: No such file or directory" err &&
+	test_grep "^hint: .*--python sh. before the script; to run a program, put it after .--." err &&
+	test -z "$(ls -A p)"
+'
+
+test_expect_success 'an executable file as the script: 126, not run by Python, a hint' '
+	elf=$(command -v sh) &&
+	mkdir e && (cd e && rec -o s "$elf" -c "exit 3") &&
+	test "$(cat code)" = 126 &&
+	test_grep "^pyperf-run record: cannot run .$elf. as a Python script: it is an executable .ELF. file" err &&
+	test_grep "^hint: .*--python $elf. before the script" err &&
+	! grep -q SyntaxError err &&
+	test -z "$(ls -A e)"
+'
+
 test_expect_success PERF,PY 'an empty script: exit 0 and a reportable session' '
 	: >empty.py &&
 	rec -o s-empty empty.py &&

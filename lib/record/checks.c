@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <string.h>
 #include <unistd.h>
 
 void record_say(struct record_run *r, enum record_msg_level level,
@@ -37,18 +38,38 @@ void record_say_output(struct record_run *r, const char *text)
 	r->msg(r->msg_data, RECORD_MSG_OUTPUT, text);
 }
 
+/*
+ * The script given is a program (an interpreter, say; a name found in
+ * PATH or an ELF file): the two ways to say what was meant.
+ */
+static void hint_program(struct record_run *r, const char *prog)
+{
+	record_say(r, RECORD_MSG_HINT,
+		   "to profile a script with that interpreter, give "
+		   "'--python %s' before the script; to run a program, "
+		   "put it after '--'", prog);
+}
+
 /* RECORD_OK, or why the script cannot run (said). */
 enum record_outcome record_check_script(struct record_run *r,
 					const char *path)
 {
 	struct stat st;
+	unsigned char magic[4];
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		int e = errno;
+		char *prog = e == ENOENT && !strchr(path, '/') ?
+			spawn_which(path) : NULL;
 
 		record_say(r, RECORD_MSG_ERROR, "cannot open '%s': %s", path,
 		    strerror(e));
+		if (prog) {
+			/* `record python3 app.py`: a program in PATH */
+			hint_program(r, path);
+			free(prog);
+		}
 		return e == ENOENT || e == ENOTDIR ? RECORD_NOT_FOUND
 						   : RECORD_CANNOT_EXEC;
 	}
@@ -56,6 +77,18 @@ enum record_outcome record_check_script(struct record_run *r,
 		record_say(r, RECORD_MSG_ERROR, "cannot stat '%s': %s", path,
 		    strerror(errno));
 		close(fd);
+		return RECORD_CANNOT_EXEC;
+	}
+	/*
+	 * An ELF file is no Python source: Python would stop at its first
+	 * byte with a SyntaxError about null bytes.
+	 */
+	if (S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 &&
+	    !memcmp(magic, "\177ELF", 4)) {
+		close(fd);
+		record_say(r, RECORD_MSG_ERROR, "cannot run '%s' as a Python "
+			   "script: it is an executable (ELF) file", path);
+		hint_program(r, path);
 		return RECORD_CANNOT_EXEC;
 	}
 	close(fd);
