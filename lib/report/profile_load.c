@@ -18,6 +18,7 @@
 #include "report/profile.h"
 #include "report/profile_priv.h"
 #include "report/report_cache.h"
+#include "record/cuts.h"
 #include "record/record.h"
 #include "session.h"
 #include "spawn.h"
@@ -960,7 +961,12 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 			     extra ? extra : why, cut_names[r]);
 		free(extra);
 	}
-	if (q->cut[CUT_DUMP] && q->dump_known) {
+	/*
+	 * Advice only where it matters, as record's hints: a bigger dump
+	 * for a handful of samples would multiply the data for nothing.
+	 */
+	if (q->cut[CUT_DUMP] && q->dump_known &&
+	    (double)q->cut[CUT_DUMP] >= RECORD_HINT_SHARE * (double)q->judged) {
 		if (q->dump_need99 && q->dump_need99 <= PERF_STACK_DUMP_MAX)
 			profile_warn(p, "a %llu-byte stack dump would complete "
 				     "99%% of the %s samples whose dump was "
