@@ -19,16 +19,6 @@ PROG=$PPR_SRCDIR/tests/fixtures/deep-kinds.py
 REF=$PPR_SRCDIR/tests/fixtures/ref-sampler.py
 CMP=$PPR_SRCDIR/tests/fixtures/ref-compare.py
 
-# The reference runs with the context trampolines active as record runs
-# them (no perf): the program it measures is the one profiled, hook
-# costs included.
-ref_env() {
-	mkdir -p "$TRASH/refdump" &&
-	"$PPR_BIN" trampoline env --python "$1" --mode perf >ref.env &&
-	sed -e "s/^/export /" ref.env >ref.sh &&
-	echo "export PYPERF_TRAMPOLINE_CONTEXTS=1 PYPERF_TRAMPOLINE_DIR=$TRASH/refdump" >>ref.sh
-}
-
 # check_run PY DEPTH [MODE] [MIN%]: record, report, compare with the
 # reference; MIN% complete stacks (default 99)
 check_run() {
@@ -36,18 +26,12 @@ check_run() {
 	ppr record -q --python "$1" ${3:+--mode "$3"} -o "$name" \
 		"$PROG" "$2" 2 >"$name.out" 2>"$name.err" &&
 	ppr report -i "$name" --format json -o "$name.json" &&
-	ref_env "$1" &&
+	# the reference runs with the context trampolines active
+	ppr_ref_env "$1" &&
 	# 1000 Hz: about 2,000 samples, a standard error near 1 point
 	(. ./ref.sh && "$1" "$REF" "$name.ref" --hz 1000 "$PROG" "$2" 2 \
 		>/dev/null) &&
-	python3 - "$name.json" "$2" "${4:-99}" <<-\PY &&
-	import json, sys
-	q = json.load(open(sys.argv[1]))["quality"]
-	pct = 100.0 * q["complete"] / q["judged"]
-	print("depth %s: %d of %d stacks complete (%.1f %%)"
-	      % (sys.argv[2], q["complete"], q["judged"], pct))
-	sys.exit(pct < float(sys.argv[3]))
-	PY
+	ppr_check_complete "$name.json" "${4:-99}" "depth $2" &&
 	# The reference and the recording are two runs of the program,
 	# about 2,000 samples each: a share's difference has a standard
 	# error near 1.4 points, and the largest of 15 such differences

@@ -382,6 +382,44 @@ ppr_usable_python() {
 	echo "$up_py"
 }
 
+# ppr_python_with MODULE: an interpreter that imports MODULE and that
+# record can use (Debian's python3 for Debian's python3-* packages);
+# prints why not otherwise.
+ppr_python_with() {
+	for pw_ in $(ppr_pythons); do
+		"$pw_" -c "import $1" 2>/dev/null || continue
+		ppr_record_can_use "$pw_" "with-$1" >/dev/null || continue
+		echo "$pw_"
+		return 0
+	done
+	echo "no interpreter here imports $1 and can be recorded"
+	return 1
+}
+
+# ppr_ref_env PY: ./ref.sh, to source before running
+# tests/fixtures/ref-sampler.py with PY: the context trampolines active
+# as record runs them (no perf), so that the reference measures the
+# program that is profiled, hook costs included.
+ppr_ref_env() {
+	mkdir -p "$TRASH/refdump" &&
+	"$PPR_BIN" trampoline env --python "$1" --mode perf >ref.env &&
+	sed -e "s/^/export /" ref.env >ref.sh &&
+	echo "export PYPERF_TRAMPOLINE_CONTEXTS=1 PYPERF_TRAMPOLINE_DIR=$TRASH/refdump" >>ref.sh
+}
+
+# ppr_check_complete REPORT.json MIN% LABEL: at least MIN% of the judged
+# stacks of a `report --format json` are complete (says how many).
+ppr_check_complete() {
+	python3 - "$1" "$2" "$3" <<'PYEOF'
+import json, sys
+q = json.load(open(sys.argv[1]))["quality"]
+pct = 100.0 * q["complete"] / q["judged"]
+print("%s: %d of %d stacks complete (%.1f %%)"
+      % (sys.argv[3], q["complete"], q["judged"], pct))
+sys.exit(pct < float(sys.argv[2]))
+PYEOF
+}
+
 # ppr_record_can_use PATH TAG: `pyperf-run doctor` says record can use the
 # interpreter PATH (its answer is kept in $TRASH/.doctor.TAG.json); prints
 # why not otherwise.
