@@ -184,6 +184,22 @@ static int apply_rule(struct proc *p, const struct cfi_rule *ru,
 			v = regs[r];
 			break;
 		case RULE_OFFSET:
+			/*
+			 * A save slot below the frame's sp has been popped:
+			 * past an epilogue's pop or leave, compilers keep the
+			 * register's rule (no .cfi_restore) while the
+			 * register already holds the caller's value again.
+			 * The kernel copies the stack from sp up, so the
+			 * slot cannot be read either (both perf unwinders
+			 * stop there: a sample on the ret of a function
+			 * with a frame pointer lost its callers).
+			 */
+			if (r != REG_RA && (valid >> r & 1) &&
+			    (valid >> REG_SP & 1) &&
+			    cfa + (uint64_t)ru->r[r].off + 8 <= regs[REG_SP]) {
+				v = regs[r];
+				break;
+			}
 			if (mem_read(p, cfa + (uint64_t)ru->r[r].off, &v) < 0) {
 				if (r == REG_RA)
 					return -1;
