@@ -63,10 +63,10 @@ struct dump {
 	uint8_t full;		/* the kernel copied all it was asked */
 };
 
-/* Per thread: the stack's end, learnt from dumps that reached it. */
-struct stack_top {
+/* A sample whose stack dump was full: its thread and sp. */
+struct cut_dump {
 	pid_t tid;
-	uint64_t top;
+	uint64_t sp;
 };
 
 struct pmap {
@@ -114,17 +114,18 @@ struct loader {
 	struct dump *dumps;	/* sorted by (time, tid) */
 	size_t nr_dumps;
 	/*
-	 * Sorted by tid up to nr_sorted (tops_compact()); the native
-	 * reader appends as it goes.
+	 * Per thread, the stack's ends learnt from dumps that reached
+	 * them: sorted by tid up to nr_sorted (tops_compact()); the
+	 * native reader appends as it goes.
 	 */
-	struct stack_top *tops;
+	struct report_cache_top *tops;
 	size_t nr_tops, tops_alloc, nr_sorted;
 	uint32_t unnamed_example;	/* a frame of unnamed code shown */
 	/*
-	 * The CUT_DUMP samples' thread and sp: the bytes each needed are
-	 * known once every stack top is (judge_dumps()); not kept live.
+	 * The CUT_DUMP samples: the bytes each needed are known once
+	 * every stack top is (judge_dumps()); not kept live.
 	 */
-	struct stack_top *cut_dumps;
+	struct cut_dump *cut_dumps;
 	size_t nr_cut_dumps, cut_dumps_alloc;
 	int live;		/* top: no end, no dump advice */
 	uint64_t recorded;	/* samples in perf.data */
@@ -603,6 +604,24 @@ static int fact_top_cmp(const void *a, const void *b)
 }
 
 /*
+ * Sort stack tops by thread, each distinct top once (a thread may have
+ * had several stacks: perf's child before it exec'ed the program had
+ * another); returns how many are left.
+ */
+static size_t tops_sort_unique(struct report_cache_top *t, size_t n)
+{
+	size_t i, j;
+
+	if (!n)
+		return 0;
+	qsort(t, n, sizeof(*t), fact_top_cmp);
+	for (i = j = 0; i < n; i++)
+		if (!j || t[j - 1].tid != t[i].tid || t[j - 1].top != t[i].top)
+			t[j++] = t[i];
+	return j;
+}
+
+/*
  * Read what perf script does not say about each sample: in jit mode
  * whether the kernel's copy of the user stack was full (the stack goes
  * on beyond it) and where each thread's stack ends; the callchain cap
@@ -618,7 +637,7 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 	char why[PPR_ERR_LEN];
 	struct perfdata d;
 	struct pd_sample s;
-	size_t dumps_alloc = 0, tops_alloc = 0, i, j;
+	size_t dumps_alloc = 0, tops_alloc = 0;
 
 	memset(fa, 0, sizeof(*fa));
 	if (perfdata_open(&d, path, why, sizeof(why)) < 0)
@@ -655,41 +674,15 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 	if (fa->nr_dumps)
 		qsort(fa->dumps, fa->nr_dumps, sizeof(*fa->dumps),
 		      fact_dump_cmp);
-	if (fa->nr_tops)
-		qsort(fa->tops, fa->nr_tops, sizeof(*fa->tops), fact_top_cmp);
-	/*
-	 * Keep each distinct top: a thread may have had several stacks
-	 * (perf's child before it exec'ed the program had another).
-	 */
-	for (i = j = 0; i < fa->nr_tops; i++)
-		if (!j || fa->tops[j - 1].tid != fa->tops[i].tid ||
-		    fa->tops[j - 1].top != fa->tops[i].top)
-			fa->tops[j++] = fa->tops[i];
-	fa->nr_tops = j;
-}
-
-static int top_cmp(const void *a, const void *b)
-{
-	const struct stack_top *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return (x->tid > y->tid) - (x->tid < y->tid);
-	return (x->top > y->top) - (x->top < y->top);
+	fa->nr_tops = tops_sort_unique(fa->tops, fa->nr_tops);
 }
 
 /* Sort the loader's stack tops by thread, each distinct top once. */
 static void tops_compact(struct loader *l)
 {
-	size_t i, j;
-
-	if (l->nr_sorted == l->nr_tops)
-		return;
-	qsort(l->tops, l->nr_tops, sizeof(*l->tops), top_cmp);
-	for (i = j = 0; i < l->nr_tops; i++)
-		if (!j || l->tops[j - 1].tid != l->tops[i].tid ||
-		    l->tops[j - 1].top != l->tops[i].top)
-			l->tops[j++] = l->tops[i];
-	l->nr_tops = l->nr_sorted = j;
+	if (l->nr_sorted != l->nr_tops)
+		l->nr_tops = l->nr_sorted = tops_sort_unique(l->tops,
+							     l->nr_tops);
 }
 
 /*
@@ -738,10 +731,8 @@ static void use_facts(void *data, const struct report_cache_facts *fa)
 	}
 	l->nr_dumps = fa->nr_dumps;
 	l->tops = xcalloc(fa->nr_tops ? fa->nr_tops : 1, sizeof(*l->tops));
-	for (i = 0; i < fa->nr_tops; i++) {
-		l->tops[i].tid = fa->tops[i].tid;
-		l->tops[i].top = fa->tops[i].top;
-	}
+	if (fa->nr_tops)
+		memcpy(l->tops, fa->tops, fa->nr_tops * sizeof(*l->tops));
 	l->nr_tops = l->nr_sorted = fa->nr_tops;
 	l->tops_alloc = fa->nr_tops ? fa->nr_tops : 1;
 	l->recorded = fa->recorded;
@@ -830,7 +821,7 @@ static enum stack_cut judge(struct loader *l, const struct ps_sample *s,
 				ALLOC_GROW(l->cut_dumps, l->nr_cut_dumps + 1,
 					   l->cut_dumps_alloc);
 				l->cut_dumps[l->nr_cut_dumps].tid = s->tid;
-				l->cut_dumps[l->nr_cut_dumps++].top = dp->sp;
+				l->cut_dumps[l->nr_cut_dumps++].sp = dp->sp;
 			}
 		} else {
 			cut = CUT_UNWIND;
@@ -854,7 +845,7 @@ static void judge_dumps(struct loader *l)
 	needs = xcalloc(l->nr_cut_dumps ? l->nr_cut_dumps : 1,
 			sizeof(*needs));
 	for (i = 0; i < l->nr_cut_dumps; i++) {
-		uint64_t sp = l->cut_dumps[i].top;
+		uint64_t sp = l->cut_dumps[i].sp;
 		uint64_t top = stack_top(l, l->cut_dumps[i].tid, sp);
 
 		if (top > sp)
