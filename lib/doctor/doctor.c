@@ -2,7 +2,8 @@
 /*
  * The checks of `pyperf-run doctor`, gathered and judged silently (see
  * doctor.h); the self-test lives in doctor_probe.c, the JSON writer in
- * doctor_json.c.
+ * doctor_json.c, the reader's checks in doctor_reader.c and the list of
+ * checks all of them add to in doctor_check.c.
  */
 #include "compat.h"
 #include "doctor/doctor.h"
@@ -25,40 +26,11 @@
 #define SHOW_SCRIPT "script.py"
 #define SHOW_SESSION "pyperf.data"
 
-const char *doctor_level_name(enum doctor_level l)
-{
-	switch (l) {
-	case DOCTOR_OK:
-		return "ok";
-	case DOCTOR_WARNING:
-		return "warning";
-	default:
-		return "problem";
-	}
-}
-
+/* The checks go to the list in doctor_check.c. */
 static void add_check(struct doctor *d, const char *section, const char *id,
 		      enum doctor_level level, char *text, char *fix)
 {
-	struct doctor_check *c;
-
-	ALLOC_GROW(d->checks, d->nr_checks + 1, d->alloc_checks);
-	c = &d->checks[d->nr_checks++];
-	c->section = section;
-	c->id = id;
-	c->level = level;
-	c->text = text;
-	c->fix = fix;
-	if (level == DOCTOR_PROBLEM)
-		d->nr_problems++;
-	else if (level == DOCTOR_WARNING)
-		d->nr_warnings++;
-}
-
-void doctor_add_check(struct doctor *d, const char *section, const char *id,
-		      enum doctor_level level, char *text, char *fix)
-{
-	add_check(d, section, id, level, text, fix);
+	doctor_add_check(d, section, id, level, text, fix);
 }
 
 /* --- perf ----------------------------------------------------------------- */
@@ -1029,11 +1001,6 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	judge_probe(d);
 }
 
-int doctor_ok(const struct doctor *d)
-{
-	return d->nr_problems == 0;
-}
-
 void doctor_release(struct doctor *d)
 {
 	size_t i;
@@ -1056,10 +1023,6 @@ void doctor_release(struct doctor *d)
 	free(d->tmpdir);
 	sysprobe_stale_release(&d->stale);
 	free(d->buildid_dir);
-	for (i = 0; i < d->nr_checks; i++) {
-		free(d->checks[i].text);
-		free(d->checks[i].fix);
-	}
-	free(d->checks);
+	doctor_checks_release(d);
 	memset(d, 0, sizeof(*d));
 }
