@@ -371,6 +371,11 @@ static void inspect_symbols(struct doctor *d, const char *path,
 		y->debug_file = dbg;
 	else
 		free(dbg);
+	/* what names the rest, proved by the build-id (debugpkg.h) */
+	if (!y->full) {
+		y->pkg = xcalloc(1, sizeof(*y->pkg));
+		debugpkg_lookup(real, y->pkg);
+	}
 	if (keep)
 		*keep = e;
 	else
@@ -497,33 +502,34 @@ static void judge_symbols(struct doctor *d)
 
 		base = base ? base + 1 : y->path;
 		if (y->full || y->debug_file) {
+			const struct debugpkg *k = y->pkg;
+
 			add_check(d, "python", "python.symbols", DOCTOR_OK,
-				  y->debug_file
+				  !y->debug_file
+				  ? xasprintf("symbols: %s names all its "
+					      "code", y->path)
+				  : k && k->package[0]
 				  ? xasprintf("symbols: %s names all its code "
+					      "(debug file %s, from %s %s)",
+					      y->path, y->debug_file,
+					      k->package, k->version)
+				  : xasprintf("symbols: %s names all its code "
 					      "(debug file %s)", y->path,
-					      y->debug_file)
-				  : xasprintf("symbols: %s names all its "
-					      "code", y->path), NULL);
+					      y->debug_file), NULL);
 			continue;
 		}
-		if (!access("/etc/debian_version", F_OK))
-			strbuf_addf(&fix, "install its debug symbols (Debian: "
-				    "the -dbgsym package of 'dpkg -S %s' from "
-				    "the debian-debug archive)", y->path);
-		else
-			strbuf_addstr(&fix, "install the distribution's debug "
-				      "symbols for it");
-		if (y->build_id[0])
-			strbuf_addf(&fix, ", or fetch build-id %s with "
-				    "debuginfod (DEBUGINFOD_URLS=...)",
-				    y->build_id);
-		strbuf_addstr(&fix, d->perf_debuginfod == 1
-			      ? "; this perf fetches them itself when "
-				"DEBUGINFOD_URLS is set"
-			      : d->perf_debuginfod == 0
-			      ? "; this perf is built without debuginfod: "
-				"the file must be in /usr/lib/debug/.build-id"
-			      : "");
+		/* one wording with record's hint: debugpkg_advice() */
+		debugpkg_advice(y->pkg, &fix);
+		if (y->pkg->verdict == DEBUGPKG_NONE ||
+		    y->pkg->verdict == DEBUGPKG_UNKNOWN)
+			strbuf_addstr(&fix, d->perf_debuginfod == 1
+				      ? "; this perf fetches them itself "
+					"when DEBUGINFOD_URLS is set"
+				      : d->perf_debuginfod == 0
+				      ? "; this perf is built without "
+					"debuginfod: the file must be in "
+					"/usr/lib/debug/.build-id"
+				      : "");
 		add_check(d, "python", "python.symbols", DOCTOR_WARNING,
 			  xasprintf("symbols: %s has only its exported "
 				    "symbols: its other code (the garbage "
@@ -1011,6 +1017,7 @@ void doctor_release(struct doctor *d)
 	for (i = 0; i < d->nr_syms; i++) {
 		free(d->syms[i].path);
 		free(d->syms[i].debug_file);
+		free(d->syms[i].pkg);
 	}
 	if (d->python_ok)
 		pyinfo_release(&d->py);

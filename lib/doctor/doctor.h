@@ -2,6 +2,7 @@
 #ifndef PPR_DOCTOR_H
 #define PPR_DOCTOR_H
 #include "compat.h"
+#include "doctor/debugpkg.h"
 #include "mode.h"
 #include "perfversion.h"
 #include "report/profile.h"
@@ -129,6 +130,9 @@ struct doctor_symbols {
 	int full;		/* .symtab or DWARF in the file */
 	char *debug_file;	/* the separate debug file found, or NULL */
 	char build_id[81];	/* hex, or "" */
+	struct debugpkg *pkg;	/* without .symtab or DWARF: the package
+				   of its debug symbols (debugpkg.h);
+				   else NULL */
 };
 
 /* What the perf.data reader and top need (doctor_reader.c). */
