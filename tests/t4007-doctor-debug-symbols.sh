@@ -187,7 +187,7 @@ test_expect_success DEBIAN_PY 'the answer is cached: 0600 in a 0700 directory' '
 	test "$(stat -c %a "$XDG_CACHE_HOME/pyperf-run/debugpkg-cache")" = 600
 '
 
-# Fields: v1 BUILD_ID STATUS_NS LISTS_NS VERDICT OWNER ... PACKAGE(9) ...
+# Fields: v2 BUILD_ID STATUS_NS LISTS_NS VERDICT OWNER ... PACKAGE(9) ...
 test_expect_success DEBIAN_PY 'an entry for another dpkg state is not used; one for this state is' '
 	. ./expect.env &&
 	case $VERDICT in symtab|installed) return 0 ;; esac &&

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define CACHE_NAME "debugpkg-cache"
-#define CACHE_FIELDS 15
+#define CACHE_FIELDS 16
 #define CACHE_MAX_ENTRIES 32
 #define DPKG_STATUS "/var/lib/dpkg/status"
 #define APT_LISTS "/var/lib/apt/lists"
@@ -141,7 +141,7 @@ size_t debugpkg_parse_show(const char *text, const char *build_id,
 				copy_n(cur.version, sizeof(cur.version), v,
 				       n - (size_t)(v - p));
 			else if ((v = field_value(p, n, "Build-Ids"))) {
-				in_ids = 1;
+				in_ids = cur.has_ids = 1;
 				if (has_word(v, n - (size_t)(v - p), build_id,
 					     idlen))
 					cur.lists = 1;
@@ -457,10 +457,14 @@ static int ask_apt(struct debugpkg *out)
 		cacheable = 1;
 		goto out;
 	}
+	out->unlisted = 1;
 	for (i = 0; i < nr; i++)
-		if (!strcmp(st[i].package, out->package))
+		if (!strcmp(st[i].package, out->package)) {
 			list_add(out->versions, sizeof(out->versions), ", ",
 				 st[i].version);
+			if (st[i].has_ids)
+				out->unlisted = 0;
+		}
 	strvec_pushv(&argv, (const char *const[]){ "apt-get", "-s", "install",
 			     out->package, NULL });
 	rc = run((const char *const *)argv.v, &sout, &serr);
@@ -507,7 +511,7 @@ static void stamp_now(struct stamp *s)
 	s->lists_ns = mtime_ns(APT_LISTS);
 }
 
-/* Split a cache line into its fields (in place); 0 for a v1 entry. */
+/* Split a cache line into its fields (in place); 0 for a v2 entry. */
 static int split_line(char *line, char *f[CACHE_FIELDS])
 {
 	int i;
@@ -521,12 +525,13 @@ static int split_line(char *line, char *f[CACHE_FIELDS])
 			return -1;
 		*line++ = '\0';
 	}
-	return strcmp(f[0], "v1") ? -1 : 0;
+	return strcmp(f[0], "v2") ? -1 : 0;
 }
 
 /*
- * Fields: v1 BUILD_ID STATUS_NS LISTS_NS VERDICT OWNER OWNER_VERSION
- * CANDIDATES PACKAGE VERSION VERSIONS UPGRADE INSTALL APT_ERROR PATH.
+ * Fields: v2 BUILD_ID STATUS_NS LISTS_NS VERDICT OWNER OWNER_VERSION
+ * CANDIDATES PACKAGE VERSION VERSIONS UPGRADE INSTALL APT_ERROR UNLISTED
+ * PATH.
  */
 static int cache_get(struct debugpkg *out, const struct stamp *s)
 {
@@ -547,7 +552,7 @@ static int cache_get(struct debugpkg *out, const struct stamp *s)
 			*next++ = '\0';
 		if (split_line(line, f) || strcmp(f[1], out->build_id) ||
 		    strcmp(f[2], want[0]) || strcmp(f[3], want[1]) ||
-		    strcmp(f[14], out->path))
+		    strcmp(f[15], out->path))
 			continue;
 		out->verdict = verdict_parse(f[4]);
 		if (out->verdict == DEBUGPKG_UNKNOWN ||
@@ -564,6 +569,7 @@ static int cache_get(struct debugpkg *out, const struct stamp *s)
 		FIELD(install, 12);
 		FIELD(apt_error, 13);
 #undef FIELD
+		out->unlisted = !strcmp(f[14], "1");
 		out->cached = 1;
 		ret = 0;
 		break;
@@ -596,7 +602,7 @@ static void cache_put(const struct debugpkg *d, const struct stamp *s)
 	*strrchr(dir, '/') = '\0';
 	if (paths_mkdirs(dir, 0700))
 		goto out;
-	strbuf_addf(&out, "v1\t%s\t%llu\t%llu", d->build_id, s->status_ns,
+	strbuf_addf(&out, "v2\t%s\t%llu\t%llu", d->build_id, s->status_ns,
 		    s->lists_ns);
 	add_field(&out, debugpkg_verdict_name(d->verdict));
 	add_field(&out, d->owner);
@@ -608,6 +614,7 @@ static void cache_put(const struct debugpkg *d, const struct stamp *s)
 	add_field(&out, d->upgrade_version);
 	add_field(&out, d->install);
 	add_field(&out, d->apt_error);
+	add_field(&out, d->unlisted ? "1" : "0");
 	add_field(&out, d->path);
 	strbuf_addch(&out, '\n');
 	/* The other objects' entries, newest first, a bounded number. */
@@ -621,7 +628,7 @@ static void cache_put(const struct debugpkg *d, const struct stamp *s)
 			copy = xstrdup(line);
 			if (!split_line(line, f) &&
 			    (strcmp(f[1], d->build_id) ||
-			     strcmp(f[14], d->path)) &&
+			     strcmp(f[15], d->path)) &&
 			    kept < CACHE_MAX_ENTRIES - 1) {
 				strbuf_addf(&out, "%s\n", copy);
 				kept++;
@@ -744,10 +751,16 @@ void debugpkg_advice(const struct debugpkg *d, struct strbuf *sb)
 		if (d->package[0]) {
 			strbuf_addf(sb, "no debug package apt has (of ");
 			add_candidates(sb, d->candidates);
-			strbuf_addf(sb, ") lists build-id %s of %s %s (%s "
-				    "has only %s)", d->build_id, d->owner,
-				    d->owner_version, d->package,
-				    d->versions);
+			strbuf_addf(sb, ") lists build-id %s of %s %s",
+				    d->build_id, d->owner, d->owner_version);
+			if (d->unlisted)
+				strbuf_addf(sb, "; %s (%s) lists no build-ids "
+					    "at all, so apt cannot tell what "
+					    "it holds", d->package,
+					    d->versions);
+			else
+				strbuf_addf(sb, " (%s has only %s)",
+					    d->package, d->versions);
 		} else {
 			strbuf_addstr(sb, "apt has none of ");
 			add_candidates(sb, d->candidates);

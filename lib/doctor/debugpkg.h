@@ -74,6 +74,9 @@ struct debugpkg {
 	char why[PPR_ERR_LEN];		/* UNKNOWN: why not */
 	int unpackaged;			/* UNKNOWN: dpkg works, but no
 					   package has the object */
+	int unlisted;			/* NONE: package has no Build-Ids
+					   field at all, so apt cannot
+					   tell what it holds */
 	int cached;			/* the answer came from the cache */
 };
 
@@ -97,13 +100,14 @@ struct debugpkg_stanza {
 	char package[128];
 	char version[128];
 	int lists;		/* its Build-Ids field has the build-id */
+	int has_ids;		/* it has a Build-Ids field */
 };
 
 /*
  * Read the stanzas of `apt-cache show` text (fields "Name: value",
  * continuation lines starting with a blank, stanzas separated by an
  * empty line) into out (at most max); lists is set when build_id is
- * one of the Build-Ids field's words.  Returns the number of stanzas
+ * one of the Build-Ids field's words, has_ids when there is one.  Returns the number of stanzas
  * found (those beyond max are counted, not stored).
  */
 size_t debugpkg_parse_show(const char *text, const char *build_id,

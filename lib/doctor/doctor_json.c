@@ -91,6 +91,7 @@ static void json_debug_package(struct json *j, const struct debugpkg *k)
 	json_kv_opt(j, "install", k->install);
 	json_kv_opt(j, "apt_error", k->apt_error);
 	json_kv_opt(j, "why", k->why);
+	json_kv_bool(j, "unlisted", k->unlisted);
 	json_kv_bool(j, "cached", k->cached);
 	json_end_object(j);
 }

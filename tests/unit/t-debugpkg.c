@@ -234,6 +234,7 @@ static void test_show(void)
 	TAP_STR(st[1].version, "3.11.2-6+deb12u8", "second stanza's version");
 	TAP_OK(!st[0].lists && !st[1].lists,
 	       "neither lists the installed interpreter's build-id");
+	TAP_OK(st[0].has_ids && st[1].has_ids, "both have Build-Ids");
 
 	n = debugpkg_parse_show(show, ID_U9, st, 4);
 	TAP_OK(n == 2 && st[0].lists && !st[1].lists,
@@ -264,6 +265,11 @@ static void test_show(void)
 				st, 4);
 	TAP_OK(n == 1 && !st[0].lists,
 	       "another field's continuation line does not");
+	/* libctf0-dbg 2.40-2 (Debian 12) has no Build-Ids field */
+	n = debugpkg_parse_show("Package: libctf0-dbg\nVersion: 2.40-2\n"
+				"Depends: libctf0 (= 2.40-2)\n", ID_U6, st, 4);
+	TAP_OK(n == 1 && !st[0].lists && !st[0].has_ids,
+	       "a stanza without Build-Ids says so");
 	TAP_INT(debugpkg_parse_show("", ID_U6, st, 4), 0, "empty text");
 }
 
