@@ -6,6 +6,7 @@
  * its messages and picks the exit code.
  */
 #include "compat.h"
+#include "doctor/debugpkg.h"
 #include "mode.h"
 #include "numparse.h"
 #include "perfcmd.h"
@@ -201,6 +202,34 @@ static int record_internal_exec(int argc, char **argv)
 	return outcome ? exit_code(outcome) : spawn_exit_code(st);
 }
 
+/*
+ * After the warning on code without symbols (record_finish() says it
+ * when it is 1 % of the samples or more): which package holds the
+ * debug symbols of each object it is in, by build-id (debugpkg.h; its
+ * answers are cached, so this costs apt's time once).
+ */
+static void debug_symbols_hint(const struct record_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->unnamed_objects.nr; i++) {
+		const char *path = r->unnamed_objects.v[i];
+		const char *base = strrchr(path, '/');
+		struct strbuf sb = STRBUF_INIT;
+		struct debugpkg k;
+
+		debugpkg_lookup(path, &k);
+		/* installed since, or named some other way: nothing to do */
+		if (k.verdict == DEBUGPKG_INSTALLED)
+			continue;
+		strbuf_addf(&sb, "[%s] (%s): ", base ? base + 1 : path,
+			    k.path[0] ? k.path : path);
+		debugpkg_advice(&k, &sb);
+		hint("%s", sb.buf);
+		strbuf_release(&sb);
+	}
+}
+
 static void print_summary(const struct record_run *r, const char *output)
 {
 	char complete[64] = "";
@@ -246,6 +275,8 @@ int cmd_record(int argc, char **argv)
 		outcome = record_execute(&r);
 	if (!outcome)
 		outcome = record_finish(&r);
+	if (!outcome)
+		debug_symbols_hint(&r);
 	if (!outcome && !o.quiet)
 		print_summary(&r, o.ro.output);
 	record_release(&r);

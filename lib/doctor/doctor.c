@@ -2,7 +2,8 @@
 /*
  * The checks of `pyperf-run doctor`, gathered and judged silently (see
  * doctor.h); the self-test lives in doctor_probe.c, the JSON writer in
- * doctor_json.c.
+ * doctor_json.c, the reader's checks in doctor_reader.c and the list of
+ * checks all of them add to in doctor_check.c.
  */
 #include "compat.h"
 #include "doctor/doctor.h"
@@ -25,40 +26,11 @@
 #define SHOW_SCRIPT "script.py"
 #define SHOW_SESSION "pyperf.data"
 
-const char *doctor_level_name(enum doctor_level l)
-{
-	switch (l) {
-	case DOCTOR_OK:
-		return "ok";
-	case DOCTOR_WARNING:
-		return "warning";
-	default:
-		return "problem";
-	}
-}
-
+/* The checks go to the list in doctor_check.c. */
 static void add_check(struct doctor *d, const char *section, const char *id,
 		      enum doctor_level level, char *text, char *fix)
 {
-	struct doctor_check *c;
-
-	ALLOC_GROW(d->checks, d->nr_checks + 1, d->alloc_checks);
-	c = &d->checks[d->nr_checks++];
-	c->section = section;
-	c->id = id;
-	c->level = level;
-	c->text = text;
-	c->fix = fix;
-	if (level == DOCTOR_PROBLEM)
-		d->nr_problems++;
-	else if (level == DOCTOR_WARNING)
-		d->nr_warnings++;
-}
-
-void doctor_add_check(struct doctor *d, const char *section, const char *id,
-		      enum doctor_level level, char *text, char *fix)
-{
-	add_check(d, section, id, level, text, fix);
+	doctor_add_check(d, section, id, level, text, fix);
 }
 
 /* --- perf ----------------------------------------------------------------- */
@@ -399,6 +371,11 @@ static void inspect_symbols(struct doctor *d, const char *path,
 		y->debug_file = dbg;
 	else
 		free(dbg);
+	/* what names the rest, proved by the build-id (debugpkg.h) */
+	if (!y->full) {
+		y->pkg = xcalloc(1, sizeof(*y->pkg));
+		debugpkg_lookup(real, y->pkg);
+	}
 	if (keep)
 		*keep = e;
 	else
@@ -525,33 +502,34 @@ static void judge_symbols(struct doctor *d)
 
 		base = base ? base + 1 : y->path;
 		if (y->full || y->debug_file) {
+			const struct debugpkg *k = y->pkg;
+
 			add_check(d, "python", "python.symbols", DOCTOR_OK,
-				  y->debug_file
+				  !y->debug_file
+				  ? xasprintf("symbols: %s names all its "
+					      "code", y->path)
+				  : k && k->package[0]
 				  ? xasprintf("symbols: %s names all its code "
+					      "(debug file %s, from %s %s)",
+					      y->path, y->debug_file,
+					      k->package, k->version)
+				  : xasprintf("symbols: %s names all its code "
 					      "(debug file %s)", y->path,
-					      y->debug_file)
-				  : xasprintf("symbols: %s names all its "
-					      "code", y->path), NULL);
+					      y->debug_file), NULL);
 			continue;
 		}
-		if (!access("/etc/debian_version", F_OK))
-			strbuf_addf(&fix, "install its debug symbols (Debian: "
-				    "the -dbgsym package of 'dpkg -S %s' from "
-				    "the debian-debug archive)", y->path);
-		else
-			strbuf_addstr(&fix, "install the distribution's debug "
-				      "symbols for it");
-		if (y->build_id[0])
-			strbuf_addf(&fix, ", or fetch build-id %s with "
-				    "debuginfod (DEBUGINFOD_URLS=...)",
-				    y->build_id);
-		strbuf_addstr(&fix, d->perf_debuginfod == 1
-			      ? "; this perf fetches them itself when "
-				"DEBUGINFOD_URLS is set"
-			      : d->perf_debuginfod == 0
-			      ? "; this perf is built without debuginfod: "
-				"the file must be in /usr/lib/debug/.build-id"
-			      : "");
+		/* one wording with record's hint: debugpkg_advice() */
+		debugpkg_advice(y->pkg, &fix);
+		if (y->pkg->verdict == DEBUGPKG_NONE ||
+		    y->pkg->verdict == DEBUGPKG_UNKNOWN)
+			strbuf_addstr(&fix, d->perf_debuginfod == 1
+				      ? "; this perf fetches them itself "
+					"when DEBUGINFOD_URLS is set"
+				      : d->perf_debuginfod == 0
+				      ? "; this perf is built without "
+					"debuginfod: the file must be in "
+					"/usr/lib/debug/.build-id"
+				      : "");
 		add_check(d, "python", "python.symbols", DOCTOR_WARNING,
 			  xasprintf("symbols: %s has only its exported "
 				    "symbols: its other code (the garbage "
@@ -1029,11 +1007,6 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	judge_probe(d);
 }
 
-int doctor_ok(const struct doctor *d)
-{
-	return d->nr_problems == 0;
-}
-
 void doctor_release(struct doctor *d)
 {
 	size_t i;
@@ -1044,6 +1017,7 @@ void doctor_release(struct doctor *d)
 	for (i = 0; i < d->nr_syms; i++) {
 		free(d->syms[i].path);
 		free(d->syms[i].debug_file);
+		free(d->syms[i].pkg);
 	}
 	if (d->python_ok)
 		pyinfo_release(&d->py);
@@ -1056,10 +1030,6 @@ void doctor_release(struct doctor *d)
 	free(d->tmpdir);
 	sysprobe_stale_release(&d->stale);
 	free(d->buildid_dir);
-	for (i = 0; i < d->nr_checks; i++) {
-		free(d->checks[i].text);
-		free(d->checks[i].fix);
-	}
-	free(d->checks);
+	doctor_checks_release(d);
 	memset(d, 0, sizeof(*d));
 }

@@ -2,6 +2,7 @@
 #ifndef PPR_DOCTOR_H
 #define PPR_DOCTOR_H
 #include "compat.h"
+#include "doctor/debugpkg.h"
 #include "mode.h"
 #include "perfversion.h"
 #include "report/profile.h"
@@ -129,6 +130,9 @@ struct doctor_symbols {
 	int full;		/* .symtab or DWARF in the file */
 	char *debug_file;	/* the separate debug file found, or NULL */
 	char build_id[81];	/* hex, or "" */
+	struct debugpkg *pkg;	/* without .symtab or DWARF: the package
+				   of its debug symbols (debugpkg.h);
+				   else NULL */
 };
 
 /* What the perf.data reader and top need (doctor_reader.c). */
@@ -215,11 +219,13 @@ void doctor_run(struct doctor *d, const struct doctor_options *o);
 void doctor_release(struct doctor *d);
 
 /*
- * Append a check (text and fix are owned by d from now on); the
- * gatherers in doctor.c and doctor_reader.c use it.
+ * The list of checks (doctor_check.c).  doctor_add_check() appends one
+ * (text and fix are owned by d from now on): the judges in doctor.c and
+ * doctor_reader.c use it.  doctor_checks_release() frees the list.
  */
 void doctor_add_check(struct doctor *d, const char *section, const char *id,
 		      enum doctor_level level, char *text, char *fix);
+void doctor_checks_release(struct doctor *d);
 
 /*
  * The reader checks: doctor_reader_gather() fills d->reader (all but

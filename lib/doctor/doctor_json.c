@@ -65,6 +65,37 @@ static void json_strvec(struct json *j, const char *k,
 	json_end_array(j);
 }
 
+static void json_kv_opt(struct json *j, const char *k, const char *v)
+{
+	json_kv_str(j, k, v[0] ? v : NULL);
+}
+
+/* The package of an object's debug symbols (debugpkg.h), or null. */
+static void json_debug_package(struct json *j, const struct debugpkg *k)
+{
+	json_key(j, "debug_package");
+	if (!k) {
+		json_null(j);
+		return;
+	}
+	json_begin_object(j);
+	json_kv_str(j, "verdict", debugpkg_verdict_name(k->verdict));
+	json_kv_opt(j, "debug_file", k->debug_file);
+	json_kv_opt(j, "owner", k->owner);
+	json_kv_opt(j, "owner_version", k->owner_version);
+	json_kv_opt(j, "candidates", k->candidates);
+	json_kv_opt(j, "package", k->package);
+	json_kv_opt(j, "version", k->version);
+	json_kv_opt(j, "versions", k->versions);
+	json_kv_opt(j, "upgrade_version", k->upgrade_version);
+	json_kv_opt(j, "install", k->install);
+	json_kv_opt(j, "apt_error", k->apt_error);
+	json_kv_opt(j, "why", k->why);
+	json_kv_bool(j, "unlisted", k->unlisted);
+	json_kv_bool(j, "cached", k->cached);
+	json_end_object(j);
+}
+
 static void json_python(struct json *j, const struct doctor *d)
 {
 	const struct pyinfo *py = &d->py;
@@ -112,6 +143,7 @@ static void json_python(struct json *j, const struct doctor *d)
 		json_kv_str(j, "debug_file", y->debug_file);
 		json_kv_str(j, "build_id", y->build_id[0] ? y->build_id
 							  : NULL);
+		json_debug_package(j, y->pkg);
 		json_end_object(j);
 	}
 	json_end_array(j);

@@ -22,7 +22,7 @@
 #define CACHE_MAX_ENTRIES 32
 #define CACHE_MAX_BYTES (1 << 16)
 
-char *probe_cache_file(void)
+char *doctor_cache_file(const char *name)
 {
 	char *tramp = paths_cache_dir(NULL, 0);
 	char *slash, *f;
@@ -36,9 +36,14 @@ char *probe_cache_file(void)
 		return NULL;
 	}
 	*slash = '\0';
-	f = xasprintf("%s/%s", tramp, CACHE_NAME);
+	f = xasprintf("%s/%s", tramp, name);
 	free(tramp);
 	return f;
+}
+
+char *probe_cache_file(void)
+{
+	return doctor_cache_file(CACHE_NAME);
 }
 
 struct key {
@@ -123,7 +128,7 @@ static int same_key(char *f[8], const struct key *k)
 	       !strcmp(f[3], k->version);
 }
 
-static int read_cache(const char *file, struct strbuf *sb)
+int doctor_cache_read(const char *file, struct strbuf *sb)
 {
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
@@ -157,7 +162,7 @@ int probe_cache_get(const char *perf_path, const char *version_line,
 	ret = make_key(perf_path ? perf_path : "perf", version_line, &k);
 	if (ret)
 		goto out;
-	ret = read_cache(file, &sb);
+	ret = doctor_cache_read(file, &sb);
 	if (ret)
 		goto out;
 	ret = -ENOENT;
@@ -218,7 +223,7 @@ int probe_cache_put(const char *perf_path, const char *version_line,
 		    v->unwinder[0] ? v->unwinder : "unknown", v->when,
 		    k.path);
 	/* Keep the other perfs' entries, newest first, a bounded number. */
-	if (!read_cache(file, &old)) {
+	if (!doctor_cache_read(file, &old)) {
 		for (line = old.buf; line && *line; line = next) {
 			char *f[8];
 			char *copy;

@@ -3,6 +3,7 @@
 #define PPR_PROBECACHE_H
 #include "compat.h"
 #include "perfversion.h"
+#include "strbuf.h"
 
 /*
  * What `pyperf-run doctor --probe` learnt about a perf binary, kept so
@@ -41,5 +42,15 @@ int probe_cache_put(const char *perf_path, const char *version_line,
 
 /* The cache file's path (caller frees), or NULL without a home. */
 char *probe_cache_file(void);
+
+/*
+ * doctor's cache files (this one, lib/doctor/debugpkg.c's):
+ * doctor_cache_file() is ${XDG_CACHE_HOME:-$HOME/.cache}/pyperf-run/NAME
+ * (caller frees), or NULL without a home.  doctor_cache_read() reads
+ * one into sb (at most 64 KiB) only when it is a regular file of this
+ * user that nobody else can write (no symlink followed); 0 or -errno.
+ */
+char *doctor_cache_file(const char *name);
+int doctor_cache_read(const char *file, struct strbuf *sb);
 
 #endif

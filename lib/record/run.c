@@ -125,6 +125,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	strvec_init(&r->env);
 	strvec_init(&r->perf_argv);
 	strvec_init(&r->inject_argv);
+	strvec_init(&r->unnamed_objects);
 	session_meta_init(&r->meta);
 	perfdata_scan_init(&r->scan);
 }
@@ -768,6 +769,48 @@ static int significant(const struct profile *p)
 }
 
 /*
+ * The objects whose code without symbols the samples show (native
+ * frames "[object]": no symbol, a file), by the samples showing them,
+ * at most max, each in at least min samples, into out.
+ */
+static void unnamed_objects(const struct profile *p, struct strvec *out,
+			    size_t max, uint64_t min)
+{
+	struct { const char *dso; uint64_t samples; } obj[64];
+	size_t nr = 0, i, j, k;
+
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		for (j = 0; j < s->depth; j++) {
+			const struct frame *f = &p->frames[s->frames[j]];
+
+			if (f->kind != FRAME_NATIVE || f->func || !f->dso ||
+			    f->dso[0] != '/')
+				continue;
+			for (k = 0; k < nr && strcmp(obj[k].dso, f->dso); k++)
+				;
+			if (k == nr) {
+				if (nr == ARRAY_SIZE(obj))
+					continue;
+				obj[nr].dso = f->dso;
+				obj[nr++].samples = 0;
+			}
+			obj[k].samples += s->samples;
+		}
+	}
+	while (out->nr < max && nr) {
+		for (k = 0, j = 1; j < nr; j++)
+			if (obj[j].samples > obj[k].samples)
+				k = j;
+		if (obj[k].samples < min)
+			break;
+		strvec_push(out, obj[k].dso);
+		obj[k] = obj[--nr];
+	}
+}
+
+/*
  * Read the finished session (still in r->tmp) back as report does
  * (profile_load(), which judges every sample's stack and leaves the
  * report cache behind, so that the first report is fast), say its
@@ -816,6 +859,10 @@ static void judge_session(struct record_run *r)
 			for (i = 0; i < p.nr_warnings; i++)
 				record_say(r, RECORD_MSG_WARNING, "%s",
 				    p.warnings[i]);
+		if (p.quality.unnamed &&
+		    p.quality.unnamed * 100 >= p.quality.judged)
+			unnamed_objects(&p, &r->unnamed_objects, 3,
+					(p.quality.judged + 99) / 100);
 		record_cut_hints(&f, &hints);
 		for (i = 0; i < hints.nr; i++)
 			record_say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
@@ -931,6 +978,7 @@ void record_release(struct record_run *r)
 	strvec_clear(&r->env);
 	strvec_clear(&r->perf_argv);
 	strvec_clear(&r->inject_argv);
+	strvec_clear(&r->unnamed_objects);
 	session_meta_release(&r->meta);
 	perfdata_scan_release(&r->scan);
 }

@@ -130,6 +130,11 @@ struct record_run {
 				   stacks, < 0 when none were judged */
 	struct session_meta meta;
 	int keep_tmp;		/* leave tmp for the user (commit failed) */
+	struct strvec unnamed_objects; /* when code without symbols is 1 %
+				   of the samples or more: the objects it
+				   is in (paths) with 1 % or more each,
+				   most samples first, at most 3, for the
+				   caller's hint */
 };
 
 void record_init(struct record_run *r, const struct record_options *o,
