@@ -21,34 +21,14 @@
 #endif
 
 /*
- * The optional parts compiled in, for --version: configure defines
- * PPR_HAVE_<NAME> for those it found (pprof output: libprotobuf-c).
+ * The features compiled in, for --version: "pprof=yes libdw=yes ...".
+ * The Makefile builds this string from the same list that defines the
+ * PPR_HAVE_<NAME> macros the code using each feature tests (FEATURES in
+ * Makefile.in), so --version cannot say what the build did not do.
  */
-static const struct {
-	const char *name;
-	int on;
-} features[] = {
-#ifdef PPR_HAVE_PROTOBUF_C
-	{ "pprof", 1 },
-#else
-	{ "pprof", 0 },
+#ifndef PPR_FEATURES
+#error "PPR_FEATURES is not defined: build pyperf-run with its Makefile"
 #endif
-#ifdef PPR_HAVE_LIBDW
-	{ "libdw", 1 },
-#else
-	{ "libdw", 0 },
-#endif
-#ifdef PPR_HAVE_LIBTRACEEVENT
-	{ "libtraceevent", 1 },
-#else
-	{ "libtraceevent", 0 },
-#endif
-#ifdef PPR_HAVE_LIBPERF
-	{ "libperf", 1 },
-#else
-	{ "libperf", 0 },
-#endif
-};
 
 struct cmd_struct {
 	const char *name;
@@ -102,19 +82,13 @@ static void print_help(FILE *fp)
 
 static void print_version(void)
 {
-	size_t i;
-
 	printf("pyperf-run %s\n", PPR_VERSION);
 	if (*PPR_PERF_VERSION)
 		printf("built with: perf %s\n", PPR_PERF_VERSION);
 	else
 		fputs("built with: no perf (built without perf present)\n",
 		      stdout);
-	fputs("features:", stdout);
-	for (i = 0; i < ARRAY_SIZE(features); i++)
-		printf(" %s=%s", features[i].name,
-		       features[i].on ? "yes" : "no");
-	putchar('\n');
+	fputs("features: " PPR_FEATURES "\n", stdout);
 }
 
 static int finish_stdout(int code)

@@ -37,18 +37,28 @@ FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
 
 .PHONY: fuzz fuzz-build fuzz-merge
 
-$(FUZZ_BUILD)/lib/%.o: lib/%.c
+FUZZ_ALL_CFLAGS = -std=c11 -Ilib $(FUZZ_FLAGS) -DPPR_VERSION='"$(VERSION)"' \
+	-DPPR_LIBDIR='"$(libdir)/pyperf-run"' \
+	-DPPR_DATADIR='"$(datadir)/pyperf-run"' $(FEATURE_FLAGS)
+
+# What the fuzz objects and links are made from, rewritten only when it
+# changes (see BUILD_FLAGS in Makefile.in): a configure that found other
+# features rebuilds them.
+$(FUZZ_BUILD)/BUILD-FLAGS: TRACKED = $(call shell_quote,CC=$(FUZZ_CC)) \
+	$(call shell_quote,CFLAGS=$(FUZZ_ALL_CFLAGS)) \
+	$(call shell_quote,LIBS=$(LIBS))
+$(FUZZ_BUILD)/BUILD-FLAGS: FORCE
+	$(write_if_changed)
+
+$(FUZZ_BUILD)/lib/%.o: lib/%.c $(FUZZ_BUILD)/BUILD-FLAGS
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -Ilib $(FUZZ_FLAGS) -DPPR_VERSION='"$(VERSION)"' \
-		-DPPR_LIBDIR='"$(libdir)/pyperf-run"' \
-		-DPPR_DATADIR='"$(datadir)/pyperf-run"' $(FEATURE_FLAGS) \
-		-c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_ALL_CFLAGS) -c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB)
+$(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB) $(FUZZ_BUILD)/BUILD-FLAGS
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -Ilib $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_LIB) $(LIBS)
