@@ -806,7 +806,7 @@ static void judge_session(struct record_run *r)
 	 * A handful of samples shows nothing worth a warning (a program
 	 * that ran for milliseconds); report still shows them all.
 	 */
-	if (p.total_samples >= JUDGE_MIN_SAMPLES) {
+	if (p.total_weight >= JUDGE_MIN_SAMPLES) {
 		/*
 		 * Below 1 % nothing changes a conclusion: the summary line
 		 * gives the complete share and every report format still

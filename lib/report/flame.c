@@ -67,7 +67,7 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 		ADD("duration", strbuf_detach(&sb, NULL));
 	}
 	ADD("samples", xasprintf("%llu",
-		(unsigned long long)p->total_samples));
+		(unsigned long long)p->total_weight));
 	if (p->dropped)
 		ADD("filtered out", xasprintf("%llu samples",
 			(unsigned long long)p->dropped));

@@ -79,7 +79,7 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	if (diff) {
 		fputs(nmeta ? ",\n" : "\n", fp);
 		fputs("[\"old samples\",\"", fp);
-		fprintf(fp, "%llu", (unsigned long long)old_p->total_samples);
+		fprintf(fp, "%llu", (unsigned long long)old_p->total_weight);
 		fputs("\"]", fp);
 		if (old_p->command) {
 			fputs(",\n[\"old command\",\"", fp);

@@ -195,7 +195,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	json_end_object(&j);
 	kv_str(&j, "view", view_str(p->view));
 	json_key(&j, "samples");
-	json_uint(&j, p->total_samples);
+	json_uint(&j, p->total_weight);
 	json_key(&j, "period");
 	json_uint(&j, p->total_period);
 	json_key(&j, "filtered_out");
@@ -203,7 +203,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	warnings(&j, p);
 
 	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
-	functions(&j, p, self, total, p->total_samples, order);
+	functions(&j, p, self, total, p->total_weight, order);
 
 	/* processes in order of appearance */
 	for (i = 0; i < p->nr_threads; i++) {
@@ -223,7 +223,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 		for (i = 0; i < p->nr_threads; i++) {
 			if (p->threads[i].pid != pids[k])
 				continue;
-			samples += p->threads[i].samples;
+			samples += p->threads[i].weight;
 			if (!comm || p->threads[i].tid == pids[k])
 				comm = p->threads[i].comm;
 		}
@@ -234,7 +234,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 		json_key(&j, "samples");
 		json_uint(&j, samples);
 		json_key(&j, "share");
-		json_double(&j, share(samples, p->total_samples));
+		json_double(&j, share(samples, p->total_weight));
 		if (p->group != PROFILE_MERGED) {
 			memset(ps, 0, n * sizeof(*ps));
 			memset(pt, 0, n * sizeof(*pt));
@@ -260,9 +260,9 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 			json_int(&j, t->tid);
 			kv_str(&j, "comm", t->comm);
 			json_key(&j, "samples");
-			json_uint(&j, t->samples);
+			json_uint(&j, t->weight);
 			json_key(&j, "share");
-			json_double(&j, share(t->samples, p->total_samples));
+			json_double(&j, share(t->weight, p->total_weight));
 			if (p->group == PROFILE_BY_THREAD) {
 				for (ti = 0; ti < p->nr_tasks; ti++)
 					if (p->tasks[ti].pid == t->pid &&
@@ -272,7 +272,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 					profile_frame_totals(p, (uint32_t)ti,
 							     self, total);
 					functions(&j, p, self, total,
-						  t->samples, order);
+						  t->weight, order);
 				}
 			}
 			json_end_object(&j);

@@ -265,7 +265,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 		smp[i].n_location_id = s->depth;
 		smp[i].location_id = locids + off;
 		off += s->depth;
-		values[2 * i] = (int64_t)s->samples;
+		values[2 * i] = (int64_t)s->weight;
 		values[2 * i + 1] = (int64_t)s->period;
 		smp[i].n_value = 2;
 		smp[i].value = values + 2 * i;

@@ -119,7 +119,7 @@ static void header(const struct profile *p, FILE *fp)
 			p->python_version ? p->python_version : "",
 			p->python_version && p->python ? " " : "",
 			p->python ? p->python : "");
-	fprintf(fp, "# samples:  %llu", (unsigned long long)p->total_samples);
+	fprintf(fp, "# samples:  %llu", (unsigned long long)p->total_weight);
 	if (p->event)
 		fprintf(fp, " of %s", p->event);
 	if (p->frequency)
@@ -160,7 +160,7 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 			break;
 		text_name(&sb, &p->frames[f]);
 		fprintf(fp, "%7.2f%% %7.2f%% %9llu  %s%s%s\n",
-			pct(a, p->total_samples), pct(b, p->total_samples),
+			pct(a, p->total_weight), pct(b, p->total_weight),
 			(unsigned long long)a, color_of(o, &p->frames[f]),
 			sb.buf, o->color ? C_RESET : "");
 	}
@@ -180,8 +180,8 @@ static void tasks(const struct profile *p, FILE *fp)
 		const struct task *t = &p->threads[i];
 
 		fprintf(fp, "%7.2f%% %9llu %8ld %8ld  %s\n",
-			pct(t->samples, p->total_samples),
-			(unsigned long long)t->samples, (long)t->pid,
+			pct(t->weight, p->total_weight),
+			(unsigned long long)t->weight, (long)t->pid,
 			(long)t->tid, t->comm ? t->comm : "?");
 	}
 }
@@ -291,8 +291,8 @@ static void call_tree(const struct profile *p, const struct fmt_opts *o,
 	c.o = o;
 	c.t = &t;
 	c.fp = fp;
-	c.total = p->total_samples;
-	c.limit = (uint64_t)(share * (double)p->total_samples);
+	c.total = p->total_weight;
+	c.limit = (uint64_t)(share * (double)p->total_weight);
 	if (!c.limit)
 		c.limit = 1;
 	strbuf_init(&c.name, 64);

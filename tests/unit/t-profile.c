@@ -241,7 +241,7 @@ static void test_model(void)
 	st[1] = c;
 	profile_stack_add(&p, st, 2, PROFILE_NO_TASK, 4, 400);
 	TAP_INT(p.nr_stacks, 3, "stacks are aggregated");
-	TAP_INT(p.total_samples, 10, "total samples");
+	TAP_INT(p.total_weight, 10, "total samples");
 	TAP_INT(p.total_period, 1000, "total period");
 	profile_frame_totals(&p, PROFILE_NO_TASK, self, total);
 	TAP_INT(total[a], 10, "recursion counted once in total");
@@ -284,7 +284,7 @@ static void test_model(void)
 	       "a stack above the share is kept");
 	TAP_OK(has_line(text, "f (/a.py);[small frames] 4"),
 	       "smaller stacks end in [small frames]");
-	TAP_INT(p.total_samples, 10, "pruning keeps the total");
+	TAP_INT(p.total_weight, 10, "pruning keeps the total");
 	free(text);
 	profile_release(&p);
 }
@@ -340,7 +340,7 @@ static void test_load(const char *dir)
 		TAP_OK(0, "load the fake session");
 		return;
 	}
-	TAP_INT(p.total_samples, 7, "seven samples");
+	TAP_INT(p.total_weight, 7, "seven samples");
 	TAP_INT(p.total_period, 6500, "periods summed");
 	TAP_STR(p.command, "python3 a.py", "command from meta");
 	TAP_INT(p.frequency, 999, "frequency from meta");
@@ -433,7 +433,7 @@ static void test_load(const char *dir)
 	f.nr_pids = 1;
 	f.group = PROFILE_BY_PROCESS;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--pid");
-	TAP_INT(p.total_samples, 1, "--pid keeps one sample");
+	TAP_INT(p.total_weight, 1, "--pid keeps one sample");
 	TAP_INT(p.dropped, 6, "six dropped");
 	TAP_INT(p.nr_tasks, 1, "one task per process");
 	TAP_STR(p.tasks[0].comm, "python3.11", "task comm");
@@ -445,7 +445,7 @@ static void test_load(const char *dir)
 	f.nr_tids = 1;
 	f.group = PROFILE_BY_THREAD;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--tid");
-	TAP_INT(p.total_samples, 1, "--tid keeps one sample");
+	TAP_INT(p.total_weight, 1, "--tid keeps one sample");
 	TAP_INT(p.nr_tasks, 1, "one task");
 	TAP_INT(p.tasks[0].tid, 101, "the thread");
 	profile_release(&p);
@@ -455,7 +455,7 @@ static void test_load(const char *dir)
 	f.time_from = 0.4;
 	f.time_to = 1.2;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--time");
-	TAP_INT(p.total_samples, 2, "the window keeps two samples");
+	TAP_INT(p.total_weight, 2, "the window keeps two samples");
 	TAP_INT(p.quality.judged, 2, "only kept samples are judged");
 	profile_release(&p);
 }
@@ -528,7 +528,7 @@ static void test_lost(const char *dir)
 			   "could not keep up"))
 			warned = 1;
 	TAP_OK(warned, "perf's lost samples are counted once, and said");
-	TAP_INT(p.total_samples, 7, "the samples perf script shows are kept");
+	TAP_INT(p.total_weight, 7, "the samples perf script shows are kept");
 	profile_release(&p);
 }
 
