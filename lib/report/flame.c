@@ -66,7 +66,7 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 		fmt_duration(&sb, dur);
 		ADD("duration", strbuf_detach(&sb, NULL));
 	}
-	ADD("samples", xasprintf("%llu",
+	ADD(weight_unit_info(p->unit)->name, xasprintf("%llu",
 		(unsigned long long)p->total_weight));
 	if (p->dropped)
 		ADD("filtered out", xasprintf("%llu samples",

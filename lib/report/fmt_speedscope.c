@@ -6,7 +6,9 @@
  * source file; native and kernel frames: name = symbol, file = object
  * file), and one "sampled" profile per process/thread when the profile
  * is grouped (one for the whole session otherwise).  Samples are frame
- * indices root first, weighted by their sample counts (unit "none").
+ * indices root first, weighted by their stacks' weights in speedscope's
+ * name of the profile's unit ("none" for a count of samples,
+ * "nanoseconds").
  * The format has no field for warnings: they go into the names (see
  * fmt_speedscope_write()).
  */
@@ -38,7 +40,7 @@ static void write_profile(struct json *j, const struct profile *p,
 	json_key(j, "name");
 	json_string(j, name);
 	json_key(j, "unit");
-	json_string(j, "none");
+	json_string(j, weight_unit_info(p->unit)->speedscope);
 	json_key(j, "startValue");
 	json_int(j, 0);
 	for (i = 0; i < nr; i++)

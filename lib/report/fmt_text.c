@@ -100,7 +100,8 @@ static const char *view_name(enum profile_view v)
 
 static void header(const struct profile *p, FILE *fp)
 {
-	size_t nproc = 0, i, j, nw;
+	const char *unit = weight_unit_info(p->unit)->name;
+	size_t nproc = 0, i, j, nw, len = strlen(unit);
 	char **warnings;
 
 	for (i = 0; i < p->nr_threads; i++) {
@@ -119,7 +120,9 @@ static void header(const struct profile *p, FILE *fp)
 			p->python_version ? p->python_version : "",
 			p->python_version && p->python ? " " : "",
 			p->python ? p->python : "");
-	fprintf(fp, "# samples:  %llu", (unsigned long long)p->total_weight);
+	/* the label and its padding as wide as the others ("samples:  ") */
+	fprintf(fp, "# %s:%*s%llu", unit, len < 9 ? (int)(9 - len) : 1, "",
+		(unsigned long long)p->total_weight);
 	if (p->event)
 		fprintf(fp, " of %s", p->event);
 	if (p->frequency)
@@ -150,7 +153,8 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 
 	fprintf(fp, "\n%s\n", title);
 	fprintf(fp, "%8s %8s %9s  %s\n", by_total ? "Total%" : "Self%",
-		by_total ? "Self%" : "Total%", "Samples", "Function");
+		by_total ? "Self%" : "Total%",
+		weight_unit_info(p->unit)->column, "Function");
 	for (i = 0; i < n && i < top; i++) {
 		uint32_t f = order[i];
 		uint64_t a = by_total ? total[f] : self[f];
@@ -174,8 +178,8 @@ static void tasks(const struct profile *p, FILE *fp)
 	if (p->nr_threads < 2)
 		return;
 	fprintf(fp, "\nProcesses and threads\n");
-	fprintf(fp, "%8s %9s %8s %8s  %s\n", "Share", "Samples", "PID", "TID",
-		"Command");
+	fprintf(fp, "%8s %9s %8s %8s  %s\n", "Share",
+		weight_unit_info(p->unit)->column, "PID", "TID", "Command");
 	for (i = 0; i < p->nr_threads; i++) {
 		const struct task *t = &p->threads[i];
 
