@@ -582,7 +582,7 @@ static int load(const char *dir, struct report_opts *o, struct profile *p)
 			     "script.py", dir);
 		return -1;
 	}
-	if (!p->total_samples) {
+	if (!p->total_weight) {
 		error("no samples in '%s' match the filters (%llu left out)",
 		      dir, (unsigned long long)p->dropped);
 		return -1;

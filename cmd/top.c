@@ -267,7 +267,7 @@ static void draw(FILE *fp, const struct profile *p, const struct top *t,
 		r->mode.trampoline == TRAMPOLINE_EMBEDDED ?
 		", embedded trampoline" : "", r->py.version, r->freq);
 	fprintf(fp, "# samples:  %llu in %.1f s; top's own CPU %.1f%% of "
-		"one core\n", (unsigned long long)p->total_samples,
+		"one core\n", (unsigned long long)p->total_weight,
 		st.elapsed, st.elapsed > 0 ?
 		100.0 * st.cpu_seconds / st.elapsed : 0.0);
 	if (c >= 0)

@@ -185,7 +185,7 @@ void doctor_probe_check_profile(const struct profile *p,
 		unsigned py = 0;
 		uint32_t j;
 
-		out->samples += st->samples;
+		out->samples += st->weight;
 		/* root first: the first Python frame is the outermost */
 		for (j = 0; j < st->depth; j++) {
 			const struct frame *f = &p->frames[st->frames[j]];
@@ -202,24 +202,24 @@ void doctor_probe_check_profile(const struct profile *p,
 		}
 		complete = outer && !strcmp(outer->func, PROBE_MODULE);
 		if (shallow) {
-			out->shallow += st->samples;
+			out->shallow += st->weight;
 			if (complete)
-				out->shallow_complete += st->samples;
+				out->shallow_complete += st->weight;
 		}
 		if (!deep)
 			continue;
-		out->deep += st->samples;
+		out->deep += st->weight;
 		if (py > out->deep_py_max)
 			out->deep_py_max = py;
 		if (st->depth > out->deep_frames_max)
 			out->deep_frames_max = st->depth;
 		if (complete) {
-			out->deep_complete += st->samples;
+			out->deep_complete += st->weight;
 		} else if (st->depth) {
 			const struct frame *f = &p->frames[st->frames[0]];
 			enum stack_cut c = cut_of(f);
 
-			out->deep_cut[c] += st->samples;
+			out->deep_cut[c] += st->weight;
 			/* Where the unwinder stopped: below the pseudo
 			 * root, if there is one. */
 			if (c != CUT_NONE && st->depth > 1)

@@ -796,7 +796,8 @@ static void unnamed_objects(const struct profile *p, struct strvec *out,
 				obj[nr].dso = f->dso;
 				obj[nr++].samples = 0;
 			}
-			obj[k].samples += s->samples;
+			/* a recording's profile is in samples */
+			obj[k].samples += s->weight;
 		}
 	}
 	while (out->nr < max && nr) {
@@ -849,7 +850,7 @@ static void judge_session(struct record_run *r)
 	 * A handful of samples shows nothing worth a warning (a program
 	 * that ran for milliseconds); report still shows them all.
 	 */
-	if (p.total_samples >= JUDGE_MIN_SAMPLES) {
+	if (p.total_weight >= JUDGE_MIN_SAMPLES) {
 		/*
 		 * Below 1 % nothing changes a conclusion: the summary line
 		 * gives the complete share and every report format still

@@ -267,7 +267,7 @@ void calltree_add(struct calltree *t, const struct profile *p, int slot)
 			}
 			n = node_child(t, n, fmap[id]);
 		}
-		t->nodes[n].self[slot] += st->samples;
+		t->nodes[n].self[slot] += st->weight;
 	}
 	free(fmap);
 	free(tmap);

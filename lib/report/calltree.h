@@ -62,8 +62,9 @@ struct calltree_node {
 	uint32_t first_child;	/* CALLTREE_NONE when none */
 	uint32_t next_sibling;	/* CALLTREE_NONE when last */
 	uint32_t depth;		/* root 0 */
-	uint64_t self[CALLTREE_SLOTS];	/* samples ending here */
-	uint64_t total[CALLTREE_SLOTS];	/* samples in the subtree */
+	/* weights, in the unit of the slot's profile */
+	uint64_t self[CALLTREE_SLOTS];	/* of the stacks ending here */
+	uint64_t total[CALLTREE_SLOTS];	/* of those in the subtree */
 };
 
 enum calltree_flags {
@@ -90,8 +91,9 @@ struct calltree {
 /* An empty tree (just the root) for nr_slots (1 or 2) profiles. */
 void calltree_init(struct calltree *t, int nr_slots, unsigned flags);
 /*
- * Add every stack of p to slot (0 or 1).  The tree borrows file and dso
- * strings from p: p must outlive t.
+ * Add every stack of p to slot (0 or 1): their weights, in p->unit (the
+ * caller keeps the two slots in one unit).  The tree borrows file and
+ * dso strings from p: p must outlive t.
  */
 void calltree_add(struct calltree *t, const struct profile *p, int slot);
 /*

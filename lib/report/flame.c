@@ -66,8 +66,8 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 		fmt_duration(&sb, dur);
 		ADD("duration", strbuf_detach(&sb, NULL));
 	}
-	ADD("samples", xasprintf("%llu",
-		(unsigned long long)p->total_samples));
+	ADD(weight_unit_info(p->unit)->name, xasprintf("%llu",
+		(unsigned long long)p->total_weight));
 	if (p->dropped)
 		ADD("filtered out", xasprintf("%llu samples",
 			(unsigned long long)p->dropped));

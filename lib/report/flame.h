@@ -16,7 +16,8 @@ const char *flame_kind_name(enum flame_kind k);
 
 /*
  * The header lines of a flame graph (label, value pairs: command, mode,
- * interpreter, duration, samples, ...).  Fills at most max pairs of
+ * interpreter, duration, the total weight labelled with the unit's name
+ * ("samples"), ...).  Fills at most max pairs of
  * caller-provided storage; values are xasprintf'd into vals (caller
  * frees each).  Returns the number of pairs.
  */

@@ -98,7 +98,8 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
  * The differential report between two sessions loaded with the same
  * filter: o->format is FMT_COLLAPSED (FlameGraph's difffolded lines:
  * "stack samples_old samples_new") or FMT_HTML (a differential flame
- * graph).  Other formats: -ENOSYS-like failure with a message.
+ * graph).  Other formats, and profiles in two units (p->unit): -1 with
+ * err filled.
  */
 int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
 		   const struct fmt_opts *o, FILE *fp, char *err,

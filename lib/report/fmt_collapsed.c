@@ -37,7 +37,7 @@ int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
 		const struct stack *s = &p->stacks[i];
 		int sep = 0;
 
-		if (!s->samples)
+		if (!s->weight)
 			continue;
 		if (o->collapsed_pid && s->task != PROFILE_NO_TASK &&
 		    s->task < p->nr_tasks) {
@@ -50,7 +50,7 @@ int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
 			fmt_collapsed_name(fp, &p->frames[s->frames[j]]);
 			sep = 1;
 		}
-		fprintf(fp, " %llu\n", (unsigned long long)s->samples);
+		fprintf(fp, " %llu\n", (unsigned long long)s->weight);
 	}
 	if (ferror(fp))
 		return set_err(err, errlen, "write error: %s",

@@ -10,6 +10,8 @@
  *              grew, blue shrank (5 points or more: full colour); the
  *              tooltip gives both counts and the change
  *   svg        the same as a FlameGraph-style SVG
+ * Both profiles must weigh their stacks in one unit (samples with
+ * samples): weights of two units do not subtract.
  */
 #include "compat.h"
 #include "report/fmt.h"
@@ -62,6 +64,11 @@ int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
 	    o->format != FMT_SVG)
 		return set_err(err, errlen, "--diff writes only the "
 			       "collapsed, html and svg formats");
+	if (old_p->unit != new_p->unit)
+		return set_err(err, errlen, "cannot compare weights in %s "
+			       "(the old profile) with weights in %s (the "
+			       "new one)", weight_unit_info(old_p->unit)->name,
+			       weight_unit_info(new_p->unit)->name);
 	calltree_init(&t, 2, CALLTREE_TASKS |
 		      (o->format != FMT_COLLAPSED && o->inverted ?
 		       CALLTREE_INVERTED : 0));

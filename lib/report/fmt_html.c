@@ -38,6 +38,8 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	char **warn;
 	uint32_t n, *fids;
 	int diff = old_p != NULL;
+	/* the page's tooltips and search say this after every weight */
+	const char *unit = weight_unit_info(p->unit)->name;
 
 	strtab_init(&st);
 	fids = xmalloc((t->nr_frames * 3 + 1) * sizeof(*fids));
@@ -59,7 +61,7 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 		if (p->command)
 			json_kv_str(fp, "titleCode", p->command);
 	}
-	json_kv_str(fp, "unit", "samples");
+	json_kv_str(fp, "unit", unit);
 	fprintf(fp, "\"total\":%llu,\n\"diff\":%d,\n\"inverted\":%d,\n",
 		(unsigned long long)t->nodes[0].total[0], diff,
 		o && o->inverted ? 1 : 0);
@@ -78,8 +80,8 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	}
 	if (diff) {
 		fputs(nmeta ? ",\n" : "\n", fp);
-		fputs("[\"old samples\",\"", fp);
-		fprintf(fp, "%llu", (unsigned long long)old_p->total_samples);
+		fprintf(fp, "[\"old %s\",\"%llu", unit,
+			(unsigned long long)old_p->total_weight);
 		fputs("\"]", fp);
 		if (old_p->command) {
 			fputs(",\n[\"old command\",\"", fp);

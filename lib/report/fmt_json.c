@@ -26,6 +26,12 @@
  *             "self_samples", "total_samples", "self_share",
  *             "total_share" }   (shares are fractions of "samples",
  *             0..1; shares of per-task lists are of that task)
+ *
+ * "samples" and the keys that end in it hold weights in the profile's
+ * unit, named after it (struct weight_unit_info): with UNIT_SAMPLES
+ * exactly as above.  In any other unit a "unit" key names it before
+ * the total, and every "samples" is the unit's name: "unit":
+ * "nanoseconds", "nanoseconds": N, "self_nanoseconds", ...
  */
 #include "compat.h"
 #include "alloc.h"
@@ -33,6 +39,19 @@
 #include "json.h"
 
 static const uint64_t *sort_total, *sort_self;
+
+/* The keys of weights: "samples", "self_samples", "total_samples". */
+struct weight_keys {
+	const char *total;
+	char self_fn[48], total_fn[48];
+};
+
+static void weight_keys_init(struct weight_keys *k, enum weight_unit u)
+{
+	k->total = weight_unit_info(u)->name;
+	snprintf(k->self_fn, sizeof(k->self_fn), "self_%s", k->total);
+	snprintf(k->total_fn, sizeof(k->total_fn), "total_%s", k->total);
+}
 
 static int by_total(const void *a, const void *b)
 {
@@ -51,8 +70,8 @@ static double share(uint64_t n, uint64_t total)
 }
 
 static void functions(struct json *j, const struct profile *p,
-		      const uint64_t *self, const uint64_t *total,
-		      uint64_t all, uint32_t *order)
+		      const struct weight_keys *keys, const uint64_t *self,
+		      const uint64_t *total, uint64_t all, uint32_t *order)
 {
 	size_t n = 0, i;
 
@@ -78,9 +97,9 @@ static void functions(struct json *j, const struct profile *p,
 		json_string(j, f->file);
 		json_key(j, "dso");
 		json_string(j, f->dso);
-		json_key(j, "self_samples");
+		json_key(j, keys->self_fn);
 		json_uint(j, self[order[i]]);
-		json_key(j, "total_samples");
+		json_key(j, keys->total_fn);
 		json_uint(j, total[order[i]]);
 		json_key(j, "self_share");
 		json_double(j, share(self[order[i]], all));
@@ -166,8 +185,11 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	uint32_t *order = xmalloc(n * sizeof(*order));
 	pid_t *pids = xmalloc((p->nr_threads + 1) * sizeof(*pids));
 	size_t npids = 0;
+	struct weight_keys keys;
 	struct json j;
 	int ret = 0;
+
+	weight_keys_init(&keys, p->unit);
 
 	json_init(&j, fp, 1);
 	json_begin_object(&j);
@@ -194,8 +216,11 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 		json_null(&j);
 	json_end_object(&j);
 	kv_str(&j, "view", view_str(p->view));
-	json_key(&j, "samples");
-	json_uint(&j, p->total_samples);
+	/* a samples profile has no "unit" (it is in its keys' names) */
+	if (p->unit != UNIT_SAMPLES)
+		kv_str(&j, "unit", keys.total);
+	json_key(&j, keys.total);
+	json_uint(&j, p->total_weight);
 	json_key(&j, "period");
 	json_uint(&j, p->total_period);
 	json_key(&j, "filtered_out");
@@ -203,7 +228,7 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	warnings(&j, p);
 
 	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
-	functions(&j, p, self, total, p->total_samples, order);
+	functions(&j, p, &keys, self, total, p->total_weight, order);
 
 	/* processes in order of appearance */
 	for (i = 0; i < p->nr_threads; i++) {
@@ -216,14 +241,14 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	json_key(&j, "processes");
 	json_begin_array(&j);
 	for (k = 0; k < npids; k++) {
-		uint64_t samples = 0;
+		uint64_t weight = 0;
 		const char *comm = NULL;
 		int have_tasks = 0;
 
 		for (i = 0; i < p->nr_threads; i++) {
 			if (p->threads[i].pid != pids[k])
 				continue;
-			samples += p->threads[i].samples;
+			weight += p->threads[i].weight;
 			if (!comm || p->threads[i].tid == pids[k])
 				comm = p->threads[i].comm;
 		}
@@ -231,10 +256,10 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 		json_key(&j, "pid");
 		json_int(&j, pids[k]);
 		kv_str(&j, "comm", comm);
-		json_key(&j, "samples");
-		json_uint(&j, samples);
+		json_key(&j, keys.total);
+		json_uint(&j, weight);
 		json_key(&j, "share");
-		json_double(&j, share(samples, p->total_samples));
+		json_double(&j, share(weight, p->total_weight));
 		if (p->group != PROFILE_MERGED) {
 			memset(ps, 0, n * sizeof(*ps));
 			memset(pt, 0, n * sizeof(*pt));
@@ -245,7 +270,8 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 				have_tasks = 1;
 			}
 			if (have_tasks)
-				functions(&j, p, ps, pt, samples, order);
+				functions(&j, p, &keys, ps, pt, weight,
+					  order);
 		}
 		json_key(&j, "threads");
 		json_begin_array(&j);
@@ -259,10 +285,10 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 			json_key(&j, "tid");
 			json_int(&j, t->tid);
 			kv_str(&j, "comm", t->comm);
-			json_key(&j, "samples");
-			json_uint(&j, t->samples);
+			json_key(&j, keys.total);
+			json_uint(&j, t->weight);
 			json_key(&j, "share");
-			json_double(&j, share(t->samples, p->total_samples));
+			json_double(&j, share(t->weight, p->total_weight));
 			if (p->group == PROFILE_BY_THREAD) {
 				for (ti = 0; ti < p->nr_tasks; ti++)
 					if (p->tasks[ti].pid == t->pid &&
@@ -271,8 +297,8 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 				if (ti < p->nr_tasks) {
 					profile_frame_totals(p, (uint32_t)ti,
 							     self, total);
-					functions(&j, p, self, total,
-						  t->samples, order);
+					functions(&j, p, &keys, self, total,
+						  t->weight, order);
 				}
 			}
 			json_end_object(&j);

@@ -3,9 +3,11 @@
  * --format pprof: a gzipped profile.proto (lib/report/pprof.proto, encoded by
  * protobuf-c, compressed by zlib) as `go tool pprof`, Pyroscope, Parca
  * and Grafana read it:
- *   sample types   samples/count and, for time events (cpu-clock,
- *                  task-clock), cpu/nanoseconds, else EVENT/events
- *                  (the summed sample periods); samples is the default
+ *   sample types   the weights, named after the profile's unit
+ *                  (samples/count for samples, time/nanoseconds), and,
+ *                  for time events (cpu-clock, task-clock),
+ *                  cpu/nanoseconds, else EVENT/events (the summed
+ *                  sample periods); the weights are the default
  *   functions      one per frame: Python frames are named by their
  *                  qualname with the source file as file name; native
  *                  and kernel frames by symbol, with the object file
@@ -141,8 +143,8 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	perftools__profiles__value_type__init(&vt[0]);
 	perftools__profiles__value_type__init(&vt[1]);
 	perftools__profiles__value_type__init(&period_type);
-	vt[0].type = str_id(&st, "samples");
-	vt[0].unit = str_id(&st, "count");
+	vt[0].type = str_id(&st, weight_unit_info(p->unit)->pprof_type);
+	vt[0].unit = str_id(&st, weight_unit_info(p->unit)->pprof_unit);
 	if (time_ev) {
 		vt[1].type = str_id(&st, "cpu");
 		vt[1].unit = str_id(&st, "nanoseconds");
@@ -265,7 +267,7 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 		smp[i].n_location_id = s->depth;
 		smp[i].location_id = locids + off;
 		off += s->depth;
-		values[2 * i] = (int64_t)s->samples;
+		values[2 * i] = (int64_t)s->weight;
 		values[2 * i + 1] = (int64_t)s->period;
 		smp[i].n_value = 2;
 		smp[i].value = values + 2 * i;

@@ -6,7 +6,9 @@
  * source file; native and kernel frames: name = symbol, file = object
  * file), and one "sampled" profile per process/thread when the profile
  * is grouped (one for the whole session otherwise).  Samples are frame
- * indices root first, weighted by their sample counts (unit "none").
+ * indices root first, weighted by their stacks' weights in speedscope's
+ * name of the profile's unit ("none" for a count of samples,
+ * "nanoseconds").
  * The format has no field for warnings: they go into the names (see
  * fmt_speedscope_write()).
  */
@@ -38,11 +40,11 @@ static void write_profile(struct json *j, const struct profile *p,
 	json_key(j, "name");
 	json_string(j, name);
 	json_key(j, "unit");
-	json_string(j, "none");
+	json_string(j, weight_unit_info(p->unit)->speedscope);
 	json_key(j, "startValue");
 	json_int(j, 0);
 	for (i = 0; i < nr; i++)
-		sum += p->stacks[idx[i]].samples;
+		sum += p->stacks[idx[i]].weight;
 	json_key(j, "endValue");
 	json_uint(j, sum);
 	json_key(j, "samples");
@@ -59,7 +61,7 @@ static void write_profile(struct json *j, const struct profile *p,
 	json_key(j, "weights");
 	json_begin_array(j);
 	for (i = 0; i < nr; i++)
-		json_uint(j, p->stacks[idx[i]].samples);
+		json_uint(j, p->stacks[idx[i]].weight);
 	json_end_array(j);
 	json_end_object(j);
 }
@@ -149,7 +151,7 @@ int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 		if (b.start[t] == b.start[t + 1] && (grouped || t))
 			continue;
 		for (k = b.start[t]; k < b.start[t + 1]; k++)
-			sum += p->stacks[b.idx[k]].samples;
+			sum += p->stacks[b.idx[k]].weight;
 		if (sum > best) {
 			best = sum;
 			active = nprof;

@@ -119,12 +119,17 @@ static void label_text(FILE *fp, const char *name, double w)
 	fputs("..", fp);
 }
 
-/* A row of colour swatches for the kinds of frame present. */
-static void legend(FILE *fp, const struct calltree *t, int diff, int y)
+/*
+ * A row of colour swatches for the kinds of frame present; in a diff,
+ * for the colours of change, worded with unit (the weights' unit name).
+ */
+static void legend(FILE *fp, const struct calltree *t, int diff, int y,
+		   const char *unit)
 {
+	/* "%s": the unit */
 	static const char *const diff_items[][2] = {
-		{ "rgb(230,80,70)", "more samples than in the old profile" },
-		{ "rgb(80,120,230)", "fewer samples" },
+		{ "rgb(230,80,70)", "more %s than in the old profile" },
+		{ "rgb(80,120,230)", "fewer %s" },
 		{ "rgb(236,236,236)", "about the same" },
 	};
 	int seen[FLAME_KIND_NR] = { 0 };
@@ -134,13 +139,14 @@ static void legend(FILE *fp, const struct calltree *t, int diff, int y)
 	fputs("<g id=\"legend\">", fp);
 	if (diff) {
 		for (i = 0; i < ARRAY_SIZE(diff_items); i++) {
+			char *item = xasprintf(diff_items[i][1], unit);
+
 			fprintf(fp, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" "
 				"height=\"10\" fill=\"%s\"/><text x=\"%.0f\" "
 				"y=\"%d\">%s</text>", x, y - 9,
-				diff_items[i][0], x + 14, y,
-				diff_items[i][1]);
-			x += 14 + strlen(diff_items[i][1]) * SVG_FONT * 0.6
-				+ 16;
+				diff_items[i][0], x + 14, y, item);
+			x += 14 + strlen(item) * SVG_FONT * 0.6 + 16;
+			free(item);
 		}
 		fputs("</g>\n", fp);
 		return;
@@ -182,6 +188,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 	int height, top;
 	char **warn;
 	size_t i, nw = flame_warnings(p, old_p, &warn);
+	const char *unit = weight_unit_info(p->unit)->name;
 
 	/* sample offsets and the depth actually drawn */
 	for (n = 0; n != CALLTREE_NONE;) {
@@ -258,7 +265,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 			} else if (!strcmp(labels[i], "command") ||
 				   !strcmp(labels[i], "mode") ||
 				   !strcmp(labels[i], "duration") ||
-				   !strcmp(labels[i], "samples")) {
+				   !strcmp(labels[i], unit)) {
 				fputs(shown++ ? "  \xc2\xb7  " : "", fp);
 				xml_escape(fp, labels[i],
 					      strlen(labels[i]));
@@ -275,10 +282,11 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 			free(vals[i]);
 		}
 		if (diff)
-			fprintf(fp, "   (width: new samples; red: more, "
+			fprintf(fp, "   (width: new %s; red: more, "
 				"blue: fewer than in the old profile, "
-				"%llu samples)",
-				(unsigned long long)t->nodes[0].total[1]);
+				"%llu %s)", unit,
+				(unsigned long long)t->nodes[0].total[1],
+				unit);
 	}
 	fputs("</text>\n", fp);
 	/* what a reader must know to trust the graph, under the title */
@@ -290,7 +298,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		fputs("</text>\n", fp);
 	}
 	fmt_warnings_free(warn, nw);
-	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW);
+	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW, unit);
 	fprintf(fp, "<text id=\"unzoom\" x=\"%d\" y=\"%d\" "
 		"style=\"display:none\">Reset Zoom</text>\n", SVG_PAD,
 		SVG_FONT + 8);
@@ -330,12 +338,12 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 				xml_escape(fp, fl, strlen(fl));
 			}
 		}
-		fprintf(fp, " (%llu samples, ",
-			(unsigned long long)nd->total[0]);
+		fprintf(fp, " (%llu %s, ", (unsigned long long)nd->total[0],
+			unit);
 		share(fp, nd->total[0], total);
 		if (diff) {
-			fprintf(fp, "; old %llu samples, ",
-				(unsigned long long)nd->total[1]);
+			fprintf(fp, "; old %llu %s, ",
+				(unsigned long long)nd->total[1], unit);
 			share(fp, nd->total[1], t->nodes[0].total[1]);
 		}
 		fputs(")</title><rect x=\"", fp);

@@ -73,6 +73,24 @@ static double pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
+/*
+ * The width of the tables' weight column: 9, or as many digits as the
+ * largest weight has (nanoseconds pass 9 digits after a second).
+ */
+static int weight_width(const struct profile *p)
+{
+	uint64_t max = p->total_weight;
+	int w = 1;
+	size_t i;
+
+	for (i = 0; i < p->nr_threads; i++)
+		if (p->threads[i].weight > max)
+			max = p->threads[i].weight;
+	for (; max >= 10; max /= 10)
+		w++;
+	return w > 9 ? w : 9;
+}
+
 static const uint64_t *sort_key, *sort_key2;
 
 static int by_key(const void *a, const void *b)
@@ -100,7 +118,8 @@ static const char *view_name(enum profile_view v)
 
 static void header(const struct profile *p, FILE *fp)
 {
-	size_t nproc = 0, i, j, nw;
+	const char *unit = weight_unit_info(p->unit)->name;
+	size_t nproc = 0, i, j, nw, len = strlen(unit);
 	char **warnings;
 
 	for (i = 0; i < p->nr_threads; i++) {
@@ -119,7 +138,9 @@ static void header(const struct profile *p, FILE *fp)
 			p->python_version ? p->python_version : "",
 			p->python_version && p->python ? " " : "",
 			p->python ? p->python : "");
-	fprintf(fp, "# samples:  %llu", (unsigned long long)p->total_samples);
+	/* the label and its padding as wide as the others ("samples:  ") */
+	fprintf(fp, "# %s:%*s%llu", unit, len < 9 ? (int)(9 - len) : 1, "",
+		(unsigned long long)p->total_weight);
 	if (p->event)
 		fprintf(fp, " of %s", p->event);
 	if (p->frequency)
@@ -146,11 +167,13 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 {
 	struct strbuf sb = STRBUF_INIT;
 	unsigned top = o->top ? o->top : 20;
+	int width = weight_width(p);
 	size_t i;
 
 	fprintf(fp, "\n%s\n", title);
-	fprintf(fp, "%8s %8s %9s  %s\n", by_total ? "Total%" : "Self%",
-		by_total ? "Self%" : "Total%", "Samples", "Function");
+	fprintf(fp, "%8s %8s %*s  %s\n", by_total ? "Total%" : "Self%",
+		by_total ? "Self%" : "Total%", width,
+		weight_unit_info(p->unit)->column, "Function");
 	for (i = 0; i < n && i < top; i++) {
 		uint32_t f = order[i];
 		uint64_t a = by_total ? total[f] : self[f];
@@ -159,29 +182,31 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 		if (!a)
 			break;
 		text_name(&sb, &p->frames[f]);
-		fprintf(fp, "%7.2f%% %7.2f%% %9llu  %s%s%s\n",
-			pct(a, p->total_samples), pct(b, p->total_samples),
-			(unsigned long long)a, color_of(o, &p->frames[f]),
-			sb.buf, o->color ? C_RESET : "");
+		fprintf(fp, "%7.2f%% %7.2f%% %*llu  %s%s%s\n",
+			pct(a, p->total_weight), pct(b, p->total_weight),
+			width, (unsigned long long)a,
+			color_of(o, &p->frames[f]), sb.buf,
+			o->color ? C_RESET : "");
 	}
 	strbuf_release(&sb);
 }
 
 static void tasks(const struct profile *p, FILE *fp)
 {
+	int width = weight_width(p);
 	size_t i;
 
 	if (p->nr_threads < 2)
 		return;
 	fprintf(fp, "\nProcesses and threads\n");
-	fprintf(fp, "%8s %9s %8s %8s  %s\n", "Share", "Samples", "PID", "TID",
-		"Command");
+	fprintf(fp, "%8s %*s %8s %8s  %s\n", "Share", width,
+		weight_unit_info(p->unit)->column, "PID", "TID", "Command");
 	for (i = 0; i < p->nr_threads; i++) {
 		const struct task *t = &p->threads[i];
 
-		fprintf(fp, "%7.2f%% %9llu %8ld %8ld  %s\n",
-			pct(t->samples, p->total_samples),
-			(unsigned long long)t->samples, (long)t->pid,
+		fprintf(fp, "%7.2f%% %*llu %8ld %8ld  %s\n",
+			pct(t->weight, p->total_weight), width,
+			(unsigned long long)t->weight, (long)t->pid,
 			(long)t->tid, t->comm ? t->comm : "?");
 	}
 }
@@ -291,8 +316,8 @@ static void call_tree(const struct profile *p, const struct fmt_opts *o,
 	c.o = o;
 	c.t = &t;
 	c.fp = fp;
-	c.total = p->total_samples;
-	c.limit = (uint64_t)(share * (double)p->total_samples);
+	c.total = p->total_weight;
+	c.limit = (uint64_t)(share * (double)p->total_weight);
 	if (!c.limit)
 		c.limit = 1;
 	strbuf_init(&c.name, 64);

@@ -112,6 +112,25 @@ const char *frame_kind_name(enum frame_kind kind)
 	return kind_names[kind];
 }
 
+/*
+ * The one table of the units' names.  Samples keep the names every
+ * format had before weights had units.  speedscope's units are those of
+ * its schema ("none" for a count); pprof names a time "time" or "cpu"
+ * with the unit "nanoseconds", and a count "count".
+ */
+static const struct weight_unit_info unit_info[UNIT_NR] = {
+	[UNIT_SAMPLES] = { "samples", "Samples", "samples", "count",
+			   "none" },
+	[UNIT_NS] = { "nanoseconds", "Time (ns)", "time", "nanoseconds",
+		      "nanoseconds" },
+	[UNIT_EVENTS] = { "events", "Events", "events", "count", "none" },
+};
+
+const struct weight_unit_info *weight_unit_info(enum weight_unit u)
+{
+	return &unit_info[(unsigned)u < UNIT_NR ? u : UNIT_SAMPLES];
+}
+
 void profile_warn(struct profile *p, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -380,7 +399,7 @@ static uint32_t task_intern(struct task **v, size_t *nr, size_t *alloc,
 		t->pid = pid;
 		t->tid = tid;
 		t->comm = NULL;
-		t->samples = 0;
+		t->weight = 0;
 		htab_insert(tab, h, id);
 	}
 	t = &(*v)[id];
@@ -452,7 +471,7 @@ static void fix_frame_pointers(struct profile *p)
 }
 
 void profile_stack_add(struct profile *p, const uint32_t *frames,
-		       uint32_t depth, uint32_t task, uint64_t samples,
+		       uint32_t depth, uint32_t task, uint64_t weight,
 		       uint64_t period)
 {
 	struct profile_priv *pp = p->priv;
@@ -478,7 +497,7 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 		s = &p->stacks[id];
 		s->depth = depth;
 		s->task = task;
-		s->samples = 0;
+		s->weight = 0;
 		s->period = 0;
 		s->frames = pp->pool + pp->stack_off[id];
 		htab_insert(&pp->stack_tab, h, id);
@@ -486,12 +505,12 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 			fix_frame_pointers(p);
 	}
 	s = &p->stacks[id];
-	s->samples += samples;
+	s->weight += weight;
 	s->period += period;
-	p->total_samples += samples;
+	p->total_weight += weight;
 	p->total_period += period;
 	if (task != PROFILE_NO_TASK && task < p->nr_tasks)
-		p->tasks[task].samples += samples;
+		p->tasks[task].weight += weight;
 }
 
 /* ---- totals, pruning ------------------------------------------ */
@@ -517,13 +536,13 @@ void profile_frame_totals(const struct profile *p, uint32_t task,
 			memset(seen, 0, p->nr_frames * sizeof(*seen));
 			mark = 1;
 		}
-		self[s->frames[s->depth - 1]] += s->samples;
+		self[s->frames[s->depth - 1]] += s->weight;
 		for (j = 0; j < s->depth; j++) {
 			uint32_t f = s->frames[j];
 
 			if (seen[f] != mark) {
 				seen[f] = mark;
-				total[f] += s->samples;
+				total[f] += s->weight;
 			}
 		}
 	}
@@ -539,9 +558,9 @@ void profile_prune(struct profile *p, double min_share)
 	uint64_t limit;
 	uint32_t small;
 
-	if (min_share <= 0 || !p->total_samples)
+	if (min_share <= 0 || !p->total_weight)
 		return;
-	limit = (uint64_t)(min_share * (double)p->total_samples);
+	limit = (uint64_t)(min_share * (double)p->total_weight);
 	if (!limit)
 		return;
 	/*
@@ -587,7 +606,7 @@ void profile_prune(struct profile *p, double min_share)
 			buf[d++] = s->frames[j];
 			node = c;
 		}
-		profile_stack_add(&q, buf, d, s->task, s->samples,
+		profile_stack_add(&q, buf, d, s->task, s->weight,
 				  s->period);
 	}
 	free(buf);
@@ -616,7 +635,7 @@ void profile_prune(struct profile *p, double min_share)
 		q.nr_meta = 0;
 		q.session = NULL;
 		*p = keep;
-		/* task sample counts were recomputed by stack_add */
+		/* task weights were recomputed by stack_add */
 		profile_release(&q);
 	}
 }

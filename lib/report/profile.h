@@ -3,8 +3,10 @@
 #define PPR_PROFILE_H
 /*
  * The profile data model every report format writes from: interned
- * frames, unique stacks (root first) with sample counts, the tasks
+ * frames, unique stacks (root first) with their weights, the tasks
  * (processes / threads) they were taken in, and the session metadata.
+ * A weight is in the profile's unit (enum weight_unit): a count of
+ * samples for what perf sampled, nanoseconds for intervals.
  *
  * A profile is built by profile_load() from a session directory (it
  * runs `perf script`, parses the stream, resolves perf-map addresses,
@@ -48,6 +50,39 @@ enum native_class {
 const char *frame_kind_name(enum frame_kind kind);
 
 /*
+ * What the weights of a profile measure: every stack, task, thread,
+ * total and call-tree node (calltree.h) carries a weight in its
+ * profile's unit (profile->unit).  A sample of perf weighs 1 in
+ * UNIT_SAMPLES; an off-CPU interval its length in UNIT_NS.
+ */
+enum weight_unit {
+	UNIT_SAMPLES = 0,	/* samples (the default, profile_init()) */
+	UNIT_NS,		/* nanoseconds */
+	UNIT_EVENTS,		/* events a counter counted (its periods) */
+	UNIT_NR
+};
+
+/*
+ * The names of a unit, as the formats write them; the one table of
+ * them is in profile.c.
+ */
+struct weight_unit_info {
+	const char *name;	/* "samples", "nanoseconds", "events": the
+				   text header's label, the JSON keys
+				   ("samples", "self_samples", ...), the
+				   flame graphs' unit */
+	const char *column;	/* the text tables' column title (at most
+				   9 characters): "Samples", "Time (ns)" */
+	const char *pprof_type;	/* pprof's first sample type and its */
+	const char *pprof_unit;	/*   unit: "samples" and "count" */
+	const char *speedscope;	/* speedscope's unit: "none" for a count,
+				   "nanoseconds" */
+};
+
+/* The names of u (those of UNIT_SAMPLES when u is out of range). */
+const struct weight_unit_info *weight_unit_info(enum weight_unit u);
+
+/*
  * One interned frame.  Frames are identified by their index in
  * profile->frames (a frame id).  Two frames never have the same
  * (kind, func, file, dso).
@@ -88,7 +123,8 @@ struct task {
 	pid_t pid;
 	pid_t tid;
 	const char *comm;	/* last command name perf reported */
-	uint64_t samples;	/* samples kept after filtering */
+	uint64_t weight;	/* of the stacks kept after filtering, in
+				   profile->unit */
 };
 
 #define PROFILE_NO_TASK UINT32_MAX
@@ -104,7 +140,8 @@ struct stack {
 	uint32_t depth;
 	uint32_t task;		/* index in profile->tasks, or PROFILE_NO_TASK
 				   when merged */
-	uint64_t samples;	/* number of samples */
+	uint64_t weight;	/* in profile->unit: with UNIT_SAMPLES, the
+				   number of samples */
 	uint64_t period;	/* sum of the samples' periods (event units:
 				   nanoseconds for cpu-clock/task-clock) */
 };
@@ -193,7 +230,8 @@ enum stack_cut {
 
 
 /*
- * Counts behind the warnings; every format reports p->warnings.
+ * Counts behind the warnings; every format reports p->warnings.  They
+ * count samples, whatever the profile's unit.
  *
  * A stack is judged by its outermost user frame; the reason a cut one
  * is cut comes from perf.data itself (lib/perfdata.h): in jit mode
@@ -256,10 +294,13 @@ struct profile {
 
 	enum profile_view view;
 	enum profile_group group;
+	enum weight_unit unit;	/* of every weight below and in stacks,
+				   tasks and threads */
 
-	uint64_t total_samples;	/* sum of stacks[].samples */
+	uint64_t total_weight;	/* sum of stacks[].weight */
 	uint64_t total_period;	/* sum of stacks[].period */
-	uint64_t dropped;	/* samples filtered out (pid/tid/time) */
+	uint64_t dropped;	/* samples filtered out (pid/tid/time): a
+				   count, whatever the unit */
 	double first_time;	/* perf time of the first/last kept sample */
 	double last_time;	/*   (seconds; 0 when unknown: report asks
 				   perf for times only with a time window) */
@@ -296,7 +337,7 @@ struct profile {
 	void *priv;		/* interning tables (profile.c) */
 };
 
-/* An empty profile (for building by hand). */
+/* An empty profile (for building by hand), in UNIT_SAMPLES. */
 void profile_init(struct profile *p);
 void profile_release(struct profile *p);
 
@@ -338,8 +379,9 @@ const char *profile_meta_get(const struct profile *p, const char *key);
  * Building by hand.  Strings are copied.  profile_frame_intern()
  * returns the id of the frame (creating it when new); name may be NULL
  * to derive it from kind/func/file/dso as described above.
- * profile_stack_add() adds samples to the stack (frames root first,
- * copied; task PROFILE_NO_TASK or an id from profile_task_intern()).
+ * profile_stack_add() adds weight (in p->unit: 1 for one sample) and
+ * period to the stack (frames root first, copied; task PROFILE_NO_TASK
+ * or an id from profile_task_intern()), to its task and to the totals.
  */
 uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
 			      enum native_class native, const char *name,
@@ -348,7 +390,7 @@ uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
 uint32_t profile_task_intern(struct profile *p, pid_t pid, pid_t tid,
 			     const char *comm);
 void profile_stack_add(struct profile *p, const uint32_t *frames,
-		       uint32_t depth, uint32_t task, uint64_t samples,
+		       uint32_t depth, uint32_t task, uint64_t weight,
 		       uint64_t period);
 void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
@@ -356,18 +398,18 @@ void profile_meta_set(struct profile *p, const char *key,
 void profile_warn(struct profile *p, const char *fmt, ...) PPR_PRINTF(2, 3);
 
 /*
- * Per-frame totals over every stack (sizes: p->nr_frames): self =
- * samples where the frame is the leaf; total = samples where it appears
- * at least once (recursion counted once).  task: only stacks of that
- * task, or PROFILE_NO_TASK for all.
+ * Per-frame totals over every stack (sizes: p->nr_frames), in p->unit:
+ * self = the weight of the stacks where the frame is the leaf; total =
+ * of those where it appears at least once (recursion counted once).
+ * task: only stacks of that task, or PROFILE_NO_TASK for all.
  */
 void profile_frame_totals(const struct profile *p, uint32_t task,
 			  uint64_t *self, uint64_t *total);
 
 /*
  * Hide frames below a share: every stack prefix (call-tree node) whose
- * inclusive samples are below min_share * total_samples is cut; the
- * samples under it are kept, ending in the nearest kept ancestor
+ * inclusive weight is below min_share * total_weight is cut; the
+ * weight under it is kept, ending in the nearest kept ancestor
  * followed by one frame "[small frames]" (FRAME_UNKNOWN).  Totals are
  * unchanged.  min_share <= 0 does nothing.
  */

@@ -978,7 +978,7 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 			     "symbols, shown as the object's name in brackets "
 			     "(e.g. %s), not credited to a named caller; "
 			     "debug symbols would name it",
-			     pct_str(q->unnamed, p->total_samples, pc,
+			     pct_str(q->unnamed, p->total_weight, pc,
 				     sizeof(pc)),
 			     count_str(q->unnamed, a, sizeof(a)),
 			     unnamed_example);
@@ -987,7 +987,7 @@ static void quality_warnings(struct profile *p, const char *unnamed_example)
 			     "start-up, before the trampoline started: their "
 			     "native stacks may be cut at the stack dump; they "
 			     "are under [python start-up]",
-			     pct_str(q->startup_cut, p->total_samples, pc,
+			     pct_str(q->startup_cut, p->total_weight, pc,
 				     sizeof(pc)),
 			     count_str(q->startup_cut, a, sizeof(a)));
 	if (q->ctx_unknown)
@@ -1090,7 +1090,7 @@ static int on_sample(void *data, const struct ps_sample *s)
 	}
 
 	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
-	p->threads[th].samples++;
+	p->threads[th].weight++;
 	if (f->group == PROFILE_BY_THREAD) {
 		task = prof_task_intern_len(p, s->pid, s->tid, s->comm.s,
 					    s->comm.len);
@@ -1777,7 +1777,7 @@ int profile_load(struct profile *p, const char *session,
 		ret = run_perf_script(&l, err, errlen);
 	if (ret < 0)
 		goto out;
-	if (!p->total_samples && !p->dropped && !f->nr_pids && !f->nr_tids) {
+	if (!p->total_weight && !p->dropped && !f->nr_pids && !f->nr_tids) {
 		ret = set_err(err, errlen,
 			      "no samples in '%s/perf.data' (empty, "
 			      "truncated or not a recording with call "

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "report/fmt.h"
 #include "report/flame.h"
+#include "report/profile_priv.h"
 #include "json.h"
 #include "xml.h"
 #include "alloc.h"
@@ -437,6 +438,217 @@ static char *write_diff(const struct profile *old_p,
 	return buf;
 }
 
+/*
+ * A profile in nanoseconds, per thread (off-CPU time, say), with
+ * weights beyond 32 bits:
+ *   main   10/10  <module> -> Worker.work            3 s (self in work)
+ *   main   10/10  <module> -> Worker.work -> helper  1.5 s
+ *   worker 10/11  <module> -> helper                 0.5 s (old: 2 s)
+ */
+static void build_ns(struct profile *p, int old)
+{
+	uint32_t s[3], t1, t2;
+
+	profile_init(p);
+	p->unit = UNIT_NS;
+	p->group = PROFILE_BY_THREAD;
+	s[0] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				    "<module>", "prog.py", NULL);
+	s[1] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				    "Worker.work", "prog.py", NULL);
+	s[2] = profile_frame_intern(p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				    "helper", "lib/util.py", NULL);
+	t1 = profile_task_intern(p, 10, 10, "main");
+	t2 = profile_task_intern(p, 10, 11, "worker");
+	profile_stack_add(p, s, 2, t1, 3000000000ULL, 3);
+	profile_stack_add(p, s, 3, t1, 1500000000ULL, 2);
+	s[1] = s[2];
+	profile_stack_add(p, s, 2, t2, old ? 2000000000ULL : 500000000ULL, 1);
+	/* what a loader keeps beside the stacks: every thread's weight */
+	prof_thread_intern(p, 10, 10, "main", 4);
+	prof_thread_intern(p, 10, 11, "worker", 6);
+	p->threads[0].weight = p->tasks[t1].weight;
+	p->threads[1].weight = p->tasks[t2].weight;
+	profile_meta_set(p, "command", "python3 prog.py");
+}
+
+/* pprof's first sample type is the unit's, and the default. */
+static void pprof_unit_ns(const struct profile *p)
+{
+#ifdef PPR_HAVE_PROTOBUF_C
+	struct fmt_opts o = FMT_OPTS_INIT;
+	Perftools__Profiles__Profile *pb;
+	uint8_t *raw;
+	size_t len, raw_len, i;
+	int64_t sum = 0;
+	int ret;
+	char *s = write_mem(fmt_pprof_write, p, &o, &len, &ret);
+
+	raw = s ? gunzip((uint8_t *)s, len, &raw_len) : NULL;
+	pb = raw ? perftools__profiles__profile__unpack(NULL, raw_len, raw) :
+		NULL;
+	TAP_OK(pb && pb->n_sample_type == 2 &&
+	       !strcmp(pb->string_table[pb->sample_type[0]->type], "time") &&
+	       !strcmp(pb->string_table[pb->sample_type[0]->unit],
+		       "nanoseconds") &&
+	       !strcmp(pb->string_table[pb->default_sample_type], "time"),
+	       "pprof ns: the first sample type is time/nanoseconds, the "
+	       "default");
+	for (i = 0; pb && i < pb->n_sample; i++)
+		sum += pb->sample[i]->value[0];
+	TAP_INT(sum, 5000000000LL, "pprof ns: the values are the weights");
+	if (pb)
+		perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(raw);
+	free(s);
+#endif
+}
+
+/* Every format names a profile's weights after its unit. */
+static void test_unit_ns(void)
+{
+	struct profile p, old, smp;
+	struct fmt_opts o = FMT_OPTS_INIT;
+	char *s, *buf = NULL, err[PPR_ERR_LEN] = "";
+	size_t n = 0;
+	FILE *fp;
+	int ret;
+
+	build_ns(&p, 0);
+	s = write_mem(fmt_text_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\n# nanoseconds: 5000000000, 1 process, "
+			      "2 threads\n"),
+	       "text ns: the header's total, labelled with the unit");
+	TAP_OK(s && strstr(s, "\n   Self%   Total%  Time (ns)  Function\n"
+			   "  60.00%   90.00% 3000000000  Worker.work "
+			   "(prog.py)\n"),
+	       "text ns: the column title, wide enough for the weights");
+	TAP_OK(s && strstr(s, "\n   Share  Time (ns)      PID      TID  "
+			   "Command\n  90.00% 4500000000       10       10  "
+			   "main\n  10.00%  500000000       10       11  "
+			   "worker\n"),
+	       "text ns: the threads' weights");
+	TAP_INT(count(s, "amples"), 0, "text ns: no word of samples");
+	free(s);
+	s = NULL;
+	fp = open_memstream(&s, &n);
+	fmt_text_top(&p, &o, fp, 1);
+	fclose(fp);
+	TAP_OK(strstr(s, "  Total%    Self%  Time (ns)  Function\n"
+		      " 100.00%    0.00% 5000000000  <module> (prog.py)\n"),
+	       "top's table ns: the column title and weights");
+	free(s);
+
+	s = write_mem(fmt_collapsed_write, &p, &o, NULL, &ret);
+	TAP_STR(s, "main-10/10;<module> (prog.py);Worker.work (prog.py) "
+		"3000000000\n"
+		"main-10/10;<module> (prog.py);Worker.work (prog.py);helper "
+		"(lib/util.py) 1500000000\n"
+		"worker-10/11;<module> (prog.py);helper (lib/util.py) "
+		"500000000\n", "collapsed ns: lines end in the weights");
+	free(s);
+
+	s = write_mem(fmt_json_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\n  \"view\": \"mixed\",\n  \"unit\": "
+			      "\"nanoseconds\",\n  \"nanoseconds\": "
+			      "5000000000,\n  \"period\": 6,\n"),
+	       "json ns: a unit field, the total named after it");
+	TAP_OK(s && strstr(s, "\"self_nanoseconds\": 3000000000,\n"
+			   "      \"total_nanoseconds\": 4500000000,\n"),
+	       "json ns: functions' weights named after the unit");
+	TAP_OK(s && strstr(s, "\"tid\": 11,\n          \"comm\": \"worker\","
+			   "\n          \"nanoseconds\": 500000000,\n"),
+	       "json ns: threads' weights named after the unit");
+	TAP_INT(count(s, "samples"), 0, "json ns: no samples key");
+	free(s);
+
+	s = write_mem(fmt_html_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\n\"unit\":\"nanoseconds\",\n\"total\":"
+			      "5000000000,\n") &&
+	       strstr(s, "\n[\"nanoseconds\",\"5000000000\"],\n") &&
+	       strstr(s, ",3,4,1500000000,"),
+	       "html ns: the page's unit, header and weights");
+	free(s);
+
+	s = write_mem(fmt_svg_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, " data-total=\"5000000000\" ") &&
+	       strstr(s, "<text id=\"subtitle\" x=\"600\" y=\"36\">command: "
+		      "python3 prog.py  \xc2\xb7  nanoseconds: 5000000000"
+		      "</text>") &&
+	       strstr(s, "<title>all (5000000000 nanoseconds, 100.00%)"
+		      "</title>"),
+	       "svg ns: the header and tooltips name the unit");
+	free(s);
+
+	s = write_mem(fmt_speedscope_write, &p, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\"name\":\"main (pid 10, tid 10)\",\"unit\":"
+			      "\"nanoseconds\",\"startValue\":0,\"endValue\":"
+			      "4500000000,\"samples\":[[0,1],[0,1,2]],"
+			      "\"weights\":[3000000000,1500000000]}"),
+	       "speedscope ns: the unit nanoseconds, weights and end");
+	TAP_INT(count(s, "\"unit\":\"nanoseconds\""), 2,
+		"speedscope ns: every profile in nanoseconds");
+	free(s);
+
+	pprof_unit_ns(&p);
+
+	/* a diff of two profiles in nanoseconds */
+	build_ns(&old, 1);
+	s = write_diff(&old, &p, FMT_COLLAPSED);
+	TAP_STR(s, "main-10/10;<module> (prog.py);Worker.work (prog.py) "
+		"3000000000 3000000000\n"
+		"main-10/10;<module> (prog.py);Worker.work (prog.py);helper "
+		"(lib/util.py) 1500000000 1500000000\n"
+		"worker-10/11;<module> (prog.py);helper (lib/util.py) "
+		"2000000000 500000000\n", "diff ns: 'stack old new' weights");
+	free(s);
+	s = write_diff(&old, &p, FMT_HTML);
+	TAP_OK(s && strstr(s, "\n[\"old nanoseconds\",\"6500000000\"]"),
+	       "diff html ns: the old total named after the unit");
+	free(s);
+	s = write_diff(&old, &p, FMT_SVG);
+	TAP_OK(s && strstr(s, "(width: new nanoseconds; red: more, blue: "
+			   "fewer than in the old profile, 6500000000 "
+			   "nanoseconds)") &&
+	       strstr(s, ">more nanoseconds than in the old profile<") &&
+	       strstr(s, "<title>all (5000000000 nanoseconds, 100.00%; old "
+		      "6500000000 nanoseconds, 100.00%)</title>"),
+	       "diff svg ns: subtitle, legend and tooltips name the unit");
+	free(s);
+
+	/* samples keep their names, without a unit field */
+	build(&smp, 0);
+	s = write_mem(fmt_json_write, &smp, &o, NULL, &ret);
+	TAP_OK(!ret && strstr(s, "\n  \"view\": \"mixed\",\n  \"samples\": 100,"
+			      "\n") && !strstr(s, "\"unit\"") &&
+	       strstr(s, "\"self_samples\": 50,\n"),
+	       "json samples: the keys as they were, no unit field");
+	free(s);
+
+	/* weights of two units do not compare */
+	o.format = FMT_COLLAPSED;
+	fp = open_memstream(&buf, &n);
+	ret = fmt_diff_write(&smp, &p, &o, fp, err, sizeof(err));
+	fclose(fp);
+	TAP_OK(ret < 0 && n == 0, "diff of samples with nanoseconds: refused, "
+	       "nothing written");
+	TAP_STR(err, "cannot compare weights in samples (the old profile) "
+		"with weights in nanoseconds (the new one)",
+		"diff of two units: says which");
+	free(buf);
+	o.format = FMT_HTML;
+	buf = NULL;
+	fp = open_memstream(&buf, &n);
+	ret = fmt_diff_write(&p, &smp, &o, fp, err, sizeof(err));
+	fclose(fp);
+	TAP_OK(ret < 0 && n == 0 && strstr(err, "in nanoseconds (the old"),
+	       "diff of two units: html refused too");
+	free(buf);
+	profile_release(&smp);
+	profile_release(&old);
+	profile_release(&p);
+}
+
 /* The warnings of test_warnings() as pprof comments. */
 static void warnings_pprof(const struct profile *p, const struct fmt_opts *o)
 {
@@ -817,6 +1029,7 @@ int main(int argc, char **argv)
 	test_diff(&p, &p2);
 	test_escape();
 	test_warnings();
+	test_unit_ns();
 	test_empty();
 	profile_release(&p);
 	profile_release(&p2);

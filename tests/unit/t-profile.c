@@ -241,7 +241,7 @@ static void test_model(void)
 	st[1] = c;
 	profile_stack_add(&p, st, 2, PROFILE_NO_TASK, 4, 400);
 	TAP_INT(p.nr_stacks, 3, "stacks are aggregated");
-	TAP_INT(p.total_samples, 10, "total samples");
+	TAP_INT(p.total_weight, 10, "total samples");
 	TAP_INT(p.total_period, 1000, "total period");
 	profile_frame_totals(&p, PROFILE_NO_TASK, self, total);
 	TAP_INT(total[a], 10, "recursion counted once in total");
@@ -284,9 +284,75 @@ static void test_model(void)
 	       "a stack above the share is kept");
 	TAP_OK(has_line(text, "f (/a.py);[small frames] 4"),
 	       "smaller stacks end in [small frames]");
-	TAP_INT(p.total_samples, 10, "pruning keeps the total");
+	TAP_INT(p.total_weight, 10, "pruning keeps the total");
 	free(text);
 	profile_release(&p);
+}
+
+/*
+ * A profile in nanoseconds: weights (beyond 32 bits) add up in stacks,
+ * tasks, totals, trees and pruning as counts do, the unit stays, and
+ * the table names every unit.
+ */
+static void test_weights(void)
+{
+	struct profile p;
+	struct calltree t;
+	uint32_t st[2], task, i;
+	uint64_t self[2], total[2];
+	char *text;
+	int named = 1;
+
+	profile_init(&p);
+	TAP_INT(p.unit, UNIT_SAMPLES, "a new profile weighs samples");
+	p.unit = UNIT_NS;
+	p.group = PROFILE_BY_THREAD;
+	st[0] = profile_frame_intern(&p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				     "main", "/a.py", NULL);
+	st[1] = profile_frame_intern(&p, FRAME_PYTHON, NATIVE_NONE, NULL,
+				     "wait", "/a.py", NULL);
+	task = profile_task_intern(&p, 7, 8, "worker");
+	profile_stack_add(&p, st, 2, task, 6000000000ULL, 1);
+	profile_stack_add(&p, st, 2, task, 1500000000ULL, 1);
+	profile_stack_add(&p, st, 1, task, 2500000000ULL, 1);
+	TAP_INT(p.nr_stacks, 2, "ns: stacks are aggregated");
+	TAP_INT(p.stacks[0].weight, 7500000000ULL, "ns: a stack's weights add");
+	TAP_INT(p.total_weight, 10000000000ULL, "ns: the total weight");
+	TAP_INT(p.total_period, 3, "ns: the periods stay apart");
+	TAP_INT(p.tasks[task].weight, 10000000000ULL, "ns: the task's weight");
+	profile_frame_totals(&p, PROFILE_NO_TASK, self, total);
+	TAP_OK(self[st[1]] == 7500000000ULL && total[st[0]] == 10000000000ULL,
+	       "ns: per-frame self and total weights");
+	calltree_init(&t, 1, CALLTREE_BY_ID);
+	calltree_add(&t, &p, 0);
+	calltree_finish(&t);
+	TAP_INT(t.nodes[0].total[0], 10000000000ULL, "ns: the tree's total");
+	calltree_release(&t);
+	text = collapsed(&p);
+	TAP_OK(has_line(text, "worker-7/8;main (/a.py);wait (/a.py) "
+			"7500000000") &&
+	       has_line(text, "worker-7/8;main (/a.py) 2500000000"),
+	       "ns: collapsed lines end in the weights");
+	free(text);
+	profile_prune(&p, 0.5);
+	TAP_OK(p.unit == UNIT_NS && p.total_weight == 10000000000ULL &&
+	       p.tasks[0].weight == 10000000000ULL,
+	       "ns: pruning keeps the unit and the weights");
+	profile_release(&p);
+
+	TAP_STR(weight_unit_info(UNIT_SAMPLES)->name, "samples",
+		"unit names: samples");
+	TAP_STR(weight_unit_info(UNIT_NS)->name, "nanoseconds",
+		"unit names: nanoseconds");
+	TAP_STR(weight_unit_info(UNIT_NR)->name, "samples",
+		"unit names: out of range reads as samples");
+	for (i = 0; i < UNIT_NR; i++) {
+		const struct weight_unit_info *w = weight_unit_info(i);
+
+		named &= w->name && w->column && strlen(w->column) <= 9 &&
+			w->pprof_type && w->pprof_unit && w->speedscope;
+	}
+	TAP_OK(named, "unit names: every unit has every name, columns fit");
 }
 
 /*
@@ -340,7 +406,7 @@ static void test_load(const char *dir)
 		TAP_OK(0, "load the fake session");
 		return;
 	}
-	TAP_INT(p.total_samples, 7, "seven samples");
+	TAP_INT(p.total_weight, 7, "seven samples");
 	TAP_INT(p.total_period, 6500, "periods summed");
 	TAP_STR(p.command, "python3 a.py", "command from meta");
 	TAP_INT(p.frequency, 999, "frequency from meta");
@@ -433,7 +499,7 @@ static void test_load(const char *dir)
 	f.nr_pids = 1;
 	f.group = PROFILE_BY_PROCESS;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--pid");
-	TAP_INT(p.total_samples, 1, "--pid keeps one sample");
+	TAP_INT(p.total_weight, 1, "--pid keeps one sample");
 	TAP_INT(p.dropped, 6, "six dropped");
 	TAP_INT(p.nr_tasks, 1, "one task per process");
 	TAP_STR(p.tasks[0].comm, "python3.11", "task comm");
@@ -445,7 +511,7 @@ static void test_load(const char *dir)
 	f.nr_tids = 1;
 	f.group = PROFILE_BY_THREAD;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--tid");
-	TAP_INT(p.total_samples, 1, "--tid keeps one sample");
+	TAP_INT(p.total_weight, 1, "--tid keeps one sample");
 	TAP_INT(p.nr_tasks, 1, "one task");
 	TAP_INT(p.tasks[0].tid, 101, "the thread");
 	profile_release(&p);
@@ -455,7 +521,7 @@ static void test_load(const char *dir)
 	f.time_from = 0.4;
 	f.time_to = 1.2;
 	TAP_INT(profile_load(&p, dir, &f, err, sizeof(err)), 0, "--time");
-	TAP_INT(p.total_samples, 2, "the window keeps two samples");
+	TAP_INT(p.total_weight, 2, "the window keeps two samples");
 	TAP_INT(p.quality.judged, 2, "only kept samples are judged");
 	profile_release(&p);
 }
@@ -528,7 +594,7 @@ static void test_lost(const char *dir)
 			   "could not keep up"))
 			warned = 1;
 	TAP_OK(warned, "perf's lost samples are counted once, and said");
-	TAP_INT(p.total_samples, 7, "the samples perf script shows are kept");
+	TAP_INT(p.total_weight, 7, "the samples perf script shows are kept");
 	profile_release(&p);
 }
 
@@ -539,6 +605,7 @@ int main(void)
 	struct profile p;
 
 	test_model();
+	test_weights();
 	test_tree_identity();
 	if (make_session(dir) < 0) {
 		TAP_OK(0, "make the fake session");
