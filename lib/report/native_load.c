@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * native_load(): perf.data's samples, unwound and symbolized by
- * lib/unwind/, as struct ps_sample (see native_load.h).
+ * lib/unwind/, as struct sample (see native_load.h).
  */
 #include "compat.h"
 #include "alloc.h"
@@ -43,8 +43,8 @@ struct native_stream {
 	struct umap comms;	/* tid -> interned comm */
 	struct smap names;	/* interned comms */
 	struct unwind_frame *uf;
-	struct ps_frame *pf;
-	ps_sample_fn cb;
+	struct sample_frame *pf;
+	sample_fn cb;
 	void *data;
 	uint64_t samples, frames, bad_samples;
 	int cb_ret;
@@ -119,7 +119,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 {
 	struct pd_sample s;
 	struct unwind_result res;
-	struct ps_sample ps;
+	struct sample ps;
 	char buf[32];
 	const char *comm, *ev;
 	int n, i;
@@ -130,13 +130,14 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	}
 	n = unwind_sample(r->u, &s, r->uf, MAX_FRAMES, &res);
 	for (i = 0; i < n; i++) {
+		r->pf[i].kind = SAMPLE_FRAME_ADDR;
 		r->pf[i].ip = r->uf[i].pc;
 		r->pf[i].sym.s = r->uf[i].sym;
 		r->pf[i].sym.len = strlen(r->uf[i].sym);
 		r->pf[i].dso.s = r->uf[i].dso;
 		r->pf[i].dso.len = strlen(r->uf[i].dso);
 	}
-	memset(&ps, 0, sizeof(ps));
+	sample_init(&ps);
 	comm = comm_of(r, s.tid, buf, sizeof(buf));
 	ps.comm.s = comm;
 	ps.comm.len = strlen(comm);
@@ -161,7 +162,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 }
 
 int native_stream_new(struct native_stream **out, const struct perfdata *d,
-		      const char *session_dir, unsigned flags, ps_sample_fn cb,
+		      const char *session_dir, unsigned flags, sample_fn cb,
 		      void *data, char *err, size_t errlen)
 {
 	struct native_stream *ns = xcalloc(1, sizeof(*ns));

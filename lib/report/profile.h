@@ -311,8 +311,8 @@ int profile_load(struct profile *p, const char *session,
 
 /*
  * A profile built while the program runs (`pyperf-run top`): samples
- * as the perf.data readers give them (struct ps_sample, report/
- * perfscript.h) go through the same naming, context rebuild and views
+ * as the sources give them (struct sample, report/sample.h) go
+ * through the same naming, context rebuild and views
  * as profile_load()'s.  dirs (NULL-terminated, at most 4): where the
  * program's perf-<pid>.map files and context tables (ctx-<pid>.tab) are
  * written.  jit: samples unwound from stack dumps (a stack that does
@@ -323,12 +323,12 @@ int profile_load(struct profile *p, const char *session,
  * tables.
  */
 struct profile_live;
-struct ps_sample;
+struct sample;
 int profile_live_new(struct profile_live **out, struct profile *p,
 		     const struct profile_filter *f, const char *const *dirs,
 		     int jit);
 unsigned profile_live_refresh(struct profile_live *lv);
-void profile_live_sample(struct profile_live *lv, const struct ps_sample *s);
+void profile_live_sample(struct profile_live *lv, const struct sample *s);
 void profile_live_free(struct profile_live *lv);
 
 /* The value of a meta key, or NULL. */

@@ -195,7 +195,7 @@ static int plumbing_ready;
 
 static int plumb_eq(const void *ctx, uint32_t id)
 {
-	const struct ps_str *s = ctx;
+	const struct sample_str *s = ctx;
 	const char *n = plumbing_names[id];
 
 	return strlen(n) == s->len && !memcmp(n, s->s, s->len);
@@ -232,7 +232,7 @@ static int contains(const char *s, size_t len, const char *needle)
 static int is_plumbing_sym(const char *sym, size_t len)
 {
 	const char *dot = memchr(sym, '.', len);
-	struct ps_str s;
+	struct sample_str s;
 
 	if (dot)
 		len = (size_t)(dot - sym);
@@ -369,7 +369,7 @@ static uint32_t intern_python(struct profile *p, const char *sym, size_t len)
 
 static int raw_eq(const void *ctx, uint32_t id)
 {
-	const struct ps_frame *f = ((const void *const *)ctx)[0];
+	const struct sample_frame *f = ((const void *const *)ctx)[0];
 	const struct loader *l = ((const void *const *)ctx)[1];
 	const struct rframe *r = &l->raw[id];
 
@@ -379,7 +379,7 @@ static int raw_eq(const void *ctx, uint32_t id)
 	       !memcmp(r->key + f->sym.len + 1, f->dso.s, f->dso.len);
 }
 
-static struct rframe *raw_intern(struct loader *l, const struct ps_frame *f)
+static struct rframe *raw_intern(struct loader *l, const struct sample_frame *f)
 {
 	const void *ctx[2] = { f, l };
 	/* object names repeat: their tail tells them apart well enough */
@@ -628,7 +628,7 @@ static size_t tops_sort_unique(struct report_cache_top *t, size_t n)
  * asked for; the samples recorded and lost.  This walks all of
  * perf.data (the session's cache keeps the result: see run_perf_script).
  * The native reader needs no such walk: it gives the dump with each
- * sample (ps_sample.dump_*), and its own pass the counts.
+ * sample (sample.dump_*), and its own pass the counts.
  * Without a readable perf.data fa stays zero and the judgement is
  * vaguer (CUT_NOROOT), never wrong.
  */
@@ -787,7 +787,7 @@ static uint64_t stack_top(const struct loader *l, pid_t tid, uint64_t sp)
  * user frame (SIZE_MAX: none, not judged); root: that frame is where a
  * process or thread starts.
  */
-static enum stack_cut judge(struct loader *l, const struct ps_sample *s,
+static enum stack_cut judge(struct loader *l, const struct sample *s,
 			    size_t outer_user, int root)
 {
 	struct profile_quality *q = &l->p->quality;
@@ -1031,7 +1031,7 @@ static void lost_warning(struct profile *p, uint64_t lost, uint64_t recorded)
 		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
 }
 
-static int on_sample(void *data, const struct ps_sample *s)
+static int on_sample(void *data, const struct sample *s)
 {
 	struct loader *l = data;
 	struct profile *p = l->p;
@@ -1042,7 +1042,7 @@ static int on_sample(void *data, const struct ps_sample *s)
 	int any_py = 0, outer_root = 0;
 	enum stack_cut cut;
 	enum ctx_result cr = CTX_NONE;
-	struct ps_sample rebuilt;
+	struct sample rebuilt;
 
 	/* every sample's copy tells, filtered out or not (read_dumps()) */
 	if (s->dump_known && !s->dump_full && s->dump_sp && !l->live)
@@ -1115,7 +1115,7 @@ static int on_sample(void *data, const struct ps_sample *s)
 	}
 	/* classify, leaf first */
 	for (i = 0; i < n; i++) {
-		const struct ps_frame *fr = &s->frames[i];
+		const struct sample_frame *fr = &s->frames[i];
 		struct rframe *r = raw_intern(l, fr);
 		uint32_t id = r->frame;
 		uint8_t c = r->cls;
@@ -1286,7 +1286,7 @@ struct cache_tee {
 	struct report_cache_writer *w;
 };
 
-static int tee_sample(void *data, const struct ps_sample *s)
+static int tee_sample(void *data, const struct sample *s)
 {
 	struct cache_tee *t = data;
 
@@ -1712,7 +1712,7 @@ unsigned profile_live_refresh(struct profile_live *lv)
 	return damaged;
 }
 
-void profile_live_sample(struct profile_live *lv, const struct ps_sample *s)
+void profile_live_sample(struct profile_live *lv, const struct sample *s)
 {
 	on_sample(&lv->l, s);
 }

@@ -56,7 +56,7 @@ struct rec {
 
 /* A sample waiting for top_update(): frames index into t->frames. */
 struct pending {
-	struct ps_sample s;	/* frames pointer set when fed */
+	struct sample s;	/* frames pointer set when fed */
 	size_t first;
 };
 
@@ -80,7 +80,7 @@ struct top {
 
 	struct pending *pend;
 	size_t nr_pend, pend_alloc;
-	struct ps_frame *frames;
+	struct sample_frame *frames;
 	size_t nr_frames, frames_alloc;
 
 	pid_t *pids;
@@ -185,7 +185,7 @@ static void note_pid(struct top *t, pid_t pid)
 }
 
 /* The stream's samples: kept until top_update(). */
-static int keep_sample(void *data, const struct ps_sample *s)
+static int keep_sample(void *data, const struct sample *s)
 {
 	struct top *t = data;
 	struct pending *pe;

@@ -430,7 +430,7 @@ struct got {
 	uint64_t time[3];
 };
 
-static int on_sample(void *data, const struct ps_sample *s)
+static int on_sample(void *data, const struct sample *s)
 {
 	struct got *g = data;
 
