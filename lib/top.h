@@ -6,7 +6,7 @@
  * event opened with libperf (perf_evlist / perf_evsel / perf_mmap), one
  * ring buffer per CPU, the event enabled when the program execs and
  * inherited by its threads and children.  The ring buffers' records go
- * through the native reader's stream (report/native_load.h: unwound
+ * through the native reader's stream (report/src_native.h: unwound
  * and named as report does) into a live profile (profile_live_*), the
  * same views and context rebuild as `pyperf-run report`.
  *

@@ -153,7 +153,7 @@ struct profile_filter {
 	const char *perf;
 	/*
 	 * How perf.data is read: PROFILE_READER_NATIVE (lib/report/
-	 * native_load.h) or PROFILE_READER_PERF_SCRIPT (`perf script` with
+	 * src_native.h) or PROFILE_READER_PERF_SCRIPT (`perf script` with
 	 * the perf above, parsed; kept to cross-check the native one).
 	 */
 	enum profile_reader {

@@ -14,7 +14,7 @@
 #include "alloc.h"
 #include "byteorder.h"
 #include "perfdata.h"
-#include "report/native_load.h"
+#include "report/src_native.h"
 
 #include <linux/perf_event.h>
 #include <perf/core.h>

@@ -7,7 +7,7 @@
  * the reader's frame cap, and at most one sample per 8 bytes of input.
  */
 #include "compat.h"
-#include "report/native_load.h"
+#include "report/src_native.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef PPR_NATIVE_LOAD_H
-#define PPR_NATIVE_LOAD_H
+#ifndef PPR_REPORT_SRC_NATIVE_H
+#define PPR_REPORT_SRC_NATIVE_H
 /*
  * The samples of a session read from perf.data itself (lib/perfdata.h)
  * and unwound / symbolized by lib/unwind/, delivered as the same
  * struct sample that the `perf script` parser gives, with the
  * symbol and object names perf script prints, so that the report's
- * loader works the same on either.
+ * pipeline (report/pipeline_priv.h) works the same on either.
  *
  * Records are taken in perf's order: sorted by time within the rounds
  * perf record marks (PERF_RECORD_FINISHED_ROUND), a round's records

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * native_load(): perf.data's samples, unwound and symbolized by
- * lib/unwind/, as struct sample (see native_load.h).
+ * The native source: perf.data's samples, unwound and symbolized by
+ * lib/unwind/, as struct sample (see src_native.h); native_stream_*
+ * for records from elsewhere (top's ring buffers); src_native_run()
+ * feeds a session's into the report's pipeline.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "byteorder.h"
 #include "perfdata.h"
-#include "report/native_load.h"
+#include "report/src_native.h"
+#include "report/pipeline_priv.h"
+#include "session.h"
 #include "unwind/hmap.h"
 #include "unwind/unwind.h"
 
@@ -374,5 +378,44 @@ out:
 		free(r.q[--r.nr_q].copy);
 	free(r.q);
 	perfdata_close(&r.d);
+	return ret;
+}
+
+/* ---- into the report's pipeline ---------------------------------------- */
+
+/*
+ * The session's samples read from perf.data itself (native_load()),
+ * unwound and named as perf script would, into the pipeline.
+ */
+static void native_header(void *data, const struct perfdata *d)
+{
+	struct report_cache_facts fa;
+
+	/* read_dumps()'s facts from the header; the rest come per sample */
+	memset(&fa, 0, sizeof(fa));
+	fa.max_stack = d->attrs[0].sample_max_stack;
+	fa.dump_size = d->attrs[0].sample_stack_user;
+	judge_use_facts(data, &fa);
+}
+
+int src_native_run(struct loader *l, char *err, size_t errlen)
+{
+	struct native_opts o;
+	struct native_stats st;
+	int cb_ret, ret;
+
+	memset(&o, 0, sizeof(o));
+	o.session_dir = l->s->dir;
+	o.perf_data = l->s->perf_data;
+	o.cb = pipeline_sample;
+	o.data = l;
+	o.header = native_header;
+	o.progress = l->f->progress;
+	o.progress_data = l->f->progress_data;
+	ret = native_load(&o, &st, &cb_ret, err, errlen);
+	if (!ret) {
+		l->recorded = st.samples + st.bad_samples;
+		l->lost = st.lost;
+	}
 	return ret;
 }
