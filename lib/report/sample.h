@@ -8,7 +8,7 @@
  *   sources                     stages (pipeline_priv.h)
  *   src_native.c  (perf.data)   stage_name.c       frames -> profile frames
  *   src_perfscript.c            stage_judge.c      complete, or why cut
- *   top/ring.c    (libperf)     stage_aggregate.c  -> the profile model
+ *   top/src_ring.c (libperf)    stage_aggregate.c  -> the profile model
  *
  * A source fills a struct sample (sample_init() first: one sample of
  * weight 1, cpu unknown) and hands it to a sample_fn.  Strings and
