@@ -4,7 +4,7 @@
  * The program is prepared as `record` prepares it (lib/record/run.h:
  * the same mode, trampoline and environment, a private temporary
  * directory for its perf maps and context tables), then sampled with
- * libperf (lib/top.h) instead of perf record.  This file parses the
+ * libperf (lib/top/top.h) instead of perf record.  This file parses the
  * options, draws the screen, reads the keys and picks the exit code.
  */
 #include "compat.h"
@@ -18,7 +18,7 @@
 #include "report/profile.h"
 #include "spawn.h"
 #include "strbuf.h"
-#include "top.h"
+#include "top/top.h"
 #include "builtin.h"
 #include "program.h"
 #include "exitcodes.h"

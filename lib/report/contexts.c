@@ -37,7 +37,7 @@ struct ctx_arena {
 /* Native frames outside a root context, as one sample held them. */
 struct ctx_suffix {
 	uint32_t root;
-	struct ps_frame *frames;
+	struct sample_frame *frames;
 	size_t nr;
 };
 
@@ -47,7 +47,7 @@ struct ctx_table {
 	struct ctx_ent *ctx;	/* [id - 1] */
 	uint32_t nr_ctx;
 	size_t ctx_alloc;
-	struct ps_str *funcs;	/* [func - 1], NUL-terminated copies */
+	struct sample_str *funcs;	/* [func - 1], NUL-terminated copies */
 	uint32_t nr_funcs;
 	size_t funcs_alloc;
 	struct ctx_arena *arenas;	/* sorted by start once loaded */
@@ -61,7 +61,7 @@ struct ctx_db {
 	size_t nr, alloc;
 	size_t last;
 	/* rebuild scratch */
-	struct ps_frame *out;
+	struct sample_frame *out;
 	size_t out_alloc;
 	size_t *tpos;		/* positions of trampoline frames */
 	uint32_t *tid;		/* and their context ids */
@@ -396,7 +396,7 @@ static struct ctx_suffix *suffix_of(struct ctx_table *t, uint32_t root)
 }
 
 static void keep_suffix(struct ctx_table *t, uint32_t root,
-			const struct ps_frame *f, size_t nr)
+			const struct sample_frame *f, size_t nr)
 {
 	struct ctx_suffix *s;
 	size_t i;
@@ -417,7 +417,7 @@ static void keep_suffix(struct ctx_table *t, uint32_t root,
 	}
 }
 
-static void put(struct ctx_db *db, size_t *d, const struct ps_frame *f)
+static void put(struct ctx_db *db, size_t *d, const struct sample_frame *f)
 {
 	ALLOC_GROW(db->out, *d + 1, db->out_alloc);
 	db->out[(*d)++] = *f;
@@ -426,8 +426,10 @@ static void put(struct ctx_db *db, size_t *d, const struct ps_frame *f)
 static void put_ctx(struct ctx_db *db, size_t *d, struct ctx_table *t,
 		    uint32_t id, uint64_t ip)
 {
-	struct ps_frame f;
+	struct sample_frame f;
 
+	f.kind = SAMPLE_FRAME_ADDR;	/* "py::QUALNAME:FILE", as perf maps */
+	f.line = 0;
 	f.ip = ip;
 	f.sym = t->funcs[t->ctx[id - 1].func - 1];
 	f.dso.s = CTX_DSO;
@@ -435,8 +437,8 @@ static void put_ctx(struct ctx_db *db, size_t *d, struct ctx_table *t,
 	put(db, d, &f);
 }
 
-enum ctx_result ctx_db_rebuild(struct ctx_db *db, const struct ps_sample *in,
-			       struct ps_sample *out)
+enum ctx_result ctx_db_rebuild(struct ctx_db *db, const struct sample *in,
+			       struct sample *out)
 {
 	struct ctx_table *t = table_of(db, in->pid);
 	size_t n = in->nr_frames, nt = 0, i, j, k, pos, d = 0;

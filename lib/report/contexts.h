@@ -17,7 +17,7 @@
  * object CTX_DSO.
  */
 #include "compat.h"
-#include "report/perfscript.h"
+#include "report/sample.h"
 
 /* The object rebuilt Python frames are put in (never a perf map). */
 #define CTX_DSO "[pyperf contexts]"
@@ -48,8 +48,8 @@ enum ctx_result {
  * Rebuild sample in into *out (its frames live in db's scratch until
  * the next call).  in is not changed.
  */
-enum ctx_result ctx_db_rebuild(struct ctx_db *db, const struct ps_sample *in,
-			       struct ps_sample *out);
+enum ctx_result ctx_db_rebuild(struct ctx_db *db, const struct sample *in,
+			       struct sample *out);
 
 /*
  * Did the sample at time_ns (perf's clock: CLOCK_MONOTONIC in jit mode,

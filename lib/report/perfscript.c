@@ -3,7 +3,7 @@
 #include "alloc.h"
 #include "report/perfscript.h"
 
-void perfscript_init(struct perfscript *ps, ps_sample_fn cb, void *data)
+void perfscript_init(struct perfscript *ps, sample_fn cb, void *data)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->cb = cb;
@@ -99,7 +99,7 @@ static int next_token(const char **pp, const char *e, const char **ts,
 	return 0;
 }
 
-int perfscript_parse_frame(const char *line, size_t len, struct ps_frame *f)
+int perfscript_parse_frame(const char *line, size_t len, struct sample_frame *f)
 {
 	const char *p = line, *e = line + len, *q, *open;
 	uint64_t ip = 0;
@@ -138,6 +138,8 @@ int perfscript_parse_frame(const char *line, size_t len, struct ps_frame *f)
 		open = q;
 	}
 	f->ip = ip;
+	f->kind = SAMPLE_FRAME_ADDR;
+	f->line = 0;
 	f->dso.s = open + 1;
 	f->dso.len = (size_t)(e - 1 - (open + 1));
 	q = open;
@@ -160,8 +162,8 @@ int perfscript_parse_frame(const char *line, size_t len, struct ps_frame *f)
  * After "PID/TID": [TIME:] [PERIOD] EVENT: [IP SYM (DSO)].  Returns 0
  * when the rest of the line has that shape.
  */
-static int parse_rest(const char *p, const char *e, struct ps_sample *s,
-		      struct ps_frame *inline_frame, int *has_inline)
+static int parse_rest(const char *p, const char *e, struct sample *s,
+		      struct sample_frame *inline_frame, int *has_inline)
 {
 	const char *ts, *te;
 	uint64_t v;
@@ -176,6 +178,9 @@ static int parse_rest(const char *p, const char *e, struct ps_sample *s,
 			return -1;
 	}
 	s->period = 1;
+	s->weight = 1;
+	s->unit = UNIT_SAMPLES;
+	s->cpu = -1;
 	if (te[-1] != ':') {
 		if (dec(ts, te, &v) < 0)
 			return -1;
@@ -201,8 +206,8 @@ static int parse_rest(const char *p, const char *e, struct ps_sample *s,
  * The comm may hold blanks: take the first "PID/TID" token after which
  * the rest of the line fits.
  */
-static int parse_header(const char *line, size_t len, struct ps_sample *s,
-			struct ps_frame *inline_frame, int *has_inline)
+static int parse_header(const char *line, size_t len, struct sample *s,
+			struct sample_frame *inline_frame, int *has_inline)
 {
 	const char *e = line + len, *p = line, *ts, *te, *q;
 
@@ -225,9 +230,9 @@ static int parse_header(const char *line, size_t len, struct ps_sample *s,
 }
 
 int perfscript_parse_header(const char *line, size_t len,
-			    struct ps_sample *s)
+			    struct sample *s)
 {
-	struct ps_frame f;
+	struct sample_frame f;
 	int has_inline;
 
 	return parse_header(line, len, s, &f, &has_inline);
@@ -262,7 +267,7 @@ static int parse_lines(struct perfscript *ps, size_t len, size_t *consumed,
 	uint64_t lines_at_start = ps->lines, bad_at_start = ps->bad_lines;
 	char *nl;
 	int ret, has_inline;
-	struct ps_frame f;
+	struct sample_frame f;
 
 	for (;;) {
 		nl = memchr(buf + pos, '\n', len - pos);

@@ -14,9 +14,12 @@
  * may contain spaces and parentheses (the DSO is the last balanced
  * parenthesised group).  Lines that fit neither shape are counted in
  * bad_lines and skipped; a sample without a valid header is dropped.
- * Memory is bounded by the largest sample, not the stream.
+ * Memory is bounded by the largest sample, not the stream.  Samples
+ * come as struct sample (report/sample.h): one sample each, address
+ * frames, no stack-dump facts (perf script does not print them).
  */
 #include "compat.h"
+#include "report/sample.h"
 
 /*
  * The -F argument report passes to perf script; time is asked for only
@@ -25,50 +28,17 @@
 #define PERFSCRIPT_FIELDS "comm,pid,tid,period,event,ip,sym,dso"
 #define PERFSCRIPT_FIELDS_TIME "comm,pid,tid,time,period,event,ip,sym,dso"
 
-struct ps_str {
-	const char *s;		/* not NUL-terminated */
-	size_t len;
-};
-
-struct ps_frame {
-	uint64_t ip;
-	struct ps_str sym;	/* "[unknown]" when perf has no symbol */
-	struct ps_str dso;	/* "[unknown]" when perf has no object */
-};
-
-struct ps_sample {
-	struct ps_str comm;
-	pid_t pid;
-	pid_t tid;
-	uint64_t time_ns;	/* perf clock, nanoseconds (0: not shown) */
-	uint64_t period;
-	struct ps_str event;	/* without the trailing ':' */
-	const struct ps_frame *frames;	/* leaf first */
-	size_t nr_frames;
-	/*
-	 * The user stack copy (jit mode), from the native reader only:
-	 * perf script does not print it.  dump_full: the kernel copied
-	 * all it was asked (the stack may go on); dump_sp: the sample's
-	 * sp (0: unknown); dump_len: the bytes copied.
-	 */
-	unsigned dump_known : 1, dump_full : 1;
-	uint64_t dump_sp, dump_len;
-};
-
-/* Return 0 to go on, anything else to stop the parse (returned). */
-typedef int (*ps_sample_fn)(void *data, const struct ps_sample *s);
-
 struct perfscript {
-	ps_sample_fn cb;
+	sample_fn cb;
 	void *data;
 	/* the unconsumed tail: the sample being read */
 	char *buf;
 	size_t len, alloc;
-	struct ps_frame *frames;
+	struct sample_frame *frames;
 	size_t nr_frames, frames_alloc;
 	int in_sample;		/* a valid header was read */
 	int skip_sample;	/* header was bad: skip to the blank line */
-	struct ps_sample cur;
+	struct sample cur;
 	size_t header_off;	/* offsets into buf of the current sample */
 	/* statistics */
 	uint64_t bytes;		/* bytes fed */
@@ -77,7 +47,7 @@ struct perfscript {
 	uint64_t lines;
 };
 
-void perfscript_init(struct perfscript *ps, ps_sample_fn cb, void *data);
+void perfscript_init(struct perfscript *ps, sample_fn cb, void *data);
 void perfscript_release(struct perfscript *ps);
 
 /*
@@ -93,8 +63,8 @@ int perfscript_finish(struct perfscript *ps);
  * and fuzzing.  Return 0 when the line has that shape.
  */
 int perfscript_parse_header(const char *line, size_t len,
-			    struct ps_sample *s);
+			    struct sample *s);
 int perfscript_parse_frame(const char *line, size_t len,
-			   struct ps_frame *f);
+			   struct sample_frame *f);
 
 #endif

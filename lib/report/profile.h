@@ -190,7 +190,7 @@ struct profile_filter {
 	const char *perf;
 	/*
 	 * How perf.data is read: PROFILE_READER_NATIVE (lib/report/
-	 * native_load.h) or PROFILE_READER_PERF_SCRIPT (`perf script` with
+	 * src_native.h) or PROFILE_READER_PERF_SCRIPT (`perf script` with
 	 * the perf above, parsed; kept to cross-check the native one).
 	 */
 	enum profile_reader {
@@ -352,8 +352,8 @@ int profile_load(struct profile *p, const char *session,
 
 /*
  * A profile built while the program runs (`pyperf-run top`): samples
- * as the perf.data readers give them (struct ps_sample, report/
- * perfscript.h) go through the same naming, context rebuild and views
+ * as the sources give them (struct sample, report/sample.h) go
+ * through the same naming, context rebuild and views
  * as profile_load()'s.  dirs (NULL-terminated, at most 4): where the
  * program's perf-<pid>.map files and context tables (ctx-<pid>.tab) are
  * written.  jit: samples unwound from stack dumps (a stack that does
@@ -364,12 +364,12 @@ int profile_load(struct profile *p, const char *session,
  * tables.
  */
 struct profile_live;
-struct ps_sample;
+struct sample;
 int profile_live_new(struct profile_live **out, struct profile *p,
 		     const struct profile_filter *f, const char *const *dirs,
 		     int jit);
 unsigned profile_live_refresh(struct profile_live *lv);
-void profile_live_sample(struct profile_live *lv, const struct ps_sample *s);
+void profile_live_sample(struct profile_live *lv, const struct sample *s);
 void profile_live_free(struct profile_live *lv);
 
 /* The value of a meta key, or NULL. */

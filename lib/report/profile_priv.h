@@ -2,8 +2,8 @@
 #ifndef PPR_PROFILE_PRIV_H
 #define PPR_PROFILE_PRIV_H
 /*
- * Internals shared by profile.c and
- * profile_load.c; not for writers.
+ * Internals shared by profile.c and the report's pipeline (its
+ * stages: pipeline_priv.h); not for writers.
  */
 #include "compat.h"
 #include "report/profile.h"

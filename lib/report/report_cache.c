@@ -244,7 +244,7 @@ void report_cache_set_facts(struct report_cache_writer *w,
 
 static int str_eq(const void *ctx, uint32_t id)
 {
-	const struct ps_str *s = ((const void *const *)ctx)[0];
+	const struct sample_str *s = ((const void *const *)ctx)[0];
 	const struct report_cache_writer *w = ((const void *const *)ctx)[1];
 	const struct wstr *ws = &w->strs[id];
 
@@ -253,7 +253,7 @@ static int str_eq(const void *ctx, uint32_t id)
 }
 
 static uint32_t str_intern(struct report_cache_writer *w,
-			   const struct ps_str *s)
+			   const struct sample_str *s)
 {
 	const void *ctx[2] = { s, w };
 	uint64_t h = prof_hash(s->s, s->len, 0x5354);
@@ -272,7 +272,7 @@ static uint32_t str_intern(struct report_cache_writer *w,
 
 static int frame_eq(const void *ctx, uint32_t id)
 {
-	const struct ps_frame *f = ((const void *const *)ctx)[0];
+	const struct sample_frame *f = ((const void *const *)ctx)[0];
 	const struct report_cache_writer *w = ((const void *const *)ctx)[1];
 	const struct wframe *wf = &w->frames[id];
 	const struct wstr *sym = &w->strs[wf->sym], *dso = &w->strs[wf->dso];
@@ -284,7 +284,7 @@ static int frame_eq(const void *ctx, uint32_t id)
 }
 
 static uint32_t frame_intern(struct report_cache_writer *w,
-			     const struct ps_frame *f)
+			     const struct sample_frame *f)
 {
 	const void *ctx[2] = { f, w };
 	uint64_t h = prof_hash(f->sym.s, f->sym.len,
@@ -331,7 +331,7 @@ static uint32_t node_intern(struct report_cache_writer *w, uint32_t parent,
 }
 
 void report_cache_add(struct report_cache_writer *w,
-		      const struct ps_sample *s)
+		      const struct sample *s)
 {
 	uint32_t node = HTAB_NONE, comm, event;
 	unsigned flags = 0;
@@ -544,9 +544,9 @@ struct rnode {
 
 struct tables {
 	struct report_cache_facts facts;
-	struct ps_str *strs;
+	struct sample_str *strs;
 	size_t nr_strs;
-	struct ps_frame *frames;
+	struct sample_frame *frames;
 	size_t nr_frames;
 	struct rnode *nodes;
 	size_t nr_nodes;
@@ -555,7 +555,7 @@ struct tables {
 
 /* The state carried from one sample to the next. */
 struct sstate {
-	struct ps_sample s;
+	struct sample s;
 	uint32_t node;		/* UINT32_MAX: no frames */
 	int have_prev;
 };
@@ -726,7 +726,7 @@ static int read_tables(struct rd *r, const struct strbuf *key,
 
 int report_cache_replay_buf(const void *buf, size_t len,
 			    const struct strbuf *key, unsigned flags,
-			    report_cache_facts_fn facts_cb, ps_sample_fn cb,
+			    report_cache_facts_fn facts_cb, sample_fn cb,
 			    void *data, struct report_cache_stats *stp,
 			    int *cb_ret)
 {
@@ -734,7 +734,7 @@ int report_cache_replay_buf(const void *buf, size_t len,
 	struct tables t;
 	struct rd r;
 	struct sstate ss;
-	struct ps_frame *frames = NULL;
+	struct sample_frame *frames = NULL;
 	const unsigned char *samples;
 	size_t nr_samples = 0, i;
 	int ret = 0, stop = 0;
@@ -768,6 +768,7 @@ int report_cache_replay_buf(const void *buf, size_t len,
 	frames = xmalloc((t.max_depth ? t.max_depth : 1) * sizeof(*frames));
 	r.p = samples;
 	memset(&ss, 0, sizeof(ss));
+	sample_init(&ss.s);	/* each one sample, as perf script gave it */
 	for (i = 0; i < nr_samples && !stop; i++) {
 		uint32_t n;
 		size_t d = 0;
@@ -796,7 +797,7 @@ out:
 }
 
 int report_cache_replay(const char *session, const struct strbuf *key,
-			report_cache_facts_fn facts_cb, ps_sample_fn cb,
+			report_cache_facts_fn facts_cb, sample_fn cb,
 			void *data, struct report_cache_stats *st,
 			int *cb_ret)
 {

@@ -7,7 +7,7 @@
  * and every later view, filter and format reads this instead.
  *
  * The cache is the stream itself in a compact form: replaying it calls
- * the sample callback with the same struct ps_sample contents (comm,
+ * the sample callback with the same struct sample contents (comm,
  * pid, tid, time, period, event, frames with sym, dso and ip) the
  * parser gave when it was written, in the same order.  It must therefore
  * be written from an unfiltered perf script run; filters apply in the
@@ -131,7 +131,7 @@ int report_cache_key(struct strbuf *key, const char *session,
  * Never prints.
  */
 int report_cache_replay(const char *session, const struct strbuf *key,
-			report_cache_facts_fn facts_cb, ps_sample_fn cb,
+			report_cache_facts_fn facts_cb, sample_fn cb,
 			void *data, struct report_cache_stats *st,
 			int *cb_ret);
 
@@ -147,7 +147,7 @@ enum report_cache_flags {
  */
 int report_cache_replay_buf(const void *buf, size_t len,
 			    const struct strbuf *key, unsigned flags,
-			    report_cache_facts_fn facts_cb, ps_sample_fn cb,
+			    report_cache_facts_fn facts_cb, sample_fn cb,
 			    void *data,
 			    struct report_cache_stats *st, int *cb_ret);
 
@@ -165,7 +165,7 @@ void report_cache_writer_free(struct report_cache_writer *w);
 void report_cache_set_facts(struct report_cache_writer *w,
 			    const struct report_cache_facts *f);
 void report_cache_add(struct report_cache_writer *w,
-		      const struct ps_sample *s);
+		      const struct sample *s);
 /* The file's bytes, appended to out. */
 void report_cache_encode(const struct report_cache_writer *w,
 			 const struct strbuf *key,

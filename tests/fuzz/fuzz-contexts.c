@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ctx_db *db = NULL;
-	struct ps_frame f[16];
-	struct ps_sample in, out;
+	struct sample_frame f[16];
+	struct sample in, out;
 	uint64_t base = 0;
 	size_t i, k;
 

@@ -7,7 +7,7 @@
  * the reader's frame cap, and at most one sample per 8 bytes of input.
  */
 #include "compat.h"
-#include "report/native_load.h"
+#include "report/src_native.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@ struct seen {
 	size_t samples, size;
 };
 
-static int on_sample(void *arg, const struct ps_sample *s)
+static int on_sample(void *arg, const struct sample *s)
 {
 	struct seen *sn = arg;
 	size_t i;
@@ -26,7 +26,7 @@ static int on_sample(void *arg, const struct ps_sample *s)
 	if (s->nr_frames > 16384 || (s->nr_frames && !s->frames))
 		__builtin_trap();
 	for (i = 0; i < s->nr_frames; i++) {
-		const struct ps_frame *f = &s->frames[i];
+		const struct sample_frame *f = &s->frames[i];
 
 		if (!f->sym.s || !f->dso.s || !f->sym.len || !f->dso.len ||
 		    strlen(f->sym.s) != f->sym.len ||

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile size_t sink;
 
-static void touch(struct ps_str s)
+static void touch(struct sample_str s)
 {
 	size_t i, sum = 0;
 
@@ -24,7 +24,7 @@ static void touch(struct ps_str s)
 	sink += sum;
 }
 
-static int on_sample(void *data, const struct ps_sample *s)
+static int on_sample(void *data, const struct sample *s)
 {
 	size_t i;
 
@@ -42,8 +42,8 @@ static int on_sample(void *data, const struct ps_sample *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfscript ps;
-	struct ps_sample s;
-	struct ps_frame f;
+	struct sample s;
+	struct sample_frame f;
 	size_t off = 0, step = 1;
 	const char *text = (const char *)data;
 	const char *nl;

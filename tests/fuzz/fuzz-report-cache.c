@@ -21,7 +21,7 @@ struct seen {
 	uint64_t samples, sum, facts_calls;
 };
 
-static void inside(const struct seen *s, struct ps_str p)
+static void inside(const struct seen *s, struct sample_str p)
 {
 	if (p.len > (size_t)(s->hi - s->lo) || p.s < s->lo ||
 	    p.s + p.len > s->hi)
@@ -51,7 +51,7 @@ static void on_facts(void *data, const struct report_cache_facts *f)
 		report_cache_set_facts(s->w, f);
 }
 
-static int on_sample(void *data, const struct ps_sample *smp)
+static int on_sample(void *data, const struct sample *smp)
 {
 	struct seen *s = data;
 	size_t i;
@@ -71,7 +71,7 @@ static int on_sample(void *data, const struct ps_sample *smp)
 }
 
 /* Only the replay's own values, for the second replay. */
-static int on_sample_count(void *data, const struct ps_sample *smp)
+static int on_sample_count(void *data, const struct sample *smp)
 {
 	struct seen *s = data;
 	size_t i;

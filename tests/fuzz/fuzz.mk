@@ -12,7 +12,7 @@
 #   perfdata      lib/perfdata.h     perfdata_open_mem(), perfdata_next(),
 #                                    perfdata_decode_sample()
 #   contexts      lib/report/contexts.h   ctx_db_add(), ctx_db_rebuild()
-#   native        lib/report/native_load.h  native_load() on a perf.data
+#   native        lib/report/src_native.h  native_load() on a perf.data
 #                                    image: ordering, decoders, unwinder
 #   tracedata     lib/tracedata.h    tracedata_new(), payload field reads
 #

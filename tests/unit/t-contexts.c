@@ -93,9 +93,9 @@ static void table(struct strbuf *sb)
 	rec_ctx(sb, 7, 6, 2);
 }
 
-static struct ps_frame fr(uint64_t ip, const char *sym, const char *dso)
+static struct sample_frame fr(uint64_t ip, const char *sym, const char *dso)
 {
-	struct ps_frame f;
+	struct sample_frame f;
 
 	f.ip = ip;
 	f.sym.s = sym;
@@ -112,7 +112,7 @@ static uint64_t tr(uint32_t id)
 }
 
 /* "sym;sym;..." of a sample, leaf first. */
-static void names(const struct ps_sample *s, struct strbuf *out)
+static void names(const struct sample *s, struct strbuf *out)
 {
 	size_t i;
 
@@ -124,7 +124,7 @@ static void names(const struct ps_sample *s, struct strbuf *out)
 	}
 }
 
-static void sample(struct ps_sample *s, struct ps_frame *f, size_t n,
+static void sample(struct sample *s, struct sample_frame *f, size_t n,
 		   uint64_t time)
 {
 	memset(s, 0, sizeof(*s));
@@ -140,8 +140,8 @@ static void test_rebuild(void)
 	struct strbuf sb = STRBUF_INIT, got = STRBUF_INIT;
 	struct ctx_db *db = NULL;
 	struct ctx_db_stats st;
-	struct ps_sample in, out;
-	struct ps_frame f[8];
+	struct sample in, out;
+	struct sample_frame f[8];
 
 	table(&sb);
 	TAP_INT(ctx_db_add(&db, (const unsigned char *)sb.buf, sb.len), 0,

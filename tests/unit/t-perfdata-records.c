@@ -4,7 +4,7 @@
  * inline build-id, COMM with the exec flag, FORK, record times from
  * samples and sample_id trailers, the feature table and its build-id
  * section) on synthetic perf.data files, and of the native reader
- * (lib/report/native_load.h) on them: records taken in time order
+ * (lib/report/src_native.h) on them: records taken in time order
  * within perf's rounds (a mapping written after a sample that needs
  * it), comm names, frame-pointer callchains named as perf script names
  * them.  Every prefix of the file is read too: refused or read short,
@@ -13,7 +13,7 @@
  */
 #include "compat.h"
 #include "perfdata.h"
-#include "report/native_load.h"
+#include "report/src_native.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -430,7 +430,7 @@ struct got {
 	uint64_t time[3];
 };
 
-static int on_sample(void *data, const struct ps_sample *s)
+static int on_sample(void *data, const struct sample *s)
 {
 	struct got *g = data;
 

@@ -38,12 +38,12 @@ struct got {
 	uint64_t ip[8][8];
 };
 
-static void copy(char *dst, size_t len, struct ps_str s)
+static void copy(char *dst, size_t len, struct sample_str s)
 {
 	snprintf(dst, len, "%.*s", (int)s.len, s.s);
 }
 
-static int on_sample(void *data, const struct ps_sample *s)
+static int on_sample(void *data, const struct sample *s)
 {
 	struct got *g = data;
 	size_t i;
@@ -147,8 +147,8 @@ int main(void)
 {
 	struct perfscript ps;
 	struct got *g = xcalloc(1, sizeof(*g));
-	struct ps_sample s;
-	struct ps_frame f;
+	struct sample s;
+	struct sample_frame f;
 	size_t i, len = sizeof(stream) - 1;
 
 	/* all at once */

@@ -25,15 +25,15 @@ struct ref_sample {
 	pid_t pid, tid;
 	uint64_t time, period;
 	size_t nr;
-	struct ps_frame frames[MAX_FRAMES];
+	struct sample_frame frames[MAX_FRAMES];
 };
 
 static struct ref_sample *refs;
 static char names[64][40];
 
-static struct ps_str str(const char *s)
+static struct sample_str str(const char *s)
 {
-	struct ps_str r = { s, strlen(s) };
+	struct sample_str r = { s, strlen(s) };
 
 	return r;
 }
@@ -155,7 +155,7 @@ static int facts_eq(const struct report_cache_facts *a,
 	return 1;
 }
 
-static void fill_sample(struct ps_sample *s, const struct ref_sample *r)
+static void fill_sample(struct sample *s, const struct ref_sample *r)
 {
 	memset(s, 0, sizeof(*s));
 	s->comm = str(r->comm);
@@ -168,7 +168,7 @@ static void fill_sample(struct ps_sample *s, const struct ref_sample *r)
 	s->nr_frames = r->nr;
 }
 
-static int ps_eq(struct ps_str a, struct ps_str b)
+static int ps_eq(struct sample_str a, struct sample_str b)
 {
 	return a.len == b.len && !memcmp(a.s, b.s, a.len);
 }
@@ -219,7 +219,7 @@ static void on_facts_garbage(void *data, const struct report_cache_facts *f)
 			c->bad_ptr++;
 }
 
-static int on_check(void *data, const struct ps_sample *s)
+static int on_check(void *data, const struct sample *s)
 {
 	struct check *c = data;
 	const struct ref_sample *r = c->n < NR_SAMPLES ? &refs[c->n] : NULL;
@@ -227,7 +227,7 @@ static int on_check(void *data, const struct ps_sample *s)
 	int ok = r != NULL;
 
 	if (ok) {
-		struct ps_sample want;
+		struct sample want;
 
 		fill_sample(&want, r);
 		ok = ps_eq(s->comm, want.comm) &&
@@ -247,7 +247,7 @@ static int on_check(void *data, const struct ps_sample *s)
 }
 
 /* For damaged input: every string must lie inside the buffer. */
-static int on_garbage(void *data, const struct ps_sample *s)
+static int on_garbage(void *data, const struct sample *s)
 {
 	struct check *c = data;
 	size_t j;
@@ -269,7 +269,7 @@ static struct report_cache_writer *
 writer_with_refs(size_t n, const struct report_cache_facts *facts)
 {
 	struct report_cache_writer *w = report_cache_writer_new();
-	struct ps_sample s;
+	struct sample s;
 	size_t i;
 
 	if (facts)

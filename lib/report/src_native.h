@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef PPR_NATIVE_LOAD_H
-#define PPR_NATIVE_LOAD_H
+#ifndef PPR_REPORT_SRC_NATIVE_H
+#define PPR_REPORT_SRC_NATIVE_H
 /*
  * The samples of a session read from perf.data itself (lib/perfdata.h)
  * and unwound / symbolized by lib/unwind/, delivered as the same
- * struct ps_sample that the `perf script` parser gives, with the
+ * struct sample that the `perf script` parser gives, with the
  * symbol and object names perf script prints, so that the report's
- * loader works the same on either.
+ * pipeline (report/pipeline_priv.h) works the same on either.
  *
  * Records are taken in perf's order: sorted by time within the rounds
  * perf record marks (PERF_RECORD_FINISHED_ROUND), a round's records
@@ -17,7 +17,7 @@
  * distinct objects, symbols and threads, not the samples.
  */
 #include "compat.h"
-#include "report/perfscript.h"
+#include "report/sample.h"
 
 struct perfdata;
 struct pd_record;
@@ -41,7 +41,7 @@ struct native_opts {
 	const void *buf;
 	size_t buf_len;
 	unsigned flags;
-	ps_sample_fn cb;
+	sample_fn cb;
 	void *data;
 	/* called with data once the header is read, before any sample */
 	void (*header)(void *data, const struct perfdata *d);
@@ -68,7 +68,7 @@ int native_load(const struct native_opts *o, struct native_stats *st,
  */
 struct native_stream;
 int native_stream_new(struct native_stream **out, const struct perfdata *d,
-		      const char *session_dir, unsigned flags, ps_sample_fn cb,
+		      const char *session_dir, unsigned flags, sample_fn cb,
 		      void *data, char *err, size_t errlen);
 int native_stream_record(struct native_stream *ns, const struct pd_record *r);
 void native_stream_free(struct native_stream *ns);

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * native_load(): perf.data's samples, unwound and symbolized by
- * lib/unwind/, as struct ps_sample (see native_load.h).
+ * The native source: perf.data's samples, unwound and symbolized by
+ * lib/unwind/, as struct sample (see src_native.h); native_stream_*
+ * for records from elsewhere (top's ring buffers); src_native_run()
+ * feeds a session's into the report's pipeline.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "byteorder.h"
 #include "perfdata.h"
-#include "report/native_load.h"
+#include "report/src_native.h"
+#include "report/pipeline_priv.h"
+#include "session.h"
 #include "unwind/hmap.h"
 #include "unwind/unwind.h"
 
@@ -43,8 +47,8 @@ struct native_stream {
 	struct umap comms;	/* tid -> interned comm */
 	struct smap names;	/* interned comms */
 	struct unwind_frame *uf;
-	struct ps_frame *pf;
-	ps_sample_fn cb;
+	struct sample_frame *pf;
+	sample_fn cb;
 	void *data;
 	uint64_t samples, frames, bad_samples;
 	int cb_ret;
@@ -119,7 +123,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 {
 	struct pd_sample s;
 	struct unwind_result res;
-	struct ps_sample ps;
+	struct sample ps;
 	char buf[32];
 	const char *comm, *ev;
 	int n, i;
@@ -130,13 +134,14 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	}
 	n = unwind_sample(r->u, &s, r->uf, MAX_FRAMES, &res);
 	for (i = 0; i < n; i++) {
+		r->pf[i].kind = SAMPLE_FRAME_ADDR;
 		r->pf[i].ip = r->uf[i].pc;
 		r->pf[i].sym.s = r->uf[i].sym;
 		r->pf[i].sym.len = strlen(r->uf[i].sym);
 		r->pf[i].dso.s = r->uf[i].dso;
 		r->pf[i].dso.len = strlen(r->uf[i].dso);
 	}
-	memset(&ps, 0, sizeof(ps));
+	sample_init(&ps);
 	comm = comm_of(r, s.tid, buf, sizeof(buf));
 	ps.comm.s = comm;
 	ps.comm.len = strlen(comm);
@@ -161,7 +166,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 }
 
 int native_stream_new(struct native_stream **out, const struct perfdata *d,
-		      const char *session_dir, unsigned flags, ps_sample_fn cb,
+		      const char *session_dir, unsigned flags, sample_fn cb,
 		      void *data, char *err, size_t errlen)
 {
 	struct native_stream *ns = xcalloc(1, sizeof(*ns));
@@ -373,5 +378,44 @@ out:
 		free(r.q[--r.nr_q].copy);
 	free(r.q);
 	perfdata_close(&r.d);
+	return ret;
+}
+
+/* ---- into the report's pipeline ---------------------------------------- */
+
+/*
+ * The session's samples read from perf.data itself (native_load()),
+ * unwound and named as perf script would, into the pipeline.
+ */
+static void native_header(void *data, const struct perfdata *d)
+{
+	struct report_cache_facts fa;
+
+	/* read_dumps()'s facts from the header; the rest come per sample */
+	memset(&fa, 0, sizeof(fa));
+	fa.max_stack = d->attrs[0].sample_max_stack;
+	fa.dump_size = d->attrs[0].sample_stack_user;
+	judge_use_facts(data, &fa);
+}
+
+int src_native_run(struct loader *l, char *err, size_t errlen)
+{
+	struct native_opts o;
+	struct native_stats st;
+	int cb_ret, ret;
+
+	memset(&o, 0, sizeof(o));
+	o.session_dir = l->s->dir;
+	o.perf_data = l->s->perf_data;
+	o.cb = pipeline_sample;
+	o.data = l;
+	o.header = native_header;
+	o.progress = l->f->progress;
+	o.progress_data = l->f->progress_data;
+	ret = native_load(&o, &st, &cb_ret, err, errlen);
+	if (!ret) {
+		l->recorded = st.samples + st.bad_samples;
+		l->lost = st.lost;
+	}
 	return ret;
 }

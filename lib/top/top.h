@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef PPR_TOP_H
-#define PPR_TOP_H
+#ifndef PPR_TOP_TOP_H
+#define PPR_TOP_TOP_H
 /*
  * `pyperf-run top`'s sampler: a program started under a cpu-clock
  * event opened with libperf (perf_evlist / perf_evsel / perf_mmap), one
  * ring buffer per CPU, the event enabled when the program execs and
  * inherited by its threads and children.  The ring buffers' records go
- * through the native reader's stream (report/native_load.h: unwound
+ * through the native reader's stream (report/src_native.h: unwound
  * and named as report does) into a live profile (profile_live_*), the
  * same views and context rebuild as `pyperf-run report`.
  *
@@ -16,7 +16,8 @@
  *	top_update(t, 1); top_stats(t, &st); top_free(t);
  *
  * Built without libperf, top_start() fails and says so
- * (top_available() is 0).  Silent library code.
+ * (top_available() is 0).  Silent library code.  The parts (the
+ * program, the ring-buffer source, the refresh loop): top_priv.h.
  */
 #include "compat.h"
 #include "report/profile.h"

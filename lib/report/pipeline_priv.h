@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_REPORT_PIPELINE_PRIV_H
+#define PPR_REPORT_PIPELINE_PRIV_H
+/*
+ * The report's sample pipeline, inside: the loader state its stages
+ * share and each stage's entry points.  Not for writers or commands.
+ *
+ *   a source ──► pipeline_sample() (profile_load.c), for each sample:
+ *     agg_accept()      stage_aggregate.c  the user's program, in the filter
+ *     name_rebuild()    stage_name.c       context trampolines: the callers
+ *     agg_task()        stage_aggregate.c  its thread and task
+ *     name_frames()     stage_name.c       frames -> profile frames, classes
+ *     judge_sample()    stage_judge.c      complete, or why cut
+ *     agg_add()         stage_aggregate.c  the view's stack, into the model
+ *   then, once every sample is in:
+ *     judge_dumps()     stage_judge.c      what a bigger dump would do
+ *     quality_warnings(), quality_lost()   quality.c
+ *
+ * Sources: src_native.c (perf.data read here), src_perfscript.c (perf
+ * script, or the session's cache of it), lib/top/ (libperf's ring
+ * buffers, through profile_live.c).
+ */
+#include "compat.h"
+#include "report/contexts.h"
+#include "report/perfmap.h"
+#include "report/profile.h"
+#include "report/profile_priv.h"
+#include "report/report_cache.h"
+#include "report/sample.h"
+#include "record/cuts.h"
+
+struct session;
+
+/* ---- naming (stage_name.c) ------------------------------------------- */
+
+/* Classes of raw frames (a profile frame's kind, plus plumbing). */
+enum rclass {
+	C_PY = 0,
+	C_NATIVE,
+	C_KERNEL,
+	C_PLUMB,
+	C_UNKNOWN
+};
+
+/* A distinct (kind, sym, dso) the sources gave, named once. */
+struct rframe {
+	const char *key;	/* "sym\0dso" */
+	uint32_t keylen;
+	uint32_t frame;		/* profile frame id (fallback when resolving) */
+	uint8_t kind;		/* enum sample_frame_kind */
+	uint8_t cls;
+	uint8_t startup;	/* interpreter / libc start-up code */
+	uint8_t resolve;	/* look the ip up in a session map */
+	uint8_t unnamed;	/* user code perf found no symbol for */
+	uint8_t root;		/* where a process or thread starts */
+	uint8_t marker;		/* perf's end-of-chain marker, not code */
+	pid_t map_pid;		/* from "/tmp/perf-PID.map", or 0 */
+};
+
+/* One process's perf map, read when first needed. */
+struct pmap {
+	pid_t pid;
+	int loaded;		/* 1 ok, -1 missing */
+	struct perfmap map;
+	uint32_t *ids;		/* frame id per entry, HTAB_NONE = not yet */
+};
+
+/*
+ * What naming tells the later stages about one sample; the frames'
+ * ids and classes are in the loader's scratch (ids[], cls[], ...),
+ * leaf first.
+ */
+struct named {
+	size_t n;		/* frames */
+	enum ctx_result cr;	/* how the context rebuild went */
+	int any_py;		/* a Python frame among them */
+	size_t outer_user;	/* the outermost user frame; SIZE_MAX: none */
+	int outer_root;		/* it is where a process or thread starts */
+	int startup;		/* judged: in the interpreter's start-up */
+};
+
+/* ---- judging (stage_judge.c) ----------------------------------------- */
+
+/* A jit-mode sample as perf.data has it, to judge its stack dump. */
+struct dump {
+	uint64_t time;
+	uint64_t sp;
+	pid_t tid;
+	uint8_t full;		/* the kernel copied all it was asked */
+};
+
+/* A sample whose stack dump was full: its thread and sp. */
+struct cut_dump {
+	pid_t tid;
+	uint64_t sp;
+};
+
+/* ---- the loader ------------------------------------------------------ */
+
+struct loader {
+	struct profile *p;
+	const struct profile_filter *f;
+	const struct session *s;	/* the session read (NULL: live) */
+	int live;		/* top: no end, no dump advice */
+
+	/* naming: raw frames, perf maps, context tables */
+	struct htab raw_tab;
+	struct rframe *raw;
+	size_t nr_raw, raw_alloc;
+	struct pmap *maps;
+	size_t nr_maps, maps_alloc;
+	size_t last_map;
+	/* where perf-<pid>.map files are read: the session's maps/ */
+	const char *map_dirs[4];
+	size_t nr_map_dirs;
+	struct ctx_db *ctx;	/* the context tables, or NULL */
+	uint32_t unknown_frame;
+
+	/* per-sample scratch, leaf first: naming fills, the rest read */
+	uint32_t *ids;
+	uint8_t *cls;
+	uint8_t *startup;
+	uint8_t *unnamed;
+	size_t scratch_alloc;
+	uint32_t *out;		/* the stack added, root first */
+
+	/* accepting: the filter's window, pyperf-run's own processes */
+	uint64_t first_ns, last_ns;
+	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
+	int have_first;
+	pid_t helper_pid;	/* record's exec helper: not the program */
+	pid_t program_pid;	/* the program, pyperf-run's until it execs */
+	char helper_comm[16];	/* the helper's comm, as its samples say */
+
+	/* judging */
+	int jit;		/* DWARF unwinding (jit mode) */
+	struct dump *dumps;	/* sorted by (time, tid) */
+	size_t nr_dumps;
+	/*
+	 * Per thread, the stack's ends learnt from dumps that reached
+	 * them: sorted by tid up to nr_sorted (judge_tops_compact()); a
+	 * source giving dumps with its samples appends as it goes.
+	 */
+	struct report_cache_top *tops;
+	size_t nr_tops, tops_alloc, nr_sorted;
+	/*
+	 * The CUT_DUMP samples: the bytes each needed are known once
+	 * every stack top is (judge_dumps()); not kept live.
+	 */
+	struct cut_dump *cut_dumps;
+	size_t nr_cut_dumps, cut_dumps_alloc;
+	uint64_t recorded;	/* samples in perf.data */
+	uint64_t lost;		/* samples perf lost (buffer full) */
+
+	/* aggregating: the pseudo frames of the views */
+	uint32_t pseudo_native, pseudo_kernel;
+	uint32_t startup_frame;	/* "[python start-up]" */
+	uint32_t cut_frame[CUT_NR];
+	uint32_t unnamed_example;	/* a frame of unnamed code shown */
+
+	uint64_t next_progress;
+};
+
+/* profile_load.c: the loader's life, and one sample through the stages */
+void loader_init(struct loader *l, struct profile *p,
+		 const struct profile_filter *f);
+void loader_frames(struct loader *l);
+void loader_release(struct loader *l);
+int pipeline_sample(void *data, const struct sample *s);
+
+/* stage_name.c */
+void name_init(void);
+void name_release(struct loader *l);
+void name_drop_maps(struct loader *l);
+const struct sample *name_rebuild(struct loader *l, const struct sample *s,
+				  struct sample *rebuilt, struct named *nm);
+void name_frames(struct loader *l, const struct sample *s,
+		 struct named *nm);
+
+/* stage_judge.c */
+extern const char *const judge_cut_names[CUT_NR];
+size_t judge_tops_sort_unique(struct report_cache_top *t, size_t n);
+void judge_use_facts(void *data, const struct report_cache_facts *fa);
+void judge_observe(struct loader *l, const struct sample *s);
+enum stack_cut judge_sample(struct loader *l, const struct sample *s,
+			    struct named *nm);
+void judge_dumps(struct loader *l);
+
+/* stage_aggregate.c */
+int agg_accept(struct loader *l, const struct sample *s);
+uint32_t agg_task(struct loader *l, const struct sample *s);
+void agg_add(struct loader *l, const struct sample *s,
+	     const struct named *nm, enum stack_cut cut, uint32_t task);
+
+/* quality.c */
+void quality_warnings(struct profile *p, const char *unnamed_example);
+void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded);
+
+/* the sources into the pipeline: 0, or -1 with err */
+int src_native_run(struct loader *l, char *err, size_t errlen);
+int src_perfscript_run(struct loader *l, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The quality warnings (pipeline_priv.h): once every sample is in, the
+ * counts the stages kept (struct profile_quality: stacks cut and why,
+ * unnamed code, start-up stacks, the context cap, damaged tables and
+ * names, samples perf lost) out as sentences in the profile's
+ * warnings, with the advice a diagnosis supports (a dump size that
+ * would complete the stacks, debug symbols).  Never a silent wrong
+ * answer: what is dropped, cut or unnamed is said, and how much.
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "perfdata.h"
+#include "report/pipeline_priv.h"
+
+static char *count_str(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	size_t n, i, o = 0;
+
+	n = (size_t)snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* "41%", or "<1%" for a share that rounds to nothing. */
+static const char *pct_str(uint64_t part, uint64_t whole, char *buf,
+			   size_t len)
+{
+	double v = whole ? 100.0 * (double)part / (double)whole : 0;
+
+	if (part && v < 0.5)
+		snprintf(buf, len, "<1%%");
+	else
+		snprintf(buf, len, "%.0f%%", v);
+	return buf;
+}
+
+/* Incomplete stacks: how many, and why, for each reason. */
+static void quality_cuts(struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+	char a[32], b[32], pc[16];
+	int r;
+
+	for (r = CUT_DUMP; r < CUT_NR; r++) {
+		const char *why = NULL;
+		char *extra = NULL;
+
+		if (!q->cut[r])
+			continue;
+		switch (r) {
+		case CUT_DUMP:
+			why = "the stack dump was full (the stack is deeper "
+			      "than the bytes perf copied)";
+			if (q->dump_size)
+				extra = xasprintf("the %llu-byte stack dump "
+						  "was full (the stack is "
+						  "deeper)",
+						  (unsigned long long)
+						  q->dump_size);
+			break;
+		case CUT_UNWIND:
+			why = "the unwinder stopped inside the stack dump (a "
+			      "frame without unwind information; a bigger "
+			      "dump would not help)";
+			break;
+		case CUT_DEPTH:
+			if (q->max_stack)
+				extra = xasprintf("the call chain reached the "
+						  "kernel's cap of %u frames "
+						  "(kernel.perf_event_max_"
+						  "stack)", q->max_stack);
+			else
+				why = "the call chain reached the kernel's "
+				      "frame cap (kernel.perf_event_max_stack)";
+			break;
+		default:
+			why = "the call chain ended before the program's "
+			      "start (code without frame pointers, or an "
+			      "unreadable stack)";
+			break;
+		}
+		profile_warn(p, "%s of samples (%s of %s) have incomplete "
+			     "stacks: %s; they are under %s",
+			     pct_str(q->cut[r], q->judged, pc, sizeof(pc)),
+			     count_str(q->cut[r], a, sizeof(a)),
+			     count_str(q->judged, b, sizeof(b)),
+			     extra ? extra : why, judge_cut_names[r]);
+		free(extra);
+	}
+}
+
+/* The stack dump size that would complete the stacks, when it matters. */
+static void quality_dump_advice(struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+	char a[32], c[32];
+
+	/*
+	 * Advice only where it matters, as record's hints: a bigger dump
+	 * for a handful of samples would multiply the data for nothing.
+	 */
+	if (q->cut[CUT_DUMP] && q->dump_known &&
+	    (double)q->cut[CUT_DUMP] >= RECORD_HINT_SHARE * (double)q->judged) {
+		if (q->dump_need99 && q->dump_need99 <= PERF_STACK_DUMP_MAX)
+			profile_warn(p, "a %llu-byte stack dump would complete "
+				     "99%% of the %s samples whose dump was "
+				     "full (record with --stack-size %llu)",
+				     (unsigned long long)q->dump_need99,
+				     count_str(q->dump_known, c, sizeof(c)),
+				     (unsigned long long)q->dump_need99);
+		else
+			profile_warn(p, "the largest stack dump perf can take "
+				     "(%u bytes) would complete only %s of the "
+				     "%s samples whose dump was full",
+				     PERF_STACK_DUMP_MAX,
+				     count_str(q->dump_fixable, a, sizeof(a)),
+				     count_str(q->dump_known, c, sizeof(c)));
+	}
+}
+
+/* The warnings a reader needs to trust the numbers (see profile.h). */
+void quality_warnings(struct profile *p, const char *unnamed_example)
+{
+	const struct profile_quality *q = &p->quality;
+	char a[32], pc[16];
+
+	quality_cuts(p);
+	quality_dump_advice(p);
+	/*
+	 * These counts are samples, shared of total_weight: every source
+	 * weighs a sample 1 today (UNIT_SAMPLES).  A source with another
+	 * unit must give them a sample count to be shared of.
+	 */
+	if (q->unnamed)
+		profile_warn(p, "%s of samples (%s) ran in code without "
+			     "symbols, shown as the object's name in brackets "
+			     "(e.g. %s), not credited to a named caller; "
+			     "debug symbols would name it",
+			     pct_str(q->unnamed, p->total_weight, pc,
+				     sizeof(pc)),
+			     count_str(q->unnamed, a, sizeof(a)),
+			     unnamed_example);
+	if (q->startup_cut)
+		profile_warn(p, "%s of samples (%s) ran in the interpreter's "
+			     "start-up, before the trampoline started: their "
+			     "native stacks may be cut at the stack dump; they "
+			     "are under [python start-up]",
+			     pct_str(q->startup_cut, p->total_weight, pc,
+				     sizeof(pc)),
+			     count_str(q->startup_cut, a, sizeof(a)));
+	if (q->ctx_unknown)
+		profile_warn(p, "%s of samples (%s) reached the trampoline's "
+			     "cap on call paths (PYPERF_TRAMPOLINE_MAX_"
+			     "CONTEXTS): above that point their stacks are "
+			     "what perf copied, and may be cut",
+			     pct_str(q->ctx_unknown, q->judged, pc, sizeof(pc)),
+			     count_str(q->ctx_unknown, a, sizeof(a)));
+	if (q->ctx_damaged)
+		profile_warn(p, "%u context table%s damaged: read up to the "
+			     "damage; later Python stacks of %s process%s "
+			     "may be cut", q->ctx_damaged,
+			     q->ctx_damaged == 1 ? " was" : "s were",
+			     q->ctx_damaged == 1 ? "its" : "their",
+			     q->ctx_damaged == 1 ? "" : "es");
+	if (q->bad_names)
+		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
+			     "control bytes or torn records in a perf map or "
+			     "jit dump) dropped: those frames are unnamed",
+			     count_str(q->bad_names, a, sizeof(a)),
+			     q->bad_names == 1 ? "" : "s");
+}
+
+/*
+ * perf drops samples when it cannot empty its ring buffers in time (a
+ * busy machine, big stack dumps): what ran then is under-counted, and
+ * perf script says nothing about it.
+ */
+void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded)
+{
+	char a[32], b[32], pc[16];
+
+	if (!lost)
+		return;
+	profile_warn(p, "perf lost %s of %s samples (%s): it could not keep "
+		     "up (a busy machine, or stack dumps too big for its "
+		     "buffers), so what ran then is under-counted",
+		     count_str(lost, a, sizeof(a)),
+		     count_str(lost + recorded, b, sizeof(b)),
+		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_REPORT_SAMPLE_H
+#define PPR_REPORT_SAMPLE_H
+/*
+ * The sample: what every source of the report's pipeline gives and
+ * every stage takes (lib/README.md draws the pipeline).
+ *
+ *   sources                     stages (pipeline_priv.h)
+ *   src_native.c  (perf.data)   stage_name.c       frames -> profile frames
+ *   src_perfscript.c            stage_judge.c      complete, or why cut
+ *   top/src_ring.c (libperf)    stage_aggregate.c  -> the profile model
+ *
+ * A source fills a struct sample (sample_init() first: one sample of
+ * weight 1, cpu unknown) and hands it to a sample_fn.  Strings and
+ * frames belong to the source and live until the callback returns.
+ */
+#include "compat.h"
+#include "report/profile.h"
+
+/* A string of the source's (not NUL-terminated). */
+struct sample_str {
+	const char *s;
+	size_t len;
+};
+
+/*
+ * What a frame is.  An address still to be named: the naming stage
+ * classifies it by symbol and object, and looks anonymous code up in
+ * the session's perf maps.  Or a Python frame already named by its
+ * source (an in-kernel frame walker reads the function, file and line
+ * from the interpreter): interned as a Python frame as it is.
+ */
+enum sample_frame_kind {
+	SAMPLE_FRAME_ADDR = 0,	/* ip, sym, dso */
+	SAMPLE_FRAME_PYTHON,	/* sym: the qualname; dso: the file; line */
+};
+
+struct sample_frame {
+	uint64_t ip;		/* ADDR: the address (PYTHON: 0) */
+	/*
+	 * ADDR: the symbol and the object, perf script's names:
+	 * "[unknown]" when there is none.  PYTHON: the qualified name
+	 * and the source file ("" when unknown).
+	 */
+	struct sample_str sym;
+	struct sample_str dso;
+	uint32_t line;		/* PYTHON: the line (0: unknown) */
+	uint8_t kind;		/* enum sample_frame_kind */
+};
+
+/*
+ * What a sample weighs is in the model's units (report/profile.h, enum
+ * weight_unit, with the one table of their names): UNIT_SAMPLES for one
+ * sample of a clock or event (every source today), UNIT_NS for an
+ * interval (off-CPU time), UNIT_EVENTS for the events a sample stands for.
+ */
+
+struct sample {
+	uint64_t time_ns;	/* perf's clock, nanoseconds (0: unknown) */
+	pid_t pid;
+	pid_t tid;
+	int32_t cpu;		/* -1: unknown */
+	struct sample_str comm;
+	uint64_t weight;	/* in unit: 1 for one sample */
+	enum weight_unit unit;
+	uint64_t period;	/* the event's period (perf's) */
+	struct sample_str event;	/* without perf script's ':' */
+	/*
+	 * The user stack copy (jit mode), when the source has it (perf
+	 * script does not print it: the perf-script source reads it apart).
+	 * dump_full: the kernel copied all it was asked (the stack may go
+	 * on); dump_sp: the sample's sp (0: unknown); dump_len: the bytes
+	 * copied.
+	 */
+	unsigned dump_known : 1, dump_full : 1;
+	uint64_t dump_sp, dump_len;
+	const struct sample_frame *frames;	/* leaf first */
+	size_t nr_frames;
+};
+
+/* Return 0 to go on, anything else to stop the source (returned). */
+typedef int (*sample_fn)(void *data, const struct sample *s);
+
+/* An empty sample: weight one sample, cpu unknown, no frames. */
+static inline void sample_init(struct sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->cpu = -1;
+	s->weight = 1;
+	s->unit = UNIT_SAMPLES;
+}
+
+#endif

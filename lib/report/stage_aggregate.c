@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The aggregation stage (pipeline_priv.h): a named and judged sample
+ * in, one stack of the profile model out (profile_stack_add(), with
+ * the sample's weight).  agg_accept() first keeps the samples that are
+ * the user's program's and in the filter (pids, tids, a time window),
+ * counting those the filter leaves out; agg_task() takes the sample's
+ * thread and, by the grouping asked, its task.  agg_add() folds what
+ * is the interpreter's own work into the Python function it runs, then
+ * builds the view's stack: every frame (all), Python frames only
+ * (python), or without the call plumbing and start-up frames (mixed),
+ * root first, under the pseudo frame of a cut or start-up stack.
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "report/pipeline_priv.h"
+
+static int pid_in(const pid_t *v, size_t n, pid_t x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static int comm_is(const struct sample *s, const char *comm)
+{
+	return s->comm.len == strlen(comm) &&
+	       !memcmp(s->comm.s, comm, s->comm.len);
+}
+
+/*
+ * Is the sample pyperf-run's own, not the user's program's?  record's
+ * exec helper (meta helper_pid) is perf's workload: it starts the
+ * program and waits.  The program's process (meta program_pid) is the
+ * helper's child, and until it execs the program it runs pyperf-run's
+ * code under the helper's comm (inherited at fork: "pyperf-run", or
+ * what the helper's own samples show).  Neither is counted anywhere
+ * in the profile, not even as dropped: they are not the user's.
+ */
+static int not_the_program(struct loader *l, const struct sample *s)
+{
+	if (l->helper_pid && s->pid == l->helper_pid) {
+		if (!l->helper_comm[0] && s->comm.len &&
+		    s->comm.len < sizeof(l->helper_comm)) {
+			memcpy(l->helper_comm, s->comm.s, s->comm.len);
+			l->helper_comm[s->comm.len] = '\0';
+		}
+		return 1;
+	}
+	return l->program_pid && s->pid == l->program_pid &&
+	       (comm_is(s, "pyperf-run") ||
+		(l->helper_comm[0] && comm_is(s, l->helper_comm)));
+}
+
+/*
+ * 1 when the sample goes into the profile; 0 when it is not the
+ * program's or the filter leaves it out (counted in p->dropped).  The
+ * time window starts at the session's first sample, whichever.
+ */
+int agg_accept(struct loader *l, const struct sample *s)
+{
+	struct profile *p = l->p;
+	const struct profile_filter *f = l->f;
+
+	if (!l->have_first) {
+		l->have_first = 1;
+		l->first_ns = s->time_ns;
+		if (f->time_from > 0)
+			l->from_ns = s->time_ns +
+				(uint64_t)(f->time_from * 1e9);
+		if (f->time_to >= 0)
+			l->to_ns = s->time_ns + (uint64_t)(f->time_to * 1e9);
+	}
+	if (not_the_program(l, s))
+		return 0;
+	if ((f->nr_pids && !pid_in(f->pids, f->nr_pids, s->pid)) ||
+	    (f->nr_tids && !pid_in(f->tids, f->nr_tids, s->tid)) ||
+	    (l->from_ns && s->time_ns < l->from_ns) ||
+	    (f->time_to >= 0 && s->time_ns > l->to_ns)) {
+		p->dropped++;
+		return 0;
+	}
+	if (s->time_ns) {
+		double t = (double)s->time_ns / 1e9;
+
+		if (!p->first_time || t < p->first_time)
+			p->first_time = t;
+		if (t > p->last_time)
+			p->last_time = t;
+	}
+	return 1;
+}
+
+/* The sample's thread (its weight added), and its task by f->group. */
+uint32_t agg_task(struct loader *l, const struct sample *s)
+{
+	struct profile *p = l->p;
+	uint32_t task = PROFILE_NO_TASK, th;
+
+	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
+	p->threads[th].weight += s->weight;
+	if (l->f->group == PROFILE_BY_THREAD) {
+		task = prof_task_intern_len(p, s->pid, s->tid, s->comm.s,
+					    s->comm.len);
+	} else if (l->f->group == PROFILE_BY_PROCESS) {
+		int main_thread = s->pid == s->tid;
+
+		task = prof_task_intern_len(p, s->pid, s->pid,
+					    main_thread ? s->comm.s : NULL,
+					    main_thread ? s->comm.len : 0);
+		if (!p->tasks[task].comm)
+			p->tasks[task].comm = xstrndup(s->comm.s,
+						       s->comm.len);
+	}
+	return task;
+}
+
+/*
+ * Unnamed code below the innermost Python frame (inner) whose nearest
+ * named caller is that frame (through the eval loop and other
+ * plumbing) is the interpreter running that function (a stripped
+ * build's static helpers: dict lookups, .cold parts of the eval loop):
+ * the function's own time, as plumbing is.  Only the interpreter's own
+ * object: an extension's unnamed code stays visible.  Unnamed code
+ * under a named C function (gc_collect_main under PyType_GenericAlloc)
+ * is shown as unnamed, never credited to that function, and counted.
+ */
+static void fold_unnamed(struct loader *l, size_t n, size_t inner)
+{
+	const struct profile *p = l->p;
+	size_t i;
+
+	if (inner < n) {
+		int py_owned = 1;
+
+		for (i = inner; i-- > 0;) {
+			if (l->unnamed[i] &&
+			    p->frames[l->ids[i]].native == NATIVE_LIBPYTHON) {
+				if (py_owned)
+					l->cls[i] = C_PLUMB;
+			} else if (l->cls[i] != C_PLUMB) {
+				py_owned = 0;
+			}
+		}
+	}
+	for (i = 0; i < inner; i++)
+		if (l->unnamed[i] && l->cls[i] != C_PLUMB) {
+			l->p->quality.unnamed++;
+			if (l->unnamed_example == HTAB_NONE)
+				l->unnamed_example = l->ids[i];
+			break;
+		}
+}
+
+/* python: the Python frames, or where the sample ran without any. */
+static size_t view_python(struct loader *l, size_t n, size_t d,
+			  enum stack_cut cut)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		if (l->cls[i] == C_PY)
+			l->out[d++] = l->ids[i];
+	if (d == (cut != CUT_NONE)) {
+		int user = 0;
+
+		for (i = 0; i < n; i++)
+			if (l->cls[i] != C_KERNEL)
+				user = 1;
+		l->out[d++] = user || !n ? l->pseudo_native : l->pseudo_kernel;
+	}
+	return d;
+}
+
+/*
+ * mixed: drop plumbing; below the outermost Python frame also drop
+ * interpreter / libc start-up frames; unnamed code between Python
+ * frames is plumbing too, elsewhere one frame per run of unnamed code
+ * in one object.
+ */
+static size_t view_mixed(struct loader *l, const struct named *nm,
+			 size_t inner, size_t d)
+{
+	size_t n = nm->n, outer = n, start = d, i;
+
+	if (nm->any_py) {
+		for (i = n; i-- > 0;)
+			if (l->cls[i] == C_PY) {
+				outer = i;
+				break;
+			}
+	}
+	for (i = n; i-- > 0;) {
+		if (l->cls[i] == C_PLUMB)
+			continue;
+		if (i > outer && l->startup[i])
+			continue;
+		if (l->unnamed[i] && i > inner)
+			continue;
+		if (l->unnamed[i] && d > start && l->out[d - 1] == l->ids[i])
+			continue;
+		l->out[d++] = l->ids[i];
+	}
+	if (d == start && n)
+		l->out[d++] = l->ids[0];
+	return d;
+}
+
+/*
+ * Add the sample's stack, as the view shows it, to the profile with
+ * the sample's weight (one sample from every source today; the model
+ * counts in one unit, the sources' weights are in it).
+ */
+void agg_add(struct loader *l, const struct sample *s,
+	     const struct named *nm, enum stack_cut cut, uint32_t task)
+{
+	size_t n = nm->n, inner = n, d = 0, i;
+
+	if (nm->startup)
+		l->out[d++] = l->startup_frame;
+	/* the innermost Python frame: unnamed code above it is plumbing */
+	for (i = 0; i < n; i++)
+		if (l->cls[i] == C_PY) {
+			inner = i;
+			break;
+		}
+	fold_unnamed(l, n, inner);
+	if (cut != CUT_NONE)
+		l->out[d++] = l->cut_frame[cut];
+	switch (l->f->view) {
+	case PROFILE_VIEW_ALL:
+		for (i = n; i-- > 0;)
+			l->out[d++] = l->ids[i];
+		break;
+	case PROFILE_VIEW_PYTHON:
+		d = view_python(l, n, d, cut);
+		break;
+	default:
+		d = view_mixed(l, nm, inner, d);
+		break;
+	}
+	if (!d)
+		l->out[d++] = l->unknown_frame;
+	profile_stack_add(l->p, l->out, (uint32_t)d, task, s->weight,
+			  s->period);
+}

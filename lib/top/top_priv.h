@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_TOP_PRIV_H
+#define PPR_TOP_PRIV_H
+/*
+ * Inside `pyperf-run top` (top.h), three parts sharing struct top:
+ *
+ *   top.c       the program: started stopped before exec, let go once
+ *               the event is open on it; its processes; the stubs
+ *               built without libperf
+ *   src_ring.c  the source: a libperf cpu-clock event, one ring buffer
+ *               per CPU, records in time order into the native reader's
+ *               stream (report/src_native.h), which unwinds and names
+ *               them as report does
+ *   refresh.c   the refresh loop: samples wait until the program's
+ *               perf maps and context tables are read again, then go
+ *               into the live profile (the report's pipeline)
+ */
+#include "compat.h"
+#include "perfdata.h"
+#include "report/sample.h"
+#include "top/top.h"
+
+#include <linux/perf_event.h>
+#include <time.h>
+
+struct native_stream;
+struct perf_evlist;
+struct perf_cpu_map;
+struct perf_thread_map;
+
+/* A record copied out of a ring buffer. */
+struct rec {
+	uint64_t time, seq;
+	size_t off;		/* in the batch buffer */
+};
+
+/* A sample waiting for top_update(): frames index into t->frames. */
+struct pending {
+	struct sample s;	/* frames pointer set when fed */
+	size_t first;
+};
+
+struct top {
+	struct top_opts o;
+	struct profile *p;
+	struct profile_live *lv;
+	struct perf_evlist *evlist;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	unsigned char *image;	/* a perf.data header with our attr */
+	size_t image_len;
+	struct perfdata d;
+	struct native_stream *ns;
+
+	unsigned char *batch;
+	size_t batch_len, batch_alloc;
+	struct rec *recs;
+	size_t nr_recs, recs_alloc;
+	uint64_t seq;
+
+	struct pending *pend;
+	size_t nr_pend, pend_alloc;
+	struct sample_frame *frames;
+	size_t nr_frames, frames_alloc;
+
+	pid_t *pids;
+	size_t nr_pids, pids_alloc;
+
+	pid_t pid;
+	int exited, wait_status;
+	double next_refresh;	/* no refresh before (see top_update) */
+	struct timespec start;
+	struct top_stats st;
+};
+
+/* top.c: a process of the program's (for cleaning up maps) */
+void top_note_pid(struct top *t, pid_t pid);
+
+/* src_ring.c */
+/* The event's attributes for o; libperf told to keep quiet. */
+void ring_init(struct perf_event_attr *a, const struct top_opts *o);
+/*
+ * Open the event on t->pid, map its ring buffers, and start the native
+ * stream on them (its samples to top_keep_sample()); -1 with err.
+ */
+int ring_open(struct top *t, struct perf_event_attr *a, char *err,
+	      size_t errlen);
+/* Wait up to timeout_ms (0: not at all), then read every ring buffer. */
+void ring_poll(struct top *t, int timeout_ms);
+void ring_close(struct top *t);
+
+/* refresh.c: the native stream's samples, kept until top_update() */
+int top_keep_sample(void *data, const struct sample *s);
+
+#endif
