@@ -64,6 +64,8 @@ void record_perf_commands(const struct record_perf_spec *s,
 	pc.target = s->target;
 	/* not PERFCMD_QUIET: see run.h */
 	pc.flags = PERFCMD_NO_BUILDID_CACHE;
+	if (s->no_bpf_event)
+		pc.flags |= PERFCMD_NO_BPF_EVENT;
 	perfcmd_record_argv(&pc, record_argv);
 	if (record_needs_inject(s->mode))
 		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);
@@ -120,6 +122,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	r->msg_data = msg_data;
 	r->errfd = -1;
 	r->complete = -1.0;
+	r->bpf_ask = (struct spawn)SPAWN_INIT;
 	strvec_init(&r->target);
 	strvec_init(&r->env_set);
 	strvec_init(&r->env);
@@ -152,11 +155,17 @@ static enum record_outcome decide(struct record_run *r)
 	    (ret = record_check_command(r, o->what)))
 		return ret;
 
-	/* perf's event check runs while the interpreter is probed */
+	/*
+	 * perf's event check, and whether it takes --no-bpf-event, run
+	 * while the interpreter is probed.
+	 */
 	r->perf = spawn_which(perfcmd_perf(o->perf, NULL));
 	perf_errno = errno;
-	if (r->perf)
+	if (r->perf) {
 		record_check_event_start(&ev, r->perf, event);
+		perfcmd_record_takes_start(&r->bpf_ask, r->perf,
+					   PERFCMD_NO_BPF_EVENT_OPT);
+	}
 
 	r->python = spawn_which(py);
 	if (!r->python) {
@@ -207,6 +216,7 @@ static enum record_outcome decide(struct record_run *r)
 	}
 	if ((ret = record_check_event_finish(r, &ev, event)))
 		return ret;
+	r->no_bpf_event = perfcmd_record_takes_finish(&r->bpf_ask);
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
 	if (fix == TRI_UNKNOWN) {
 		/* what `doctor --probe` proved about this perf binary */
@@ -375,6 +385,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	spec.extra = o->perf_args;
 	spec.session = r->abs_tmp;
 	spec.target = work.v;
+	spec.no_bpf_event = r->no_bpf_event;
 	record_perf_commands(&spec, &r->perf_argv, &r->inject_argv);
 	strvec_clear(&work);
 	return RECORD_OK;
@@ -905,6 +916,8 @@ enum record_outcome record_finish(struct record_run *r)
 
 void record_release(struct record_run *r)
 {
+	/* a prepare that failed early leaves the question unanswered */
+	perfcmd_record_takes_finish(&r->bpf_ask);
 	if (r->tmp && !r->keep_tmp)
 		paths_remove_tree(r->tmp);
 	if (r->errfd >= 0)

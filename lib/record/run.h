@@ -7,6 +7,7 @@
 #include "perfversion.h"
 #include "pyinfo.h"
 #include "session.h"
+#include "spawn.h"
 #include "strbuf.h"
 #include "sysprobe.h"
 
@@ -96,6 +97,8 @@ struct record_run {
 	struct perf_version pv;
 	char perf_line[128];	/* its `perf version` line */
 	enum tristate fix;	/* does perf unwind jitted code */
+	struct spawn bpf_ask;	/* asking perf about --no-bpf-event */
+	int no_bpf_event;	/* ...its answer: perf takes it */
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
 	struct mode mode;
 	char *perf;		/* resolved perf path */
@@ -153,6 +156,7 @@ struct record_perf_spec {
 	const char *const *extra; /* --perf-arg, NULL-terminated or NULL */
 	const char *session;
 	const char *const *target;
+	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
 };
 
 /*
