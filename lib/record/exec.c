@@ -85,6 +85,7 @@ enum record_outcome record_exec_program(const char *statusf, int errfd,
 		return r == -ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 	}
 	exec_child = sp.pid;
+	record_status_write(fd, RECORD_STATUS_PROGRAM, (int)sp.pid);
 	if (exec_pending)
 		kill(sp.pid, exec_pending);
 	st = spawn_finish(&sp);

@@ -409,7 +409,7 @@ static void forward_to_program(const char *statusf, pid_t perf_pid)
 	if (!sig)
 		return;
 	forward_sig = 0;
-	record_status_read(statusf, &value, &exec_pid);
+	record_status_read(statusf, &value, &exec_pid, NULL);
 	if (exec_pid > 0)
 		kill(exec_pid, sig);
 	else
@@ -434,11 +434,11 @@ static enum record_status_kind wait_for_program(const char *statusf,
 
 		nanosleep(&ts, NULL);
 		/* a zombie that is not ours still answers kill() */
-		kind = record_status_read(statusf, value, NULL);
+		kind = record_status_read(statusf, value, NULL, NULL);
 		if (kind != RECORD_STATUS_NONE)
 			return kind;
 	}
-	return record_status_read(statusf, value, NULL);
+	return record_status_read(statusf, value, NULL, NULL);
 }
 
 /*
@@ -644,7 +644,8 @@ enum record_outcome record_execute(struct record_run *r)
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		goto out;
 	}
-	kind = record_status_read(r->statusf, &value, &r->helper_pid);
+	kind = record_status_read(r->statusf, &value, &r->helper_pid,
+				  &r->program_pid);
 	if (kind == RECORD_STATUS_NONE && r->helper_pid > 0) {
 		/*
 		 * perf ended (killed?) while the program runs on: wait for
@@ -750,6 +751,13 @@ static void write_meta(struct record_run *r)
 	session_meta_set(m, "pids", "%s", sb.buf);
 	if (r->helper_pid > 0)
 		session_meta_set(m, "helper_pid", "%d", (int)r->helper_pid);
+	/*
+	 * The program's first process: from its start to its exec it ran
+	 * the helper's last lines (vfork, execve), under the helper's comm;
+	 * the report drops its samples taken before that exec.
+	 */
+	if (r->program_pid > 0)
+		session_meta_set(m, "program_pid", "%d", (int)r->program_pid);
 	if (getcwd(cwd, sizeof(cwd)))
 		session_meta_set(m, "cwd", "%s", cwd);
 	strbuf_release(&sb);

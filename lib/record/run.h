@@ -125,6 +125,7 @@ struct record_run {
 	int wait_status;	/* the program's wait status */
 	int nospace;		/* perf ran out of space */
 	pid_t helper_pid;	/* the exec helper (not the program's) */
+	pid_t program_pid;	/* the program's first process, or 0 */
 
 	/* finish */
 	struct perfdata_scan scan;
