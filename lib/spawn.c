@@ -192,7 +192,7 @@ int spawn_start(struct spawn *sp, char *err, size_t errlen)
 	char *path = NULL;
 	pid_t pid;
 
-	path = spawn_which(sp->argv[0]);
+	path = spawn_which(sp->file ? sp->file : sp->argv[0]);
 	if (!path) {
 		ret = -errno;
 		set_err(err, errlen, "cannot run '%s': %s", sp->argv[0],

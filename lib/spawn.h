@@ -41,10 +41,16 @@ struct spawn {
 	int in, out, err;	/* SPAWN_* or an fd to dup2() into place */
 	unsigned flags;
 	pid_t pid;
+	/*
+	 * The file to run, looked up as argv[0] would be, when it is not
+	 * argv[0] (NULL): a program found in PATH once (spawn_which())
+	 * keeps argv[0] as the user typed it.
+	 */
+	const char *file;
 };
 
 #define SPAWN_INIT { NULL, NULL, NULL, SPAWN_INHERIT, SPAWN_INHERIT, \
-		     SPAWN_INHERIT, 0, -1 }
+		     SPAWN_INHERIT, 0, -1, NULL }
 
 /*
  * Start the child.  Returns 0, or -errno: -ENOENT when argv[0] cannot be

@@ -268,6 +268,8 @@ static enum record_outcome decide(struct record_run *r)
 			   "(kernel.perf_event_max_sample_rate): using %u",
 			   want, r->freq, r->freq);
 	target_argv(o, r->python, &r->target);
+	if (!r->program_path)
+		r->program_path = xstrdup(r->python);
 	return RECORD_OK;
 }
 
@@ -374,6 +376,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	strvec_push(&work, RECORD_INTERNAL_EXEC);
 	strvec_push(&work, r->statusf);
 	strvec_pushf(&work, "%d", r->errfd);
+	strvec_push(&work, r->program_path);
 	strvec_push(&work, "--");
 	strvec_pushv(&work, r->target.v);
 
@@ -934,6 +937,7 @@ void record_release(struct record_run *r)
 		pyinfo_release(&r->py);
 	free(r->perf);
 	free(r->python);
+	free(r->program_path);
 	free(r->tmp);
 	free(r->abs_tmp);
 	free(r->self);
