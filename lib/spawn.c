@@ -122,9 +122,10 @@ static int setup_fd(int want, int target, int pipe_end, int devnull)
  * system calls only, every signal blocked until the exec (a handler of
  * ours would run on our data), errno into *err on failure.
  */
-static PPR_NORETURN void child(const struct spawn *sp, const char *path,
-			       const int *ends, int devnull,
-			       const sigset_t *mask, volatile int *err)
+static PPR_NORETURN void spawn_child(const struct spawn *sp,
+				     const char *path, const int *ends,
+				     int devnull, const sigset_t *mask,
+				     volatile int *err)
 {
 	struct sigaction dfl, cur;
 	int sig;
@@ -177,7 +178,7 @@ static pid_t vfork_exec(const struct spawn *sp, const char *path,
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = vfork();
 	if (pid == 0)
-		child(sp, path, ends, devnull, &old, err);
+		spawn_child(sp, path, ends, devnull, &old, err);
 	e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = e;
