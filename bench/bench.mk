@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/bench.mk: `make bench` (included by Makefile.in).  Prints eight
-# tables (overhead, end to end, report speed, data, accuracy, complete
-# stacks by depth, perf.data readers, top's CPU) and writes them to
+# tables (overhead, end to end and record's fixed cost, report speed,
+# data, accuracy, complete stacks by depth, perf.data readers, top's
+# CPU) and writes them to
 # bench/results/<date>.md and bench/results/latest.md.  About ten minutes on 2 cores.
 #
 #   make bench                    everything

@@ -11,6 +11,8 @@ written to bench/results/<date>.md and bench/results/latest.md:
       mixed workload;
   (b) end to end: pyperf-run record + report vs the documented manual
       perf record / perf inject --jit / perf report --stdio pipeline;
+      and record's fixed cost: `-c pass` plain, under perf record (with
+      and without --no-bpf-event) and under pyperf-run record;
   (c) report speed: report --format collapsed vs perf script alone and
       vs perf script piped into a plain folding script (bench/fold.py),
       on a session of >= 100k samples;
@@ -712,6 +714,77 @@ def part_b(args, pythons, tool, scratch):
                    "ppr record", "ppr report", "ppr total",
                    "perf record", "perf inject", "perf report",
                    "manual total", "ppr / manual"], rows)
+    text += "\n" + fixed_cost(args, pythons, tool, scratch)
+    return text
+
+
+def fixed_cost(args, pythons, tool, scratch):
+    """record's own cost around a program that does nothing: `-c pass`
+    plain, under the documented perf record (with and without
+    --no-bpf-event, which record passes when perf takes it) and under
+    pyperf-run record, interleaved so that the machine's load falls on
+    every row alike."""
+    reps = 3 if args.quick else 5
+    py = next((p for p in pythons if p.minor == 11 and
+               p.origin == "system"), None) or \
+        next((p for p in pythons if p.tramp), None)
+    if py is None:
+        return "#### (b2) record's fixed cost\n\nn/a (no interpreter)\n"
+    d = os.path.join(scratch, "b-fixed")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    env = clean_env({"PERF_BUILDID_DIR": os.path.join(scratch, "b-buildid")})
+    prog = [py.path, "-c", "pass"]
+    data = os.path.join(d, "perf.data")
+    perf_rec = ["perf", "record", "-q", "-F", "999", "-e", "cpu-clock",
+                "-k", "1", "--call-graph", "dwarf,16384", "-N", "-o", data]
+    # ask perf, as record does (lib/perfcmd.h)
+    takes = run(["perf", "record", "--dry-run", "--no-bpf-event"],
+                env=env).code == 0
+    rows = [("`python -c pass`", prog),
+            ("`perf record ... python -c pass`", perf_rec + ["--"] + prog),
+            ("`perf record --no-bpf-event ...`",
+             perf_rec + ["--no-bpf-event", "--"] + prog if takes else None),
+            ("`pyperf-run record -c pass`", None)]
+    times = [[] for _ in rows]
+    why = [None] * len(rows)
+    if not takes:
+        why[2] = na("this perf does not take --no-bpf-event")
+    if not tool.has("record"):
+        why[3] = na(tool.missing("record"))
+    log("(b2) fixed cost, %s" % py.label)
+    for rep in range(reps):
+        for i, (_, argv) in enumerate(rows):
+            if why[i]:
+                continue
+            if i == 3:
+                session = os.path.join(d, "session")
+                r = ppr_record(tool, session, ["-c", "pass"],
+                               python=py.path, env=env)
+                shutil.rmtree(session, ignore_errors=True)
+                shutil.rmtree(session + ".old", ignore_errors=True)
+            else:
+                r = run(argv, env=env, cwd=d)
+            if r.code != 0:
+                why[i] = na(first_line(r.err, 60) or "exit %d" % r.code)
+                continue
+            times[i].append(r.wall)
+    shutil.rmtree(d, ignore_errors=True)
+    base = min(times[0]) if times[0] and not why[0] else None
+    out = []
+    for i, (label, _) in enumerate(rows):
+        if why[i]:
+            out.append([label, why[i], ""])
+            continue
+        t = min(times[i])
+        out.append([label, ms(t), ratio(t, base) if base else "n/a"])
+    text = ("#### (b2) record's fixed cost\n\n"
+            "Wall time of a program that does nothing (%s), minimum of %d "
+            "runs taken in turn. perf record: `-F 999 -e cpu-clock -k 1 "
+            "--call-graph dwarf,16384 -N`; pyperf-run record: its own "
+            "choice (it passes `--no-bpf-event` when perf takes it). "
+            "Ratio: to the plain run.\n\n" % (py.label, reps))
+    text += table(["command", "wall", "vs plain"], out)
     return text
 
 

@@ -186,7 +186,7 @@ static int exit_code(enum record_outcome outcome)
 	return EXIT_INTERNAL;
 }
 
-/* argv: --internal-exec STATUS ERRFD -- PROG [ARGS...] (see run.h) */
+/* argv: --internal-exec STATUS ERRFD FILE -- PROG [ARGS...] (run.h) */
 static int record_internal_exec(int argc, char **argv)
 {
 	struct printer pr = { 0, 0 };
@@ -194,11 +194,11 @@ static int record_internal_exec(int argc, char **argv)
 	long errfd;
 	int st = 0;
 
-	if (argc < 6 || strcmp(argv[4], "--") ||
+	if (argc < 7 || strcmp(argv[5], "--") ||
 	    parse_long(argv[3], 10, 0, 1 << 20, &errfd))
 		return error("bad internal invocation"), EXIT_INTERNAL;
-	outcome = record_exec_program(argv[2], (int)errfd, argv + 5, &st,
-				      print_message, &pr);
+	outcome = record_exec_program(argv[2], (int)errfd, argv[4], argv + 6,
+				      &st, print_message, &pr);
 	return outcome ? exit_code(outcome) : spawn_exit_code(st);
 }
 

@@ -369,6 +369,7 @@ static int run(struct top_cli *o, struct record_run *r)
 	dirs[nd] = NULL;
 	memset(&to, 0, sizeof(to));
 	to.argv = r->target.v;
+	to.path = r->program_path;	/* found in PATH as record finds it */
 	to.envp = r->env.v;
 	to.freq = r->freq;
 	to.jit = r->mode.name == MODE_JIT;

@@ -4,7 +4,9 @@
  */
 #include "compat.h"
 #include "perfcmd.h"
+#include "spawn.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 void perfcmd_record_init(struct perfcmd_record *o)
@@ -58,6 +60,8 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 	}
 	if (!o->buildid_dir || (o->flags & PERFCMD_NO_BUILDID_CACHE))
 		strvec_push(out, "-N");
+	if (o->flags & PERFCMD_NO_BPF_EVENT)
+		strvec_push(out, PERFCMD_NO_BPF_EVENT_OPT);
 	strvec_push(out, "-o");
 	strvec_push(out, o->output ? o->output : PERFCMD_OUTPUT_DEFAULT);
 	if (o->extra)
@@ -65,6 +69,52 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 	strvec_push(out, "--");
 	if (o->target)
 		strvec_pushv(out, o->target);
+}
+
+void perfcmd_record_takes_argv(const char *perf, const char *option,
+			       struct strvec *out)
+{
+	push_global(out, perf, NULL);
+	strvec_pushv(out, (const char *const[]){ "record", "--dry-run",
+						 NULL });
+	strvec_push(out, option);
+}
+
+int perfcmd_record_takes_start(struct spawn *sp, const char *perf,
+			       const char *option)
+{
+	struct strvec argv = STRVEC_INIT;
+	char err[PPR_ERR_LEN];
+	int r;
+
+	perfcmd_record_takes_argv(perf, option, &argv);
+	*sp = (struct spawn)SPAWN_INIT;
+	sp->argv = (const char *const *)argv.v;	/* used by the start only */
+	sp->in = SPAWN_DEVNULL;
+	sp->out = SPAWN_DEVNULL;
+	sp->err = SPAWN_DEVNULL;
+	r = spawn_start(sp, err, sizeof(err));
+	sp->argv = NULL;
+	strvec_clear(&argv);
+	return r;
+}
+
+int perfcmd_record_takes_finish(struct spawn *sp)
+{
+	int st;
+
+	if (sp->pid <= 0)
+		return 0;
+	st = spawn_finish(sp);
+	return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int perfcmd_record_takes(const char *perf, const char *option)
+{
+	struct spawn sp;
+
+	perfcmd_record_takes_start(&sp, perf, option);
+	return perfcmd_record_takes_finish(&sp);
 }
 
 void perfcmd_report_argv(const char *perf, const char *buildid_dir,

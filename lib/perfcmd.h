@@ -12,10 +12,10 @@
  * runs exactly what `doctor` shows.
  *
  *   perf mode:  perf [--buildid-dir D] record -e EV -F HZ -g
- *                    [-N] -o OUT [EXTRA...] -- TARGET...
+ *                    [-N] [--no-bpf-event] -o OUT [EXTRA...] -- TARGET...
  *   jit mode:   perf [--buildid-dir D] record -e EV -F HZ -k 1
- *                    --call-graph dwarf,SIZE [-N] -o OUT [EXTRA...]
- *                    -- TARGET...
+ *                    --call-graph dwarf,SIZE [-N] [--no-bpf-event]
+ *                    -o OUT [EXTRA...] -- TARGET...
  *               perf [--buildid-dir D] inject --jit -i IN -o OUT
  *
  * Build-ids (checked with perf 6.1): `perf record` copies every DSO
@@ -26,8 +26,9 @@
  * a buildid_dir, record caches into it (the session keeps what it
  * needs); without one, record gets -N.
  *
- * All functions append to a caller-owned strvec (release it with
- * strvec_clear()); none print.
+ * The *_argv functions append to a caller-owned strvec (release it
+ * with strvec_clear()); perfcmd_record_takes*() run perf to ask it.
+ * None print.
  */
 
 /*
@@ -45,7 +46,20 @@ const char *perfcmd_perf(const char *explicit_perf, const char *fallback);
 enum perfcmd_flags {
 	PERFCMD_QUIET = (1 << 0),	/* -q: no "[ perf record: ... ]" */
 	PERFCMD_NO_BUILDID_CACHE = (1 << 1), /* -N even with buildid_dir */
+	/*
+	 * --no-bpf-event: no side-band thread for BPF program events.
+	 * perf (5.1 on; checked with 6.1) starts one that polls with a
+	 * 1 s timeout and joins it at exit, so a recording lasts up to a
+	 * second longer than its program (perf 6.1: `perf record true`
+	 * 1.1 s, 0.13 s with the option).  Python profiles have no use for BPF
+	 * programs' symbols.  Only for a perf that takes the option
+	 * (perfcmd_record_takes()).
+	 */
+	PERFCMD_NO_BPF_EVENT = (1 << 2),
 };
+
+/* The option PERFCMD_NO_BPF_EVENT adds. */
+#define PERFCMD_NO_BPF_EVENT_OPT "--no-bpf-event"
 
 struct perfcmd_record {
 	const char *perf;	/* the perf program; NULL = "perf" */
@@ -74,6 +88,30 @@ void perfcmd_record_set_mode(struct perfcmd_record *o, const struct mode *m);
  * to out.  Strings in o are copied; o may be freed afterwards.
  */
 void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out);
+
+/*
+ * Append `perf record --dry-run OPTION` to out (perf NULL = "perf"):
+ * perf parses its command line and stops there, writing nothing and
+ * running nothing, with exit status 0 when it takes OPTION and 129
+ * ("unknown option") when not.  A perf without --dry-run (older than
+ * 4.9) rejects it the same way: no.
+ */
+void perfcmd_record_takes_argv(const char *perf, const char *option,
+			       struct strvec *out);
+
+/*
+ * Does this perf's `perf record` take option?  Asks it (above), which
+ * costs about 10 ms; perfcmd_record_takes_start() and _finish() ask
+ * while the caller does something else.  1 yes, 0 no (or perf could
+ * not be run: then the option is best left out too).
+ */
+int perfcmd_record_takes(const char *perf, const char *option);
+struct spawn;
+/* Start asking; returns 0, or -errno (then _finish() answers 0). */
+int perfcmd_record_takes_start(struct spawn *sp, const char *perf,
+			       const char *option);
+/* Wait for the answer: 1 or 0 (also when sp was never started). */
+int perfcmd_record_takes_finish(struct spawn *sp);
 
 /*
  * Append `perf [--buildid-dir D] inject --jit -i IN -o OUT` to out.

@@ -36,7 +36,10 @@
  * committed, by rewriting meta atomically), perf (the absolute path of
  * the perf that recorded it), pids (space-separated: the program's
  * processes), helper_pid (the pid of pyperf-run's own exec helper,
- * which perf records too: its samples are not the program's), cwd.
+ * which perf records too: its samples are not the program's),
+ * program_pid (the program's first process, which the helper starts:
+ * its samples before its exec, under the helper's comm, are the
+ * helper's vfork and execve, not the program's), cwd.
  */
 
 #define SESSION_DEFAULT_DIR "pyperf.data"

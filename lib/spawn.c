@@ -98,16 +98,6 @@ void spawn_env_build(struct strvec *out, const char *const *set)
 			strvec_push(out, set[i]);
 }
 
-static void child_fail(int fd, int code)
-{
-	ssize_t r;
-
-	do {
-		r = write(fd, &code, sizeof(code));
-	} while (r < 0 && errno == EINTR);
-	_exit(127);
-}
-
 static int setup_fd(int want, int target, int pipe_end, int devnull)
 {
 	int src = -1;
@@ -127,16 +117,83 @@ static int setup_fd(int want, int target, int pipe_end, int devnull)
 	return dup2(src, target) < 0 ? -1 : 0;
 }
 
+/*
+ * The vfork()ed child, in our memory and on our stack until it execs:
+ * system calls only, every signal blocked until the exec (a handler of
+ * ours would run on our data), errno into *err on failure.
+ */
+static PPR_NORETURN void spawn_child(const struct spawn *sp,
+				     const char *path, const int *ends,
+				     int devnull, const sigset_t *mask,
+				     volatile int *err)
+{
+	struct sigaction dfl, cur;
+	int sig;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	/* the handlers are ours: the program starts with the defaults */
+	for (sig = 1; sig < NSIG; sig++)
+		if (!sigaction(sig, NULL, &cur) &&
+		    cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN)
+			sigaction(sig, &dfl, NULL);
+	if (sp->flags & SPAWN_DEFAULT_SIGS) {
+		sigaction(SIGINT, &dfl, NULL);
+		sigaction(SIGQUIT, &dfl, NULL);
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGPIPE, &dfl, NULL);
+	}
+	if (((sp->flags & SPAWN_NEW_PGRP) && setpgid(0, 0) < 0) ||
+	    setup_fd(sp->in, 0, ends[0], devnull) < 0 ||
+	    setup_fd(sp->out, 1, ends[1], devnull) < 0 ||
+	    setup_fd(sp->err, 2, ends[2], devnull) < 0 ||
+	    (sp->dir && chdir(sp->dir) < 0))
+		goto fail;
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	execve(path, (char *const *)sp->argv,
+	       sp->env ? (char *const *)sp->env : environ);
+fail:
+	*err = errno ? errno : EINVAL;
+	_exit(127);
+}
+
+/*
+ * vfork(): the child shares our memory until it execs, so starting it
+ * copies nothing and it takes no copy-on-write page faults; the few
+ * system calls before its exec are all of pyperf-run that runs in it.
+ * That matters where perf already samples the child (the exec helper's
+ * program: its pid is the program's), and it is cheaper for every
+ * command.  We stay suspended until it has exec'd or failed, so *err is
+ * final when this returns.  Returns the pid, or -1 with errno set.
+ */
+static pid_t vfork_exec(const struct spawn *sp, const char *path,
+			const int *ends, int devnull, volatile int *err)
+{
+	sigset_t all, old;
+	pid_t pid;
+	int e;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = vfork();
+	if (pid == 0)
+		spawn_child(sp, path, ends, devnull, &old, err);
+	e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return pid;
+}
+
 int spawn_start(struct spawn *sp, char *err, size_t errlen)
 {
 	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
-	int ep[2] = { -1, -1 };
-	int devnull = -1, code = 0, ret = 0;
+	int devnull = -1, ret = 0, ends[3];
+	volatile int child_err = 0;
 	char *path = NULL;
 	pid_t pid;
-	ssize_t n;
 
-	path = spawn_which(sp->argv[0]);
+	path = spawn_which(sp->file ? sp->file : sp->argv[0]);
 	if (!path) {
 		ret = -errno;
 		set_err(err, errlen, "cannot run '%s': %s", sp->argv[0],
@@ -145,8 +202,7 @@ int spawn_start(struct spawn *sp, char *err, size_t errlen)
 	}
 	if ((sp->in == SPAWN_PIPE && pipe2(pin, O_CLOEXEC) < 0) ||
 	    (sp->out == SPAWN_PIPE && pipe2(pout, O_CLOEXEC) < 0) ||
-	    (sp->err == SPAWN_PIPE && pipe2(perr, O_CLOEXEC) < 0) ||
-	    pipe2(ep, O_CLOEXEC) < 0) {
+	    (sp->err == SPAWN_PIPE && pipe2(perr, O_CLOEXEC) < 0)) {
 		ret = -errno;
 		set_err(err, errlen, "cannot create a pipe: %s",
 			strerror(errno));
@@ -159,47 +215,25 @@ int spawn_start(struct spawn *sp, char *err, size_t errlen)
 			strerror(errno));
 		goto out;
 	}
-	fflush(NULL);
-	pid = fork();
+	ends[0] = pin[0];
+	ends[1] = pout[1];
+	ends[2] = perr[1];
+	pid = vfork_exec(sp, path, ends, devnull, &child_err);
 	if (pid < 0) {
 		ret = -errno;
 		set_err(err, errlen, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0) {
-		if (sp->flags & SPAWN_NEW_PGRP)
-			setpgid(0, 0);
-		if (sp->flags & SPAWN_DEFAULT_SIGS) {
-			signal(SIGINT, SIG_DFL);
-			signal(SIGQUIT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGPIPE, SIG_DFL);
-		}
-		if (setup_fd(sp->in, 0, pin[0], devnull) < 0 ||
-		    setup_fd(sp->out, 1, pout[1], devnull) < 0 ||
-		    setup_fd(sp->err, 2, perr[1], devnull) < 0)
-			child_fail(ep[1], errno);
-		if (sp->dir && chdir(sp->dir) < 0)
-			child_fail(ep[1], errno);
-		execve(path, (char *const *)sp->argv,
-		       sp->env ? (char *const *)sp->env : environ);
-		child_fail(ep[1], errno);
-	}
 	sp->pid = pid;
-	close(ep[1]);
-	ep[1] = -1;
-	do {
-		n = read(ep[0], &code, sizeof(code));
-	} while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(code)) {
+	if (child_err) {
 		int st;
 
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		sp->pid = -1;
-		ret = -code;
+		ret = -child_err;
 		set_err(err, errlen, "cannot run '%s': %s", sp->argv[0],
-			strerror(code));
+			strerror(child_err));
 		goto out;
 	}
 	if (sp->in == SPAWN_PIPE) {
@@ -217,7 +251,7 @@ int spawn_start(struct spawn *sp, char *err, size_t errlen)
 out:
 	{
 		int fds[] = { pin[0], pin[1], pout[0], pout[1], perr[0],
-			      perr[1], ep[0], ep[1], devnull };
+			      perr[1], devnull };
 		size_t i;
 
 		for (i = 0; i < ARRAY_SIZE(fds); i++)

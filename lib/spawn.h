@@ -14,10 +14,12 @@
  *   4. use sp.out / sp.err pipes when SPAWN_PIPE was asked for;
  *   5. spawn_finish(&sp) returns the raw wait status.
  *
- * argv[0] is looked up in PATH (in the parent, before fork) unless it
- * contains a '/'.  Between fork and exec the child only makes
- * async-signal-safe calls; an exec failure travels back to the parent
- * over a close-on-exec pipe, so spawn_start() can tell "not found"
+ * argv[0] is looked up in PATH (spawn_which(), in the parent) unless
+ * it contains a '/'.  The child is started with vfork(): it shares our
+ * memory until it execs and makes only system calls before (no
+ * copy-on-write faults, next to nothing of pyperf-run's own in a
+ * process perf may already be sampling); an exec failure comes back
+ * through that shared memory, so spawn_start() can tell "not found"
  * (-ENOENT) from "not executable" (-EACCES, -ENOEXEC...).
  */
 enum {
@@ -39,10 +41,16 @@ struct spawn {
 	int in, out, err;	/* SPAWN_* or an fd to dup2() into place */
 	unsigned flags;
 	pid_t pid;
+	/*
+	 * The file to run, looked up as argv[0] would be, when it is not
+	 * argv[0] (NULL): a program found in PATH once (spawn_which())
+	 * keeps argv[0] as the user typed it.
+	 */
+	const char *file;
 };
 
 #define SPAWN_INIT { NULL, NULL, NULL, SPAWN_INHERIT, SPAWN_INHERIT, \
-		     SPAWN_INHERIT, 0, -1 }
+		     SPAWN_INHERIT, 0, -1, NULL }
 
 /*
  * Start the child.  Returns 0, or -errno: -ENOENT when argv[0] cannot be

@@ -92,6 +92,37 @@ test_expect_success PERF,LIBPERF 'the screen: refreshed, q quits and stops the p
 	grep -q "$(printf "\033\\[H\033\\[2J")" screen
 '
 
+# top and record find a bare command name in PATH with the same code
+# (record_prepare()); argv[0] stays as typed.
+test_expect_success PERF,LIBPERF '-- command: a bare name is found in PATH, as record finds it' '
+	py=$(python3 -c "import sys; print(sys.executable)") &&
+	mkdir -p bin &&
+	ln -sf "$py" bin/py-in-path &&
+	PATH=$PWD/bin:$PATH ppr top -q --batch -n 5 --python "$py" -- py-in-path -c "
+import sys, time
+print(\"argv0\", sys.orig_argv[0])
+t = time.time()
+while time.time() - t < 0.3: pass" >out 2>err &&
+	test_grep "^Top functions by self time" out &&
+	! test -s err &&
+	PATH=$PWD/bin:$PATH ppr record -q -o inpath --python "$py" -- py-in-path -c "
+import sys
+print(\"argv0\", sys.orig_argv[0])" >rout 2>rerr &&
+	test_grep "^argv0 py-in-path$" rout &&
+	test_grep "^argv0 py-in-path$" out &&
+	test "$(sed -n "s/^exit_status=//p" inpath/meta)" = 0
+'
+
+test_expect_success LIBPERF 'a command not in PATH: 127, and the words record says' '
+	test_expect_code 127 ppr top --batch -- no-such-command-here 2>err &&
+	test_expect_code 127 ppr record -o nosession -- no-such-command-here 2>rerr &&
+	sed "s/^pyperf-run top: //" err >said.top &&
+	sed "s/^pyperf-run record: //" rerr >said.record &&
+	test_cmp said.record said.top &&
+	test_grep "^cannot run .no-such-command-here.: No such file or directory$" said.top &&
+	! test -e nosession
+'
+
 test_expect_success 'bad options are refused with the reason' '
 	test_expect_code 125 ppr top --sort nope -c pass 2>err &&
 	test_grep "sort must be self or total, not .nope." err &&

@@ -51,8 +51,11 @@ gone() {
 # to its process group, and the file "sent" says so.
 interrupt_postprocessing() {
 	gone "$1" >/dev/null && return 0
-	# perf record still runs: not yet (and now it has been seen)
-	if ps -o args= --ppid "$1" | grep -E "perf .*record" >/dev/null; then
+	# perf record still runs: not yet (and now it has been seen); the
+	# recording's, into the session's .tmp- directory, not the question
+	# record asks perf first (perf record --dry-run --no-bpf-event)
+	if ps -o args= --ppid "$1" | grep -F ".tmp-" |
+		grep -E "perf .*record" >/dev/null; then
 		: >perf.seen
 		return 1
 	fi

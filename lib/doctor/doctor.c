@@ -636,7 +636,8 @@ static void decide(struct doctor *d, enum mode_trampoline tramp)
  * (record_perf_commands(), as record_prepare() calls it): the native
  * trampoline is switched on through the environment, the embedded one
  * through embedded_env() with its files in the session; perf gets -N
- * and not -q, and the frequency is capped at the kernel's maximum.
+ * and not -q, --no-bpf-event when it takes it, and the frequency is
+ * capped at the kernel's maximum.
  * record also writes into a temporary directory renamed to the session
  * at the end, and runs the program through a tiny exec helper of its
  * own: both are left out here for readability.
@@ -680,6 +681,8 @@ static void build_commands(struct doctor *d)
 	spec.freq = sysprobe_cap_frequency(&d->kernel, PERFCMD_FREQ_DEFAULT);
 	spec.session = SHOW_SESSION;
 	spec.target = target;
+	spec.no_bpf_event = d->perf_path &&
+		perfcmd_record_takes(d->perf_path, PERFCMD_NO_BPF_EVENT_OPT);
 	record_perf_commands(&spec, &d->record_argv, &d->inject_argv);
 	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
 	d->record_cmd = strbuf_detach(&sb, NULL);

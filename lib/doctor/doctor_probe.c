@@ -370,6 +370,7 @@ struct probe_ctx {
 	struct strvec target;
 	double start;
 	pid_t pids[2];
+	int no_bpf_event;	/* perf takes --no-bpf-event (as record) */
 };
 
 /*
@@ -443,7 +444,8 @@ static int record_pass(struct probe_ctx *c, unsigned stack_size,
 	o.output = m.name == MODE_JIT ? c->raw : c->data;
 	o.buildid_dir = c->bid;
 	o.target = c->target.v;
-	o.flags = PERFCMD_QUIET;
+	o.flags = PERFCMD_QUIET |
+		  (c->no_bpf_event ? PERFCMD_NO_BPF_EVENT : 0);
 	perfcmd_record_argv(&o, &argv);
 	if (run("perf record", argv.v, c->env.v, &out, p))
 		goto out;
@@ -663,6 +665,7 @@ void doctor_probe_run(const char *perf, const struct pyinfo *py,
 	p->ran = 1;
 	snprintf(p->workdir, sizeof(p->workdir), "%s", dir);
 	c.perf = perf;
+	c.no_bpf_event = perfcmd_record_takes(perf, PERFCMD_NO_BPF_EVENT_OPT);
 	c.py = py;
 	c.m = m;
 	c.dir = dir;

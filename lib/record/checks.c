@@ -109,7 +109,8 @@ enum record_outcome record_check_command(struct record_run *r,
 	int e = errno;
 
 	if (p) {
-		free(p);
+		free(r->program_path);
+		r->program_path = p;
 		return RECORD_OK;
 	}
 	record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s", cmd,

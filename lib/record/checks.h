@@ -23,7 +23,10 @@ void record_say_output(struct record_run *r, const char *text);
 /* The script exists, can be read and is not a directory. */
 enum record_outcome record_check_script(struct record_run *r,
 					const char *path);
-/* The command (-- command) can be found and run. */
+/*
+ * The command (-- command) can be found in PATH and run: its file goes
+ * into r->program_path, the one that record's helper and top run.
+ */
 enum record_outcome record_check_command(struct record_run *r,
 					 const char *cmd);
 /* Run `perf version`: v parsed, line its first line.  0 or -1. */

@@ -512,7 +512,12 @@ int record_save_kallsyms(const char *session)
 		ret = -errno;
 		goto out;
 	}
-	out = gzdopen(fd, "wb6");
+	/*
+	 * Level 1: every recording pays for this (Debian 12's 5.4 MB of
+	 * symbols: 1.07 MB in 60 ms, where level 6 takes 160 ms for
+	 * 0.86 MB).
+	 */
+	out = gzdopen(fd, "wb1");
 	if (!out) {
 		ret = -ENOMEM;
 		goto out;

@@ -35,8 +35,9 @@ static void exec_on_term(int sig, siginfo_t *si, void *uc)
 }
 
 enum record_outcome record_exec_program(const char *statusf, int errfd,
-					char *const *argv, int *wait_status,
-					record_msg_fn *msg, void *msg_data)
+					const char *file, char *const *argv,
+					int *wait_status, record_msg_fn *msg,
+					void *msg_data)
 {
 	struct spawn sp = SPAWN_INIT;
 	struct sigaction sa;
@@ -77,6 +78,7 @@ enum record_outcome record_exec_program(const char *statusf, int errfd,
 	signal(SIGPIPE, SIG_DFL);
 
 	sp.argv = (const char *const *)argv;
+	sp.file = file;
 	sp.flags = SPAWN_DEFAULT_SIGS;
 	r = spawn_start(&sp, err, sizeof(err));
 	if (r < 0) {
@@ -85,6 +87,7 @@ enum record_outcome record_exec_program(const char *statusf, int errfd,
 		return r == -ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 	}
 	exec_child = sp.pid;
+	record_status_write(fd, RECORD_STATUS_PROGRAM, (int)sp.pid);
 	if (exec_pending)
 		kill(sp.pid, exec_pending);
 	st = spawn_finish(&sp);

@@ -64,6 +64,8 @@ void record_perf_commands(const struct record_perf_spec *s,
 	pc.target = s->target;
 	/* not PERFCMD_QUIET: see run.h */
 	pc.flags = PERFCMD_NO_BUILDID_CACHE;
+	if (s->no_bpf_event)
+		pc.flags |= PERFCMD_NO_BPF_EVENT;
 	perfcmd_record_argv(&pc, record_argv);
 	if (record_needs_inject(s->mode))
 		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);
@@ -120,6 +122,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	r->msg_data = msg_data;
 	r->errfd = -1;
 	r->complete = -1.0;
+	r->bpf_ask = (struct spawn)SPAWN_INIT;
 	strvec_init(&r->target);
 	strvec_init(&r->env_set);
 	strvec_init(&r->env);
@@ -153,11 +156,17 @@ static enum record_outcome decide(struct record_run *r)
 	    (ret = record_check_command(r, o->what)))
 		return ret;
 
-	/* perf's event check runs while the interpreter is probed */
+	/*
+	 * perf's event check, and whether it takes --no-bpf-event, run
+	 * while the interpreter is probed.
+	 */
 	r->perf = spawn_which(perfcmd_perf(o->perf, NULL));
 	perf_errno = errno;
-	if (r->perf)
+	if (r->perf) {
 		record_check_event_start(&ev, r->perf, event);
+		perfcmd_record_takes_start(&r->bpf_ask, r->perf,
+					   PERFCMD_NO_BPF_EVENT_OPT);
+	}
 
 	r->python = spawn_which(py);
 	if (!r->python) {
@@ -208,6 +217,7 @@ static enum record_outcome decide(struct record_run *r)
 	}
 	if ((ret = record_check_event_finish(r, &ev, event)))
 		return ret;
+	r->no_bpf_event = perfcmd_record_takes_finish(&r->bpf_ask);
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
 	if (fix == TRI_UNKNOWN) {
 		/* what `doctor --probe` proved about this perf binary */
@@ -259,6 +269,8 @@ static enum record_outcome decide(struct record_run *r)
 			   "(kernel.perf_event_max_sample_rate): using %u",
 			   want, r->freq, r->freq);
 	target_argv(o, r->python, &r->target);
+	if (!r->program_path)
+		r->program_path = xstrdup(r->python);
 	return RECORD_OK;
 }
 
@@ -365,6 +377,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	strvec_push(&work, RECORD_INTERNAL_EXEC);
 	strvec_push(&work, r->statusf);
 	strvec_pushf(&work, "%d", r->errfd);
+	strvec_push(&work, r->program_path);
 	strvec_push(&work, "--");
 	strvec_pushv(&work, r->target.v);
 
@@ -376,6 +389,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	spec.extra = o->perf_args;
 	spec.session = r->abs_tmp;
 	spec.target = work.v;
+	spec.no_bpf_event = r->no_bpf_event;
 	record_perf_commands(&spec, &r->perf_argv, &r->inject_argv);
 	strvec_clear(&work);
 	return RECORD_OK;
@@ -399,7 +413,7 @@ static void forward_to_program(const char *statusf, pid_t perf_pid)
 	if (!sig)
 		return;
 	forward_sig = 0;
-	record_status_read(statusf, &value, &exec_pid);
+	record_status_read(statusf, &value, &exec_pid, NULL);
 	if (exec_pid > 0)
 		kill(exec_pid, sig);
 	else
@@ -424,11 +438,11 @@ static enum record_status_kind wait_for_program(const char *statusf,
 
 		nanosleep(&ts, NULL);
 		/* a zombie that is not ours still answers kill() */
-		kind = record_status_read(statusf, value, NULL);
+		kind = record_status_read(statusf, value, NULL, NULL);
 		if (kind != RECORD_STATUS_NONE)
 			return kind;
 	}
-	return record_status_read(statusf, value, NULL);
+	return record_status_read(statusf, value, NULL, NULL);
 }
 
 /*
@@ -634,7 +648,8 @@ enum record_outcome record_execute(struct record_run *r)
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		goto out;
 	}
-	kind = record_status_read(r->statusf, &value, &r->helper_pid);
+	kind = record_status_read(r->statusf, &value, &r->helper_pid,
+				  &r->program_pid);
 	if (kind == RECORD_STATUS_NONE && r->helper_pid > 0) {
 		/*
 		 * perf ended (killed?) while the program runs on: wait for
@@ -740,6 +755,13 @@ static void write_meta(struct record_run *r)
 	session_meta_set(m, "pids", "%s", sb.buf);
 	if (r->helper_pid > 0)
 		session_meta_set(m, "helper_pid", "%d", (int)r->helper_pid);
+	/*
+	 * The program's first process: from its start to its exec it ran
+	 * the helper's last lines (vfork, execve), under the helper's comm;
+	 * the report drops its samples taken before that exec.
+	 */
+	if (r->program_pid > 0)
+		session_meta_set(m, "program_pid", "%d", (int)r->program_pid);
 	if (getcwd(cwd, sizeof(cwd)))
 		session_meta_set(m, "cwd", "%s", cwd);
 	strbuf_release(&sb);
@@ -953,6 +975,8 @@ enum record_outcome record_finish(struct record_run *r)
 
 void record_release(struct record_run *r)
 {
+	/* a prepare that failed early leaves the question unanswered */
+	perfcmd_record_takes_finish(&r->bpf_ask);
 	if (r->tmp && !r->keep_tmp)
 		paths_remove_tree(r->tmp);
 	if (r->errfd >= 0)
@@ -961,6 +985,7 @@ void record_release(struct record_run *r)
 		pyinfo_release(&r->py);
 	free(r->perf);
 	free(r->python);
+	free(r->program_path);
 	free(r->tmp);
 	free(r->abs_tmp);
 	free(r->self);

@@ -7,6 +7,7 @@
 #include "perfversion.h"
 #include "pyinfo.h"
 #include "session.h"
+#include "spawn.h"
 #include "strbuf.h"
 #include "sysprobe.h"
 
@@ -24,14 +25,16 @@
  * Processes:
  *   pyperf-run record          (us: waits, then injects and collects)
  *     perf record ...          (stderr captured, for its messages)
- *       pyperf-run record --internal-exec STATUS ERRFD -- PROG...
+ *       pyperf-run record --internal-exec STATUS ERRFD FILE -- PROG...
  *         PROG...              (the user's program, stdio untouched)
  *
  * The internal exec helper (record_exec_program()) is perf's workload:
  * it starts the program, waits for it and writes its wait status to the
  * STATUS file (record/status.h), because perf record's own exit status
  * does not tell the program's.  It puts our original stderr (ERRFD)
- * back as the program's fd 2.
+ * back as the program's fd 2, and runs FILE, the program as record
+ * found it in PATH (r->program_path, which top runs too), with the argv
+ * PROG... the user gave.
  *
  * Nothing here prints: every message goes to the caller's callback.
  */
@@ -96,12 +99,17 @@ struct record_run {
 	struct perf_version pv;
 	char perf_line[128];	/* its `perf version` line */
 	enum tristate fix;	/* does perf unwind jitted code */
+	struct spawn bpf_ask;	/* asking perf about --no-bpf-event */
+	int no_bpf_event;	/* ...its answer: perf takes it */
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
 	struct mode mode;
 	char *perf;		/* resolved perf path */
 	char *python;		/* resolved interpreter path */
 	unsigned freq;		/* capped */
 	struct strvec target;	/* the program's argv */
+	char *program_path;	/* the file it runs: target.v[0] found in
+				   PATH (record_check_command()), or the
+				   interpreter's path */
 	struct strvec env_set;	/* NAME=value the program gets */
 
 	/* prepare: the session being built and the commands */
@@ -122,6 +130,7 @@ struct record_run {
 	int wait_status;	/* the program's wait status */
 	int nospace;		/* perf ran out of space */
 	pid_t helper_pid;	/* the exec helper (not the program's) */
+	pid_t program_pid;	/* the program's first process, or 0 */
 
 	/* finish */
 	struct perfdata_scan scan;
@@ -158,6 +167,7 @@ struct record_perf_spec {
 	const char *const *extra; /* --perf-arg, NULL-terminated or NULL */
 	const char *session;
 	const char *const *target;
+	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
 };
 
 /*
@@ -182,13 +192,15 @@ void record_perf_commands(const struct record_perf_spec *s,
 			  struct strvec *inject_argv);
 
 /*
- * The internal exec helper: write our pid to statusf, start argv with
- * errfd as its stderr, pass SIGTERM/SIGHUP on to it (not perf's own
- * SIGTERM after a Ctrl-C), wait and write its status.  Returns
- * RECORD_OK with *wait_status set, or why the program could not start.
+ * The internal exec helper: write our pid to statusf, start file with
+ * argv and errfd as its stderr, write its pid, pass SIGTERM/SIGHUP on
+ * to it (not perf's own SIGTERM after a Ctrl-C), wait and write its
+ * status.  Returns RECORD_OK with *wait_status set, or why the program
+ * could not start.
  */
 enum record_outcome record_exec_program(const char *statusf, int errfd,
-					char *const *argv, int *wait_status,
-					record_msg_fn *msg, void *msg_data);
+					const char *file, char *const *argv,
+					int *wait_status, record_msg_fn *msg,
+					void *msg_data);
 
 #endif

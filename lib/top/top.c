@@ -100,7 +100,7 @@ static PPR_NORETURN void child(const struct top_opts *o, int go, int back)
 		;
 	close(go);
 	/* execve() takes char *const []: it changes neither */
-	execve(o->argv[0], (char *const *)o->argv, (char *const *)o->envp);
+	execve(o->path, (char *const *)o->argv, (char *const *)o->envp);
 	e = errno;
 	if (write(back, &e, sizeof(e)) < 0)
 		_exit(127);

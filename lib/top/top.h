@@ -23,7 +23,9 @@
 #include "report/profile.h"
 
 struct top_opts {
-	const char *const *argv; /* the program; argv[0] a path */
+	const char *const *argv; /* the program, argv[0] as typed */
+	const char *path;	/* the file it runs: argv[0] found in PATH
+				   (record_prepare()'s program_path) */
 	const char *const *envp; /* its environment */
 	unsigned freq;		/* samples per second */
 	int jit;		/* user registers and stack dumps (DWARF

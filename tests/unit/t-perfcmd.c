@@ -2,6 +2,7 @@
 /* Unit tests: lib/perfcmd.c (perf command lines, shell quoting) */
 #include "compat.h"
 #include "perfcmd.h"
+#include "spawn.h"
 #include "tap.h"
 
 /* argv joined with single spaces, unquoted. */
@@ -73,6 +74,14 @@ int main(void)
 	TAP_STR(sb.buf, "/usr/bin/perf --buildid-dir s/buildid record "
 		"-e task-clock -F 4000 -g -N -o s/perf.data --",
 		"PERFCMD_NO_BUILDID_CACHE forces -N; no target");
+	strvec_clear(&sv);
+
+	o.flags = PERFCMD_NO_BUILDID_CACHE | PERFCMD_NO_BPF_EVENT;
+	perfcmd_record_argv(&o, &sv);
+	joined(&sv, &sb);
+	TAP_STR(sb.buf, "/usr/bin/perf --buildid-dir s/buildid record "
+		"-e task-clock -F 4000 -g -N --no-bpf-event -o s/perf.data --",
+		"PERFCMD_NO_BPF_EVENT adds --no-bpf-event before -o");
 	strvec_clear(&sv);
 
 	/* From a decision. */
@@ -165,6 +174,24 @@ int main(void)
 	TAP_STR(sb.buf, "perf --buildid-dir s/buildid script -v --max-stack 4 "
 		"-F ip -i s/perf.data", "the unwinder's messages");
 	strvec_clear(&sv);
+	perfcmd_record_takes_argv(NULL, "--no-bpf-event", &sv);
+	joined(&sv, &sb);
+	TAP_STR(sb.buf, "perf record --dry-run --no-bpf-event",
+		"asking perf record about an option");
+	strvec_clear(&sv);
+	/* the real perf (Debian 12's 6.1 takes --no-bpf-event) */
+	TAP_INT(perfcmd_record_takes(NULL, "--no-bpf-event"), 1,
+		"perf record takes --no-bpf-event");
+	TAP_INT(perfcmd_record_takes(NULL, "--no-such-option-at-all"), 0,
+		"perf record rejects an unknown option");
+	TAP_INT(perfcmd_record_takes("/nonexistent/perf", "--no-bpf-event"),
+		0, "a perf that cannot be run takes nothing");
+	{
+		struct spawn sp = SPAWN_INIT;
+
+		TAP_INT(perfcmd_record_takes_finish(&sp), 0,
+			"an unstarted question answers no");
+	}
 	strbuf_release(&sb);
 	return tap_done();
 }
