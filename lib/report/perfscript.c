@@ -229,6 +229,87 @@ static int parse_header(const char *line, size_t len, struct sample *s,
 	return -1;
 }
 
+/* "(A:B)" at [*pp, e), moving *pp past it. */
+static int parse_pair(const char **pp, const char *e, pid_t *a, pid_t *b)
+{
+	const char *p = *pp, *colon, *close;
+	uint64_t x, y;
+
+	if (p >= e || *p != '(')
+		return -1;
+	colon = memchr(p, ':', (size_t)(e - p));
+	close = memchr(p, ')', (size_t)(e - p));
+	if (!colon || !close || colon > close ||
+	    dec(p + 1, colon, &x) < 0 || dec(colon + 1, close, &y) < 0 ||
+	    x > INT32_MAX || y > INT32_MAX)
+		return -1;
+	*a = (pid_t)x;
+	*b = (pid_t)y;
+	*pp = close + 1;
+	return 0;
+}
+
+/*
+ * After "PERF_RECORD_": "FORK(PID:TID):(PPID:PTID)", the same for
+ * EXIT, "COMM exec: NAME:PID/TID" (NAME may hold ':' and blanks);
+ * any other record is PS_TASK_OTHER.
+ */
+static void parse_task_record(const char *p, const char *e,
+			      struct ps_task *t)
+{
+	const char *c;
+
+	t->kind = PS_TASK_OTHER;
+	if ((e - p > 4 && !memcmp(p, "FORK", 4)) ||
+	    (e - p > 4 && !memcmp(p, "EXIT", 4))) {
+		enum ps_task_kind k = *p == 'F' ? PS_TASK_FORK : PS_TASK_EXIT;
+
+		p += 4;
+		if (parse_pair(&p, e, &t->pid, &t->tid) < 0 ||
+		    p >= e || *p++ != ':' ||
+		    parse_pair(&p, e, &t->ppid, &t->ptid) < 0)
+			return;
+		t->kind = k;
+	} else if (e - p > 11 && !memcmp(p, "COMM exec: ", 11)) {
+		for (c = e; c > p + 11 && c[-1] != ':'; c--)
+			;
+		if (c > p + 11 && !parse_pidtid(c, e, &t->pid, &t->tid))
+			t->kind = PS_TASK_EXEC;
+	}
+}
+
+/*
+ * COMM PID/TID [TIME:] PERF_RECORD_...: a task record of
+ * --show-task-events (a sample's event never starts with that).
+ */
+int perfscript_parse_task(const char *line, size_t len, struct ps_task *t)
+{
+	const char *e = line + len, *p = line, *ts, *te, *q;
+	pid_t pid, tid;
+	static const char rec[] = "PERF_RECORD_";
+
+	while (e > line && (is_blank(e[-1]) || e[-1] == '\r'))
+		e--;
+	memset(t, 0, sizeof(*t));
+	while (!next_token(&p, e, &ts, &te)) {
+		if (!memchr(ts, '/', (size_t)(te - ts)) ||
+		    parse_pidtid(ts, te, &pid, &tid) < 0)
+			continue;
+		q = te;
+		if (next_token(&q, e, &ts, &te) < 0)
+			return -1;
+		if (te[-1] == ':' && memchr(ts, '.', (size_t)(te - ts)) &&
+		    next_token(&q, e, &ts, &te) < 0)
+			return -1;
+		if ((size_t)(e - ts) <= sizeof(rec) - 1 ||
+		    memcmp(ts, rec, sizeof(rec) - 1))
+			continue;
+		parse_task_record(ts + sizeof(rec) - 1, e, t);
+		return 0;
+	}
+	return -1;
+}
+
 int perfscript_parse_header(const char *line, size_t len,
 			    struct sample *s)
 {
@@ -268,6 +349,7 @@ static int parse_lines(struct perfscript *ps, size_t len, size_t *consumed,
 	char *nl;
 	int ret, has_inline;
 	struct sample_frame f;
+	struct ps_task task;
 
 	for (;;) {
 		nl = memchr(buf + pos, '\n', len - pos);
@@ -293,6 +375,15 @@ static int parse_lines(struct perfscript *ps, size_t len, size_t *consumed,
 			start = nl - buf + (nl < buf + len);
 			if (ret)
 				goto stop;
+		} else if (perfscript_parse_task(buf + pos, n, &task) == 0) {
+			/* a task record ends any sample in progress */
+			ret = deliver(ps);
+			if (ret)
+				goto stop;
+			ps->tasks++;
+			if (ps->task_cb && task.kind != PS_TASK_OTHER)
+				ps->task_cb(ps->data, &task);
+			start = nl - buf + (nl < buf + len);
 		} else {
 			/* a header ends any sample in progress */
 			ret = deliver(ps);

@@ -28,9 +28,32 @@
 #define PERFSCRIPT_FIELDS "comm,pid,tid,period,event,ip,sym,dso"
 #define PERFSCRIPT_FIELDS_TIME "comm,pid,tid,time,period,event,ip,sym,dso"
 
+/*
+ * A task record, as `perf script --show-task-events` shows it between
+ * the samples, in time order: "COMM PID/TID [TIME:] PERF_RECORD_FORK(
+ * PID:TID):(PPID:PTID)", "...EXIT(...)", "...COMM exec: NAME:PID/TID"
+ * (the exec; a COMM without it is a rename: PS_TASK_OTHER).
+ */
+enum ps_task_kind {
+	PS_TASK_OTHER = 0,
+	PS_TASK_FORK,
+	PS_TASK_EXIT,
+	PS_TASK_EXEC
+};
+
+struct ps_task {
+	enum ps_task_kind kind;
+	pid_t pid, tid;		/* the task (EXEC: the exec'ing one) */
+	pid_t ppid, ptid;	/* FORK, EXIT: its parent */
+};
+
+/* Called with the parser's data for each task record. */
+typedef void (*ps_task_fn)(void *data, const struct ps_task *t);
+
 struct perfscript {
 	sample_fn cb;
 	void *data;
+	ps_task_fn task_cb;	/* may be NULL: task records skipped */
 	/* the unconsumed tail: the sample being read */
 	char *buf;
 	size_t len, alloc;
@@ -44,6 +67,7 @@ struct perfscript {
 	uint64_t bytes;		/* bytes fed */
 	uint64_t samples;	/* samples delivered */
 	uint64_t bad_lines;	/* lines skipped */
+	uint64_t tasks;		/* task records read */
 	uint64_t lines;
 };
 
@@ -64,6 +88,8 @@ int perfscript_finish(struct perfscript *ps);
  */
 int perfscript_parse_header(const char *line, size_t len,
 			    struct sample *s);
+/* 0 when the line is a task record (t->kind may be PS_TASK_OTHER). */
+int perfscript_parse_task(const char *line, size_t len, struct ps_task *t);
 int perfscript_parse_frame(const char *line, size_t len,
 			   struct sample_frame *f);
 

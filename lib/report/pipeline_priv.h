@@ -128,9 +128,8 @@ struct loader {
 	uint64_t first_ns, last_ns;
 	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
 	int have_first;
-	pid_t helper_pid;	/* record's exec helper: not the program */
-	pid_t program_pid;	/* the program, pyperf-run's until it execs */
-	char helper_comm[16];	/* the helper's comm, as its samples say */
+	pid_t helper_pid;	/* record's exec helper: the sources follow
+				   its tasks (report/owntasks.h) */
 
 	/* judging */
 	int jit;		/* DWARF unwinding (jit mode) */

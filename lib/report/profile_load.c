@@ -137,7 +137,6 @@ int profile_load(struct profile *p, const char *session,
 	if (ret < 0)
 		goto out;
 	l.helper_pid = meta_pid(p, "helper_pid");
-	l.program_pid = meta_pid(p, "program_pid");
 	loader_frames(&l);
 	{
 		unsigned damaged;

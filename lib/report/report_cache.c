@@ -24,6 +24,7 @@
 
 #define F_TASK 1u	/* pid, tid, comm, event follow */
 #define F_PERIOD 2u	/* period follows */
+#define F_OWN 4u	/* pyperf-run's own task (sample.h's own) */
 
 /* Larger caches are not kept (a run that big is read from perf). */
 #define MAX_CACHE_BYTES ((size_t)1 << 31)
@@ -349,6 +350,8 @@ void report_cache_add(struct report_cache_writer *w,
 		flags |= F_TASK;
 	if (!w->have_prev || s->period != w->period)
 		flags |= F_PERIOD;
+	if (s->own)
+		flags |= F_OWN;
 	strbuf_addch(&w->samples, (int)flags);
 	if (flags & F_TASK) {
 		put_u(&w->samples, (uint32_t)s->pid);
@@ -569,9 +572,11 @@ static int read_sample(struct rd *r, const struct tables *t,
 	if (r->p >= r->e)
 		return -1;
 	flags = *r->p++;
-	if (flags & ~(F_TASK | F_PERIOD) ||
-	    (!ss->have_prev && flags != (F_TASK | F_PERIOD)))
+	if (flags & ~(F_TASK | F_PERIOD | F_OWN) ||
+	    (!ss->have_prev &&
+	     (flags & (F_TASK | F_PERIOD)) != (F_TASK | F_PERIOD)))
 		return -1;
+	ss->s.own = !!(flags & F_OWN);
 	if (flags & F_TASK) {
 		pid = get_u(r);
 		tid = get_u(r);

@@ -74,6 +74,11 @@ struct sample {
 	 */
 	unsigned dump_known : 1, dump_full : 1;
 	uint64_t dump_sp, dump_len;
+	/*
+	 * pyperf-run's own task, not the user's program (report/
+	 * owntasks.h): the source says, the aggregation stage leaves it out.
+	 */
+	unsigned own : 1;
 	const struct sample_frame *frames;	/* leaf first */
 	size_t nr_frames;
 };

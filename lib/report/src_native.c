@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "byteorder.h"
 #include "perfdata.h"
+#include "report/owntasks.h"
 #include "report/src_native.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
@@ -52,6 +53,7 @@ struct native_stream {
 	void *data;
 	uint64_t samples, frames, bad_samples;
 	int cb_ret;
+	struct own_tasks own;	/* pyperf-run's tasks: samples marked */
 };
 
 struct reader {
@@ -160,6 +162,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		ps.dump_sp = s.have_sp ? s.user_sp : 0;
 		ps.dump_len = s.dyn_size;
 	}
+	ps.own = own_tasks_has(&r->own, s.tid);
 	r->samples++;
 	r->frames += (uint64_t)n;
 	r->cb_ret = r->cb(r->data, &ps);
@@ -195,6 +198,7 @@ void native_stream_free(struct native_stream *ns)
 	unwind_free(ns->u);
 	umap_release(&ns->comms);
 	smap_release(&ns->names, NULL);
+	own_tasks_release(&ns->own);
 	free(ns->uf);
 	free(ns->pf);
 	free(ns);
@@ -209,8 +213,11 @@ int native_stream_record(struct native_stream *r, const struct pd_record *rec)
 	case PD_RECORD_COMM: {
 		struct pd_comm c;
 
-		if (!perfdata_decode_comm(rec, &c))
+		if (!perfdata_decode_comm(rec, &c)) {
 			set_comm(r, c.tid, intern_comm(r, c.comm));
+			if (c.exec)
+				own_tasks_exec(&r->own, c.tid);
+		}
 		unwind_record(r->u, rec);
 		break;
 	}
@@ -219,10 +226,22 @@ int native_stream_record(struct native_stream *r, const struct pd_record *rec)
 		struct umap_ent *e;
 
 		/* a new thread or process starts with its parent's name */
-		if (!perfdata_decode_task(rec, &t) &&
-		    !umap_find(&r->comms, (uint64_t)(uint32_t)t.tid) &&
-		    (e = umap_find(&r->comms, (uint64_t)(uint32_t)t.ptid)))
-			set_comm(r, t.tid, e->val);
+		if (!perfdata_decode_task(rec, &t)) {
+			if (!umap_find(&r->comms, (uint64_t)(uint32_t)t.tid) &&
+			    (e = umap_find(&r->comms,
+					   (uint64_t)(uint32_t)t.ptid)))
+				set_comm(r, t.tid, e->val);
+			own_tasks_fork(&r->own, t.ptid, t.tid);
+		}
+		unwind_record(r->u, rec);
+		break;
+	}
+	case PD_RECORD_EXIT: {
+		struct pd_task t;
+
+		/* its tid may be reused: whoever gets it is not ours */
+		if (!perfdata_decode_task(rec, &t))
+			own_tasks_exec(&r->own, t.tid);
 		unwind_record(r->u, rec);
 		break;
 	}
@@ -315,6 +334,7 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	if (native_stream_new(&r.ns, &r.d, o->session_dir, o->flags, o->cb,
 			      o->data, err, errlen) < 0)
 		goto out;
+	own_tasks_init(&r.ns->own, o->helper_pid);
 	if (o->header)
 		o->header(o->data, &r.d);
 	while (!r.ns->cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
@@ -410,6 +430,7 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	o.cb = pipeline_sample;
 	o.data = l;
 	o.header = native_header;
+	o.helper_pid = l->helper_pid;
 	o.progress = l->f->progress;
 	o.progress_data = l->f->progress_data;
 	ret = native_load(&o, &st, &cb_ret, err, errlen);

@@ -48,6 +48,11 @@ struct native_opts {
 	/* called every few MiB and at the end (may be NULL) */
 	void (*progress)(void *data, uint64_t bytes, uint64_t samples);
 	void *progress_data;
+	/*
+	 * record's exec helper (meta helper_pid), or 0: the samples of
+	 * its tasks are marked own (report/owntasks.h)
+	 */
+	pid_t helper_pid;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "perfcmd.h"
 #include "perfdata.h"
 #include "report/perfscript.h"
+#include "report/owntasks.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
 #include "spawn.h"
@@ -92,18 +93,36 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 	fa->nr_tops = judge_tops_sort_unique(fa->tops, fa->nr_tops);
 }
 
-/* Samples from perf go to the session's cache and to the pipeline. */
+/*
+ * Samples from perf go to the session's cache (when one is written)
+ * and to the pipeline, marked when they are pyperf-run's own tasks'
+ * (report/owntasks.h), which the task records between them tell.
+ */
 struct cache_tee {
 	struct loader *l;
 	struct report_cache_writer *w;
+	struct own_tasks own;
 };
 
 static int tee_sample(void *data, const struct sample *s)
 {
 	struct cache_tee *t = data;
+	struct sample m = *s;
 
-	report_cache_add(t->w, s);
-	return pipeline_sample(t->l, s);
+	m.own = own_tasks_has(&t->own, s->tid);
+	if (t->w)
+		report_cache_add(t->w, &m);
+	return pipeline_sample(t->l, &m);
+}
+
+static void tee_task(void *data, const struct ps_task *k)
+{
+	struct cache_tee *t = data;
+
+	if (k->kind == PS_TASK_FORK)
+		own_tasks_fork(&t->own, k->ptid, k->tid);
+	else
+		own_tasks_exec(&t->own, k->tid);
 }
 
 /*
@@ -320,7 +339,7 @@ int src_perfscript_run(struct loader *l, char *err, size_t errlen)
 	struct strvec argv = STRVEC_INIT;
 	struct perfscript ps;
 	struct strbuf key = STRBUF_INIT;
-	struct cache_tee tee = { NULL, NULL };
+	struct cache_tee tee;
 	struct report_cache_facts facts;
 	int ret = -1, cb_ret = 0;
 	/*
@@ -331,11 +350,16 @@ int src_perfscript_run(struct loader *l, char *err, size_t errlen)
 	int need_time = 1;
 
 	memset(&facts, 0, sizeof(facts));
-	perfscript_init(&ps, pipeline_sample, l);
+	memset(&tee, 0, sizeof(tee));
+	tee.l = l;
+	own_tasks_init(&tee.own, l->helper_pid);
+	perfscript_init(&ps, tee_sample, &tee);
+	ps.task_cb = tee_task;
+	/* the task records tell pyperf-run's own tasks (owntasks.h) */
 	perfcmd_script_argv(perf_program(l), l->s->buildid, l->s->perf_data,
 			    need_time ? PERFSCRIPT_FIELDS_TIME :
-			    PERFSCRIPT_FIELDS,
-			    need_time ? PERFCMD_SCRIPT_NS : 0, &argv);
+			    PERFSCRIPT_FIELDS, PERFCMD_SCRIPT_TASK_EVENTS |
+			    (need_time ? PERFCMD_SCRIPT_NS : 0), &argv);
 	/*
 	 * No --pid/--tid: the session's cache must hold every sample, so
 	 * the pipeline filters (and counts what it leaves out).  The
@@ -354,9 +378,7 @@ int src_perfscript_run(struct loader *l, char *err, size_t errlen)
 			goto out;
 		}
 		/* no usable cache: keep what perf script gives */
-		tee.l = l;
 		tee.w = report_cache_writer_new();
-		perfscript_init(&ps, tee_sample, &tee);
 	}
 	read_dumps(l->s->perf_data, &facts);
 	judge_use_facts(l, &facts);
@@ -377,6 +399,7 @@ int src_perfscript_run(struct loader *l, char *err, size_t errlen)
 	ret = 0;
 out:
 	report_cache_writer_free(tee.w);
+	own_tasks_release(&tee.own);
 	strbuf_release(&key);
 	perfscript_release(&ps);
 	strvec_clear(&argv);

@@ -25,36 +25,6 @@ static int pid_in(const pid_t *v, size_t n, pid_t x)
 	return 0;
 }
 
-static int comm_is(const struct sample *s, const char *comm)
-{
-	return s->comm.len == strlen(comm) &&
-	       !memcmp(s->comm.s, comm, s->comm.len);
-}
-
-/*
- * Is the sample pyperf-run's own, not the user's program's?  record's
- * exec helper (meta helper_pid) is perf's workload: it starts the
- * program and waits.  The program's process (meta program_pid) is the
- * helper's child, and until it execs the program it runs pyperf-run's
- * code under the helper's comm (inherited at fork: "pyperf-run", or
- * what the helper's own samples show).  Neither is counted anywhere
- * in the profile, not even as dropped: they are not the user's.
- */
-static int not_the_program(struct loader *l, const struct sample *s)
-{
-	if (l->helper_pid && s->pid == l->helper_pid) {
-		if (!l->helper_comm[0] && s->comm.len &&
-		    s->comm.len < sizeof(l->helper_comm)) {
-			memcpy(l->helper_comm, s->comm.s, s->comm.len);
-			l->helper_comm[s->comm.len] = '\0';
-		}
-		return 1;
-	}
-	return l->program_pid && s->pid == l->program_pid &&
-	       (comm_is(s, "pyperf-run") ||
-		(l->helper_comm[0] && comm_is(s, l->helper_comm)));
-}
-
 /*
  * 1 when the sample goes into the profile; 0 when it is not the
  * program's or the filter leaves it out (counted in p->dropped).  The
@@ -74,7 +44,12 @@ int agg_accept(struct loader *l, const struct sample *s)
 		if (f->time_to >= 0)
 			l->to_ns = s->time_ns + (uint64_t)(f->time_to * 1e9);
 	}
-	if (not_the_program(l, s))
+	/*
+	 * record's exec helper and the program's process before its exec
+	 * (report/owntasks.h): not the user's, so not counted anywhere in
+	 * the profile, not even as dropped.
+	 */
+	if (s->own)
 		return 0;
 	if ((f->nr_pids && !pid_in(f->pids, f->nr_pids, s->pid)) ||
 	    (f->nr_tids && !pid_in(f->tids, f->nr_tids, s->tid)) ||

@@ -143,6 +143,79 @@ static void test_split_counts(void)
 	TAP_INT(wrong_samples, 0, "two reads, any split: 1 sample");
 }
 
+/* A stream with --show-task-events, as perf 6.1 prints it (real lines). */
+static const char task_stream[] =
+	"perf-exec     0/0         0.000000: PERF_RECORD_COMM: perf-exec:1273/1273\n"
+	"pyperf-run  1273/1273    678.682938: PERF_RECORD_COMM exec: pyperf-run:1273/1273\n"
+	"pyperf-run  1273/1273    678.688793: PERF_RECORD_FORK(1275:1275):(1273:1273)\n"
+	"pyperf-run  1275/1275    678.689001: 1001001 cpu-clock:\n"
+	"\t    7f00 spawn_start (/usr/bin/pyperf-run)\n"
+	"\n"
+	"my prog: x  1275/1275    678.690000: PERF_RECORD_COMM exec: my prog: x:1275/1275\n"
+	"python3  1275/1275    678.691000: 1001001 cpu-clock:\n"
+	"\t    4000 main (/usr/bin/python3.11)\n"
+	"\n"
+	"python3  1377/1377    679.000000: PERF_RECORD_EXIT(1377:1377):(1275:1275)\n";
+
+struct tasks_got {
+	int n, samples;
+	struct ps_task t[8];
+};
+
+static int count_sample(void *data, const struct sample *s)
+{
+	((struct tasks_got *)data)->samples++;
+	return 0;
+}
+
+static void on_task(void *data, const struct ps_task *t)
+{
+	struct tasks_got *g = data;
+
+	if (g->n < 8)
+		g->t[g->n] = *t;
+	g->n++;
+}
+
+static void test_task_events(void)
+{
+	struct perfscript ps;
+	struct tasks_got g;
+	struct ps_task t;
+	size_t i, len = sizeof(task_stream) - 1;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		memset(&g, 0, sizeof(g));
+		perfscript_init(&ps, count_sample, &g);
+		ps.task_cb = on_task;
+		if (pass)
+			for (i = 0; i < len; i++)
+				perfscript_feed(&ps, task_stream + i, 1);
+		else
+			perfscript_feed(&ps, task_stream, len);
+		perfscript_finish(&ps);
+		TAP_INT(g.samples, 2, "task events, %s: the two samples", pass ? "bytewise" : "whole");
+		TAP_INT(ps.bad_lines, 0, "  no bad line");
+		TAP_INT(ps.tasks, 5, "  five task records");
+		TAP_INT(g.n, 4, "  four for the callback (a rename is not)");
+		TAP_INT(g.t[0].kind, PS_TASK_EXEC, "  the helper's exec");
+		TAP_INT(g.t[1].kind, PS_TASK_FORK, "  a fork");
+		TAP_OK(g.t[1].pid == 1275 && g.t[1].tid == 1275 &&
+		       g.t[1].ppid == 1273 && g.t[1].ptid == 1273,
+		       "  its child and parent");
+		TAP_OK(g.t[2].kind == PS_TASK_EXEC && g.t[2].tid == 1275,
+		       "  an exec to a name with blanks and colons");
+		TAP_OK(g.t[3].kind == PS_TASK_EXIT && g.t[3].tid == 1377 &&
+		       g.t[3].ptid == 1275, "  an exit");
+		perfscript_release(&ps);
+	}
+	TAP_OK(perfscript_parse_task("x 1/2 3.4: 5 e: ", 16, &t) < 0,
+	       "a sample header is no task record");
+	TAP_OK(perfscript_parse_task("x 1/2 PERF_RECORD_FORK(3:4", 26, &t) == 0 &&
+	       t.kind == PS_TASK_OTHER, "a torn fork record is no fork");
+}
+
 int main(void)
 {
 	struct perfscript ps;
@@ -184,6 +257,7 @@ int main(void)
 		"chunks: each line counted once");
 	perfscript_release(&ps);
 	test_split_counts();
+	test_task_events();
 
 	TAP_INT(perfscript_parse_header("x 1/2 3.4: 5 e: ", 16, &s), 0,
 		"minimal header");

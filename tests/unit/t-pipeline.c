@@ -11,6 +11,7 @@
 #include "compat.h"
 #include "alloc.h"
 #include "strbuf.h"
+#include "report/owntasks.h"
 #include "report/pipeline_priv.h"
 #include "report/profile.h"
 #include "report/sample.h"
@@ -171,9 +172,10 @@ static uint64_t samples_in(const struct profile *p)
 }
 
 /*
- * pyperf-run's own samples: the exec helper's, and the program's
- * process before it execs the program (still the helper's comm), are
- * not the program's: neither kept nor counted as filtered out.
+ * pyperf-run's own tasks (report/owntasks.h): the exec helper, and
+ * what it starts until that execs; their samples, marked own by the
+ * source, are not the program's: neither kept nor counted as filtered
+ * out, nor as threads.
  */
 static void own_samples(void)
 {
@@ -182,40 +184,46 @@ static void own_samples(void)
 		py("main", "/app/run.py", 7),
 		addr(0x1000, "_start", "/usr/bin/python3.11"),
 	};
+	struct own_tasks o;
 	struct profile p;
 	struct loader l;
 	struct sample s;
 
+	own_tasks_init(&o, 10);
+	own_tasks_exec(&o, 10);		/* perf exec'ing the helper */
+	TAP_OK(own_tasks_has(&o, 10), "the helper is ours after its own exec");
+	own_tasks_fork(&o, 10, 11);
+	own_tasks_fork(&o, 11, 12);	/* a thread of the program's process */
+	TAP_OK(own_tasks_has(&o, 11) && own_tasks_has(&o, 12),
+	       "  what it starts is ours, and what that starts");
+	own_tasks_exec(&o, 11);
+	TAP_OK(!own_tasks_has(&o, 11), "  until it execs the program");
+	own_tasks_fork(&o, 11, 13);
+	TAP_OK(!own_tasks_has(&o, 13), "  the program's children are not ours");
+	own_tasks_exec(&o, 12);		/* its exit */
+	TAP_OK(!own_tasks_has(&o, 12), "  nor a reused tid after an exit");
+	own_tasks_release(&o);
+	own_tasks_init(&o, 0);
+	own_tasks_fork(&o, 1, 2);
+	TAP_OK(!own_tasks_has(&o, 1) && !own_tasks_has(&o, 2) &&
+	       !own_tasks_has(&o, 0), "  none without a helper");
+	own_tasks_release(&o);
+
 	loader_init(&l, &p, &f);
-	l.helper_pid = 10;
-	l.program_pid = 11;
 	loader_frames(&l);
 	fill(&s, fr, ARRAY_SIZE(fr), 1000, 10, "pyperf-run");
+	s.own = 1;
 	pipeline_sample(&l, &s);	/* the helper */
 	fill(&s, fr, ARRAY_SIZE(fr), 2000, 11, "pyperf-run");
+	s.own = 1;
 	pipeline_sample(&l, &s);	/* the program before its exec */
 	fill(&s, fr, ARRAY_SIZE(fr), 3000, 11, "python3");
 	pipeline_sample(&l, &s);	/* the program */
 	fill(&s, fr, ARRAY_SIZE(fr), 4000, 12, "pyperf-run");
-	pipeline_sample(&l, &s);	/* a child named so: the program's */
+	pipeline_sample(&l, &s);	/* a program named so: the program's */
 	TAP_INT(samples_in(&p), 2, "pyperf-run's own samples left out");
 	TAP_INT(p.dropped, 0, "  and not counted as filtered out");
 	TAP_INT(p.nr_threads, 2, "  nor as threads");
-	loader_release(&l);
-	profile_release(&p);
-
-	/* a helper whose binary has another name: its comm is the rule */
-	loader_init(&l, &p, &f);
-	l.helper_pid = 10;
-	l.program_pid = 11;
-	loader_frames(&l);
-	fill(&s, fr, ARRAY_SIZE(fr), 1000, 10, "ppr");
-	pipeline_sample(&l, &s);
-	fill(&s, fr, ARRAY_SIZE(fr), 2000, 11, "ppr");
-	pipeline_sample(&l, &s);
-	fill(&s, fr, ARRAY_SIZE(fr), 3000, 11, "python3");
-	pipeline_sample(&l, &s);
-	TAP_INT(samples_in(&p), 1, "the helper's own comm before the exec");
 	loader_release(&l);
 	profile_release(&p);
 }
