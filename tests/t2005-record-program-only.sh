@@ -76,4 +76,15 @@ test_expect_success PERF,PY313 'cpu-clock: only the program' '
 	program_only clock
 '
 
+test_expect_success PERF 'the program gets the PATH record was given, not perf'"'"'s' '
+	PATH="$TRASH/bin-first:$PATH" "$PPR_BIN" record -q -o path -- \
+		/usr/bin/python3 -c "import os; print(os.environ.get(\"PATH\"))" \
+		>path.out 2>err &&
+	test "$(cat path.out)" = "$TRASH/bin-first:$PATH" &&
+	env -u PATH "$PPR_BIN" record -q -o nopath -- \
+		/usr/bin/python3 -c "import os; print(os.environ.get(\"PATH\"))" \
+		>nopath.out 2>err &&
+	test "$(cat nopath.out)" = None
+'
+
 test_done

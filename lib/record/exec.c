@@ -77,6 +77,15 @@ enum record_outcome record_exec_program(const char *statusf, int errfd,
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_DFL);
 
+	/*
+	 * The program's PATH is the one record was given, not perf's
+	 * (record found the program in it already: file).
+	 */
+	if (getenv(RECORD_PATH_ENV))
+		setenv("PATH", getenv(RECORD_PATH_ENV), 1);
+	else
+		unsetenv("PATH");
+	unsetenv(RECORD_PATH_ENV);
 	sp.argv = (const char *const *)argv;
 	sp.file = file;
 	sp.flags = SPAWN_DEFAULT_SIGS;

@@ -364,6 +364,13 @@ enum record_outcome record_prepare(struct record_run *r)
 	} else {
 		perfcmd_python_switches(r->mode.name, NULL, &r->env_set);
 	}
+	/*
+	 * perf puts its own directories before the caller's PATH (its
+	 * perf-core and bin directories) in what its workload inherits:
+	 * the exec helper gives the program the PATH record was given.
+	 */
+	if (getenv("PATH"))
+		strvec_pushf(&r->env_set, RECORD_PATH_ENV "=%s", getenv("PATH"));
 	spawn_env_build(&r->env, r->env_set.v);
 
 	r->errfd = fcntl(STDERR_FILENO, F_DUPFD, 10);

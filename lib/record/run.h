@@ -54,6 +54,11 @@ typedef void record_msg_fn(void *data, enum record_msg_level level,
 			   const char *text);
 
 #define RECORD_INTERNAL_EXEC "--internal-exec"
+/*
+ * The caller's PATH, for the exec helper to give the program back
+ * (perf changes it for its workload); absent: the caller had none.
+ */
+#define RECORD_PATH_ENV "PYPERF_RUN_PATH"
 
 enum record_target_kind {
 	RECORD_TARGET_SCRIPT,
