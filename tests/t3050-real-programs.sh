@@ -12,8 +12,8 @@ test_description='real programs from Debian: a Django site and pytest on sympy, 
 # calls.  At least 99 % of the samples must be whole, and the inclusive
 # shares of the 20 largest functions of the program's own run (under its
 # <module>: the reference does not see the start-up) within 4 points of
-# tests/fixtures/ref-sampler.py, an in-process SIGPROF sampler that walks
-# f_back and runs with the same trampolines (no perf).
+# tests/fixtures/ref-sampler.py, an in-process timer-signal sampler that
+# walks f_back and runs with the same trampolines (no perf).
 
 REF=$PPR_SRCDIR/tests/fixtures/ref-sampler.py
 CMP=$PPR_SRCDIR/tests/fixtures/ref-compare.py

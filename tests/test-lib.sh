@@ -15,6 +15,7 @@
 # do is a prerequisite, test_prereq_NAME, that prints why it is missing:
 # the test then shows as a skip with that reason.  Helpers:
 #   test_expect_success TITLE BODY, test_expect_success PREREQ TITLE BODY
+#   test_diag TEXT...           a "# TEXT" line after the test's result
 #   test_skip TITLE REASON      a skip, printed by `make check` at the end
 #   test_must_fail CMD...       exit status 1..128 (not a signal, not a
 #                               sanitizer report: those exit 198)
@@ -118,6 +119,13 @@ test_have_prereq() {
 	return 0
 }
 
+# test_diag TEXT...: a diagnostic line ("# TEXT") printed after the
+# test's result, whatever it is (a body's own output is shown only when
+# it fails).
+test_diag() {
+	printf '%s\n' "$*" >>"$TRASH/.diag.$((test_count + 1))"
+}
+
 test_expect_success() {
 	if test $# = 3; then
 		if ! test_have_prereq "$1"; then
@@ -128,7 +136,8 @@ test_expect_success() {
 	fi
 	test_out_="$TRASH/.out.$((test_count + 1))"
 	test_end_="$TRASH/.end.$((test_count + 1))"
-	rm -f "$test_end_"
+	test_diag_="$TRASH/.diag.$((test_count + 1))"
+	rm -f "$test_end_" "$test_diag_"
 	(
 		test_body_ "$2"
 		test_status_=$?
@@ -145,6 +154,9 @@ the test body called exit (status $test_status_) instead of finishing"
 		test_ok_ "$1"
 	else
 		test_failure_ "$1" "$(tail -n 40 "$test_out_")"
+	fi
+	if test -s "$test_diag_"; then
+		sed -e 's/^/# /' "$test_diag_"
 	fi
 }
 

@@ -9,6 +9,8 @@
  * dyn_size), else the mapped file).  Where a row is not simple (a CFA
  * expression other than the lazy-PLT one, no .eh_frame entry) libdwfl
  * does one step (dwfl.c) and the fast path goes on from its result.
+ * Above dwfl.c, symbols.c, maps.c and elffile.c; only unwind.c is
+ * above it (see unwind_priv.h).
  */
 #include "compat.h"
 #include "alloc.h"

@@ -7,7 +7,8 @@
  * dwfl_report_module() and a find_elf handing out elf_memory() on our
  * copy of the file: no file descriptor per module (thousands of jitted
  * objects per process would pass RLIMIT_NOFILE).  The thread callbacks
- * answer with the sample's registers and mem_read().
+ * answer with the sample's registers and mem_read().  Calls into
+ * maps.c and elffile.c only (see unwind_priv.h).
  */
 #include "compat.h"
 #include "alloc.h"

@@ -2,7 +2,9 @@
 /*
  * The file cache: an object's bytes (read whole), libelf on them, its
  * .eh_frame, where it is loaded in a mapping (the load bias), and its
- * separate debug file.  One per file, shared by every process.
+ * separate debug file.  One per file, shared by every process, found
+ * by its resolved path.  The bottom layer of lib/unwind/: it calls
+ * nothing there but hmap.c (see unwind_priv.h).
  */
 #include "compat.h"
 #include "alloc.h"
@@ -14,6 +16,27 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int file_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The cached file at path (resolved), made on first use. */
+struct file *file_at(struct unwind *u, const char *path)
+{
+	struct smap_ent *e = smap_get(&u->files, path, strlen(path), NULL);
+
+	if (!e->val) {
+		struct file *f = xcalloc(1, sizeof(*f));
+
+		f->path = xstrdup(path);
+		e->val = f;
+	}
+	return e->val;
+}
 
 /*
  * Read f whole: small files (jitted-*.so are about 1 KiB, and there

@@ -2,7 +2,8 @@
 /*
  * Processes and their executable mappings, from the MMAP/MMAP2, FORK
  * and COMM records; where each mapped object is read from; memory
- * reads for the unwinder; setup and teardown.
+ * reads for the unwinder.  Above elffile.c (and hmap.c) only: see
+ * unwind_priv.h.
  *
  * Mappings of a process are sorted and do not overlap: a new mapping
  * cuts the ones it covers, as mmap(2) does.  FORK of a new process
@@ -15,34 +16,11 @@
 #include "byteorder.h"
 #include "unwind/unwind_priv.h"
 
-#include <sys/stat.h>
-
 const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 
 	return s ? s + 1 : p;
-}
-
-int file_exists(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The cached file at path (resolved), made on first use. */
-struct file *file_at(struct unwind *u, const char *path)
-{
-	struct smap_ent *e = smap_get(&u->files, path, strlen(path), NULL);
-
-	if (!e->val) {
-		struct file *f = xcalloc(1, sizeof(*f));
-
-		f->path = xstrdup(path);
-		e->val = f;
-	}
-	return e->val;
 }
 
 /*
@@ -348,75 +326,4 @@ int mem_read(struct proc *p, uint64_t addr, uint64_t *v)
 	p->u->st.failed_reads++;
 	p->mem_fail = 1;
 	return -1;
-}
-
-/* --- setup ---------------------------------------------------------------- */
-
-static int take_buildid(void *arg, const struct pd_buildid *b)
-{
-	struct unwind *u = arg;
-	struct smap_ent *e = smap_get(&u->buildids, b->filename,
-				      strlen(b->filename), NULL);
-	char hex[41];
-	size_t i;
-
-	for (i = 0; i < b->id_len && i < 20; i++)
-		snprintf(hex + 2 * i, 3, "%02x", b->id[i]);
-	hex[2 * i] = '\0';
-	free(e->val);
-	e->val = xstrdup(hex);
-	return 0;
-}
-
-int unwind_new(struct unwind **out, const struct unwind_opts *o,
-	       const struct perfdata *d, char *err, size_t errlen)
-{
-	struct unwind *u;
-
-	*out = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return set_err(err, errlen, "libelf is out of date: %s",
-			       elf_errmsg(-1));
-	u = xcalloc(1, sizeof(*u));
-	if (o && o->session_dir)
-		u->dir = xstrdup(o->session_dir);
-	u->flags = o ? o->flags : 0;
-	dwfl_setup(u);
-	/* a damaged table only loses the build-id lookups after it */
-	if (d)
-		perfdata_each_buildid(d, take_buildid, u);
-	*out = u;
-	return 0;
-}
-
-void unwind_free(struct unwind *u)
-{
-	size_t i;
-
-	if (!u)
-		return;
-	for (i = 0; i < u->procs.cap; i++) {
-		struct proc *p = u->procs.ents[i].val;
-
-		if (!u->procs.ents[i].used || !p)
-			continue;
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		proc_clear_syms(p);
-		free(p->maps);
-		free(p);
-	}
-	umap_release(&u->procs);
-	smap_release(&u->files, file_free);
-	syms_free(u);
-	smap_release(&u->buildids, free);
-	ksyms_free(u);
-	smap_release(&u->names, NULL);
-	free(u->dir);
-	free(u);
-}
-
-const struct unwind_stats *unwind_stats(const struct unwind *u)
-{
-	return &u->st;
 }

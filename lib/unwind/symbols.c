@@ -5,7 +5,8 @@
  * file's, else .dynsym; PLT entries as "name@plt"); kernel symbols
  * from the session's kallsyms, else /proc/kallsyms.  Anonymous code
  * keeps perf's object name "/tmp/perf-PID.map" and no symbol: the
- * report names it from the session's own perf maps.
+ * report names it from the session's own perf maps.  Calls into
+ * maps.c and elffile.c only (see unwind_priv.h).
  */
 #include "compat.h"
 #include "alloc.h"
@@ -16,11 +17,6 @@
 #include <zlib.h>
 
 #define UNKNOWN "[unknown]"
-
-const char *intern(struct unwind *u, const char *s, size_t len)
-{
-	return smap_get(&u->names, s, len, NULL)->key;
-}
 
 /*
  * C++ names as perf shows them: demangled, without the parameter list.

@@ -2,13 +2,19 @@
 #ifndef PPR_UNWIND_PRIV_H
 #define PPR_UNWIND_PRIV_H
 /*
- * What the files of lib/unwind/ share:
- *   maps.c     processes, mappings (MMAP/FORK/exec), file resolution
- *              through the session, memory reads, setup
- *   elffile.c  the file cache: bytes, libelf, load bias, debug file
+ * What the files of lib/unwind/ share.  They form layers: each file
+ * calls only into the files below it, never up or sideways.
+ *
+ *   unwind.c   setup and teardown: unwind_new(), unwind_free(),
+ *              unwind_stats()
  *   cfi.c      compiled CFI rows, the fast walk, unwind_sample()
- *   dwfl.c     a Dwfl per process: callbacks, single steps, full walks
  *   symbols.c  sorted ELF symbols (PLT entries named), kallsyms, names
+ *   dwfl.c     a Dwfl per process: callbacks, single steps, full walks
+ *              (symbols.c and dwfl.c do not call each other)
+ *   maps.c     processes, mappings (MMAP/FORK/exec), file resolution
+ *              through the session, memory reads
+ *   elffile.c  the file cache: bytes, libelf, load bias, debug file
+ *   hmap.c     the hash maps; intern() below is one lookup in them
  */
 #include "compat.h"
 #include "unwind/unwind.h"
@@ -132,16 +138,15 @@ struct unwind {
 	struct unwind_stats st;
 };
 
-/* maps.c */
-const char *base_name(const char *p);
-int file_exists(const char *p);
-struct proc *proc_get(struct unwind *u, pid_t pid);
-struct mapping *map_find(struct proc *p, uint64_t addr);
-int mem_read(struct proc *p, uint64_t addr, uint64_t *v);
-void proc_clear_syms(struct proc *p);
-struct file *file_at(struct unwind *u, const char *path);
+/* The one copy of the string s (len bytes), valid until unwind_free(). */
+static inline const char *intern(struct unwind *u, const char *s, size_t len)
+{
+	return smap_get(&u->names, s, len, NULL)->key;
+}
 
 /* elffile.c */
+int file_exists(const char *p);
+struct file *file_at(struct unwind *u, const char *path);
 int file_map(struct file *f);
 void file_free(void *p);
 int elf_layout(const struct mapping *m, uint64_t *bias, uint64_t *lo,
@@ -151,7 +156,12 @@ Elf *file_elf(struct file *f);
 struct file *debug_file(struct unwind *u, Elf *elf);
 const char *file_build_id(struct file *f);
 
-/* cfi.c: see unwind_sample() */
+/* maps.c */
+const char *base_name(const char *p);
+struct proc *proc_get(struct unwind *u, pid_t pid);
+struct mapping *map_find(struct proc *p, uint64_t addr);
+int mem_read(struct proc *p, uint64_t addr, uint64_t *v);
+void proc_clear_syms(struct proc *p);
 
 /* dwfl.c */
 void dwfl_setup(struct unwind *u);
@@ -162,10 +172,11 @@ int dwfl_step(struct proc *p, Dwarf_Word *nregs, uint32_t *nvalid,
 int dwfl_walk(struct proc *p, struct unwind_frame *f, int max, int *status);
 
 /* symbols.c */
-const char *intern(struct unwind *u, const char *s, size_t len);
 const struct sym *symbolize(struct proc *p, uint64_t pc);
 const struct sym *ksymbolize(struct unwind *u, uint64_t pc);
 void ksyms_free(struct unwind *u);
 void syms_free(struct unwind *u);
+
+/* cfi.c: see unwind_sample() */
 
 #endif
