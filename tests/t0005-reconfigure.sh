@@ -104,7 +104,7 @@ test_expect_success BUILD_TOOLS,LIBPERF_FOUND 'configured --without-libperf: a b
 	test_grep "^checking for libperf\.\.\. no \(--without-libperf\)$" "$B/configure.out" &&
 	make_b make1.log &&
 	compiled make1.log >objs1 &&
-	test_grep "^lib/top\.o$" objs1 &&
+	test_grep "^lib/top/top\.o$" objs1 &&
 	test_grep "^cmd/top\.o$" objs1 &&
 	test_grep "^tests/unit/t-libperf\.o$" objs1 &&
 	features_agree &&
@@ -123,7 +123,7 @@ test_expect_success BUILD_TOOLS,LIBPERF_FOUND 'configured with libperf: make reb
 	make_b make3.log &&
 	compiled make3.log >objs3 &&
 	test_cmp objs1 objs3 &&
-	grep " -c -o $B/build/lib/top\.o " make3.log >top.cmd &&
+	grep " -c -o $B/build/lib/top/top\.o " make3.log >top.cmd &&
 	test_grep " -DPPR_HAVE_LIBPERF " top.cmd &&
 	features_agree &&
 	test_grep " libperf=yes$" ver
