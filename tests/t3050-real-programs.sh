@@ -55,36 +55,40 @@ test_expect_success DJANGO 'a Django site: its output and status, whole stacks, 
 
 # sympy's tests vary between runs by themselves: four runs of the
 # reference alone (same hash seed) differ by up to 4.0 points between
-# pairs (Function.runtest, 6 pairs), so the bound is 6, and the
-# reference is two runs taken together (one CI run beside t3015 went
-# past 6 against a single reference run).  The hash seed is fixed for
-# every run: sympy's set orders change the work it does.
+# pairs (Function.runtest, 6 pairs), and a loaded machine moves the
+# split between collection and the tests further (a separate reference
+# run and the profile were 6.0 points apart beside t3015, 3.2 on a
+# quiet machine, same build).  So the reference runs inside the recorded
+# program (record runs ref-sampler.py, which runs pytest): both see the
+# same run, and only the two samplers' noise is left, within the bound
+# of 6.  The samples perf took in the sampler's handler are left out
+# (--drop-file), as the sampler leaves its own time out.  A second
+# reference runs without the trampoline: how far the hook moves the
+# shares (its footprint) is printed, not asserted: the PEP 523 hook
+# turns off 3.11's inlined calls, and that footprint is what the frame
+# walker (record --mode bpf) is for.  The hash seed is fixed for every
+# run: sympy's set orders change the work it does.
 test_expect_success SYMPY 'pytest on sympy: its status, whole stacks, right shares' '
 	PYTHONHASHSEED=0 &&
 	export PYTHONHASHSEED &&
-	ppr record -q -o sy --python "$SY_PY" -m pytest -q -p no:cacheprovider \
-		"$SY_TEST" >sy.out 2>sy.err &&
+	ppr record -q -o sy --python "$SY_PY" "$REF" sy.ref --hz 1000 \
+		-m pytest -q -p no:cacheprovider "$SY_TEST" >sy.out 2>sy.err &&
 	test_grep " passed" sy.out &&
 	test "$(meta sy exit_status)" = 0 &&
 	ppr report -i sy --format json -o sy.json &&
+	ppr report -i sy --format collapsed -o sy.col &&
 	ppr_check_complete sy.json 99 "pytest on sympy" &&
-	ppr_ref_env "$SY_PY" &&
-	for i in 1 2; do
-		(. ./ref.sh && "$SY_PY" "$REF" sy.ref$i --hz 1000 -m pytest -q \
-			-p no:cacheprovider "$SY_TEST" >/dev/null) || return 1
-	done &&
-	# the two reference runs as one of twice the samples
-	python3 - sy.ref1 sy.ref2 >sy.ref <<-\PY &&
-	import json, sys
-	a, b = (json.load(open(p)) for p in sys.argv[1:3])
-	for k, v in b["functions"].items():
-	    f = a["functions"].setdefault(k, {"total": 0, "self": 0})
-	    f["total"] += v["total"]
-	    f["self"] += v["self"]
-	a["samples"] += b["samples"]
-	json.dump(a, sys.stdout)
-	PY
-	compare sy "<module> (__main__.py)" 6
+	"$SY_PY" "$REF" sy.free --hz 1000 -m pytest -q -p no:cacheprovider \
+		"$SY_TEST" >/dev/null &&
+	{
+		python3 "$CMP" sy.free sy.col --top 20 --base "<module> (__main__.py)" \
+			--drop-file ref-sampler.py >sy.foot
+		test_diag "pytest on sympy: against a reference without the hook, $(sed -n "s/^max difference: //p" sy.foot)"
+		python3 "$CMP" sy.ref sy.col --top 20 --tol 6 \
+			--base "<module> (__main__.py)" --drop-file ref-sampler.py \
+			>sy.cmp
+	} || { cat sy.cmp; return 1; }
+	tail -n 1 sy.cmp
 '
 
 test_done
