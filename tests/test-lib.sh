@@ -408,17 +408,6 @@ ppr_python_with() {
 	return 1
 }
 
-# ppr_ref_env PY: ./ref.sh, to source before running
-# tests/fixtures/ref-sampler.py with PY: the context trampolines active
-# as record runs them (no perf), so that the reference measures the
-# program that is profiled, hook costs included.
-ppr_ref_env() {
-	mkdir -p "$TRASH/refdump" &&
-	"$PPR_BIN" trampoline env --python "$1" --mode perf >ref.env &&
-	sed -e "s/^/export /" ref.env >ref.sh &&
-	echo "export PYPERF_TRAMPOLINE_CONTEXTS=1 PYPERF_TRAMPOLINE_DIR=$TRASH/refdump" >>ref.sh
-}
-
 # ppr_check_complete REPORT.json MIN% LABEL: at least MIN% of the judged
 # stacks of a `report --format json` are complete (says how many).
 ppr_check_complete() {
