@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_WALKER_PYCODE_H
+#define PPR_WALKER_PYCODE_H
+/*
+ * Code objects named from outside the process: qualname, filename,
+ * first line and the line table, read with process_vm_readv(2), kept
+ * in a cache keyed by (pid, address) and checked against the frame's
+ * tag (co_firstlineno's low 16 bits) so that an address freed and
+ * reused by another code object is read again.  Line numbers from an
+ * instruction's byte offset, per version: co_lnotab (3.8, 3.9),
+ * co_linetable (3.10), the location table (3.11+).
+ *
+ * The cache is saved into the session (pycode_save) and loaded by the
+ * report (pycode_load): a code object is named once, while the
+ * process lives.
+ */
+#include "compat.h"
+#include "walker/pytarget.h"
+
+struct pycode_cache;
+
+struct pycode {
+	const char *qualname;	/* "Class.method" ("<unknown>" when unread) */
+	const char *filename;
+	uint32_t firstlineno;
+	unsigned named : 1;	/* read from the target */
+};
+
+struct pycode_cache *pycode_cache_new(void);
+void pycode_cache_free(struct pycode_cache *c);
+
+/*
+ * The code object at addr in target t, read now if not cached or its
+ * tag differs.  Returns the entry (owned by the cache) or NULL when the
+ * object could not be read (process gone, freed memory).
+ */
+const struct pycode *pycode_get(struct pycode_cache *c,
+				const struct pytarget *t, uint64_t addr,
+				uint16_t tag);
+/* The line of a byte offset in the code (0: unknown). */
+uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,
+		     uint32_t instr);
+
+/* Lookup without reading (report): NULL when not known. */
+const struct pycode *pycode_find(const struct pycode_cache *c, pid_t pid,
+				 uint64_t addr, uint16_t tag);
+
+/* The session's file: save every entry; load them back. 0 or -1 + err. */
+int pycode_save(const struct pycode_cache *c, const char *path, char *err,
+		size_t errlen);
+int pycode_load(struct pycode_cache *c, const char *path, char *err,
+		size_t errlen);
+
+#endif

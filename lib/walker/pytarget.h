@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_WALKER_PYTARGET_H
+#define PPR_WALKER_PYTARGET_H
+/*
+ * A running Python process seen from outside: which interpreter it
+ * runs, where its _PyRuntime is, and the frame layout the walker needs
+ * (walker_abi.h).  3.8-3.12 from tables keyed by version (checked
+ * against each interpreter's own headers by the tests), 3.13+ from
+ * _Py_DebugOffsets read from the target (cookie "xdebugpy" and the
+ * version checked).  Unknown versions and free-threaded builds are
+ * refused by name, never guessed.  Reads the target only through
+ * /proc/PID/{maps,exe,root} and process_vm_readv(2): it is never
+ * stopped and never written to.
+ */
+#include "compat.h"
+#include <linux/types.h>
+#include "walker/walker_abi.h"
+
+enum pytarget_status {
+	PYTARGET_OK = 0,
+	PYTARGET_GONE,		/* no such process (exited) */
+	PYTARGET_NOT_PYTHON,	/* no libpython / python executable mapped */
+	PYTARGET_NOT_YET,	/* python mapped but _PyRuntime not set up */
+	PYTARGET_UNSUPPORTED,	/* version (2.x, < 3.8, unknown), free-threaded */
+	PYTARGET_NO_ACCESS,	/* ptrace access refused (EPERM) */
+	PYTARGET_ERROR,
+};
+
+struct pytarget {
+	pid_t pid;
+	char path[4096];	/* the object holding _PyRuntime (exe or lib) */
+	char version[32];	/* "3.11.2" */
+	unsigned hexversion;	/* Py_Version / PY_VERSION_HEX */
+	int free_threaded;
+	uint64_t runtime;	/* _PyRuntime's address in the target */
+	struct walker_layout layout;
+	char why[256];		/* one line when status != OK */
+};
+
+/*
+ * Inspect pid.  Returns an enum pytarget_status; t->why says why when
+ * not OK ("python 2.7.18 is not supported: ...", "free-threaded
+ * CPython 3.13 is not supported", "cannot read process 123: ...").
+ */
+enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t);
+
+/*
+ * The layout for a version, from the tables (3.8-3.12) or NULL.  For
+ * tests that compare the tables against an interpreter's headers.
+ */
+const struct walker_layout *pytarget_table_layout(unsigned major,
+						  unsigned minor);
+#endif

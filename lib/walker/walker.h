@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_WALKER_H
+#define PPR_WALKER_H
+/*
+ * The in-kernel frame walker's user side: load the BPF programs
+ * (walker.bpf.c, through its bpftool skeleton), fill their maps, attach
+ * them, and read their events.  Silent: errors through err.
+ *
+ * Built only with libbpf (PPR_HAVE_BPF); without it walker_open()
+ * fails with "built without libbpf".
+ */
+#include "compat.h"
+#include <linux/types.h>
+#include "walker/walker_abi.h"
+
+struct walker;
+
+struct walker_opts {
+	unsigned freq;			/* cpu-clock samples a second per CPU */
+	unsigned ustack_bytes;		/* user stack copied per sample */
+	unsigned max_py_frames;		/* <= WALKER_MAX_PY_FRAMES */
+	int follow_children;
+	int wall;			/* also switch-out / switch-in events */
+	size_t ring_bytes;		/* ring buffer size (0: default) */
+};
+
+/*
+ * Load and verify the programs; nothing is attached yet.  -1 with err
+ * naming what is missing (privileges: CAP_BPF/CAP_PERFMON, the
+ * kernel.unprivileged_bpf_disabled sysctl, BTF) and its errno in *errnum.
+ */
+int walker_open(struct walker **out, const struct walker_opts *o,
+		int *errnum, char *err, size_t errlen);
+void walker_close(struct walker *w);
+
+/* A layout into the layouts map; its index in *id. */
+int walker_add_layout(struct walker *w, const struct walker_layout *l,
+		      __u32 *id, char *err, size_t errlen);
+/* Watch a process (runtime 0: not known yet; set it later). */
+int walker_set_proc(struct walker *w, pid_t tgid,
+		    const struct walker_proc *p, char *err, size_t errlen);
+int walker_del_proc(struct walker *w, pid_t tgid);
+
+/*
+ * Attach: one cpu-clock sampling event per online CPU, the BPF program
+ * on each (it keeps only watched processes), and the task tracepoints
+ * (fork, exec, exit; sched_switch with opts.wall).
+ */
+int walker_attach(struct walker *w, char *err, size_t errlen);
+
+/* One event, as the ring buffer holds it (decode with walker_decode()). */
+typedef int (*walker_event_fn)(void *data, const void *ev, size_t len);
+/*
+ * Wait up to timeout_ms for events and hand each to cb.  Returns the
+ * number of events, or a negative errno (-EINTR is not an error to the
+ * caller's loop).
+ */
+int walker_poll(struct walker *w, int timeout_ms, walker_event_fn cb,
+		void *data);
+/* Events the ring buffer could not take (counted in BPF). */
+uint64_t walker_lost(const struct walker *w);
+
+/* A decoded event: pointers into the event's bytes. */
+struct walker_decoded {
+	const struct walker_ev_hdr *hdr;	/* always */
+	const struct walker_sample *sample;	/* SAMPLE / OFFCPU */
+	const struct walker_task *task;		/* FORK / EXEC / EXIT / ONCPU */
+	uint64_t lost;				/* LOST */
+	const unsigned char *regs;		/* WALKER_NR_REGS LE u64 */
+	const unsigned char *kstack;		/* nr_kstack LE u64 */
+	const unsigned char *py;		/* nr_py walker_py_frame */
+	const unsigned char *ustack;		/* ustack_len bytes */
+};
+/*
+ * Check an event's bytes (every length against len, the type, the
+ * counts against their caps) and point into it.  0, or -1 with err.
+ * Fuzzed (tests/fuzz/fuzz-walker.c).
+ */
+int walker_decode(const void *ev, size_t len, struct walker_decoded *out,
+		  char *err, size_t errlen);
+/* The i-th Python frame of a decoded sample (i < nr_py). */
+void walker_py_frame_at(const struct walker_decoded *d, unsigned i,
+			struct walker_py_frame *out);
+
+#endif

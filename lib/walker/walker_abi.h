@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_WALKER_ABI_H
+#define PPR_WALKER_ABI_H
+/*
+ * What the in-kernel frame walker (walker.bpf.c) and its user side
+ * (lib/walker/) share: the interpreter layouts and processes the user
+ * side writes into the BPF maps, and the events the BPF programs write
+ * into the ring buffer.  Included by BPF C (after vmlinux.h) and by
+ * user C (after <linux/types.h>): only __u8.. __u64 types, no
+ * pointers, explicit padding, every struct a multiple of 8 bytes.
+ *
+ * Little-endian x86-64 only (the machine this is built for); the user
+ * side decodes events bounds-checked (walker/event.c), never by casting
+ * a length it did not check.
+ */
+
+#define WALKER_ABI_VERSION	1
+
+#define WALKER_MAX_PY_FRAMES	1024	/* frames walked per sample */
+#define WALKER_MAX_KSTACK	127	/* kernel frames (perf's default cap) */
+#define WALKER_USTACK_MAX	16384	/* user stack bytes copied, at most */
+#define WALKER_MAX_LAYOUTS	16
+#define WALKER_NR_REGS		20	/* perf's x86-64 user regs, mask 0xff0fff */
+
+/*
+ * How an interpreter's frames are laid out and linked.
+ *
+ *   FRAMEOBJ  3.8-3.10: PyFrameObject, f_back; f_lasti an int (3.8, 3.9:
+ *             bytes; 3.10: 2-byte code units); every frame is its own
+ *             _PyEval_EvalFrameDefault call (an entry frame)
+ *   IFRAME    3.11+: _PyInterpreterFrame, `previous`; the instruction a
+ *             pointer into the code object's co_code_adaptive; entry
+ *             frames marked by an is_entry byte (3.11) or by a shim
+ *             frame of owner `owner_cstack` below them (3.12+)
+ */
+enum walker_frame_kind {
+	WALKER_FRAMEOBJ = 1,
+	WALKER_IFRAME = 2,
+};
+
+/* How the current frame is found from a PyThreadState. */
+enum walker_tstate_kind {
+	WALKER_TS_DIRECT = 1,	/* *(tstate + tstate_frame): 3.8-3.10 frame,
+				   3.13+ current_frame */
+	WALKER_TS_CFRAME = 2,	/* *(*(tstate + tstate_frame) +
+				   cframe_current_frame): 3.11, 3.12 */
+};
+
+/* Offsets in bytes; 0xffffffff: the field does not exist. */
+#define WALKER_NO_FIELD 0xffffffffu
+
+struct walker_layout {
+	__u32 frame_kind;		/* enum walker_frame_kind */
+	__u32 tstate_kind;		/* enum walker_tstate_kind */
+	/* _PyRuntime -> interpreters -> threads */
+	__u32 runtime_interp_head;	/* _PyRuntime.interpreters.head */
+	__u32 interp_tstate_head;	/* PyInterpreterState: first tstate */
+	__u32 tstate_next;
+	__u32 tstate_thread_id;		/* pthread_self() of the thread (its
+					   fsbase on x86-64 glibc) */
+	__u32 tstate_frame;		/* see walker_tstate_kind */
+	__u32 cframe_current_frame;
+	/* a frame */
+	__u32 frame_code;		/* f_code / f_executable */
+	__u32 frame_back;		/* f_back / previous */
+	__u32 frame_instr;		/* f_lasti (int) / prev_instr, instr_ptr */
+	__u32 frame_is_entry;		/* 3.11: is_entry (u8) */
+	__u32 frame_owner;		/* 3.12+: owner (u8) */
+	__u32 frame_read_size;		/* bytes read per frame: covers the above */
+	__u32 owner_cstack;		/* shim frames: skipped, mark an entry */
+	__u32 owner_interpreter;	/* 3.14: entry marker (NO_FIELD before) */
+	/* a code object */
+	__u32 code_adaptive;		/* 3.11+: co_code_adaptive */
+	__u32 code_firstlineno;		/* read as the frame's tag */
+	__u32 lasti_units;		/* 3.10: f_lasti counts 2-byte units */
+	__u32 code_tag_bits;		/* 3.14: low bits of f_executable to
+					   clear (0 before) */
+	__u32 reserved[4];
+};
+
+/* What the user side knows of one process (map key: its tgid). */
+struct walker_proc {
+	__u64 runtime;			/* address of _PyRuntime (0: none yet) */
+	__u32 layout;			/* index into the layouts map */
+	__u32 flags;			/* WALKER_PROC_* */
+};
+
+#define WALKER_PROC_WATCHED	1u	/* sample it (its runtime may be 0) */
+#define WALKER_PROC_INHERITED	2u	/* copied from its parent at fork by
+					   BPF: the user side re-checks it */
+
+/* Set by the user side in the config map (key 0). */
+struct walker_config {
+	__u32 ustack_bytes;		/* user stack to copy, <= WALKER_USTACK_MAX,
+					   a multiple of 8 */
+	__u32 max_py_frames;		/* <= WALKER_MAX_PY_FRAMES */
+	__u32 follow_children;		/* watch the children of a watched tgid */
+	__u32 wall;			/* emit switch-out / switch-in events */
+};
+
+enum walker_event_type {
+	WALKER_EV_SAMPLE = 1,		/* a cpu-clock sample (walker_sample) */
+	WALKER_EV_OFFCPU = 2,		/* a switch-out: a walker_sample with
+					   prev_state and the stack it left from */
+	WALKER_EV_ONCPU = 3,		/* a switch-in (walker_task) */
+	WALKER_EV_FORK = 4,		/* walker_task: pid/tid the child */
+	WALKER_EV_EXEC = 5,		/* walker_task: comm the new program */
+	WALKER_EV_EXIT = 6,		/* walker_task: a thread exited */
+	WALKER_EV_LOST = 7,		/* walker_lost: events the ring dropped */
+};
+
+/* Every event starts with this. */
+struct walker_ev_hdr {
+	__u32 type;			/* enum walker_event_type */
+	__u32 size;			/* of the whole event, bytes */
+	__u64 time_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid;			/* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u32 flags;			/* WALKER_F_* */
+};
+
+/* Why a sample's Python part is what it is (flags). */
+#define WALKER_F_NO_PROC	0x01u	/* watched, runtime not known yet */
+#define WALKER_F_NO_TSTATE	0x02u	/* no thread state for this thread
+					   (not a Python thread, or not yet) */
+#define WALKER_F_PY_CUT		0x04u	/* more frames than max_py_frames */
+#define WALKER_F_PY_READ	0x08u	/* a frame could not be read: cut */
+#define WALKER_F_KSTACK_ERR	0x10u	/* bpf_get_stack failed for the kernel */
+#define WALKER_F_USTACK_ERR	0x20u	/* the user stack could not be copied */
+#define WALKER_F_USTACK_FULL	0x40u	/* ustack_bytes copied: may go on */
+#define WALKER_F_KERNEL_MODE	0x80u	/* interrupted in the kernel */
+
+/* One Python frame, innermost first. */
+struct walker_py_frame {
+	__u64 code;			/* PyCodeObject address (tag bits cleared) */
+	__u32 instr;			/* byte offset of the instruction in the
+					   bytecode (f_lasti scaled; pointer -
+					   (code + code_adaptive)); 0xffffffff:
+					   not started (3.8-3.10 f_lasti -1) */
+	__u16 flags;			/* WALKER_PYF_* */
+	__u16 tag;			/* low 16 bits of co_firstlineno: a freed
+					   address reused by another code object
+					   is told apart by it */
+};
+
+#define WALKER_PYF_ENTRY	1u	/* the first frame of a C-level
+					   _PyEval_EvalFrameDefault call */
+
+/*
+ * WALKER_EV_SAMPLE / _OFFCPU, followed by:
+ *   __u64 regs[WALKER_NR_REGS]   (perf's x86-64 order: ax bx cx dx si di
+ *                                 bp sp ip flags cs ss r8..r15; all 0
+ *                                 when interrupted with no user context)
+ *   __u64 kstack[nr_kstack]      (leaf first)
+ *   struct walker_py_frame py[nr_py]   (innermost first)
+ *   __u8 ustack[ustack_len]      (from regs sp), padded to 8 bytes
+ */
+struct walker_sample {
+	struct walker_ev_hdr hdr;
+	__u64 prev_state;		/* OFFCPU: the task's state at switch-out
+					   (0: runnable, i.e. preempted) */
+	__u16 nr_kstack;
+	__u16 nr_py;
+	__u32 ustack_len;
+	__u32 ustack_asked;		/* bytes asked for */
+	__u32 pad;
+};
+
+/* FORK, EXEC, EXIT, ONCPU. */
+struct walker_task {
+	struct walker_ev_hdr hdr;
+	__u32 ppid, ptid;		/* FORK: the parent */
+	char comm[16];			/* EXEC / FORK: the task's comm */
+};
+
+struct walker_lost {
+	struct walker_ev_hdr hdr;
+	__u64 lost;
+};
+
+#endif
