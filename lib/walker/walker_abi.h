@@ -179,4 +179,28 @@ struct walker_lost {
 	__u64 lost;
 };
 
+/*
+ * In the session's perf.data (written by walker/wrecord.c), each sample
+ * of the walker carries its Python part in PERF_SAMPLE_RAW: this header
+ * then nr_py struct walker_py_frame, innermost first.  Two events:
+ * "cpu-clock" (on-CPU samples, period 1 sample) and "offcpu-time" (one
+ * off-CPU interval of a thread: period = nanoseconds off CPU; the
+ * interval ENDS at the sample's time, when the thread ran again; its
+ * stack is the one it left the CPU with; prev_state says how it left).
+ * perf's own `perf record --off-cpu` samples share the event name and
+ * the meaning of period.
+ */
+#define WALKER_RAW_MAGIC 0x4b575950u	/* "PYWK" little-endian */
+
+struct walker_raw {
+	__u32 magic;
+	__u32 version;			/* WALKER_ABI_VERSION */
+	__u32 flags;			/* the event's WALKER_F_* */
+	__u32 nr_py;
+	__u64 prev_state;		/* offcpu-time: the task's state at
+					   switch-out (0: preempted, runnable) */
+	__u32 layout_version;		/* hexversion of the interpreter */
+	__u32 pad;
+};
+
 #endif
