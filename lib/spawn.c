@@ -357,3 +357,100 @@ int spawn_exit_code(int status)
 		return 128 + WTERMSIG(status);
 	return 125;
 }
+
+/* ---- a child held back before its exec ------------------------------ */
+
+/*
+ * The gated child: wait for the go byte (or EOF: the parent gave up, and
+ * then the child is killed before it reads), exec; an exec failure goes
+ * back as errno through the CLOEXEC pipe.
+ */
+static PPR_NORETURN void gated_child(const char *path,
+				     const char *const *argv,
+				     const char *const *envp, int go,
+				     int back)
+{
+	char c;
+	int e;
+
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
+	close(go);
+	/* execve() takes char *const []: it changes neither */
+	execve(path, (char *const *)argv, (char *const *)envp);
+	e = errno;
+	if (write(back, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int spawn_gated_start(struct spawn_gate *g, const char *path,
+		      const char *const *argv, const char *const *envp,
+		      char *err, size_t errlen)
+{
+	int go[2], back[2], e;
+
+	g->pid = -1;
+	g->go = g->back = -1;
+	if (pipe2(go, O_CLOEXEC))
+		return set_err(err, errlen, "cannot make a pipe: %s",
+			       strerror(errno));
+	if (pipe2(back, O_CLOEXEC)) {
+		e = errno;
+		close(go[0]), close(go[1]);
+		return set_err(err, errlen, "cannot make a pipe: %s",
+			       strerror(e));
+	}
+	g->pid = fork();
+	if (g->pid < 0) {
+		e = errno;
+		close(go[0]), close(go[1]), close(back[0]), close(back[1]);
+		return set_err(err, errlen, "cannot fork: %s", strerror(e));
+	}
+	if (!g->pid) {
+		close(go[1]);
+		close(back[0]);
+		gated_child(path, argv, envp, go[0], back[1]);
+	}
+	close(go[0]);
+	close(back[1]);
+	g->go = go[1];
+	g->back = back[0];
+	return 0;
+}
+
+int spawn_gated_go(struct spawn_gate *g, int *wait_status)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(g->go, "g", 1) != 1)
+		e = errno;
+	close(g->go);
+	g->go = -1;
+	while ((n = read(g->back, &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(g->back);
+	g->back = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		while (waitpid(g->pid, wait_status, 0) < 0 && errno == EINTR)
+			;
+		return e ? e : EIO;
+	}
+	return 0;
+}
+
+void spawn_gated_abandon(struct spawn_gate *g)
+{
+	if (g->pid <= 0)
+		return;
+	kill(g->pid, SIGKILL);	/* before it can read EOF and exec */
+	if (g->go >= 0)
+		close(g->go);
+	while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (g->back >= 0)
+		close(g->back);
+	g->go = g->back = -1;
+	g->pid = -1;
+}

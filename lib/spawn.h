@@ -87,6 +87,26 @@ char *spawn_which(const char *prog);
  */
 void spawn_env_build(struct strvec *out, const char *const *set);
 
+/*
+ * A program started held back before its exec, for a profiler that must
+ * watch it from its first instruction (top's perf event, the frame
+ * walker): spawn_gated_start() forks a child that waits on a pipe;
+ * spawn_gated_go() lets it exec path (argv, envp as given: no PATH
+ * lookup) and returns 0, or the exec's errno (the child has then
+ * exited, its status in *wait_status); spawn_gated_abandon() kills a
+ * child that must not run.  The pid is known from the start.
+ */
+struct spawn_gate {
+	pid_t pid;
+	int go, back;
+};
+
+int spawn_gated_start(struct spawn_gate *g, const char *path,
+		      const char *const *argv, const char *const *envp,
+		      char *err, size_t errlen);
+int spawn_gated_go(struct spawn_gate *g, int *wait_status);
+void spawn_gated_abandon(struct spawn_gate *g);
+
 /* "exited with status 3" / "killed by signal 9 (Killed)" into buf. */
 void spawn_describe_status(int status, char *buf, size_t len);
 

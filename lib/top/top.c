@@ -10,6 +10,7 @@
 
 #ifdef PPR_HAVE_LIBPERF
 #include "alloc.h"
+#include "spawn.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -87,33 +88,10 @@ void top_stats(const struct top *t, struct top_stats *st)
 		(double)(now.tv_nsec - t->start.tv_nsec) / 1e9;
 }
 
-/*
- * The child: wait for the go byte (the event is open on it by then),
- * exec.  An exec failure goes back as errno through the CLOEXEC pipe.
- */
-static PPR_NORETURN void child(const struct top_opts *o, int go, int back)
-{
-	char c;
-	int e;
-
-	while (read(go, &c, 1) < 0 && errno == EINTR)
-		;
-	close(go);
-	/* execve() takes char *const []: it changes neither */
-	execve(o->path, (char *const *)o->argv, (char *const *)o->envp);
-	e = errno;
-	if (write(back, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
 /* Sampling could not start: the waiting child never runs the program. */
-static int abandon(struct top *t, int go, int back)
+static int abandon(struct top *t, struct spawn_gate *g)
 {
-	kill(t->pid, SIGKILL);	/* before it can read EOF and exec */
-	close(go);
-	waitpid(t->pid, NULL, 0);
-	close(back);
+	spawn_gated_abandon(g);
 	t->exited = 1;
 	top_free(t);
 	return -1;
@@ -123,9 +101,9 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	      int *exec_errno, char *err, size_t errlen)
 {
 	struct perf_event_attr a;
+	struct spawn_gate g;
 	struct top *t;
-	int go[2], back[2], e = 0;
-	ssize_t n;
+	int e;
 
 	*out = NULL;
 	*exec_errno = 0;
@@ -133,39 +111,19 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	t->o = *o;
 	t->p = p;
 	ring_init(&a, o);
-	if (pipe2(go, O_CLOEXEC) || pipe2(back, O_CLOEXEC)) {
-		free(t);
-		return set_err(err, errlen, "cannot make a pipe: %s",
-			       strerror(errno));
-	}
 	clock_gettime(CLOCK_MONOTONIC, &t->start);
-	t->pid = fork();
-	if (t->pid < 0) {
-		e = errno;
-		close(go[0]), close(go[1]), close(back[0]), close(back[1]);
+	if (spawn_gated_start(&g, o->path, o->argv, o->envp, err, errlen)) {
 		free(t);
-		return set_err(err, errlen, "cannot fork: %s", strerror(e));
+		return -1;
 	}
-	if (!t->pid) {
-		close(go[1]);
-		close(back[0]);
-		child(o, go[0], back[1]);
-	}
-	close(go[0]);
-	close(back[1]);
+	t->pid = g.pid;
 	top_note_pid(t, t->pid);
 	if (ring_open(t, &a, err, errlen) < 0 ||
 	    profile_live_new(&t->lv, p, o->filter, o->dirs, o->jit) < 0)
-		return abandon(t, go[1], back[0]);
+		return abandon(t, &g);
 	/* go: the event is enabled by the exec */
-	if (write(go[1], "g", 1) != 1)
-		e = errno;
-	close(go[1]);
-	while ((n = read(back[0], &e, sizeof(e))) < 0 && errno == EINTR)
-		;
-	close(back[0]);
-	if (n == (ssize_t)sizeof(e)) {
-		waitpid(t->pid, &t->wait_status, 0);
+	e = spawn_gated_go(&g, &t->wait_status);
+	if (e) {
 		t->exited = 1;
 		*exec_errno = e;
 		top_free(t);
