@@ -242,3 +242,156 @@ char *elf_debug_file(const char *build_id)
 	return xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
 			 build_id + 2);
 }
+
+/* One symbol table (SHT_SYMTAB 2 or SHT_DYNSYM 11) against the wants. */
+static void scan_symbols(const unsigned char *sym, uint64_t ssize,
+			 const unsigned char *str, uint64_t strsize,
+			 struct elf_want *want, size_t n)
+{
+	struct img m = { sym, (size_t)ssize };
+	uint64_t off;
+	size_t i;
+
+	for (off = 0; fits(&m, off, 24); off += 24) {
+		uint64_t name = rd(&m, off, 4);
+		const char *s;
+
+		if (!name || name >= strsize ||
+		    !memchr(str + name, '\0', (size_t)(strsize - name)))
+			continue;
+		if (rd(&m, off + 6, 2) == 0)	/* SHN_UNDEF: an import */
+			continue;
+		s = (const char *)str + name;
+		for (i = 0; i < n; i++) {
+			if (want[i].found || strcmp(s, want[i].name))
+				continue;
+			want[i].value = rd(&m, off + 8, 8);
+			want[i].size = rd(&m, off + 16, 8);
+			want[i].found = 1;
+		}
+	}
+}
+
+int elf_find_symbols(const char *path, struct elf_want *want, size_t n,
+		     int want_rodata, struct elf_syms *out, char *err,
+		     size_t errlen)
+{
+	unsigned char eh[64];
+	unsigned char *sh = NULL, *ph = NULL, *names = NULL;
+	struct img h = { eh, sizeof(eh) }, s;
+	struct stat st;
+	uint64_t shoff, shnum, shentsize, shstrndx, phoff, phnum, phentsize;
+	uint64_t names_size = 0, i, fsize;
+	int fd, ret = -1, pass;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++)
+		want[i].found = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return set_err(err, errlen, "cannot open '%s': %s", path,
+			       strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		set_err(err, errlen, "'%s' is not a regular file", path);
+		goto out;
+	}
+	fsize = (uint64_t)st.st_size;
+	if (read_at(fd, 0, sizeof(eh), eh) || memcmp(eh, "\177ELF", 4) ||
+	    eh[4] != 2 || eh[5] != 1) {
+		set_err(err, errlen, "'%s' is not a 64-bit little-endian ELF "
+			"file", path);
+		goto out;
+	}
+	phoff = rd(&h, 0x20, 8);
+	phentsize = rd(&h, 0x36, 2);
+	phnum = rd(&h, 0x38, 2);
+	shoff = rd(&h, 0x28, 8);
+	shentsize = rd(&h, 0x3a, 2);
+	shnum = rd(&h, 0x3c, 2);
+	shstrndx = rd(&h, 0x3e, 2);
+	if (phentsize >= 56 && phnum &&
+	    (ph = load(fd, fsize, phoff, phnum * phentsize, 1 << 20))) {
+		struct img p = { ph, (size_t)(phnum * phentsize) };
+
+		for (i = 0; i < phnum; i++) {
+			uint64_t o = i * phentsize;
+			uint64_t poff = rd(&p, o + 8, 8);
+			uint64_t pfsz = rd(&p, o + 0x20, 8);
+
+			/* PT_LOAD holding offset 0 (the ELF header) */
+			if (rd(&p, o, 4) == 1 && poff == 0 && pfsz) {
+				out->load_vaddr = rd(&p, o + 0x10, 8);
+				out->load_offset = poff;
+				out->have_load = 1;
+				break;
+			}
+		}
+	}
+	if (shentsize < 64 || !shnum || shstrndx >= shnum ||
+	    !(sh = load(fd, fsize, shoff, shnum * shentsize, 1 << 24))) {
+		set_err(err, errlen, "'%s' has no usable section headers",
+			path);
+		goto out;
+	}
+	s.b = sh;
+	s.len = (size_t)(shnum * shentsize);
+	names_size = rd(&s, shstrndx * shentsize + 0x20, 8);
+	names = load(fd, fsize, rd(&s, shstrndx * shentsize + 0x18, 8),
+		     names_size, 1 << 24);
+	/* .symtab first (it has the local symbols too), then .dynsym */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < shnum; i++) {
+			uint64_t o = i * shentsize, link, lo, strsize;
+			uint32_t type = (uint32_t)rd(&s, o + 4, 4);
+			unsigned char *sym, *str;
+
+			if (type != (pass ? 11u : 2u))
+				continue;
+			link = rd(&s, o + 0x28, 4);
+			if (link >= shnum)
+				continue;
+			lo = link * shentsize;
+			strsize = rd(&s, lo + 0x20, 8);
+			sym = load(fd, fsize, rd(&s, o + 0x18, 8),
+				   rd(&s, o + 0x20, 8), 1u << 30);
+			str = load(fd, fsize, rd(&s, lo + 0x18, 8), strsize,
+				   1u << 30);
+			if (sym && str)
+				scan_symbols(sym, rd(&s, o + 0x20, 8), str,
+					     strsize, want, n);
+			free(sym);
+			free(str);
+		}
+	}
+	if (want_rodata && names) {
+		for (i = 0; i < shnum; i++) {
+			uint64_t o = i * shentsize;
+			uint64_t nm = rd(&s, o, 4);
+
+			if (nm >= names_size ||
+			    strcmp((const char *)names + nm, ".rodata") ||
+			    rd(&s, o + 4, 4) != 1)	/* SHT_PROGBITS */
+				continue;
+			out->rodata_len = (size_t)rd(&s, o + 0x20, 8);
+			out->rodata_addr = rd(&s, o + 0x10, 8);
+			out->rodata = load(fd, fsize, rd(&s, o + 0x18, 8),
+					   out->rodata_len, 64u << 20);
+			if (!out->rodata)
+				out->rodata_len = 0;
+			break;
+		}
+	}
+	ret = 0;
+out:
+	free(sh);
+	free(ph);
+	free(names);
+	close(fd);
+	return ret;
+}
+
+void elf_syms_release(struct elf_syms *s)
+{
+	free(s->rodata);
+	memset(s, 0, sizeof(*s));
+}

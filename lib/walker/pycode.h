@@ -24,6 +24,8 @@ struct pycode {
 	const char *filename;
 	uint32_t firstlineno;
 	unsigned named : 1;	/* read from the target */
+	unsigned qualified : 1;	/* qualname is co_qualname (3.11+); 3.8-3.10
+				   have only co_name: "method", no class */
 };
 
 struct pycode_cache *pycode_cache_new(void);
@@ -50,5 +52,8 @@ int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 		size_t errlen);
 int pycode_load(struct pycode_cache *c, const char *path, char *err,
 		size_t errlen);
+/* pycode_load() on the file's bytes (fuzzed: tests/fuzz/fuzz-pycode.c). */
+int pycode_load_buf(struct pycode_cache *c, const char *buf, size_t len,
+		    char *err, size_t errlen);
 
 #endif

@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A running Python process seen from outside (pytarget.h): the object
+ * that holds _PyRuntime, the interpreter's version, and the frame layout
+ * the in-kernel walker follows.
+ *
+ * Where the numbers come from.  The tables below hold offsetof() values
+ * of CPython's own structures on x86-64 Linux, as printed by
+ * tests/fixtures/walker-offsets.c compiled with -DPy_BUILD_CORE against
+ * each interpreter's installed headers: pyenv 3.8.18, 3.9.18, 3.10.13,
+ * 3.11.7, 3.12.1, 3.13.0 (include/python3.X and its internal/), and
+ * Debian 12's /usr/include/python3.11 (3.11.2: the same numbers as
+ * 3.11.7).  tests/t3501-walker-layouts.sh recompiles that probe against
+ * every interpreter installed and compares, so a table that disagrees
+ * with a header fails there.  CPython keeps these layouts within a minor
+ * version (the structures are internal, but a patch release does not
+ * move them); a different minor version is a different table, and a
+ * minor version without one is refused by name.
+ *
+ * 3.13 and later publish the offsets themselves: _Py_DebugOffsets is
+ * the first member of _PyRuntime (cookie "xdebugpy", then the
+ * interpreter's PY_VERSION_HEX and free_threaded), read here from the
+ * target and used instead of a table.  Its layout is fixed within a
+ * minor version only, so the words are located per minor version
+ * (debug_words below); only 3.13's is known and checked.
+ *
+ * 3.14 and 3.15 (research/cpython-314-315.md), prepared for but
+ * untested, and refused until a 3.14 interpreter is checked here:
+ *   - f_executable, the frame's first word, becomes a tagged
+ *     _PyStackRef: clear its low 2 bits for the code object
+ *     (layout.code_tag_bits = 2; 0 before 3.14);
+ *   - the owner enum gains FRAME_OWNED_BY_INTERPRETER = 3 (the entry
+ *     frame marker, layout.owner_interpreter) and CSTACK moves to 4;
+ *     3.15 removes CSTACK (owner_cstack = NO_FIELD there);
+ *   - _Py_DebugOffsets grows (interpreter_state gains threads_main,
+ *     code_object_generation, tlbc_generation; interpreter_frame
+ *     stackpointer, tlbc_index; code_object co_tlbc): a new debug_words
+ *     entry is needed, taken from that version's pycore_debug_offsets.h.
+ */
+#include "compat.h"
+#include "walker/pytarget.h"
+#include "doctor/elfinfo.h"
+#include "strbuf.h"
+#include "alloc.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define NO WALKER_NO_FIELD
+
+/*
+ * The frame layouts of 3.8-3.12 (walker_abi.h describes each field).
+ * lasti_units: bytes per unit of f_lasti (1 on 3.8/3.9, 2 on 3.10 where
+ * it counts 2-byte code units; 0 for IFRAME layouts, which have no
+ * f_lasti).  frame_read_size: from the frame's start to the end of the
+ * last field the walker reads, rounded up to 8.
+ */
+static const struct {
+	unsigned minor;
+	struct walker_layout l;
+} layouts[] = {
+	{ 8, { .frame_kind = WALKER_FRAMEOBJ, .tstate_kind = WALKER_TS_DIRECT,
+	       .runtime_interp_head = 32, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_thread_id = 176, .tstate_frame = 24,
+	       .cframe_current_frame = NO, .frame_code = 32, .frame_back = 24,
+	       .frame_instr = 104, .frame_is_entry = NO, .frame_owner = NO,
+	       .frame_read_size = 112, .owner_cstack = NO,
+	       .owner_interpreter = NO, .code_adaptive = NO,
+	       .code_firstlineno = 40, .lasti_units = 1, .code_tag_bits = 0 } },
+	{ 9, { .frame_kind = WALKER_FRAMEOBJ, .tstate_kind = WALKER_TS_DIRECT,
+	       .runtime_interp_head = 32, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_thread_id = 176, .tstate_frame = 24,
+	       .cframe_current_frame = NO, .frame_code = 32, .frame_back = 24,
+	       .frame_instr = 104, .frame_is_entry = NO, .frame_owner = NO,
+	       .frame_read_size = 112, .owner_cstack = NO,
+	       .owner_interpreter = NO, .code_adaptive = NO,
+	       .code_firstlineno = 40, .lasti_units = 1, .code_tag_bits = 0 } },
+	{ 10, { .frame_kind = WALKER_FRAMEOBJ, .tstate_kind = WALKER_TS_DIRECT,
+	       .runtime_interp_head = 32, .interp_tstate_head = 8,
+	       .tstate_next = 8, .tstate_thread_id = 176, .tstate_frame = 24,
+	       .cframe_current_frame = NO, .frame_code = 32, .frame_back = 24,
+	       .frame_instr = 96, .frame_is_entry = NO, .frame_owner = NO,
+	       .frame_read_size = 104, .owner_cstack = NO,
+	       .owner_interpreter = NO, .code_adaptive = NO,
+	       .code_firstlineno = 40, .lasti_units = 2, .code_tag_bits = 0 } },
+	{ 11, { .frame_kind = WALKER_IFRAME, .tstate_kind = WALKER_TS_CFRAME,
+	       .runtime_interp_head = 40, .interp_tstate_head = 16,
+	       .tstate_next = 8, .tstate_thread_id = 152, .tstate_frame = 56,
+	       .cframe_current_frame = 8, .frame_code = 32, .frame_back = 48,
+	       .frame_instr = 56, .frame_is_entry = 68, .frame_owner = NO,
+	       .frame_read_size = 72, .owner_cstack = NO,
+	       .owner_interpreter = NO, .code_adaptive = 184,
+	       .code_firstlineno = 72, .lasti_units = 0, .code_tag_bits = 0 } },
+	{ 12, { .frame_kind = WALKER_IFRAME, .tstate_kind = WALKER_TS_CFRAME,
+	       .runtime_interp_head = 40, .interp_tstate_head = 72,
+	       .tstate_next = 8, .tstate_thread_id = 136, .tstate_frame = 56,
+	       .cframe_current_frame = 0, .frame_code = 0, .frame_back = 8,
+	       .frame_instr = 56, .frame_is_entry = NO, .frame_owner = 70,
+	       .frame_read_size = 72, .owner_cstack = 3,
+	       .owner_interpreter = NO, .code_adaptive = 192,
+	       .code_firstlineno = 68, .lasti_units = 0, .code_tag_bits = 0 } },
+};
+
+/*
+ * Code objects, bytes and str per version, from the same headers.  3.13's
+ * row fills what its _Py_DebugOffsets lacks (the compact str size and the
+ * state bits); the rest of it is checked against the debug offsets read
+ * from a live 3.13 by t3501.
+ */
+static const struct {
+	unsigned minor;
+	struct pytarget_code c;
+} codes[] = {
+	{ 8, { 104, 112, NO, 120, 40, 48, NO, 16, 32, 16, 32, 48, 72, 2, 5, 6 } },
+	{ 9, { 104, 112, NO, 120, 40, 48, NO, 16, 32, 16, 32, 48, 72, 2, 5, 6 } },
+	{ 10, { 104, 112, NO, 120, 40, 48, NO, 16, 32, 16, 32, 48, 72, 2, 5, 6 } },
+	{ 11, { 112, 120, 128, 136, 72, NO, 184, 16, 32, 16, 32, 48, 72, 2, 5, 6 } },
+	{ 12, { 112, 120, 128, 136, 68, NO, 192, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
+	{ 13, { 112, 120, 128, 136, 68, NO, 200, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
+};
+
+const struct walker_layout *pytarget_table_layout(unsigned major,
+						  unsigned minor)
+{
+	size_t i;
+
+	if (major != 3)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(layouts); i++)
+		if (layouts[i].minor == minor)
+			return &layouts[i].l;
+	return NULL;
+}
+
+const struct pytarget_code *pytarget_table_code(unsigned major,
+						unsigned minor)
+{
+	size_t i;
+
+	if (major != 3)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(codes); i++)
+		if (codes[i].minor == minor)
+			return &codes[i].c;
+	return NULL;
+}
+
+/*
+ * _Py_DebugOffsets as an array of 64-bit words: where each value the
+ * walker needs sits, per minor version.  3.13.0's
+ * Include/internal/pycore_runtime.h: cookie (word 0), version (1),
+ * free_threaded (2), runtime_state {size, finalizing, interpreters_head}
+ * (3-5), interpreter_state {size, id, next, threads_head, ...13 words}
+ * (6-18), thread_state {size, prev, next, interp, current_frame,
+ * thread_id, native_thread_id, datastack_chunk, status} (19-27),
+ * interpreter_frame {size, previous, executable, instr_ptr, localsplus,
+ * owner} (28-33), code_object {size, filename, name, qualname,
+ * linetable, firstlineno, argcount, localsplusnames, localspluskinds,
+ * co_code_adaptive} (34-43), pyobject (44-45), type_object (46-49),
+ * tuple (50-52), list (53-55), dict (56-58), float (59-60), long
+ * (61-63), bytes {size, ob_size, ob_sval} (64-66), unicode {size, state,
+ * length, asciiobject_size} (67-70), gc (71-72).
+ */
+struct debug_words {
+	unsigned minor, nwords;
+	unsigned interpreters_head, threads_head, ts_next, ts_current_frame,
+		ts_thread_id, fr_previous, fr_executable, fr_instr_ptr,
+		fr_owner, co_filename, co_name, co_qualname, co_linetable,
+		co_firstlineno, co_code_adaptive, bytes_ob_size, bytes_ob_sval,
+		str_state, str_length, str_ascii_size;
+	unsigned owner_cstack, owner_interpreter, code_tag_bits;
+};
+
+static const struct debug_words debug_layouts[] = {
+	{ 13, 73, 5, 9, 21, 23, 24, 29, 30, 31, 33, 35, 36, 37, 38, 39, 43,
+	  65, 66, 68, 69, 70, 3, NO, 0 },
+};
+
+#define DEBUG_MAX_WORDS 128
+
+const char *pytarget_status_name(enum pytarget_status st)
+{
+	switch (st) {
+	case PYTARGET_OK: return "ok";
+	case PYTARGET_GONE: return "gone";
+	case PYTARGET_NOT_PYTHON: return "not-python";
+	case PYTARGET_NOT_YET: return "not-yet";
+	case PYTARGET_UNSUPPORTED: return "unsupported";
+	case PYTARGET_NO_ACCESS: return "no-access";
+	case PYTARGET_ERROR: break;
+	}
+	return "error";
+}
+
+int pytarget_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	if (!addr || addr > UINT64_MAX - len) {
+		errno = EFAULT;
+		return -1;
+	}
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = EFAULT;	/* a partial read: part not mapped */
+		return -1;
+	}
+	return 0;
+}
+
+static enum pytarget_status fail(struct pytarget *t, enum pytarget_status st,
+				 const char *fmt, ...) PPR_PRINTF(3, 4);
+static enum pytarget_status fail(struct pytarget *t, enum pytarget_status st,
+				 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/* The status for a failed read of the target (errno set by the read). */
+static enum pytarget_status read_fail(struct pytarget *t, const char *what)
+{
+	int e = errno;
+
+	if (e == ESRCH)
+		return fail(t, PYTARGET_GONE, "process %d has exited",
+			    (int)t->pid);
+	if (e == EPERM || e == EACCES)
+		return fail(t, PYTARGET_NO_ACCESS, "cannot read process %d's "
+			    "memory (%s): ptrace access is refused (%s)",
+			    (int)t->pid, what, strerror(e));
+	return fail(t, PYTARGET_ERROR, "cannot read process %d's %s: %s",
+		    (int)t->pid, what, strerror(e));
+}
+
+/* A mapped object: its path and the start of its mapping at offset 0. */
+struct obj {
+	char *path;
+	uint64_t start;
+	int have_start;
+};
+
+/* "libpython3.11.so.1.0", "python3.9", "libpython3.13t.so": X.Y and 't'. */
+static int name_version(const char *path, unsigned *maj, unsigned *min,
+			int *ft)
+{
+	const char *b = strrchr(path, '/');
+	const char *p;
+	char *end;
+	unsigned long a, c;
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "lib", 3))
+		b += 3;
+	if (strncmp(b, "python", 6))
+		return -1;
+	p = b + 6;
+	if (*p < '0' || *p > '9')
+		return -1;
+	a = strtoul(p, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	c = strtoul(end + 1, &end, 10);
+	*maj = (unsigned)a;
+	*min = (unsigned)c;
+	*ft = *end == 't';
+	return 0;
+}
+
+/*
+ * Read /proc/PID/maps: the executable's path and every mapped
+ * libpython; each with the start of its mapping at file offset 0.
+ */
+static enum pytarget_status list_objects(struct pytarget *t, struct obj *objs,
+					 size_t max, size_t *nr)
+{
+	char p[64], exe[PATH_MAX];
+	struct strbuf sb;
+	char *line, *save = NULL;
+	ssize_t n;
+	size_t i;
+
+	*nr = 0;
+	snprintf(p, sizeof(p), "/proc/%d/exe", (int)t->pid);
+	n = readlink(p, exe, sizeof(exe) - 1);
+	if (n < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			return fail(t, PYTARGET_GONE, "process %d does not "
+				    "exist (it has exited)", (int)t->pid);
+		if (errno == EACCES || errno == EPERM)
+			return fail(t, PYTARGET_NO_ACCESS, "cannot read "
+				    "process %d's executable: ptrace access is "
+				    "refused", (int)t->pid);
+		return fail(t, PYTARGET_ERROR, "cannot read %s: %s", p,
+			    strerror(errno));
+	}
+	exe[n] = '\0';
+	objs[0].path = xstrdup(exe);
+	objs[0].have_start = 0;
+	*nr = 1;
+
+	strbuf_init(&sb, 8192);
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)t->pid);
+	if (strbuf_read_file(&sb, p, 64 << 20) < 0) {
+		int e = errno;
+
+		strbuf_release(&sb);
+		if (e == ENOENT || e == ESRCH)
+			return fail(t, PYTARGET_GONE, "process %d has exited",
+				    (int)t->pid);
+		return fail(t, e == EACCES ? PYTARGET_NO_ACCESS :
+			    PYTARGET_ERROR, "cannot read %s: %s", p,
+			    strerror(e));
+	}
+	for (line = strtok_r(sb.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int pos = 0;
+		const char *path, *base;
+		unsigned a, b;
+		int ft;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end,
+			   perms, &off, &pos) < 4 || !pos)
+			continue;
+		path = line + pos;
+		while (*path == ' ')
+			path++;
+		if (*path != '/')
+			continue;
+		base = strrchr(path, '/') + 1;
+		for (i = 0; i < *nr; i++)
+			if (!strcmp(objs[i].path, path))
+				break;
+		if (i == *nr) {
+			if (strncmp(base, "libpython", 9) ||
+			    name_version(path, &a, &b, &ft) || *nr == max)
+				continue;
+			objs[i].path = xstrdup(path);
+			objs[i].have_start = 0;
+			(*nr)++;
+		}
+		if (off == 0 && !objs[i].have_start) {
+			objs[i].start = start;
+			objs[i].have_start = 1;
+		}
+	}
+	strbuf_release(&sb);
+	return PYTARGET_OK;
+}
+
+/*
+ * "3.9.18" from .rodata: the first string "X.Y.<digits>[abrc+...]" that
+ * stands alone or ends a longer one after a '-' or '/': the linker
+ * merges PY_VERSION into the tail of a path such as
+ * "/root/.pyenv/versions/3.9.18" (pyenv's 3.8-3.10), so it is not always
+ * a string of its own.  Only the shown version comes from here: the
+ * layout is chosen by X.Y, from the library's name.
+ */
+static int rodata_version(const struct elf_syms *es, unsigned maj,
+			  unsigned min, char *out, size_t outlen)
+{
+	char pre[16];
+	size_t pl, i;
+
+	pl = (size_t)snprintf(pre, sizeof(pre), "%u.%u.", maj, min);
+	for (i = 0; es->rodata && i + pl < es->rodata_len; i++) {
+		const char *s = (const char *)es->rodata + i;
+		size_t k = pl;
+
+		if ((i && es->rodata[i - 1] && es->rodata[i - 1] != '-' &&
+		     es->rodata[i - 1] != '/') ||
+		    memcmp(s, pre, pl))
+			continue;
+		while (i + k < es->rodata_len && s[k] >= '0' && s[k] <= '9')
+			k++;
+		if (k == pl || i + k >= es->rodata_len)
+			continue;
+		/* then the end, or a release tag, or "+" */
+		while (i + k < es->rodata_len && k < 24 &&
+		       (isalnum((unsigned char)s[k]) || s[k] == '+'))
+			k++;
+		if (i + k >= es->rodata_len || s[k] || k >= outlen)
+			continue;
+		memcpy(out, s, k);
+		out[k] = '\0';
+		return 0;
+	}
+	return -1;
+}
+
+/* PY_VERSION_HEX from "3.9.18", "3.13.0rc2". */
+static unsigned hex_of(const char *v)
+{
+	unsigned a = 0, b = 0, c = 0, serial = 0, level = 0xf;
+	const char *p = v;
+	char *end;
+
+	a = (unsigned)strtoul(p, &end, 10);
+	if (*end == '.')
+		b = (unsigned)strtoul(end + 1, &end, 10);
+	if (*end == '.')
+		c = (unsigned)strtoul(end + 1, &end, 10);
+	if (*end == 'a' || *end == 'b') {
+		level = *end == 'a' ? 0xa : 0xb;
+		serial = (unsigned)strtoul(end + 1, &end, 10);
+	} else if (!strncmp(end, "rc", 2)) {
+		level = 0xc;
+		serial = (unsigned)strtoul(end + 2, &end, 10);
+	}
+	return (a & 0xff) << 24 | (b & 0xff) << 16 | (c & 0xff) << 8 |
+		level << 4 | (serial & 0xf);
+}
+
+static void version_of_hex(unsigned h, char *out, size_t len)
+{
+	unsigned level = h >> 4 & 0xf, serial = h & 0xf;
+
+	snprintf(out, len, "%u.%u.%u%s", h >> 24, h >> 16 & 0xff,
+		 h >> 8 & 0xff, level == 0xa ? "a" : level == 0xb ? "b" :
+		 level == 0xc ? "rc" : "");
+	if (level != 0xf)
+		snprintf(out + strlen(out), len - strlen(out), "%u", serial);
+}
+
+/* 3.13+: the layout and code offsets from _Py_DebugOffsets. */
+static enum pytarget_status from_debug_offsets(struct pytarget *t,
+					       unsigned minor)
+{
+	const struct debug_words *d = NULL;
+	const struct pytarget_code *tc = pytarget_table_code(3, minor);
+	uint64_t w[DEBUG_MAX_WORDS];
+	struct walker_layout *l = &t->layout;
+	struct pytarget_code *c = &t->code;
+	uint64_t maxoff;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(debug_layouts); i++)
+		if (debug_layouts[i].minor == minor)
+			d = &debug_layouts[i];
+	if (!d || !tc)
+		return fail(t, PYTARGET_UNSUPPORTED, "python %s is not "
+			    "supported: the walker knows CPython 3.8 to 3.13 "
+			    "(the _Py_DebugOffsets layout of 3.%u is not "
+			    "checked yet)", t->version, minor);
+	if (pytarget_read(t->pid, t->runtime, w, d->nwords * 8))
+		return read_fail(t, "_Py_DebugOffsets");
+	if (memcmp(&w[0], "xdebugpy", 8))
+		return fail(t, PYTARGET_ERROR, "python %s: _PyRuntime at "
+			    "0x%" PRIx64 " does not start with the "
+			    "_Py_DebugOffsets cookie \"xdebugpy\"", t->version,
+			    t->runtime);
+	if ((w[1] >> 16) != (t->hexversion >> 16))
+		return fail(t, PYTARGET_ERROR, "python %s: _Py_DebugOffsets "
+			    "says version 0x%08" PRIx64 ", not 3.%u",
+			    t->version, w[1], minor);
+	t->hexversion = (unsigned)w[1];
+	version_of_hex(t->hexversion, t->version, sizeof(t->version));
+	if (w[2]) {
+		t->free_threaded = 1;
+		return fail(t, PYTARGET_UNSUPPORTED, "free-threaded CPython "
+			    "%s is not supported (its _Py_DebugOffsets say "
+			    "free_threaded)", t->version);
+	}
+	/* every offset must be a sane one: they index small structures */
+	maxoff = 1 << 20;
+#define W(idx) (w[idx] < maxoff ? (__u32)w[idx] : NO)
+	memset(l, 0, sizeof(*l));
+	l->frame_kind = WALKER_IFRAME;
+	l->tstate_kind = WALKER_TS_DIRECT;
+	l->runtime_interp_head = W(d->interpreters_head);
+	l->interp_tstate_head = W(d->threads_head);
+	l->tstate_next = W(d->ts_next);
+	l->tstate_thread_id = W(d->ts_thread_id);
+	l->tstate_frame = W(d->ts_current_frame);
+	l->cframe_current_frame = NO;
+	l->frame_code = W(d->fr_executable);
+	l->frame_back = W(d->fr_previous);
+	l->frame_instr = W(d->fr_instr_ptr);
+	l->frame_is_entry = NO;
+	l->frame_owner = W(d->fr_owner);
+	l->owner_cstack = d->owner_cstack;
+	l->owner_interpreter = d->owner_interpreter;
+	l->code_adaptive = W(d->co_code_adaptive);
+	l->code_firstlineno = W(d->co_firstlineno);
+	l->lasti_units = 0;
+	l->code_tag_bits = d->code_tag_bits;
+	*c = *tc;
+	c->co_filename = W(d->co_filename);
+	c->co_name = W(d->co_name);
+	c->co_qualname = W(d->co_qualname);
+	c->co_linetable = W(d->co_linetable);
+	c->co_firstlineno = W(d->co_firstlineno);
+	c->co_code_adaptive = W(d->co_code_adaptive);
+	c->bytes_size = W(d->bytes_ob_size);
+	c->bytes_sval = W(d->bytes_ob_sval);
+	c->str_state = W(d->str_state);
+	c->str_length = W(d->str_length);
+	c->str_ascii_size = W(d->str_ascii_size);
+	/* the compact header adds utf8_length and utf8 (two words) */
+	if (c->str_ascii_size != NO)
+		c->str_compact_size = c->str_ascii_size + 16;
+#undef W
+	{
+		uint32_t m = 0;
+		const __u32 need[] = { l->runtime_interp_head,
+			l->interp_tstate_head, l->tstate_next,
+			l->tstate_thread_id, l->tstate_frame, l->frame_code,
+			l->frame_back, l->frame_instr, l->frame_owner,
+			l->code_adaptive, l->code_firstlineno };
+
+		for (i = 0; i < ARRAY_SIZE(need); i++)
+			if (need[i] == NO)
+				return fail(t, PYTARGET_ERROR, "python %s: "
+					    "_Py_DebugOffsets holds an "
+					    "offset out of range", t->version);
+		m = l->frame_code + 8;
+		if (l->frame_back + 8 > m)
+			m = l->frame_back + 8;
+		if (l->frame_instr + 8 > m)
+			m = l->frame_instr + 8;
+		if (l->frame_owner + 1 > m)
+			m = l->frame_owner + 1;
+		l->frame_read_size = (m + 7) / 8 * 8;
+		if (l->frame_read_size > 256)
+			return fail(t, PYTARGET_ERROR, "python %s: the frame "
+				    "fields in _Py_DebugOffsets lie past 256 "
+				    "bytes", t->version);
+	}
+	t->from_debug_offsets = 1;
+	return PYTARGET_OK;
+}
+
+#define MAX_OBJS 8
+
+enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
+{
+	struct obj objs[MAX_OBJS];
+	size_t nr = 0, i;
+	enum pytarget_status st;
+	struct elf_want want[3];
+	struct elf_syms es;
+	const char *holder = NULL, *pybase = NULL;
+	unsigned maj = 0, min = 0;
+	int ft = 0, have_ver = 0, is_python = 0;
+	uint64_t bias = 0, head;
+	char err[PPR_ERR_LEN];
+	const struct walker_layout *tl;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	if (pid <= 0)
+		return fail(t, PYTARGET_GONE, "no process %d", (int)pid);
+	st = list_objects(t, objs, MAX_OBJS, &nr);
+	if (st != PYTARGET_OK)
+		goto out;
+	/* the object that defines _PyRuntime (3.7+) or is a Python 2/3 */
+	for (i = 0; i < nr && !holder; i++) {
+		char root[PATH_MAX + 32];
+		unsigned a, b;
+		int f;
+
+		snprintf(root, sizeof(root), "/proc/%d/root%s", (int)pid,
+			 objs[i].path);
+		want[0].name = "_PyRuntime";
+		want[1].name = "Py_Version";
+		want[2].name = "Py_GetVersion";
+		if (elf_find_symbols(root, want, 3, 1, &es, err, sizeof(err)) &&
+		    elf_find_symbols(objs[i].path, want, 3, 1, &es, err,
+				     sizeof(err)))
+			continue;
+		if (!want[2].found && !want[0].found) {
+			elf_syms_release(&es);
+			continue;
+		}
+		is_python = 1;
+		pybase = objs[i].path;
+		if (!objs[i].have_start || !es.have_load) {
+			elf_syms_release(&es);
+			continue;
+		}
+		bias = objs[i].start - es.load_vaddr;
+		if (!name_version(objs[i].path, &a, &b, &f)) {
+			maj = a;
+			min = b;
+			ft = f;
+			have_ver = 1;
+		}
+		/* Py_Version: an unsigned long (8 bytes) or a 4-byte int;
+		   little-endian, so its low 4 bytes either way */
+		if (want[1].found && (want[1].size == 4 ||
+				      want[1].size == 8)) {
+			uint32_t v;
+
+			if (pytarget_read(pid, want[1].value + bias, &v, 4)) {
+				st = read_fail(t, "Py_Version");
+				elf_syms_release(&es);
+				goto out;
+			}
+			t->hexversion = v;
+			maj = v >> 24;
+			min = v >> 16 & 0xff;
+			version_of_hex(v, t->version, sizeof(t->version));
+			have_ver = 1;
+		} else if (have_ver && !rodata_version(&es, maj, min,
+						       t->version,
+						       sizeof(t->version))) {
+			t->hexversion = hex_of(t->version);
+		} else if (have_ver) {
+			snprintf(t->version, sizeof(t->version), "%u.%u", maj,
+				 min);
+			t->hexversion = maj << 24 | min << 16;
+		}
+		if (want[0].found) {
+			t->runtime = want[0].value + bias;
+			holder = objs[i].path;
+		}
+		elf_syms_release(&es);
+		if (!holder && have_ver)
+			break;
+	}
+	if (!is_python) {
+		st = fail(t, PYTARGET_NOT_PYTHON, "process %d (%s) is not a "
+			  "Python: neither its executable nor a libpython "
+			  "defines _PyRuntime or Py_GetVersion", (int)pid,
+			  objs[0].path);
+		goto out;
+	}
+	snprintf(t->path, sizeof(t->path), "%s", holder ? holder : pybase);
+	if (!have_ver) {
+		st = fail(t, PYTARGET_UNSUPPORTED, "process %d runs a Python "
+			  "(%s) of unknown version: refused, not guessed",
+			  (int)pid, t->path);
+		goto out;
+	}
+	if (ft) {
+		t->free_threaded = 1;
+		st = fail(t, PYTARGET_UNSUPPORTED, "free-threaded CPython %s "
+			  "(%s) is not supported", t->version, t->path);
+		goto out;
+	}
+	if (maj != 3 || min < 8) {
+		st = fail(t, PYTARGET_UNSUPPORTED, "python %s is not "
+			  "supported: the walker reads CPython 3.8 to 3.13",
+			  t->version);
+		goto out;
+	}
+	if (!holder) {
+		st = fail(t, PYTARGET_UNSUPPORTED, "python %s (%s) does not "
+			  "export _PyRuntime: refused", t->version, t->path);
+		goto out;
+	}
+	if ((tl = pytarget_table_layout(maj, min))) {
+		t->layout = *tl;
+		t->code = *pytarget_table_code(maj, min);
+	} else if (min >= 13) {
+		st = from_debug_offsets(t, min);
+		if (st != PYTARGET_OK)
+			goto out;
+	} else {
+		st = fail(t, PYTARGET_UNSUPPORTED, "python %s has no layout "
+			  "table", t->version);
+		goto out;
+	}
+	/* initialised: the first interpreter is linked in */
+	if (pytarget_read(pid, t->runtime + t->layout.runtime_interp_head,
+			  &head, sizeof(head))) {
+		st = read_fail(t, "_PyRuntime");
+		goto out;
+	}
+	if (!head) {
+		st = fail(t, PYTARGET_NOT_YET, "python %s in process %d has "
+			  "not set up its interpreter yet", t->version,
+			  (int)pid);
+		goto out;
+	}
+	st = PYTARGET_OK;
+out:
+	for (i = 0; i < nr; i++)
+		free(objs[i].path);
+	return st;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * walker/pycode.h.  Without arguments: the unit tests (line tables of
+ * each format from hand-made session files, the session file's round
+ * trip, malformed files refused).  With "check PID" it is t3501's tool:
+ * it reads tests/fixtures/walker-lines.py's output on stdin (Python's
+ * own names and lines for its code objects), reads the same code
+ * objects from the live process PID, and compares each; then saves the
+ * cache, loads it into a new one and compares again without the process.
+ */
+#include "compat.h"
+#include "walker/pycode.h"
+#include "strbuf.h"
+#include "tap.h"
+
+#include <unistd.h>
+
+struct want_line {
+	uint32_t off, line;
+};
+
+struct want_code {
+	uint64_t addr;
+	uint32_t first;
+	char *name, *file;
+	struct want_line *lines;
+	size_t nr, alloc;
+};
+
+static int compare(struct pycode_cache *c, pid_t pid,
+		   const struct pytarget *t, struct want_code *w, size_t nw,
+		   const char *pass)
+{
+	size_t i, j, lines = 0;
+	int bad = 0;
+
+	for (i = 0; i < nw; i++) {
+		const struct pycode *pc = t ?
+			pycode_get(c, t, w[i].addr, (uint16_t)w[i].first) :
+			pycode_find(c, pid, w[i].addr, (uint16_t)w[i].first);
+		int ok;
+
+		ok = pc && pc->named && !strcmp(pc->qualname, w[i].name) &&
+		     !strcmp(pc->filename, w[i].file) &&
+		     pc->firstlineno == w[i].first;
+		TAP_OK(ok, "%s: code %s (%s:%u)", pass, w[i].name, w[i].file,
+		       w[i].first);
+		if (!ok) {
+			if (pc)
+				printf("#   got %s (%s:%u)\n", pc->qualname,
+				       pc->filename, pc->firstlineno);
+			bad++;
+			continue;
+		}
+		for (j = 0; j < w[i].nr; j++) {
+			uint32_t got = pycode_line(c, pc, w[i].lines[j].off);
+
+			lines++;
+			if (got != w[i].lines[j].line) {
+				printf("# %s: %s offset %u: line %u, python "
+				       "says %u\n", pass, w[i].name,
+				       w[i].lines[j].off, got,
+				       w[i].lines[j].line);
+				bad++;
+			}
+		}
+		/* not started: the first line, as CPython says */
+		if (pycode_line(c, pc, 0xffffffffu) != w[i].first)
+			bad++;
+	}
+	TAP_OK(!bad, "%s: %zu code objects, %zu offsets agree with python",
+	       pass, nw, lines);
+	return bad;
+}
+
+static int check(pid_t pid)
+{
+	struct pytarget t;
+	struct pycode_cache *c, *c2;
+	struct want_code *w = NULL;
+	size_t nw = 0, aw = 0, i;
+	struct strbuf sb;
+	char *line, *save = NULL, err[PPR_ERR_LEN], path[64];
+	enum pytarget_status st;
+
+	strbuf_init(&sb, 1 << 16);
+	if (strbuf_read_fd(&sb, 0, 64 << 20) < 0)
+		return 2;
+	for (line = strtok_r(sb.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a;
+		unsigned f, o, l;
+		int pos = 0;
+
+		if (sscanf(line, "code %llu %u %n", &a, &f, &pos) == 2 && pos) {
+			char *sp = strchr(line + pos, ' ');
+
+			if (!sp)
+				return 2;
+			if (nw == aw) {
+				aw = aw ? 2 * aw : 16;
+				w = realloc(w, aw * sizeof(*w));
+			}
+			memset(&w[nw], 0, sizeof(*w));
+			w[nw].addr = a;
+			w[nw].first = f;
+			w[nw].name = strndup(line + pos,
+					     (size_t)(sp - (line + pos)));
+			w[nw].file = strdup(sp + 1);
+			nw++;
+		} else if (sscanf(line, "line %u %u", &o, &l) == 2 && nw) {
+			struct want_code *x = &w[nw - 1];
+
+			if (x->nr == x->alloc) {
+				x->alloc = x->alloc ? 2 * x->alloc : 64;
+				x->lines = realloc(x->lines,
+						   x->alloc * sizeof(*x->lines));
+			}
+			x->lines[x->nr].off = o;
+			x->lines[x->nr++].line = l;
+		}
+	}
+	strbuf_release(&sb);
+	st = pytarget_inspect(pid, &t);
+	TAP_INT(st, PYTARGET_OK, "inspect %d: %s", (int)pid,
+		st ? t.why : t.version);
+	if (st != PYTARGET_OK)
+		return tap_done();
+	c = pycode_cache_new();
+	compare(c, pid, &t, w, nw, "live");
+	/* a second lookup is served by the cache */
+	TAP_OK(nw && pycode_get(c, &t, w[0].addr, (uint16_t)w[0].first) ==
+	       pycode_find(c, pid, w[0].addr, (uint16_t)w[0].first),
+	       "the cache serves a second lookup");
+	TAP_OK(nw && !pycode_get(c, &t, w[0].addr,
+				 (uint16_t)(w[0].first + 1)),
+	       "a wrong tag (a reused address) is not named");
+	snprintf(path, sizeof(path), "pycode.%d", (int)getpid());
+	TAP_INT(pycode_save(c, path, err, sizeof(err)), 0, "save: %s", err);
+	c2 = pycode_cache_new();
+	TAP_INT(pycode_load(c2, path, err, sizeof(err)), 0, "load: %s", err);
+	compare(c2, pid, NULL, w, nw, "session file");
+	unlink(path);
+	pycode_cache_free(c);
+	pycode_cache_free(c2);
+	for (i = 0; i < nw; i++) {
+		free(w[i].name);
+		free(w[i].file);
+		free(w[i].lines);
+	}
+	free(w);
+	return tap_done();
+}
+
+static struct pycode_cache *load_str(const char *s, int *r)
+{
+	struct pycode_cache *c = pycode_cache_new();
+	char err[PPR_ERR_LEN];
+
+	*r = pycode_load_buf(c, s, strlen(s), err, sizeof(err));
+	return c;
+}
+
+int main(int argc, char **argv)
+{
+	struct pycode_cache *c;
+	const struct pycode *p;
+	int r;
+
+	if (argc == 3 && !strcmp(argv[1], "check"))
+		return check((pid_t)atoi(argv[2]));
+
+	/* 3.8 lnotab: +6 bytes +1 line, +4 bytes +2 lines, +250 +200 */
+	c = load_str("pyperf-run pycode 1\n"
+		     "c 7 1000 10 10 8 0 f a%20b.py 060104020a7f\n", &r);
+	TAP_INT(r, 0, "an lnotab entry loads");
+	p = pycode_find(c, 7, 0x1000, 10);
+	TAP_OK(p && !strcmp(p->filename, "a b.py") && !p->qualified,
+	       "escaped file name, not qualified");
+	TAP_INT(pycode_line(c, p, 0), 10, "lnotab: offset 0");
+	TAP_INT(pycode_line(c, p, 5), 10, "lnotab: offset 5");
+	TAP_INT(pycode_line(c, p, 6), 11, "lnotab: offset 6");
+	TAP_INT(pycode_line(c, p, 10), 13, "lnotab: offset 10");
+	TAP_INT(pycode_line(c, p, 19), 13, "lnotab: offset 19");
+	TAP_INT(pycode_line(c, p, 20), 140, "lnotab: offset 20 (+127)");
+	TAP_INT(pycode_line(c, p, 0xffffffffu), 10, "not started: first line");
+	pycode_cache_free(c);
+
+	/* 3.10: 4 bytes +1, 2 bytes no line (-128 = 0x80), 4 bytes -1 */
+	c = load_str("pyperf-run pycode 1\n"
+		     "c 7 2000 20 20 10 0 g g.py 04010280" "04ff\n", &r);
+	TAP_INT(r, 0, "a 3.10 line table loads");
+	p = pycode_find(c, 7, 0x2000, 20);
+	TAP_INT(pycode_line(c, p, 2), 21, "3.10: offset 2");
+	TAP_INT(pycode_line(c, p, 4), 0, "3.10: offset 4 has no line");
+	TAP_INT(pycode_line(c, p, 6), 20, "3.10: offset 6");
+	TAP_INT(pycode_line(c, p, 10), 0, "3.10: past the end");
+	pycode_cache_free(c);
+
+	/*
+	 * 3.11+: 0x80|13<<3|0 = 0xe8, svarint +1 (2): 1 unit, line 31;
+	 * 0xf9 (15, 2 units): no location; 0xd8|1 = 0xd9 (11: +1, 2 units,
+	 * two column bytes): line 32; 0xf0 (14, 1 unit) long form with
+	 * svarint -2 (5), end line, cols: line 30; 0x80 (short, 1 unit,
+	 * one column byte): line 30.
+	 */
+	c = load_str("pyperf-run pycode 1\n"
+		     "c 9 3000 30 30 11 1 K.m%c3%a9 m.py "
+		     "e802f9d90102f00500010280 01\n", &r);
+	TAP_INT(r, -1, "a space inside the table is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\n"
+		     "c 9 3000 30 30 11 1 K.m%c3%a9 m.py "
+		     "e802f9d90102f0050001028001\n", &r);
+	TAP_INT(r, 0, "a location table loads");
+	p = pycode_find(c, 9, 0x3000, 30);
+	TAP_OK(p && !strcmp(p->qualname, "K.m\xc3\xa9") && p->qualified,
+	       "non-ASCII qualname");
+	TAP_INT(pycode_line(c, p, 0), 31, "3.11: offset 0");
+	TAP_INT(pycode_line(c, p, 2), 0, "3.11: offset 2 has no location");
+	TAP_INT(pycode_line(c, p, 4), 0, "3.11: offset 4 has no location");
+	TAP_INT(pycode_line(c, p, 6), 32, "3.11: offset 6");
+	TAP_INT(pycode_line(c, p, 8), 32, "3.11: offset 8 (a CACHE unit)");
+	TAP_INT(pycode_line(c, p, 10), 30, "3.11: offset 10, long form");
+	TAP_INT(pycode_line(c, p, 12), 30, "3.11: offset 12, short form");
+	TAP_INT(pycode_line(c, p, 14), 0, "3.11: past the end");
+	TAP_INT(pycode_line(c, p, 0xfffffffeu), 30,
+		"3.11: prev_instr before the code: the first line");
+	pycode_cache_free(c);
+
+	c = load_str("pyperf-run pycode 2\n", &r);
+	TAP_INT(r, -1, "another version is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nc 1 10 5 5 8 0 a b -", &r);
+	TAP_INT(r, -1, "a cut line is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nc 1 10 5 6 8 0 a b -\n", &r);
+	TAP_INT(r, -1, "a tag that is not the first line's is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nc 1 10 5 5 8 0 a%00 b -\n", &r);
+	TAP_INT(r, -1, "an escaped NUL is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nc 1 10 5 5 8 0 a b -\n"
+		     "c 1 10 5 5 8 0 a b -\n", &r);
+	TAP_INT(r, -1, "a duplicate entry is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nc 1 10 5 5 9 0 a b -\n", &r);
+	TAP_INT(r, -1, "an unknown table format is refused");
+	pycode_cache_free(c);
+	return tap_done();
+}
