@@ -322,8 +322,10 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 		if (!(q = TAKE(4)))
 			return -1;
 		v = get_le32(q);
-		if (!TAKE(v))
+		if (!(q = TAKE(v)))
 			return -1;
+		s->raw = v ? q : NULL;
+		s->raw_size = (uint32_t)v;
 	}
 	if (t & S_BRANCH_STACK) {
 		if (!(q = TAKE(8)))

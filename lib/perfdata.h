@@ -75,6 +75,9 @@ struct pd_sample {
 	const unsigned char *regs;
 	uint64_t regs_abi;
 	int nr_regs;
+	/* PERF_SAMPLE_RAW: raw_size bytes (NULL: none), unaligned */
+	const unsigned char *raw;
+	uint32_t raw_size;
 };
 
 /* Record types and misc bits (linux/perf_event.h, perf's own types). */

@@ -22,7 +22,8 @@
  *                    "threads": [ { "tid", "comm", "samples", "share",
  *                                   "functions": [...] } ] } ]
  * }
- * FUNCTION: { "name", "kind", "function", "file", "dso",
+ * FUNCTION: { "name", "kind", "function", "file", "line" (a Python
+ *             frame's line, when the source knew it), "dso",
  *             "self_samples", "total_samples", "self_share",
  *             "total_share" }   (shares are fractions of "samples",
  *             0..1; shares of per-task lists are of that task)
@@ -95,6 +96,10 @@ static void functions(struct json *j, const struct profile *p,
 		json_string(j, f->func);
 		json_key(j, "file");
 		json_string(j, f->file);
+		if (f->line) {
+			json_key(j, "line");
+			json_uint(j, f->line);
+		}
 		json_key(j, "dso");
 		json_string(j, f->dso);
 		json_key(j, keys->self_fn);

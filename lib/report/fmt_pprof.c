@@ -234,6 +234,8 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 		fnp[i] = &fn[i];
 		perftools__profiles__line__init(&line[i]);
 		line[i].function_id = i + 1;
+		/* the walker's Python frames know their line (0: none) */
+		line[i].line = (int64_t)f->line;
 		linep[i] = &line[i];
 		perftools__profiles__location__init(&loc[i]);
 		loc[i].id = i + 1;

@@ -184,6 +184,10 @@ int fmt_speedscope_write(const struct profile *p, const struct fmt_opts *o,
 			json_key(&j, "file");
 			json_string(&j, file);
 		}
+		if (f->line) {
+			json_key(&j, "line");
+			json_uint(&j, f->line);
+		}
 		json_end_object(&j);
 	}
 	json_end_array(&j);

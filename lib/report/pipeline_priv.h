@@ -55,6 +55,7 @@ struct rframe {
 	uint8_t root;		/* where a process or thread starts */
 	uint8_t marker;		/* perf's end-of-chain marker, not code */
 	pid_t map_pid;		/* from "/tmp/perf-PID.map", or 0 */
+	uint32_t line;		/* a source-named Python frame's line */
 };
 
 /* One process's perf map, read when first needed. */

@@ -266,6 +266,7 @@ void profile_meta_set(struct profile *p, const char *key, const char *value)
 struct frame_key {
 	enum frame_kind kind;
 	const char *name, *func, *file, *dso;
+	uint32_t line;
 };
 
 static int streq_null(const char *a, const char *b)
@@ -281,7 +282,8 @@ static int frame_eq(const void *ctx, uint32_t id)
 	const struct profile *p = ((const void *const *)ctx)[1];
 	const struct frame *f = &p->frames[id];
 
-	return f->kind == k->kind && streq_null(f->func, k->func) &&
+	return f->kind == k->kind && f->line == k->line &&
+	       streq_null(f->func, k->func) &&
 	       streq_null(f->file, k->file) && streq_null(f->dso, k->dso) &&
 	       (!k->name || !strcmp(f->name, k->name));
 }
@@ -338,10 +340,19 @@ uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
 			      const char *func, const char *file,
 			      const char *dso)
 {
+	return profile_frame_intern_line(p, kind, native, name, func, file,
+					 dso, 0);
+}
+
+uint32_t profile_frame_intern_line(struct profile *p, enum frame_kind kind,
+				   enum native_class native, const char *name,
+				   const char *func, const char *file,
+				   const char *dso, uint32_t line)
+{
 	struct profile_priv *pp = p->priv;
-	struct frame_key k = { kind, name, func, file, dso };
+	struct frame_key k = { kind, name, func, file, dso, line };
 	const void *ctx[2] = { &k, p };
-	uint64_t h = hash_str(func, (uint64_t)kind + 1);
+	uint64_t h = hash_str(func, (uint64_t)kind + 1 + 131 * (uint64_t)line);
 	uint32_t id;
 	struct frame *f;
 
@@ -360,8 +371,14 @@ uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
 	f->func = func ? xstrdup(func) : NULL;
 	f->file = file ? xstrdup(file) : NULL;
 	f->dso = dso ? xstrdup(dso) : NULL;
-	f->name = name ? sanitize(xstrdup(name)) :
-		profile_display_name(kind, func, file, dso);
+	f->line = line;
+	if (name)
+		f->name = sanitize(xstrdup(name));
+	else if (kind == FRAME_PYTHON && line && file && *file)
+		f->name = sanitize(xasprintf("%s (%s:%u)",
+					     func ? func : "", file, (unsigned)line));
+	else
+		f->name = profile_display_name(kind, func, file, dso);
 	htab_insert(&pp->frame_tab, h, id);
 	return id;
 }
@@ -576,8 +593,8 @@ void profile_prune(struct profile *p, double min_share)
 	for (i = 0; i < p->nr_frames; i++) {
 		const struct frame *f = &p->frames[i];
 
-		profile_frame_intern(&q, f->kind, f->native, f->name,
-				     f->func, f->file, f->dso);
+		profile_frame_intern_line(&q, f->kind, f->native, f->name,
+					  f->func, f->file, f->dso, f->line);
 	}
 	small = profile_frame_intern(&q, FRAME_UNKNOWN, NATIVE_NONE,
 				     "[small frames]", NULL, NULL, NULL);

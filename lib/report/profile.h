@@ -109,6 +109,12 @@ struct frame {
 	const char *dso;
 	enum frame_kind kind;
 	enum native_class native;
+	/*
+	 * A Python frame's line, when its source knew it (the in-kernel
+	 * frame walker reads it from the code object's line table): one
+	 * frame per line, named "func (file:line)"; 0 otherwise.
+	 */
+	uint32_t line;
 };
 
 /*
@@ -274,6 +280,16 @@ struct profile_quality {
 				   that did not reach a root: not judged,
 				   under "[python start-up]" */
 	unsigned ctx_damaged;	/* context tables read only up to damage */
+	/* the in-kernel frame walker's samples (report/walkmerge.h) */
+	uint64_t walker_samples;
+	uint64_t walker_py_frames;	/* Python frames it gave */
+	uint64_t walker_unnamed;	/* ... whose code object was not named */
+	uint64_t walker_no_python;	/* samples with no Python frame */
+	uint64_t walker_cut_cap;	/* judged cut: deeper than its cap */
+	uint64_t walker_cut_read;	/* ... a frame it could not read */
+	uint64_t walker_native_short;	/* Python frames past the native
+					   unwinding: the C frames between
+					   those calls are missing */
 };
 
 /* One key=value line of the session's meta file. */
@@ -387,6 +403,11 @@ uint32_t profile_frame_intern(struct profile *p, enum frame_kind kind,
 			      enum native_class native, const char *name,
 			      const char *func, const char *file,
 			      const char *dso);
+/* The same with a Python frame's line (0: none, as above). */
+uint32_t profile_frame_intern_line(struct profile *p, enum frame_kind kind,
+				   enum native_class native, const char *name,
+				   const char *func, const char *file,
+				   const char *dso, uint32_t line);
 uint32_t profile_task_intern(struct profile *p, pid_t pid, pid_t tid,
 			     const char *comm);
 void profile_stack_add(struct profile *p, const uint32_t *frames,

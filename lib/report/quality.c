@@ -13,6 +13,9 @@
 #include "perfdata.h"
 #include "report/pipeline_priv.h"
 
+#include <linux/types.h>
+#include "walker/walker_abi.h"
+
 static char *count_str(uint64_t v, char *buf, size_t len)
 {
 	char tmp[32];
@@ -69,9 +72,20 @@ static void quality_cuts(struct profile *p)
 			why = "the unwinder stopped inside the stack dump (a "
 			      "frame without unwind information; a bigger "
 			      "dump would not help)";
+			if (q->walker_cut_read == q->cut[r])
+				why = "the frame walker could not read a Python "
+				      "frame (the thread's frames changed while "
+				      "they were read, or memory was paged "
+				      "out); the walk stopped there";
 			break;
 		case CUT_DEPTH:
-			if (q->max_stack)
+			if (q->walker_cut_cap == q->cut[r])
+				extra = xasprintf("the Python stack was deeper "
+						  "than the frame walker's cap "
+						  "of %u frames: the outermost "
+						  "frames are missing",
+						  WALKER_MAX_PY_FRAMES);
+			else if (q->max_stack)
 				extra = xasprintf("the call chain reached the "
 						  "kernel's cap of %u frames "
 						  "(kernel.perf_event_max_"
@@ -125,6 +139,37 @@ static void quality_dump_advice(struct profile *p)
 	}
 }
 
+/* What the in-kernel frame walker could not give (report/walkmerge.h). */
+static void quality_walker(struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+	char a[32], b[32], pc[16];
+
+	if (!q->walker_samples)
+		return;
+	if (q->walker_unnamed)
+		profile_warn(p, "%s of the frame walker's Python frames (%s of "
+			     "%s) are unnamed: their code object could not be "
+			     "read while the process ran (freed, or the "
+			     "process ended first); they are under [unnamed "
+			     "Python code]",
+			     pct_str(q->walker_unnamed, q->walker_py_frames,
+				     pc, sizeof(pc)),
+			     count_str(q->walker_unnamed, a, sizeof(a)),
+			     count_str(q->walker_py_frames, b, sizeof(b)));
+	if (q->walker_native_short)
+		profile_warn(p, "%s of the frame walker's samples (%s of %s) "
+			     "have more Python calls than the copied stack "
+			     "could unwind: every Python frame is there, but "
+			     "the C functions between the outer Python calls "
+			     "(a C extension calling back into Python) are "
+			     "not; a bigger --stack-size would show them",
+			     pct_str(q->walker_native_short, q->walker_samples,
+				     pc, sizeof(pc)),
+			     count_str(q->walker_native_short, a, sizeof(a)),
+			     count_str(q->walker_samples, b, sizeof(b)));
+}
+
 /* The warnings a reader needs to trust the numbers (see profile.h). */
 void quality_warnings(struct profile *p, const char *unnamed_example)
 {
@@ -169,6 +214,7 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     q->ctx_damaged == 1 ? " was" : "s were",
 			     q->ctx_damaged == 1 ? "its" : "their",
 			     q->ctx_damaged == 1 ? "" : "es");
+	quality_walker(p);
 	if (q->bad_names)
 		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
 			     "control bytes or torn records in a perf map or "

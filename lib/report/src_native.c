@@ -11,10 +11,15 @@
 #include "perfdata.h"
 #include "report/owntasks.h"
 #include "report/src_native.h"
+#include "walker/pycode.h"
+#include <linux/types.h>
+#include "walker/walker_abi.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
 #include "unwind/hmap.h"
 #include "unwind/unwind.h"
+
+#include <unistd.h>
 
 /* Frames per sample: a 64 KiB dump holds at most 8 Ki return addresses. */
 #define MAX_FRAMES 16384
@@ -49,6 +54,9 @@ struct native_stream {
 	struct smap names;	/* interned comms */
 	struct unwind_frame *uf;
 	struct sample_frame *pf;
+	struct sample_frame *mf;	/* frames merged with the walker's */
+	struct pycode_cache *pycode, *own_pycode;
+	struct walkmerge_stats wstats;
 	sample_fn cb;
 	void *data;
 	uint64_t samples, frames, bad_samples;
@@ -156,6 +164,20 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	ps.event.len = strlen(ev);
 	ps.frames = r->pf;
 	ps.nr_frames = (size_t)n;
+	if (s.raw) {
+		struct walkmerge_result wr;
+
+		walkmerge(r->pycode, s.pid, s.raw, s.raw_size, r->pf,
+			  (size_t)n, r->mf, MAX_FRAMES, &wr, &r->wstats);
+		if (wr.walker) {
+			ps.frames = r->mf;
+			ps.nr_frames = wr.n;
+			ps.py_whole = wr.py_whole;
+			ps.py_cut = wr.flags & WALKER_F_PY_CUT ? 1 :
+				    wr.flags & WALKER_F_PY_READ ? 2 : 0;
+			n = (int)wr.n;
+		}
+	}
 	if (s.attr->sample_stack_user && s.have_stack) {
 		ps.dump_known = 1;
 		ps.dump_full = s.dyn_size == s.stack_size;
@@ -187,8 +209,37 @@ int native_stream_new(struct native_stream **out, const struct perfdata *d,
 	ns->data = data;
 	ns->uf = xcalloc(MAX_FRAMES, sizeof(*ns->uf));
 	ns->pf = xcalloc(MAX_FRAMES, sizeof(*ns->pf));
+	ns->mf = xcalloc(MAX_FRAMES, sizeof(*ns->mf));
+	if (session_dir) {
+		/* the walker's code objects, when the session has them */
+		char *path = xasprintf("%s/pycode", session_dir);
+
+		if (!access(path, F_OK)) {
+			ns->own_pycode = pycode_cache_new();
+			if (pycode_load(ns->own_pycode, path, err,
+					errlen) < 0) {
+				free(path);
+				native_stream_free(ns);
+				return -1;
+			}
+			ns->pycode = ns->own_pycode;
+		}
+		free(path);
+	}
 	*out = ns;
 	return 0;
+}
+
+void native_stream_set_pycode(struct native_stream *ns,
+			      struct pycode_cache *c)
+{
+	ns->pycode = c;
+}
+
+const struct walkmerge_stats *native_stream_walker(
+	const struct native_stream *ns)
+{
+	return &ns->wstats;
 }
 
 void native_stream_free(struct native_stream *ns)
@@ -196,6 +247,8 @@ void native_stream_free(struct native_stream *ns)
 	if (!ns)
 		return;
 	unwind_free(ns->u);
+	pycode_cache_free(ns->own_pycode);
+	free(ns->mf);
 	umap_release(&ns->comms);
 	smap_release(&ns->names, NULL);
 	own_tasks_release(&ns->own);
@@ -387,6 +440,7 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		st->samples = r.ns->samples;
 		st->frames = r.ns->frames;
 		st->bad_samples = r.ns->bad_samples;
+		st->walker = r.ns->wstats;
 		st->unwind_fallbacks = us->fallbacks;
 		st->lost = r.d.lost > r.d.lost_samples ? r.d.lost :
 			   r.d.lost_samples;
@@ -435,8 +489,15 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	o.progress_data = l->f->progress_data;
 	ret = native_load(&o, &st, &cb_ret, err, errlen);
 	if (!ret) {
+		struct profile_quality *q = &l->p->quality;
+
 		l->recorded = st.samples + st.bad_samples;
 		l->lost = st.lost;
+		q->walker_samples = st.walker.samples;
+		q->walker_py_frames = st.walker.py_frames;
+		q->walker_unnamed = st.walker.unnamed;
+		q->walker_no_python = st.walker.no_python;
+		q->walker_native_short = st.walker.native_short;
 	}
 	return ret;
 }

@@ -18,6 +18,7 @@
  */
 #include "compat.h"
 #include "report/sample.h"
+#include "report/walkmerge.h"
 
 struct perfdata;
 struct pd_record;
@@ -29,6 +30,7 @@ struct native_stats {
 	uint64_t frames;
 	uint64_t unwind_fallbacks;	/* libdwfl single steps */
 	uint64_t lost;		/* samples perf lost (buffer full) */
+	struct walkmerge_stats walker;	/* the frame walker's samples */
 };
 
 /* NATIVE_DWFL_ONLY: libdwfl for every frame (a cross-check, slow). */
@@ -77,5 +79,15 @@ int native_stream_new(struct native_stream **out, const struct perfdata *d,
 		      void *data, char *err, size_t errlen);
 int native_stream_record(struct native_stream *ns, const struct pd_record *r);
 void native_stream_free(struct native_stream *ns);
+/*
+ * The code objects that name the frame walker's Python frames: the
+ * session's pycode file is read by native_stream_new(); top gives its
+ * live cache here (not owned).
+ */
+struct pycode_cache;
+void native_stream_set_pycode(struct native_stream *ns,
+			      struct pycode_cache *c);
+const struct walkmerge_stats *native_stream_walker(
+	const struct native_stream *ns);
 
 #endif

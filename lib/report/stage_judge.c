@@ -188,6 +188,16 @@ static enum stack_cut judge(struct loader *l, const struct sample *s,
 	if (outer_user == SIZE_MAX)
 		return CUT_NONE;
 	q->judged++;
+	if (s->py_cut) {
+		/* the walker stopped: at its frame cap, or a failed read */
+		cut = s->py_cut == 1 ? CUT_DEPTH : CUT_UNWIND;
+		if (s->py_cut == 1)
+			q->walker_cut_cap++;
+		else
+			q->walker_cut_read++;
+		q->cut[cut]++;
+		return cut;
+	}
 	if (root) {
 		q->cut[CUT_NONE]++;
 		return CUT_NONE;

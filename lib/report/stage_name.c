@@ -259,7 +259,8 @@ static int raw_eq(const void *ctx, uint32_t id)
 	const struct loader *l = ((const void *const *)ctx)[1];
 	const struct rframe *r = &l->raw[id];
 
-	return r->kind == f->kind && r->keylen == f->sym.len + 1 + f->dso.len &&
+	return r->kind == f->kind && r->line == f->line &&
+	       r->keylen == f->sym.len + 1 + f->dso.len &&
 	       !memcmp(r->key, f->sym.s, f->sym.len) &&
 	       !r->key[f->sym.len] &&
 	       !memcmp(r->key + f->sym.len + 1, f->dso.s, f->dso.len);
@@ -268,8 +269,8 @@ static int raw_eq(const void *ctx, uint32_t id)
 /*
  * A Python frame its source named (SAMPLE_FRAME_PYTHON: sym the
  * qualname, dso the file): the same profile frame as a perf map's
- * "py::QUALNAME:FILE" for that function.  The model has no lines
- * (profile.h): the function's samples are one frame.  A name that
+ * "py::QUALNAME:FILE" for that function, or with its line (the
+ * walker's frames) one frame per line (profile.h).  A name that
  * cannot be shown is dropped and counted, as a perf map's is.
  */
 static void raw_python(struct loader *l, struct rframe *r,
@@ -292,8 +293,8 @@ static void raw_python(struct loader *l, struct rframe *r,
 	func = xstrndup(f->sym.s, f->sym.len);
 	file = f->dso.len ? xstrndup(f->dso.s, f->dso.len) : NULL;
 	r->cls = C_PY;
-	r->frame = profile_frame_intern(l->p, FRAME_PYTHON, NATIVE_NONE, NULL,
-					func, file, NULL);
+	r->frame = profile_frame_intern_line(l->p, FRAME_PYTHON, NATIVE_NONE,
+					     NULL, func, file, NULL, f->line);
 	free(func);
 	free(file);
 }
@@ -393,7 +394,8 @@ static struct rframe *raw_intern(struct loader *l, const struct sample_frame *f)
 	size_t tail = f->dso.len < 16 ? f->dso.len : 16;
 	uint64_t h = prof_hash(f->sym.s, f->sym.len,
 			       prof_hash(f->dso.s + f->dso.len - tail, tail,
-					 f->dso.len)) + f->kind;
+					 f->dso.len)) + f->kind +
+		     ((uint64_t)f->line << 8);
 	uint32_t id = htab_find(&l->raw_tab, h, raw_eq, ctx);
 	struct rframe *r;
 	char *key;
@@ -412,6 +414,7 @@ static struct rframe *raw_intern(struct loader *l, const struct sample_frame *f)
 	r->key = key;
 	r->keylen = (uint32_t)(f->sym.len + 1 + f->dso.len);
 	r->kind = f->kind;
+	r->line = f->line;
 	htab_insert(&l->raw_tab, h, id);
 	if (f->kind == SAMPLE_FRAME_PYTHON)
 		raw_python(l, r, f);
@@ -610,7 +613,10 @@ void name_frames(struct loader *l, const struct sample *s,
 		if (c != C_KERNEL && !r->marker)
 			nm->outer_user = i, nm->outer_root = r->root;
 	}
-	/* a stack rebuilt up to its root context is whole */
-	if (nm->cr == CTX_ROOT)
+	/*
+	 * a stack rebuilt up to its root context is whole; so is one whose
+	 * Python frames the walker followed to the thread's first
+	 */
+	if (nm->cr == CTX_ROOT || (s->py_whole && nm->any_py))
 		nm->outer_root = 1;
 }

@@ -132,11 +132,11 @@ static void load(struct profile *p, enum profile_view view,
 		addr(0x4000, "Py_RunMain", "/usr/bin/python3.11"),
 		addr(0x1000, "_start", "/usr/bin/python3.11"),
 	};
-	/* the same function as a perf map names it: one frame */
+	/* the same function as a perf map names it (no line) */
 	const struct sample_frame mapped[] = {
 		addr(0x7f0000001000ull, "py::Model.step:/app/model.py",
 		     "[unknown]"),
-		py("main", "/app/run.py", 8),
+		py("main", "/app/run.py", 0),
 		addr(0x1000, "_start", "/usr/bin/python3.11"),
 	};
 	/* a name read from a damaged interpreter: dropped, said */
@@ -236,24 +236,29 @@ int main(void)
 	uint32_t id;
 
 	load(&p, PROFILE_VIEW_PYTHON, &sb);
-	id = frame_named(&p, "Model.step (/app/model.py)");
+	id = frame_named(&p, "Model.step (/app/model.py:42)");
 	TAP_OK(id != UINT32_MAX, "a named Python frame is a Python frame");
 	if (id != UINT32_MAX) {
 		TAP_INT(p.frames[id].kind, FRAME_PYTHON, "  of kind python");
 		TAP_STR(p.frames[id].func, "Model.step", "  its qualname");
 		TAP_STR(p.frames[id].file, "/app/model.py", "  its file");
+		TAP_INT(p.frames[id].line, 42, "  its line");
 	}
 	self = xcalloc(p.nr_frames, sizeof(*self));
 	total = xcalloc(p.nr_frames, sizeof(*total));
 	profile_frame_totals(&p, PROFILE_NO_TASK, self, total);
-	TAP_INT(id != UINT32_MAX ? self[id] : 0, 2,
-		"named by the walker or by a perf map: the same frame");
+	TAP_INT(id != UINT32_MAX ? self[id] : 0, 1,
+		"a line is a frame of its own");
+	id = frame_named(&p, "Model.step (/app/model.py)");
+	TAP_INT(id != UINT32_MAX ? self[id] : 0, 1,
+		"a walker's frame without a line and a perf map's: the same");
 	free(self);
 	free(total);
 	/* the damaged frame is no Python frame: the sample ran in user code */
 	TAP_STR(sb.buf, "[native]\n"
-		"main (/app/run.py);Model.step (/app/model.py)\n",
-		"python view: the Python frames, one stack for both namings");
+		"main (/app/run.py);Model.step (/app/model.py)\n"
+		"main (/app/run.py:7);Model.step (/app/model.py:42)\n",
+		"python view: the Python frames, lines where known");
 	TAP_INT(p.quality.bad_names, 1, "the damaged name is counted");
 	TAP_INT(p.quality.cut[CUT_NONE], 3,
 		"every stack reaches _start: complete");
@@ -261,13 +266,14 @@ int main(void)
 
 	load(&p, PROFILE_VIEW_MIXED, &sb);
 	TAP_STR(sb.buf, "_start;[unknown]\n"
-		"main (/app/run.py);Model.step (/app/model.py)\n",
+		"main (/app/run.py);Model.step (/app/model.py)\n"
+		"main (/app/run.py:7);Model.step (/app/model.py:42)\n",
 		"mixed view: the eval loop and start-up folded away");
 	profile_release(&p);
 
 	load(&p, PROFILE_VIEW_ALL, &sb);
 	TAP_STR(sb.buf, "_start;Py_RunMain;_PyEval_EvalFrameDefault;"
-		"main (/app/run.py);Model.step (/app/model.py)\n"
+		"main (/app/run.py:7);Model.step (/app/model.py:42)\n"
 		"_start;[unknown]\n"
 		"_start;main (/app/run.py);Model.step (/app/model.py)\n",
 		"all view: every frame, named ones in place");
