@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The in-kernel frame walker: BPF programs that sample the watched
+ * processes and walk their Python frames where the sample was taken.
+ * Compiled by clang's BPF target against the kernel's vmlinux.h (CO-RE),
+ * loaded by walker.c through its bpftool skeleton.  What the maps and
+ * events hold is walker_abi.h.
+ *
+ *   walker_sample   cpu-clock perf event, one per CPU: a WALKER_EV_SAMPLE
+ *                   for each sample of a watched process
+ *   walker_switch   tp_btf/sched_switch (config.wall): OFFCPU for a watched
+ *                   prev, ONCPU for a watched next
+ *   walker_fork     tp_btf/sched_process_fork: a watched parent's child is
+ *                   watched too (config.follow_children), FORK
+ *   walker_exec     tp_btf/sched_process_exec: EXEC, the runtime forgotten
+ *   walker_exit     tp_btf/sched_process_exit: EXIT for a watched thread
+ *
+ * Kept for the verifier of kernel 6.x with clang 14: the frame walk is a
+ * bpf_loop() callback (a plain loop of 1024 frames exceeds the verifier's
+ * 1M-instruction budget), every variable offset into the scratch buffer
+ * is bounded by an explicit test just before its use, no signed
+ * division, and the perf event's registers are read as 8-byte fields.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "walker/walker_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Where the parts of a sample go in the event (walker_abi.h). */
+#define REGS_OFF	((__u32)sizeof(struct walker_sample))
+#define KSTACK_OFF	(REGS_OFF + WALKER_NR_REGS * 8)
+#define KSTACK_BYTES	(WALKER_MAX_KSTACK * 8)
+#define PY_OFF_MAX	(KSTACK_OFF + KSTACK_BYTES)
+#define PYF_SIZE	((__u32)sizeof(struct walker_py_frame))
+#define USTACK_OFF_MAX	(PY_OFF_MAX + WALKER_MAX_PY_FRAMES * PYF_SIZE)
+#define EV_MAX		(USTACK_OFF_MAX + WALKER_USTACK_MAX)
+/* One frame as read from the target: walker.c refuses larger layouts. */
+#define FBUF_MAX	256
+
+#define PAGE		4096ull
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+
+/* A sample being built, and the frame just read (per CPU, see scratch). */
+struct scratch {
+	__u8 ev[EV_MAX];
+	__u8 fbuf[FBUF_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WALKER_MAX_LAYOUTS);
+	__type(key, __u32);
+	__type(value, struct walker_layout);
+} layouts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct walker_proc);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct walker_config);
+} wconfig SEC(".maps");
+
+/* pid_tgid -> PyThreadState address, re-checked at every use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} tstates SEC(".maps");
+
+/*
+ * Two slots per CPU: [2 * cpu] for the perf event, [2 * cpu + 1] for
+ * sched_switch.  A per-CPU array cannot hold values this big (32 KiB is
+ * its limit); walker.c sets max_entries to twice the possible CPUs.
+ * sched_switch runs with interrupts off, so the cpu-clock program cannot
+ * interrupt it on its CPU, but each has its own slot all the same.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} ring SEC(".maps");
+
+/* Events the ring buffer refused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline void count_lost(void)
+{
+	__u32 k = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &k);
+
+	if (n)
+		*n += 1;
+}
+
+static __always_inline void output(void *data, __u64 size)
+{
+	if (bpf_ringbuf_output(&ring, data, size, 0))
+		count_lost();
+}
+
+static __always_inline void fill_hdr(struct walker_ev_hdr *h, __u32 type,
+				     __u32 size, __u32 tgid, __u32 tid)
+{
+	h->type = type;
+	h->size = size;
+	h->time_ns = bpf_ktime_get_ns();
+	h->pid = tgid;
+	h->tid = tid;
+	h->cpu = bpf_get_smp_processor_id();
+	h->flags = 0;
+}
+
+/* --- reading the frame buffer at offsets from the layout ---------------- */
+
+static __always_inline __u64 rd64(const __u8 *b, __u32 off)
+{
+	if (off > FBUF_MAX - 8)
+		return 0;
+	return *(const __u64 *)(b + off);
+}
+
+static __always_inline __u32 rd32(const __u8 *b, __u32 off)
+{
+	if (off > FBUF_MAX - 4)
+		return 0;
+	return *(const __u32 *)(b + off);
+}
+
+static __always_inline __u8 rd8(const __u8 *b, __u32 off)
+{
+	if (off > FBUF_MAX - 1)
+		return 0;
+	return b[off];
+}
+
+/* --- the thread state ----------------------------------------------------- */
+
+struct ts_walk {
+	__u64 ts;		/* the thread state being looked at */
+	__u64 want;		/* the thread's pthread_self() */
+	__u32 off_id;
+	__u32 off_next;
+	__u64 found;
+};
+
+static long ts_step(__u32 i, void *data)
+{
+	struct ts_walk *w = data;
+	__u64 id = 0, next = 0;
+
+	if (!w->ts)
+		return 1;
+	if (bpf_probe_read_user(&id, sizeof(id), (void *)(w->ts + w->off_id)))
+		return 1;
+	if (id == w->want) {
+		w->found = w->ts;
+		return 1;
+	}
+	if (bpf_probe_read_user(&next, sizeof(next), (void *)(w->ts + w->off_next)))
+		return 1;
+	w->ts = next;
+	return 0;
+}
+
+/*
+ * The thread's PyThreadState: the cached one when its thread_id is still
+ * this thread's fsbase (pthread_self() on x86-64 glibc), else found from
+ * _PyRuntime's first interpreter's list of threads.  0: none.
+ */
+static __always_inline __u64 find_tstate(__u64 pid_tgid, __u64 runtime,
+					 const struct walker_layout *l,
+					 __u64 fsbase)
+{
+	__u64 *cached = bpf_map_lookup_elem(&tstates, &pid_tgid);
+	struct ts_walk w = { .want = fsbase, .off_id = l->tstate_thread_id,
+			     .off_next = l->tstate_next };
+	__u64 interp = 0, id = 0;
+
+	if (cached && *cached &&
+	    !bpf_probe_read_user(&id, sizeof(id),
+				 (void *)(*cached + l->tstate_thread_id)) &&
+	    id == fsbase)
+		return *cached;
+	if (bpf_probe_read_user(&interp, sizeof(interp),
+				(void *)(runtime + l->runtime_interp_head)) ||
+	    !interp)
+		return 0;
+	if (bpf_probe_read_user(&w.ts, sizeof(w.ts),
+				(void *)(interp + l->interp_tstate_head)))
+		return 0;
+	bpf_loop(1024, ts_step, &w, 0);
+	if (w.found)
+		bpf_map_update_elem(&tstates, &pid_tgid, &w.found, BPF_ANY);
+	return w.found;
+}
+
+/* --- the frame walk --------------------------------------------------------- */
+
+struct py_walk {
+	struct scratch *s;
+	const struct walker_layout *l;
+	__u64 frame;		/* next frame to read; 0: the chain ended */
+	__u32 pyoff;		/* where frame 0 goes in s->ev */
+	__u32 n;		/* frames emitted */
+	__u32 max;
+	__u32 flags;		/* WALKER_F_PY_* */
+};
+
+static long py_step(__u32 i, void *data)
+{
+	struct py_walk *w = data;
+	struct scratch *s = w->s;
+	const struct walker_layout *l = w->l;
+	struct walker_py_frame *f;
+	__u64 frame = w->frame, code, back, base, ip;
+	__u32 rs, n, off, instr, tag = 0, pflags = 0;
+	__u8 owner;
+
+	if (!s || !l || !frame)
+		return 1;
+	rs = l->frame_read_size;
+	if (rs == 0 || rs > FBUF_MAX) {
+		w->flags |= WALKER_F_PY_READ;
+		return 1;
+	}
+	if (bpf_probe_read_user(s->fbuf, rs, (void *)frame)) {
+		w->flags |= WALKER_F_PY_READ;
+		return 1;
+	}
+	back = rd64(s->fbuf, l->frame_back);
+	n = w->n;
+	if (n > WALKER_MAX_PY_FRAMES)
+		return 1;
+
+	if (l->frame_kind == WALKER_IFRAME && l->frame_owner != WALKER_NO_FIELD) {
+		owner = rd8(s->fbuf, l->frame_owner);
+		if ((l->owner_cstack != WALKER_NO_FIELD && owner == l->owner_cstack) ||
+		    (l->owner_interpreter != WALKER_NO_FIELD &&
+		     owner == l->owner_interpreter)) {
+			/*
+			 * A shim frame on the C stack below the first frame
+			 * of a _PyEval_EvalFrameDefault call (3.12+): not a
+			 * Python function; the frame walked before it is
+			 * that call's entry frame.
+			 */
+			if (n > 0) {
+				off = w->pyoff + (n - 1) * PYF_SIZE;
+				if (off <= USTACK_OFF_MAX - PYF_SIZE) {
+					f = (void *)(s->ev + off);
+					f->flags |= WALKER_PYF_ENTRY;
+				}
+			}
+			w->frame = back;
+			return 0;
+		}
+	}
+	if (n >= w->max || n >= WALKER_MAX_PY_FRAMES) {
+		/* a real frame past the last one asked for */
+		w->flags |= WALKER_F_PY_CUT;
+		return 1;
+	}
+
+	code = rd64(s->fbuf, l->frame_code) & ~(__u64)l->code_tag_bits;
+	if (l->frame_kind == WALKER_FRAMEOBJ) {
+		/* f_lasti: an int, -1 before the first instruction */
+		__s32 lasti = (__s32)rd32(s->fbuf, l->frame_instr);
+		__u32 unit = l->lasti_units >= 2 ? l->lasti_units : 1;
+
+		instr = lasti < 0 ? 0xffffffffu : (__u32)lasti * unit;
+		pflags = WALKER_PYF_ENTRY;
+	} else {
+		/* a pointer into co_code_adaptive; below it: not started */
+		ip = rd64(s->fbuf, l->frame_instr);
+		base = code + l->code_adaptive;
+		instr = ip >= base && ip - base < 0xffffffffull ?
+			(__u32)(ip - base) : 0xffffffffu;
+		if (l->frame_is_entry != WALKER_NO_FIELD &&
+		    rd8(s->fbuf, l->frame_is_entry))
+			pflags = WALKER_PYF_ENTRY;
+	}
+	if (code && l->code_firstlineno != WALKER_NO_FIELD)
+		bpf_probe_read_user(&tag, sizeof(tag),
+				    (void *)(code + l->code_firstlineno));
+
+	off = w->pyoff + n * PYF_SIZE;
+	if (off > USTACK_OFF_MAX - PYF_SIZE)
+		return 1;
+	f = (void *)(s->ev + off);
+	f->code = code;
+	f->instr = instr;
+	f->flags = pflags;
+	f->tag = (__u16)tag;
+	w->n = n + 1;
+	w->frame = back;
+	return 0;
+}
+
+/* The first frame to walk from a thread state. */
+static __always_inline __u64 current_frame(__u64 ts,
+					   const struct walker_layout *l)
+{
+	__u64 p = 0, frame = 0;
+
+	if (bpf_probe_read_user(&p, sizeof(p), (void *)(ts + l->tstate_frame)))
+		return 0;
+	if (l->tstate_kind != WALKER_TS_CFRAME)
+		return p;
+	if (!p || bpf_probe_read_user(&frame, sizeof(frame),
+				      (void *)(p + l->cframe_current_frame)))
+		return 0;
+	return frame;
+}
+
+/* --- the user stack --------------------------------------------------------- */
+
+/*
+ * Copy want bytes of user stack from sp to s->ev + off.  Near the top of
+ * the stack the copy fails as a whole: then the longest run of readable
+ * pages from sp is copied instead.  Returns the bytes copied.
+ */
+static __always_inline __u32 copy_ustack(struct scratch *s, __u64 off, __u64 sp,
+					 __u64 want, __u32 *flags)
+{
+	__u64 end, probe, len = 0;
+	int k;
+
+	if (off > USTACK_OFF_MAX || want == 0 || !sp)
+		return 0;
+	if (want > WALKER_USTACK_MAX)
+		want = WALKER_USTACK_MAX;
+	/* the bounded copy is the one passed on (clang may keep another) */
+	barrier_var(want);
+	if (!bpf_probe_read_user(s->ev + off, want, (void *)sp)) {
+		*flags |= WALKER_F_USTACK_FULL;
+		return want;
+	}
+	/* page ends above sp, each checked by its last 8 bytes */
+	end = (sp + PAGE) & ~(PAGE - 1);
+	for (k = 0; k < WALKER_USTACK_MAX / PAGE + 1; k++) {
+		if (end - sp > want)
+			break;
+		if (bpf_probe_read_user(&probe, sizeof(probe), (void *)(end - 8)))
+			break;
+		len = end - sp;
+		end += PAGE;
+	}
+	if (len > WALKER_USTACK_MAX)
+		len = WALKER_USTACK_MAX;
+	barrier_var(len);
+	if (!len || bpf_probe_read_user(s->ev + off, len, (void *)sp)) {
+		*flags |= WALKER_F_USTACK_ERR;
+		return 0;
+	}
+	return len;
+}
+
+/* --- a whole sample ------------------------------------------------------- */
+
+/*
+ * cs and ss as 8-byte reads (the verifier refuses narrower reads of the
+ * perf event's context), of which the selector is the low 16 bits: since
+ * FRED (6.9) they are u16 in a union with the 64-bit csx / ssx, whose
+ * high bits hold other state.
+ */
+#define SEG(p, f) (*(volatile const __u64 *)&(p)->f & 0xffff)
+
+#define COPY_REGS(r, p) do {						\
+	(r)[0] = (p)->ax; (r)[1] = (p)->bx; (r)[2] = (p)->cx;		\
+	(r)[3] = (p)->dx; (r)[4] = (p)->si; (r)[5] = (p)->di;		\
+	(r)[6] = (p)->bp; (r)[7] = (p)->sp; (r)[8] = (p)->ip;		\
+	(r)[9] = (p)->flags; (r)[10] = SEG(p, cs); (r)[11] = SEG(p, ss); \
+	(r)[12] = (p)->r8; (r)[13] = (p)->r9; (r)[14] = (p)->r10;	\
+	(r)[15] = (p)->r11; (r)[16] = (p)->r12; (r)[17] = (p)->r13;	\
+	(r)[18] = (p)->r14; (r)[19] = (p)->r15;				\
+} while (0)
+
+/* The user registers saved when task entered the kernel (0: none). */
+static __always_inline void task_regs(__u64 *r, struct task_struct *task)
+{
+	struct pt_regs regs;
+	int i;
+
+	if ((task->flags & PF_KTHREAD) || !task->mm ||
+	    bpf_probe_read_kernel(&regs, sizeof(regs),
+				  (void *)bpf_task_pt_regs(task))) {
+		for (i = 0; i < WALKER_NR_REGS; i++)
+			r[i] = 0;
+		return;
+	}
+	COPY_REGS(r, &regs);
+}
+
+/*
+ * Finish the sample in s->ev whose registers are in place: the kernel
+ * stack (when kernel), the Python frames, the user stack; then send it.
+ */
+static __always_inline void finish_sample(void *ctx, struct scratch *s,
+					  __u32 type, __u64 pid_tgid,
+					  const struct walker_proc *proc,
+					  struct task_struct *task, int kernel,
+					  __u64 prev_state)
+{
+	struct walker_sample *ws = (void *)s->ev;
+	const __u64 *regs = (const __u64 *)(s->ev + REGS_OFF);
+	struct walker_config *cfg;
+	const struct walker_layout *l;
+	struct py_walk w = { .s = s };
+	__u32 k0 = 0, flags = 0, nk = 0, pyoff, uoff, ulen, want, max;
+	__u64 ts, size;
+	long r;
+
+	cfg = bpf_map_lookup_elem(&wconfig, &k0);
+	if (!cfg)
+		return;
+	if (kernel) {
+		flags |= WALKER_F_KERNEL_MODE;
+		r = bpf_get_stack(ctx, s->ev + KSTACK_OFF, KSTACK_BYTES, 0);
+		if (r < 0)
+			flags |= WALKER_F_KSTACK_ERR;
+		else
+			nk = (__u32)r / 8;
+	}
+	if (nk > WALKER_MAX_KSTACK)
+		nk = WALKER_MAX_KSTACK;
+	pyoff = KSTACK_OFF + nk * 8;
+
+	if (!proc->runtime) {
+		flags |= WALKER_F_NO_PROC;
+	} else {
+		__u32 li = proc->layout;
+
+		l = bpf_map_lookup_elem(&layouts, &li);
+		ts = l ? find_tstate(pid_tgid, proc->runtime, l,
+				     task->thread.fsbase) : 0;
+		if (!l || !ts) {
+			flags |= WALKER_F_NO_TSTATE;
+		} else {
+			max = cfg->max_py_frames;
+			if (max > WALKER_MAX_PY_FRAMES)
+				max = WALKER_MAX_PY_FRAMES;
+			w.l = l;
+			w.frame = current_frame(ts, l);
+			w.pyoff = pyoff;
+			w.max = max;
+			bpf_loop(2 * WALKER_MAX_PY_FRAMES + 2, py_step, &w, 0);
+			if (w.frame && !(w.flags & (WALKER_F_PY_READ | WALKER_F_PY_CUT)))
+				w.flags |= WALKER_F_PY_CUT;
+			flags |= w.flags;
+		}
+	}
+	if (w.n > WALKER_MAX_PY_FRAMES)
+		w.n = WALKER_MAX_PY_FRAMES;
+	uoff = pyoff + w.n * PYF_SIZE;
+
+	want = cfg->ustack_bytes & ~7u;
+	ulen = 0;
+	if (uoff <= USTACK_OFF_MAX)
+		ulen = copy_ustack(s, uoff, regs[7], want, &flags);
+	if (ulen > WALKER_USTACK_MAX)
+		ulen = WALKER_USTACK_MAX;
+	if (ulen & 7) {
+		/* the padding: nothing of an earlier sample */
+		__u32 pad = uoff + (ulen & ~7u);
+
+		if (pad <= EV_MAX - 8)
+			*(__u64 *)(s->ev + pad) = 0;
+	}
+	size = (__u64)uoff + ((ulen + 7) & ~7u);
+	if (size > EV_MAX)
+		return;
+
+	fill_hdr(&ws->hdr, type, size, pid_tgid >> 32, (__u32)pid_tgid);
+	ws->hdr.flags = flags;
+	ws->prev_state = prev_state;
+	ws->nr_kstack = nk;
+	ws->nr_py = w.n;
+	ws->ustack_len = ulen;
+	ws->ustack_asked = want;
+	ws->pad = 0;
+	output(s->ev, size);
+}
+
+static __always_inline const struct walker_proc *watched(__u32 tgid)
+{
+	const struct walker_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	return p && (p->flags & WALKER_PROC_WATCHED) ? p : 0;
+}
+
+static __always_inline struct scratch *scratch_slot(__u32 kind)
+{
+	__u32 k = bpf_get_smp_processor_id() * 2 + kind;
+
+	return bpf_map_lookup_elem(&scratch, &k);
+}
+
+SEC("perf_event")
+int walker_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	const struct walker_proc *proc = watched(pid_tgid >> 32);
+	struct task_struct *task;
+	struct scratch *s;
+	__u64 *r;
+	int user;
+
+	if (!proc)
+		return 0;
+	s = scratch_slot(0);
+	if (!s)
+		return 0;
+	task = bpf_get_current_task_btf();
+	r = (__u64 *)(s->ev + REGS_OFF);
+	/* an 8-byte read: the verifier refuses narrower context reads */
+	user = (SEG(&ctx->regs, cs) & 3) == 3;
+	if (user)
+		COPY_REGS(r, &ctx->regs);
+	else
+		task_regs(r, task);
+	finish_sample(ctx, s, WALKER_EV_SAMPLE, pid_tgid, proc, task, !user, 0);
+	return 0;
+}
+
+static __always_inline void emit_task(__u32 type, struct task_struct *t,
+				      struct task_struct *parent)
+{
+	struct walker_task ev = {};
+
+	fill_hdr(&ev.hdr, type, sizeof(ev), t->tgid, t->pid);
+	if (parent) {
+		ev.ppid = parent->tgid;
+		ev.ptid = parent->pid;
+	}
+	bpf_probe_read_kernel(ev.comm, sizeof(ev.comm), t->comm);
+	output(&ev, sizeof(ev));
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(walker_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	const struct walker_proc *proc;
+	__u32 k0 = 0;
+	struct walker_config *cfg = bpf_map_lookup_elem(&wconfig, &k0);
+	struct scratch *s;
+	__u64 pid_tgid;
+
+	if (!cfg || !cfg->wall)
+		return 0;
+	/* prev is the current task: its memory is the one read */
+	proc = watched(prev->tgid);
+	if (proc && (s = scratch_slot(1))) {
+		pid_tgid = (__u64)prev->tgid << 32 | (__u32)prev->pid;
+		task_regs((__u64 *)(s->ev + REGS_OFF), prev);
+		finish_sample(ctx, s, WALKER_EV_OFFCPU, pid_tgid, proc, prev, 1,
+			      preempt ? 0 : prev_state);
+	}
+	if (watched(next->tgid))
+		emit_task(WALKER_EV_ONCPU, next, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(walker_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 k0 = 0, ctgid;
+	struct walker_config *cfg = bpf_map_lookup_elem(&wconfig, &k0);
+	const struct walker_proc *proc;
+	struct walker_proc np;
+
+	if (!cfg || !cfg->follow_children)
+		return 0;
+	ctgid = child->tgid;
+	if (ctgid == (__u32)parent->tgid)
+		return 0;	/* a thread, not a process */
+	proc = watched(parent->tgid);
+	if (!proc)
+		return 0;
+	np = *proc;
+	np.flags |= WALKER_PROC_INHERITED;
+	bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY);
+	emit_task(WALKER_EV_FORK, child, parent);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(walker_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	const struct walker_proc *proc = watched(tgid);
+	struct walker_proc np;
+
+	if (!proc)
+		return 0;
+	/* a new program: its interpreter, if any, is the user side's to find */
+	np = *proc;
+	np.runtime = 0;
+	bpf_map_update_elem(&procs, &tgid, &np, BPF_ANY);
+	emit_task(WALKER_EV_EXEC, p, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(walker_exit, struct task_struct *p)
+{
+	__u64 key = (__u64)p->tgid << 32 | (__u32)p->pid;
+
+	if (!watched(p->tgid))
+		return 0;
+	bpf_map_delete_elem(&tstates, &key);
+	emit_task(WALKER_EV_EXIT, p, 0);
+	return 0;
+}
