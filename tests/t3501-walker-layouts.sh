@@ -28,7 +28,8 @@ start_lines() {
 	rm -f lines.out
 	"$1" "$LINES_PY" >lines.out 2>lines.err &
 	lines_pid=$!
-	wait_for 30 grep -q '^ready$' lines.out
+	wait_for 30 grep -q '^ready$' lines.out ||
+		{ stop_lines; return 1; }
 }
 stop_lines() {
 	kill "$lines_pid" 2>/dev/null

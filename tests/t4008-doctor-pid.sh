@@ -15,7 +15,8 @@ start_py() {
 		"$1" "$2" "$3" >ready.out 2>&1 &
 	fi
 	py_pid=$!
-	wait_for 30 grep -q ready ready.out
+	wait_for 30 grep -q ready ready.out ||
+		{ stop_py; return 1; }
 }
 stop_py() {
 	kill "$py_pid" 2>/dev/null
