@@ -20,6 +20,7 @@
 static const char *const doctor_synopsis[] = {
 	"pyperf-run doctor [--python <path>] [--perf <path>] [--json] [--probe]",
 	"pyperf-run doctor [--trampoline auto|native|embedded] ...",
+	"pyperf-run doctor --pid <pid> [--json]",
 	NULL
 };
 
@@ -31,6 +32,10 @@ static const char doctor_options[] =
 	"    --trampoline auto|native|embedded\n"
 	"                      whose trampoline record would use (default: "
 	"auto)\n"
+	"    --pid <pid>       check attaching to a running Python instead: "
+	"the\n"
+	"                      interpreter, privileges, ptrace access, "
+	"seccomp\n"
 	"    --json            print one JSON object instead of the report\n"
 	"    --probe           also record a tiny script and check its "
 	"stacks\n"
@@ -128,6 +133,39 @@ static void print_text(const struct doctor *d)
 	}
 }
 
+/* doctor --pid: walker/access.h's checks, in the report's format. */
+static int doctor_pid(pid_t pid, int json)
+{
+	struct access_report r;
+	struct paint p;
+	int i;
+
+	access_check(pid, &r);
+	if (json) {
+		doctor_pid_write_json(&r, stdout);
+		return r.ok ? EXIT_OK : EXIT_FAIL;
+	}
+	paint_init(&p);
+	printf("%sattach to process %d%s\n", p.bold, (int)pid, p.reset);
+	for (i = 0; i < ACCESS_NR; i++) {
+		const struct access_item *it = &r.item[i];
+		const char *col = it->state == ACCESS_OK ? p.ok :
+			it->state == ACCESS_MISSING ? p.problem :
+			it->state == ACCESS_WARN ? p.warning : p.dim;
+
+		printf("  %s%-8s%s %-8s %s\n", col,
+		       it->state == ACCESS_MISSING ? "problem" :
+		       it->state == ACCESS_NOT_CHECKED ? "-" :
+		       access_state_name(it->state), p.reset,
+		       access_need_name((enum access_need)i), it->what);
+		if (it->fix[0])
+			printf("           %sfix:%s %s\n", p.dim, p.reset,
+			       it->fix);
+	}
+	printf("\n%s%s%s.\n", r.ok ? p.ok : p.problem, r.summary, p.reset);
+	return r.ok ? EXIT_OK : EXIT_FAIL;
+}
+
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -159,6 +197,7 @@ int cmd_doctor(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "probe", no_argument, NULL, 'P' },
 		{ "perf", required_argument, NULL, 'f' },
+		{ "pid", required_argument, NULL, 'i' },
 		{ "trampoline", required_argument, NULL, 't' },
 		/* testing: the probe's first dump size (see the man page) */
 		{ "probe-stack-size", required_argument, NULL, 'S' },
@@ -168,6 +207,7 @@ int cmd_doctor(int argc, char **argv)
 	struct doctor_options o;
 	struct doctor d;
 	int json = 0, c, ret;
+	long pid = 0;
 
 	memset(&o, 0, sizeof(o));
 	opterr = 0;
@@ -182,6 +222,12 @@ int cmd_doctor(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'i':
+			if (parse_long(optarg, 10, 1, INT32_MAX, &pid))
+				usage_error(&doctor_usage, EXIT_USAGE,
+					    "--pid needs a process id, not "
+					    "'%s'", optarg);
 			break;
 		case 'P':
 			o.probe = 1;
@@ -227,6 +273,13 @@ int cmd_doctor(int argc, char **argv)
 		usage_error(&doctor_usage, EXIT_USAGE,
 			    "unexpected argument '%s'", argv[optind]);
 
+	if (pid) {
+		if (o.python || o.probe || o.perf || o.probe_stack_size)
+			usage_error(&doctor_usage, EXIT_USAGE, "--pid checks "
+				    "a running process: it does not take "
+				    "--python, --perf or --probe");
+		return doctor_pid((pid_t)pid, json);
+	}
 	/* The probe reads its recording as report does: with this perf. */
 	if (o.perf && setenv("PYPERF_PERF", o.perf, 1)) {
 		error("cannot set PYPERF_PERF: %s", strerror(errno));

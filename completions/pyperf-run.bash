@@ -15,7 +15,7 @@
 
 _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
-_pyperf_run_doctor_opts='--python --perf --trampoline --json --probe --help -h'
+_pyperf_run_doctor_opts='--python --perf --trampoline --pid --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
 	--event --perf-arg --quiet --help -o -F -e -q -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
@@ -129,7 +129,7 @@ _pyperf_run_value()
 		_pyperf_run_words "$_pyperf_run_colors" "$3" ;;
 	report:--reader)
 		_pyperf_run_words "$_pyperf_run_readers" "$3" ;;
-	report:--pid|report:--tid|report:--time|report:--min-share|\
+	doctor:--pid|report:--pid|report:--tid|report:--time|report:--min-share|\
 	report:--top|report:--tree-min|report:--title)
 		COMPREPLY=() ;;
 	*)

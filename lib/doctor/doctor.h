@@ -9,6 +9,7 @@
 #include "pyinfo.h"
 #include "strbuf.h"
 #include "sysprobe.h"
+#include "walker/access.h"
 
 /*
  * Everything `pyperf-run doctor` checks, gathered silently into one
@@ -274,5 +275,11 @@ const char *doctor_unwinder_from_messages(const char *text);
 
 /* One JSON object describing d (see pyperf-run-doctor(1)). */
 void doctor_write_json(const struct doctor *d, FILE *fp);
+
+/*
+ * doctor --pid: walker/access.h's report as one JSON object
+ * (doctor_pid.c); the text form is cmd/doctor.c's.
+ */
+void doctor_pid_write_json(const struct access_report *r, FILE *fp);
 
 #endif

@@ -72,7 +72,9 @@ struct walker_layout {
 	/* a code object */
 	__u32 code_adaptive;		/* 3.11+: co_code_adaptive */
 	__u32 code_firstlineno;		/* read as the frame's tag */
-	__u32 lasti_units;		/* 3.10: f_lasti counts 2-byte units */
+	__u32 lasti_units;		/* bytes per f_lasti unit: 1 (3.8,
+					   3.9), 2 (3.10: 2-byte code units);
+					   0 for IFRAME (no f_lasti) */
 	__u32 code_tag_bits;		/* 3.14: low bits of f_executable to
 					   clear (0 before) */
 	__u32 reserved[4];

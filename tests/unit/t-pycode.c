@@ -161,6 +161,95 @@ static struct pycode_cache *load_str(const char *s, int *r)
 	return c;
 }
 
+/*
+ * Code objects built in this process's own memory at 3.11's offsets,
+ * read back through process_vm_readv: a good one, then damaged ones
+ * (bad pointers, absurd sizes, a non-compact str) that must give NULL.
+ */
+static void put64(unsigned char *b, unsigned off, uint64_t v)
+{
+	memcpy(b + off, &v, 8);
+}
+
+static void fake_str(unsigned char *b, const struct pytarget_code *k,
+		     const char *s, int ascii)
+{
+	uint32_t state = 1u << k->str_kind_bit | 1u << k->str_compact_bit |
+		(ascii ? 1u << k->str_ascii_bit : 0);
+
+	memset(b, 0, 128);
+	put64(b, k->str_length, strlen(s));
+	memcpy(b + k->str_state, &state, 4);
+	memcpy(b + (ascii ? k->str_ascii_size : k->str_compact_size), s,
+	       strlen(s));
+}
+
+static void fake_objects(void)
+{
+	static _Alignas(8) unsigned char code[256], name[128], file[128],
+		table[64], bad[128];
+	const struct pytarget_code *k = pytarget_table_code(3, 11);
+	struct pytarget t;
+	struct pycode_cache *c = pycode_cache_new();
+	const struct pycode *p;
+	int32_t first = 7;
+	uint32_t bad_state;
+
+	memset(&t, 0, sizeof(t));
+	t.pid = getpid();
+	t.hexversion = 0x030b07f0;
+	t.code = *k;
+	memcpy(code + k->co_firstlineno, &first, 4);
+	fake_str(name, k, "Fake.run", 1);
+	fake_str(file, k, "caf\xe9.py", 0);	/* kind 1, not ASCII */
+	put64(table, k->bytes_size, 2);
+	table[k->bytes_sval] = 0x80 | 13 << 3;	/* 1 unit, no column */
+	table[k->bytes_sval + 1] = 2;		/* line +1 */
+	put64(code, k->co_qualname, (uintptr_t)name);
+	put64(code, k->co_filename, (uintptr_t)file);
+	put64(code, k->co_linetable, (uintptr_t)table);
+	p = pycode_get(c, &t, (uintptr_t)code, 7);
+	TAP_OK(p && p->named && !strcmp(p->qualname, "Fake.run") &&
+	       !strcmp(p->filename, "caf\xc3\xa9.py") && p->firstlineno == 7,
+	       "a code object built in memory is read (latin-1 to UTF-8)");
+	TAP_INT(pycode_line(c, p, 0), 8, "its line table is read");
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, 8),
+	       "a tag that differs from co_firstlineno: NULL");
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code + 4, 7),
+	       "a misaligned address: NULL");
+	TAP_OK(!pycode_get(c, &t, 8, 7), "an unmapped address: NULL");
+	/* damaged: the name points nowhere */
+	put64(code, k->co_qualname, 16);
+	TAP_OK(pycode_get(c, &t, (uintptr_t)code, 7) == p &&
+	       !strcmp(p->qualname, "Fake.run"),
+	       "the cache answers without reading the object again");
+	pycode_cache_free(c);
+	c = pycode_cache_new();
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, 7),
+	       "a name pointer to unmapped memory: NULL");
+	/* a str with an absurd length */
+	fake_str(bad, k, "x", 1);
+	put64(bad, k->str_length, (uint64_t)1 << 40);
+	put64(code, k->co_qualname, (uintptr_t)bad);
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, 7),
+	       "a str of 2^40 characters: NULL");
+	/* a str that is not compact */
+	fake_str(bad, k, "x", 1);
+	bad_state = 1u << k->str_kind_bit;
+	memcpy(bad + k->str_state, &bad_state, 4);
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, 7),
+	       "a str that is not compact: NULL");
+	/* a line table of absurd size */
+	put64(code, k->co_qualname, (uintptr_t)name);
+	put64(table, k->bytes_size, (uint64_t)1 << 33);
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, 7),
+	       "a line table of 8 GiB: NULL");
+	put64(table, k->bytes_size, 2);
+	TAP_OK(pycode_get(c, &t, (uintptr_t)code, 7) != NULL,
+	       "repaired, it reads again");
+	pycode_cache_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	struct pycode_cache *c;
@@ -169,6 +258,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "check"))
 		return check((pid_t)atoi(argv[2]));
+	fake_objects();
 
 	/* 3.8 lnotab: +6 bytes +1 line, +4 bytes +2 lines, +250 +200 */
 	c = load_str("pyperf-run pycode 1\n"

@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+test_description='walker layouts: the tables against each interpreter'"'"'s headers, live processes inspected, code objects named'
+. ./test-lib.sh
+
+TP=$PPR_BUILD/tests/unit/t-pytarget
+TC=$PPR_BUILD/tests/unit/t-pycode
+PROBE_SRC=$PPR_SRCDIR/tests/fixtures/walker-offsets.c
+LINES_PY=$PPR_SRCDIR/tests/fixtures/walker-lines.py
+
+test_prereq_CC() {
+	command -v cc >/dev/null || { echo "no C compiler"; return 1; }
+}
+
+# The include directories of an interpreter's own headers (its
+# internal/ headers are where the structures are), or fail saying why.
+py_includes() {
+	inc=$("$1" -c 'import sysconfig as s; p = s.get_paths(); print(p["include"], p.get("platinclude", ""))') || return 1
+	set -- $inc
+	test -f "$1/internal/pycore_code.h" -o -f "$1/internal/pycore_pystate.h" ||
+		{ echo "no internal headers in $1"; return 1; }
+	echo "-I$1 -I$1/internal${2:+ -I$2}"
+}
+
+# start_lines PY: walker-lines.py under PY in the background, its output
+# in lines.out, its pid in $lines_pid, once it has printed "ready".
+start_lines() {
+	rm -f lines.out
+	"$1" "$LINES_PY" >lines.out 2>lines.err &
+	lines_pid=$!
+	wait_for 30 grep -q '^ready$' lines.out ||
+		{ stop_lines; return 1; }
+}
+stop_lines() {
+	kill "$lines_pid" 2>/dev/null
+	wait "$lines_pid" 2>/dev/null
+	return 0
+}
+
+found=
+for py in $(ppr_pythons); do
+	v=$(ppr_python_version "$py")
+	case $v in
+	3.[89]|3.1[0-9]) ;;
+	*) continue ;;
+	esac
+	found="$found $v"
+	tag="$v ($py)"
+
+	test_expect_success CC "$tag: the probe compiles against its headers" '
+		flags=$(py_includes "$py") &&
+		cc -std=gnu11 -w $flags -o "probe-$v" "$PROBE_SRC" &&
+		"./probe-$v" | sort >"headers-$v" &&
+		test_grep "^frame_code " "headers-$v"
+	'
+
+	case $v in
+	3.8|3.9|3.10|3.11|3.12)
+		test_expect_success CC "$tag: the compiled-in table matches the headers" '
+			test -s "headers-$v" &&
+			"$TP" layout "$v" | sort >"table-$v" &&
+			test_cmp "headers-$v" "table-$v"
+		' ;;
+	*)
+		test_expect_success "$tag: no table: the layout comes from _Py_DebugOffsets" '
+			test_must_fail "$TP" layout "$v" >out &&
+			test_grep "^no table" out
+		' ;;
+	esac
+
+	test_expect_success CC "$tag: a live process: the layout pytarget_inspect gives matches the headers" '
+		test -s "headers-$v" &&
+		start_lines "$py" &&
+		"$TP" inspect "$lines_pid" >live; s=$?; stop_lines &&
+		test $s = 0 &&
+		case $v in
+		3.8|3.9|3.10|3.11|3.12) test_grep "^source table$" live ;;
+		*) test_grep "^source debug-offsets$" live ;;
+		esac &&
+		pv=$("$py" -c "import platform; print(platform.python_version())") &&
+		test_grep "^version $pv\$" live &&
+		test_grep "^free_threaded 0$" live &&
+		sed -n "/^version_major/,\$p" live | sort >"live-$v" &&
+		test_cmp "headers-$v" "live-$v"
+	'
+
+	test_expect_success "$tag: code objects read from the live process: names and lines as python says" '
+		start_lines "$py" &&
+		"$TC" check "$lines_pid" <lines.out >check; s=$?; stop_lines &&
+		cat check &&
+		test $s = 0 && ! grep "^not ok" check &&
+		grep "^ok .*offsets agree with python" check >agree &&
+		test $(wc -l <agree) = 2
+	'
+done
+
+test_expect_success 'interpreters 3.8 and later were found' '
+	test_diag "checked:$found" &&
+	test -n "$found"
+'
+
+for old in 2.7 3.6 3.7; do
+	py=$(ppr_python $old) || {
+		test_skip "python $old is refused by name" "no python$old installed"
+		continue
+	}
+	test_expect_success "python $old ($py) is refused by name" '
+		"$py" -c "import time, sys; sys.stdout.write(\"ready\\n\"); sys.stdout.flush(); time.sleep(60)" >old.out &
+		pid=$! &&
+		wait_for 30 grep -q ready old.out &&
+		"$TP" inspect $pid >out; s=$?; kill $pid; wait $pid
+		test $s = 1 &&
+		test_grep "^status unsupported$" out &&
+		test_grep "^why python $old(\\.[0-9]+)? is not supported: the walker reads CPython 3\\.8 to 3\\.13$" out
+	'
+done
+
+test_expect_success 'a process that is not Python is refused' '
+	sleep 60 &
+	pid=$! &&
+	"$TP" inspect $pid >out; s=$?; kill $pid; wait $pid
+	test $s = 1 &&
+	test_grep "^status not-python$" out &&
+	test_grep "is not a Python" out
+'
+
+test_expect_success 'a process that has exited is gone' '
+	true &
+	pid=$! &&
+	wait $pid &&
+	test_must_fail "$TP" inspect $pid >out &&
+	test_grep "^status gone$" out
+'
+
+test_done
