@@ -15,6 +15,8 @@
 #   native        lib/report/src_native.h  native_load() on a perf.data
 #                                    image: ordering, decoders, unwinder
 #   tracedata     lib/tracedata.h    tracedata_new(), payload field reads
+#   walker        lib/walker/walker.h  walker_decode(), walker_py_frame_at()
+#                                    on runs of ring-buffer events
 #
 #   make fuzz                      all targets, FUZZ_TIME=45 s each
 #   make fuzz FUZZ_TARGETS=perfmap FUZZ_TIME=300
@@ -28,7 +30,7 @@
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 45
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata contexts native tracedata
+FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata contexts native tracedata walker
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
