@@ -1,0 +1,1065 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The walker's events into perf.data records (see wconv.h): a queue
+ * of event copies sorted at each flush, per-process state (the
+ * interpreter's version, the executable mappings written so far) and
+ * per-thread state (seen, an off-CPU interval open).
+ *
+ * Two moments: when an event arrives (wconv_event) what needs the
+ * living process is read at once, /proc/PID/comm and maps, because a
+ * short-lived process is gone by the time its events are written; the
+ * records made of them are queued as internal events next to the
+ * event, and sorted with it.  When the events are written (in time
+ * order, at a flush) samples are made, off-CPU intervals paired, the
+ * hooks called.
+ */
+#include "compat.h"
+#include "walker/wconv.h"
+#include "alloc.h"
+#include "byteorder.h"
+#include "perfwrite.h"
+#include "strbuf.h"
+#include "unwind/hmap.h"
+#include "walker/walker.h"
+
+#include <time.h>		/* CLOCK_MONOTONIC */
+
+#define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
+#define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
+#define MAPS_MISS_NS 50000000ull		/* 50 ms */
+#define MAPS_MAX_BYTES (64u << 20)
+#define USER_REGS_MASK 0xff0fffull
+#define REG_SP 7				/* in perf's x86-64 order */
+#define REG_IP 8
+#define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
+
+struct qent {
+	uint64_t time, seq;
+	size_t off, len;
+};
+
+/*
+ * Records read from /proc when an event arrived, queued as internal
+ * events (types after the walker's): a mapping, or a comm.
+ */
+#define INT_MMAP2 0x1001u
+#define INT_COMM 0x1002u
+
+struct int_rec {
+	struct walker_ev_hdr hdr;
+	uint64_t start, len, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	uint32_t exec, pad;
+	char name[];		/* NUL-terminated; hdr.size covers it */
+};
+
+/* A mapping written into perf.data (see parse_map()). */
+struct wmap {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	char *name;
+};
+
+struct wproc {
+	pid_t pid;
+	unsigned hexversion;
+	struct wmap *maps;	/* sorted by start */
+	size_t nr_maps, alloc_maps;
+	uint64_t maps_time;	/* event time of the last read */
+	int maps_read;		/* read at least once */
+};
+
+struct wthread {
+	int seen;		/* its COMM or FORK is in the file */
+	unsigned char *off;	/* the switch-out event of an open
+				   off-CPU interval (a copy), or NULL */
+	size_t off_len;
+};
+
+struct wconv {
+	struct perfwrite *pw;
+	char *proc_root, *kallsyms;
+	unsigned ustack_bytes;
+	uint64_t start_ns, hold_ns, maps_every_ns;
+	struct wconv_hooks hooks;
+	uint64_t cpu_id, off_id;
+	/* the queue: event copies at 8-aligned offsets of arena */
+	unsigned char *arena;
+	size_t arena_len, arena_alloc;
+	struct qent *q;
+	size_t nr_q, alloc_q;
+	uint64_t seq, newest;
+	uint64_t last_written;
+	uint64_t written_limit;	/* everything up to it is written */
+	int written_any, started, finished;
+	uint64_t pending_lost;
+	struct umap procs;	/* pid -> struct wproc * */
+	struct umap threads;	/* tid -> struct wthread * */
+	struct strbuf raw;
+	struct wconv_stats st;
+};
+
+static void attrs(const struct wconv_opts *o, struct perf_event_attr *cpu,
+		  struct perf_event_attr *off)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	cpu->type = PERF_TYPE_SOFTWARE;
+	cpu->config = PERF_COUNT_SW_CPU_CLOCK;
+	cpu->freq = 1;
+	cpu->sample_freq = o->freq;
+	cpu->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	cpu->sample_regs_user = USER_REGS_MASK;
+	cpu->sample_stack_user = o->ustack_bytes;
+	cpu->sample_max_stack = WALKER_MAX_KSTACK;
+	cpu->exclude_callchain_user = 1;
+	cpu->sample_id_all = 1;
+	cpu->mmap = cpu->mmap2 = cpu->comm = cpu->comm_exec = 1;
+	cpu->mmap_data = 1;
+	cpu->task = 1;
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC */
+	cpu->use_clockid = 1;
+	cpu->clockid = CLOCK_MONOTONIC;
+	/* perf record --off-cpu's event: a BPF output event of that name */
+	*off = *cpu;
+	off->config = PERF_COUNT_SW_BPF_OUTPUT;
+	off->freq = 0;
+	off->sample_period = 1;
+	off->mmap = off->mmap2 = off->comm = off->comm_exec = 0;
+	off->mmap_data = off->task = 0;
+}
+
+int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
+	      size_t errlen)
+{
+	struct wconv *c;
+	struct perf_event_attr ca, oa;
+
+	*out = NULL;
+	if (o->ustack_bytes % 8 || o->ustack_bytes > WALKER_USTACK_MAX)
+		return set_err(err, errlen, "stack dump of %u bytes (a "
+			       "multiple of 8 up to %u)", o->ustack_bytes,
+			       WALKER_USTACK_MAX);
+	c = xcalloc(1, sizeof(*c));
+	c->proc_root = xstrdup(o->proc_root ? o->proc_root : "/proc");
+	c->kallsyms = o->kallsyms ? xstrdup(o->kallsyms) : NULL;
+	c->ustack_bytes = o->ustack_bytes;
+	c->start_ns = o->start_ns;
+	c->hold_ns = o->hold_ns ? o->hold_ns : DEFAULT_HOLD_NS;
+	c->maps_every_ns = o->maps_every_ns ? o->maps_every_ns :
+			   DEFAULT_MAPS_EVERY_NS;
+	c->hooks = o->hooks;
+	strbuf_init(&c->raw, 0);
+	attrs(o, &ca, &oa);
+	if (perfwrite_open(&c->pw, o->perf_data, err, errlen) < 0 ||
+	    perfwrite_add_attr(c->pw, &ca, "cpu-clock", &c->cpu_id, err,
+			       errlen) < 0 ||
+	    perfwrite_add_attr(c->pw, &oa, "offcpu-time", &c->off_id, err,
+			       errlen) < 0) {
+		wconv_free(c);
+		return -1;
+	}
+	if (o->cmdline)
+		perfwrite_set_cmdline(c->pw, o->cmdline);
+	*out = c;
+	return 0;
+}
+
+static void proc_free(struct wproc *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i].name);
+	free(p->maps);
+	free(p);
+}
+
+void wconv_free(struct wconv *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	perfwrite_abort(c->pw);
+	for (i = 0; i < c->procs.cap; i++)
+		if (c->procs.ents[i].used)
+			proc_free(c->procs.ents[i].val);
+	for (i = 0; i < c->threads.cap; i++)
+		if (c->threads.ents[i].used && c->threads.ents[i].val) {
+			struct wthread *t = c->threads.ents[i].val;
+
+			free(t->off);
+			free(t);
+		}
+	umap_release(&c->procs);
+	umap_release(&c->threads);
+	strbuf_release(&c->raw);
+	free(c->arena);
+	free(c->q);
+	free(c->proc_root);
+	free(c->kallsyms);
+	free(c);
+}
+
+const struct wconv_stats *wconv_stats(const struct wconv *c)
+{
+	return &c->st;
+}
+
+static struct wproc *proc_find(struct wconv *c, pid_t pid)
+{
+	struct umap_ent *e = umap_find(&c->procs, (uint64_t)(uint32_t)pid);
+
+	return e ? e->val : NULL;
+}
+
+static struct wthread *thread_get(struct wconv *c, pid_t tid)
+{
+	struct umap_ent *e = umap_get(&c->threads, (uint64_t)(uint32_t)tid,
+				      NULL);
+
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct wthread));
+	return e->val;
+}
+
+void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
+{
+	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
+				      NULL);
+	struct wproc *p = e->val;
+
+	/* a process not seen yet keeps its version until it is */
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		e->val = p;
+	}
+	p->hexversion = hexversion;
+}
+
+/* --- the queue ---------------------------------------------------------- */
+
+/* Room for len more bytes at the arena's end (8-aligned); its offset. */
+static size_t arena_take(struct wconv *c, size_t len)
+{
+	size_t at = c->arena_len;
+
+	ALLOC_GROW(c->arena, at + ((len + 7) & ~(size_t)7), c->arena_alloc);
+	c->arena_len = at + ((len + 7) & ~(size_t)7);
+	return at;
+}
+
+static void enqueue(struct wconv *c, size_t off, size_t len, uint64_t time)
+{
+	struct qent *e;
+
+	ALLOC_GROW(c->q, c->nr_q + 1, c->alloc_q);
+	e = &c->q[c->nr_q++];
+	e->time = time;
+	e->seq = c->seq++;
+	e->off = off;
+	e->len = len;
+	if (time > c->newest)
+		c->newest = time;
+}
+
+/* An internal record (m NULL: a comm, name the comm). */
+static void enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
+			pid_t tid, uint64_t time, uint32_t cpu,
+			const struct wmap *m, const char *name, int exec)
+{
+	size_t n = strlen(name) + 1, len = sizeof(struct int_rec) + n;
+	size_t at = arena_take(c, len);
+	struct int_rec *r = (struct int_rec *)(void *)(c->arena + at);
+
+	memset(r, 0, sizeof(*r));
+	r->hdr.type = type;
+	r->hdr.size = (uint32_t)len;
+	r->hdr.time_ns = time;
+	r->hdr.pid = (uint32_t)pid;
+	r->hdr.tid = (uint32_t)tid;
+	r->hdr.cpu = cpu;
+	if (m) {
+		r->start = m->start;
+		r->len = m->end - m->start;
+		r->pgoff = m->pgoff;
+		r->ino = m->ino;
+		r->maj = m->maj;
+		r->min = m->min;
+		r->prot = m->prot;
+		r->flags = m->flags;
+	}
+	r->exec = !!exec;
+	memcpy(r->name, name, n);
+	enqueue(c, at, len, time);
+}
+
+void wconv_lost(struct wconv *c, uint64_t lost)
+{
+	c->pending_lost += lost;
+}
+
+static int qent_cmp(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* --- processes when their events arrive: comm and maps ------------------- */
+
+/* The first line of proc_root/rel, without its newline; 0 or -1. */
+static int read_line(struct wconv *c, const char *rel, struct strbuf *out)
+{
+	char *path = xasprintf("%s/%s", c->proc_root, rel);
+	int r = strbuf_read_file(out, path, 4096);
+
+	free(path);
+	if (r < 0)
+		return -1;
+	out->len = strcspn(out->buf, "\n");
+	out->buf[out->len] = '\0';
+	return out->len ? 0 : -1;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct wmap *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Was m written before (the same mapping in the last read)? */
+static int known_map(const struct wproc *p, const struct wmap *m)
+{
+	size_t lo = 0, hi = p->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct wmap *o = &p->maps[mid];
+
+		if (o->start < m->start) {
+			lo = mid + 1;
+		} else if (o->start > m->start) {
+			hi = mid;
+		} else {
+			return o->end == m->end && o->pgoff == m->pgoff &&
+			       o->ino == m->ino && o->maj == m->maj &&
+			       o->min == m->min && o->prot == m->prot &&
+			       o->flags == m->flags &&
+			       !strcmp(o->name, m->name);
+		}
+	}
+	return 0;
+}
+
+static int in_maps(const struct wproc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * One line of /proc/PID/maps: "start-end perms offset maj:min inode
+ * path"; 1 for a mapping perf needs (m filled, name not owned), 0
+ * otherwise.  Executable mappings are the code; the other mappings of
+ * files are there too because unwinding reads them: a binary linked
+ * with separate code segments keeps .eh_frame_hdr and .eh_frame in a
+ * read-only segment, and perf's unwinder reads the table through the
+ * map that covers its address (perf record writes those maps too, as
+ * data maps, for --call-graph dwarf).  Anonymous data, the heap and
+ * the stack are left out.
+ */
+static int parse_map(char *line, struct wmap *m)
+{
+	unsigned long long s, e, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms,
+		   &off, &maj, &min, &ino, &n) < 7 || !n || e <= s ||
+	    strlen(perms) < 4)
+		return 0;
+	m->name = line + n;
+	if (perms[2] != 'x' && m->name[0] != '/')
+		return 0;
+	m->start = s;
+	m->end = e;
+	m->pgoff = off;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	/* PROT_READ, PROT_WRITE, PROT_EXEC */
+	m->prot = (perms[0] == 'r' ? 1u : 0) | (perms[1] == 'w' ? 2u : 0) |
+		  (perms[2] == 'x' ? 4u : 0);
+	m->flags = perms[3] == 's' ? 1u : 2u;	/* MAP_SHARED, MAP_PRIVATE */
+	if (!*m->name)
+		m->name = "//anon";
+	return 1;
+}
+
+static void forget_maps(struct wproc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i].name);
+	p->nr_maps = 0;
+}
+
+/*
+ * Read pid's executable mappings now and queue, stamped stamp, those
+ * not written before (all of them after forget_maps()).
+ */
+static void read_maps(struct wconv *c, struct wproc *p, uint64_t time,
+		      uint64_t stamp, uint32_t cpu)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct wmap *nm = NULL, m;
+	size_t nr = 0, alloc = 0;
+	char *path, *line, *next;
+
+	p->maps_time = time;
+	p->maps_read = 1;
+	c->st.maps_reads++;
+	path = xasprintf("%s/%d/maps", c->proc_root, (int)p->pid);
+	if (strbuf_read_file(&sb, path, MAPS_MAX_BYTES) < 0) {
+		c->st.maps_unread++;
+		goto out;
+	}
+	for (line = sb.buf; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (!parse_map(line, &m))
+			continue;
+		if (!known_map(p, &m))
+			enqueue_int(c, INT_MMAP2, p->pid, p->pid, stamp, cpu,
+				    &m, m.name, 0);
+		ALLOC_GROW(nm, nr + 1, alloc);
+		nm[nr] = m;
+		nm[nr++].name = xstrdup(m.name);
+	}
+	qsort(nm, nr, sizeof(*nm), map_cmp);
+	forget_maps(p);
+	free(p->maps);
+	p->maps = nm;
+	p->nr_maps = nr;
+	p->alloc_maps = alloc;
+out:
+	free(path);
+	strbuf_release(&sb);
+}
+
+/*
+ * The time of what is read for a process first seen at time: early
+ * enough to come before the events of it that may still arrive (they
+ * are at most hold_ns out of order), not before what is written.
+ */
+static uint64_t first_stamp(const struct wconv *c, uint64_t time)
+{
+	uint64_t t = time > c->hold_ns ? time - c->hold_ns : 0;
+
+	return t > c->written_limit ? t : c->written_limit;
+}
+
+static struct wproc *proc_new(struct wconv *c, pid_t pid)
+{
+	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
+				      NULL);
+
+	if (!e->val) {
+		struct wproc *p = xcalloc(1, sizeof(*p));
+
+		p->pid = pid;
+		e->val = p;
+	}
+	return e->val;
+}
+
+/*
+ * A sample of pid/tid arrived: a process first seen gets its COMM and
+ * mappings read, a thread first seen its COMM; the mappings are read
+ * again every maps_every_ns, and when a user-mode address is in none of
+ * them (at most every MAPS_MISS_NS).
+ */
+static void arrive_sample(struct wconv *c, const struct walker_ev_hdr *h,
+			  uint64_t ip)
+{
+	struct wproc *p = proc_new(c, (pid_t)h->pid);
+	struct wthread *t;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t stamp = first_stamp(c, h->time_ns);
+	char rel[64];
+
+	if (!p->maps_read) {
+		thread_get(c, (pid_t)h->pid)->seen = 1;
+		snprintf(rel, sizeof(rel), "%d/comm", (int)h->pid);
+		if (!read_line(c, rel, &sb))
+			enqueue_int(c, INT_COMM, (pid_t)h->pid, (pid_t)h->pid,
+				    stamp, h->cpu, NULL, sb.buf, 0);
+		read_maps(c, p, h->time_ns, stamp, h->cpu);
+	} else if (h->time_ns >= p->maps_time + c->maps_every_ns ||
+		   (ip && !(h->flags & WALKER_F_KERNEL_MODE) &&
+		    !in_maps(p, ip) &&
+		    h->time_ns >= p->maps_time + MAPS_MISS_NS)) {
+		/* code loaded since: before this sample, not earlier */
+		read_maps(c, p, h->time_ns, h->time_ns, h->cpu);
+	}
+	t = thread_get(c, (pid_t)h->tid);
+	if (!t->seen) {
+		t->seen = 1;
+		strbuf_reset(&sb);
+		snprintf(rel, sizeof(rel), "%d/task/%d/comm", (int)h->pid,
+			 (int)h->tid);
+		if (!read_line(c, rel, &sb))
+			enqueue_int(c, INT_COMM, (pid_t)h->pid, (pid_t)h->tid,
+				    stamp, h->cpu, NULL, sb.buf, 0);
+	}
+	strbuf_release(&sb);
+}
+
+/* A new process inherits what was written of its parent (as perf does). */
+static void arrive_fork(struct wconv *c, const struct walker_ev_hdr *h,
+			const struct walker_task *tk)
+{
+	struct wproc *parent, *p;
+	struct umap_ent *e;
+	size_t i;
+
+	thread_get(c, (pid_t)h->tid)->seen = 1;
+	if (h->pid == tk->ppid)
+		return;		/* a thread */
+	parent = proc_find(c, (pid_t)tk->ppid);
+	e = umap_get(&c->procs, h->pid, NULL);
+	proc_free(e->val);
+	e->val = p = xcalloc(1, sizeof(*p));
+	p->pid = (pid_t)h->pid;
+	if (!parent || !parent->maps_read)
+		return;		/* read at its first sample */
+	p->hexversion = parent->hexversion;
+	p->maps_read = 1;
+	p->maps_time = parent->maps_time;
+	p->maps = xcalloc(parent->nr_maps + 1, sizeof(*p->maps));
+	p->nr_maps = p->alloc_maps = parent->nr_maps;
+	for (i = 0; i < parent->nr_maps; i++) {
+		p->maps[i] = parent->maps[i];
+		p->maps[i].name = xstrdup(parent->maps[i].name);
+	}
+}
+
+/* A new program: its mappings all read and written again, after its COMM. */
+static void arrive_exec(struct wconv *c, const struct walker_ev_hdr *h)
+{
+	struct wproc *p = proc_new(c, (pid_t)h->pid);
+
+	thread_get(c, (pid_t)h->tid)->seen = 1;
+	p->hexversion = 0;
+	forget_maps(p);
+	read_maps(c, p, h->time_ns, h->time_ns, h->cpu);
+}
+
+int wconv_event(struct wconv *c, const void *ev, size_t len)
+{
+	struct walker_decoded d;
+	struct walker_ev_hdr h;
+	struct walker_task tk;
+	char why[sizeof(c->st.first_bad)];
+	size_t at = c->arena_len;
+	uint64_t ip = 0;
+
+	/* copied first: the copy is 8-byte aligned whatever ev is */
+	if (len > SIZE_MAX / 2)
+		len = SIZE_MAX / 2;
+	ALLOC_GROW(c->arena, at + len + 8, c->arena_alloc);
+	memcpy(c->arena + at, ev, len);
+	if (walker_decode(c->arena + at, len, &d, why, sizeof(why)) < 0) {
+		if (!c->st.bad++)
+			memcpy(c->st.first_bad, why, sizeof(why));
+		return -1;
+	}
+	/* what is needed of it: the arena moves as records are queued */
+	memset(&tk, 0, sizeof(tk));
+	h = *d.hdr;
+	if (d.task)
+		tk = *d.task;
+	if (d.sample)
+		ip = get_le64(d.regs + 8 * REG_IP);
+	c->arena_len = at + ((h.size + 7u) & ~(size_t)7);
+	switch (h.type) {
+	case WALKER_EV_SAMPLE:
+	case WALKER_EV_OFFCPU:
+		arrive_sample(c, &h, ip);	/* queued before it */
+		enqueue(c, at, h.size, h.time_ns);
+		break;
+	case WALKER_EV_FORK:
+		arrive_fork(c, &h, &tk);
+		enqueue(c, at, h.size, h.time_ns);
+		break;
+	case WALKER_EV_EXEC:
+		enqueue(c, at, h.size, h.time_ns);	/* its COMM first */
+		arrive_exec(c, &h);
+		break;
+	default:
+		enqueue(c, at, h.size, h.time_ns);
+		break;
+	}
+	return 0;
+}
+
+/* --- records written in time order ------------------------------------- */
+
+static int write_comm(struct wconv *c, pid_t pid, pid_t tid,
+		      const char *comm, int exec, uint64_t time, uint32_t cpu,
+		      char *err, size_t errlen)
+{
+	struct pw_id id = { (uint32_t)pid, (uint32_t)tid, time, cpu };
+
+	c->st.comms++;
+	return perfwrite_comm(c->pw, (uint32_t)pid, (uint32_t)tid, comm, exec,
+			      &id, err, errlen);
+}
+
+/* --- samples ------------------------------------------------------------- */
+
+static void count_sample(struct wconv *c, const struct walker_decoded *d)
+{
+	uint32_t f = d->hdr->flags;
+	unsigned i;
+
+	if (!c->st.samples++ && d->hdr->time_ns > c->start_ns)
+		c->st.first_sample_ns = d->hdr->time_ns - c->start_ns;
+	for (i = 0; i < 8; i++)
+		if (f & (1u << i))
+			c->st.flags[i]++;
+	if (d->sample->nr_py) {
+		c->st.samples_py++;
+		if (f & (WALKER_F_PY_CUT | WALKER_F_PY_READ))
+			c->st.py_cut++;
+	} else if (f & WALKER_F_NO_PROC) {
+		c->st.no_py[WCONV_NOPY_NO_PROC]++;
+	} else if (f & WALKER_F_NO_TSTATE) {
+		c->st.no_py[WCONV_NOPY_NO_TSTATE]++;
+	} else if (f & WALKER_F_PY_READ) {
+		c->st.no_py[WCONV_NOPY_READ]++;
+	} else {
+		c->st.no_py[WCONV_NOPY_IDLE]++;
+	}
+}
+
+/*
+ * One sample record from a decoded SAMPLE or OFFCPU event: of event
+ * ev_id, at time, with period.
+ */
+static int write_sample(struct wconv *c, const struct walker_decoded *d,
+			const struct wproc *p, uint64_t ev_id, uint64_t time,
+			uint64_t period, char *err, size_t errlen)
+{
+	const struct walker_sample *s = d->sample;
+	const struct walker_ev_hdr *h = d->hdr;
+	uint64_t regs[WALKER_NR_REGS], chain[1 + WALKER_MAX_KSTACK];
+	struct walker_raw raw;
+	struct pw_sample ps;
+	unsigned i;
+	int any = 0, full;
+
+	memcpy(regs, d->regs, sizeof(regs));
+	for (i = 0; i < WALKER_NR_REGS; i++)
+		any |= regs[i] != 0;
+	memset(&ps, 0, sizeof(ps));
+	ps.id = ev_id;
+	ps.pid = h->pid;
+	ps.tid = h->tid;
+	ps.time = time;
+	ps.cpu = h->cpu;
+	ps.period = period;
+	if (s->nr_kstack) {
+		chain[0] = CTX_KERNEL;
+		memcpy(chain + 1, d->kstack, 8 * (size_t)s->nr_kstack);
+		ps.callchain = chain;
+		ps.nr_callchain = 1 + (uint64_t)s->nr_kstack;
+	}
+	if (h->flags & WALKER_F_KERNEL_MODE) {
+		ps.misc = PERF_RECORD_MISC_KERNEL;
+		ps.ip = s->nr_kstack ? chain[1] : regs[REG_IP];
+	} else {
+		ps.misc = PERF_RECORD_MISC_USER;
+		ps.ip = regs[REG_IP];
+	}
+	memset(&raw, 0, sizeof(raw));
+	raw.magic = WALKER_RAW_MAGIC;
+	raw.version = WALKER_ABI_VERSION;
+	raw.flags = h->flags;
+	raw.nr_py = s->nr_py;
+	raw.prev_state = s->prev_state;
+	raw.layout_version = p ? p->hexversion : 0;
+	strbuf_reset(&c->raw);
+	strbuf_add(&c->raw, &raw, sizeof(raw));
+	strbuf_add(&c->raw, d->py,
+		   (size_t)s->nr_py * sizeof(struct walker_py_frame));
+	ps.raw = c->raw.buf;
+	ps.raw_len = (uint32_t)c->raw.len;
+	if (any) {
+		ps.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		ps.regs = regs;
+	}
+	/*
+	 * The dump: what was copied, and room for 8 bytes more when the
+	 * copy stopped short of what was asked (the stack ended), so that
+	 * readers see dyn_size < size, as the kernel writes it; a full
+	 * copy is a full dump (the stack may go on past it).
+	 */
+	if (any && s->ustack_len) {
+		full = (h->flags & WALKER_F_USTACK_FULL) ||
+		       s->ustack_len >= s->ustack_asked;
+		ps.stack = d->ustack;
+		ps.dyn_size = s->ustack_len;
+		ps.stack_size = ((uint64_t)s->ustack_len + 7) & ~7ull;
+		if (!full)
+			ps.stack_size += 8;
+	}
+	if (perfwrite_sample(c->pw, &ps, err, errlen) < 0)
+		return -1;
+	if (c->hooks.py_frame)
+		for (i = 0; i < s->nr_py; i++) {
+			struct walker_py_frame f;
+
+			walker_py_frame_at(d, i, &f);
+			c->hooks.py_frame(c->hooks.data, (pid_t)h->pid, &f);
+		}
+	return 0;
+}
+
+/* --- events in time order ------------------------------------------------ */
+
+static int on_sample(struct wconv *c, const struct walker_decoded *d,
+		     char *err, size_t errlen)
+{
+	struct wproc *p = proc_find(c, (pid_t)d->hdr->pid);
+
+	count_sample(c, d);
+	if (write_sample(c, d, p, c->cpu_id, d->hdr->time_ns, 1, err,
+			 errlen) < 0)
+		return -1;
+	if ((d->hdr->flags & WALKER_F_NO_PROC) && c->hooks.no_proc)
+		c->hooks.no_proc(c->hooks.data, (pid_t)d->hdr->pid);
+	return 0;
+}
+
+/* A switch-out: kept (a copy) until the thread runs again. */
+static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
+		     char *err, size_t errlen)
+{
+	struct wthread *t = thread_get(c, (pid_t)d->hdr->tid);
+
+	if (t->off) {
+		/* its switch-in was lost: that interval cannot be closed */
+		c->st.offcpu_dropped++;
+		free(t->off);
+	}
+	t->off = xmalloc(d->hdr->size);
+	memcpy(t->off, d->hdr, d->hdr->size);
+	t->off_len = d->hdr->size;
+	return 0;
+}
+
+/* The open interval of t, written as ending at end. */
+static int close_interval(struct wconv *c, struct wthread *t, uint64_t end,
+			  char *err, size_t errlen)
+{
+	struct walker_decoded od;
+	char why[PPR_ERR_LEN];
+	uint64_t start;
+	int r;
+
+	r = walker_decode(t->off, t->off_len, &od, why, sizeof(why));
+	if (r == 0) {
+		start = od.hdr->time_ns;
+		r = write_sample(c, &od, proc_find(c, (pid_t)od.hdr->pid),
+				 c->off_id, end, end > start ? end - start : 0,
+				 err, errlen);
+		c->st.offcpu++;
+		c->st.offcpu_ns += end > start ? end - start : 0;
+	}
+	free(t->off);
+	t->off = NULL;
+	return r;
+}
+
+static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
+		    char *err, size_t errlen)
+{
+	struct umap_ent *e = umap_find(&c->threads, d->hdr->tid);
+	struct wthread *t = e ? e->val : NULL;
+
+	if (!t || !t->off) {
+		c->st.oncpu_unpaired++;
+		return 0;
+	}
+	return close_interval(c, t, d->hdr->time_ns, err, errlen);
+}
+
+static int on_task(struct wconv *c, const struct walker_decoded *d,
+		   char *err, size_t errlen)
+{
+	const struct walker_ev_hdr *h = d->hdr;
+	const struct walker_task *tk = d->task;
+	struct pw_id id = { h->pid, h->tid, h->time_ns, h->cpu };
+	struct umap_ent *e;
+	struct wthread *t;
+	char comm[sizeof(tk->comm) + 1];
+
+	memcpy(comm, tk->comm, sizeof(tk->comm));
+	comm[sizeof(tk->comm)] = '\0';
+	switch (h->type) {
+	case WALKER_EV_FORK:
+		c->st.tasks++;
+		if (perfwrite_task(c->pw, PERF_RECORD_FORK, h->pid, tk->ppid,
+				   h->tid, tk->ptid, &id, err, errlen) < 0)
+			return -1;
+		/* perf gives the child its parent's comm and maps */
+		if (h->pid == tk->ppid)
+			return 0;	/* a thread */
+		if (c->hooks.fork)
+			c->hooks.fork(c->hooks.data, (pid_t)tk->ppid,
+				      (pid_t)h->pid);
+		return 0;
+	case WALKER_EV_EXEC:
+		/* its mappings were read when it arrived (queued after it) */
+		if (write_comm(c, (pid_t)h->pid, (pid_t)h->tid, comm, 1,
+			       h->time_ns, h->cpu, err, errlen) < 0)
+			return -1;
+		if (c->hooks.exec)
+			c->hooks.exec(c->hooks.data, (pid_t)h->pid);
+		return 0;
+	case WALKER_EV_EXIT:
+		c->st.tasks++;
+		if (perfwrite_task(c->pw, PERF_RECORD_EXIT, h->pid, tk->ppid,
+				   h->tid, tk->ptid, &id, err, errlen) < 0)
+			return -1;
+		e = umap_find(&c->threads, h->tid);
+		t = e ? e->val : NULL;
+		if (t) {
+			/* a thread exits on CPU: an open interval is stale */
+			if (t->off)
+				c->st.offcpu_dropped++;
+			free(t->off);
+			free(t);
+			e->val = NULL;	/* a reused tid starts afresh */
+		}
+		if (h->tid != h->pid)
+			return 0;
+		e = umap_find(&c->procs, h->pid);
+		if (e) {
+			proc_free(e->val);
+			e->val = NULL;
+		}
+		if (c->hooks.exit)
+			c->hooks.exit(c->hooks.data, (pid_t)h->pid);
+		return 0;
+	}
+	return 0;
+}
+
+static int write_mmap2(struct wconv *c, const struct int_rec *ir,
+		       char *err, size_t errlen)
+{
+	struct pw_id id = { ir->hdr.pid, ir->hdr.tid, ir->hdr.time_ns,
+			    ir->hdr.cpu };
+	struct pw_mmap2 m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = ir->hdr.pid;
+	m.tid = ir->hdr.tid;
+	m.start = ir->start;
+	m.len = ir->len;
+	m.pgoff = ir->pgoff;
+	m.maj = ir->maj;
+	m.min = ir->min;
+	m.ino = ir->ino;
+	m.prot = ir->prot;
+	m.flags = ir->flags;
+	m.filename = ir->name;
+	/* the kernel's mark of a mapping that is not code */
+	m.misc = PERF_RECORD_MISC_USER |
+		 (ir->prot & 4 ? 0 : PERF_RECORD_MISC_MMAP_DATA);
+	c->st.mmaps++;
+	return perfwrite_mmap2(c->pw, &m, &id, err, errlen);
+}
+
+static int write_lost(struct wconv *c, uint64_t lost, uint64_t time,
+		      char *err, size_t errlen)
+{
+	struct pw_id id = { 0, 0, time, 0 };
+
+	c->st.lost += lost;
+	return perfwrite_lost(c->pw, c->cpu_id, lost, &id, err, errlen);
+}
+
+static int process(struct wconv *c, const struct qent *q, char *err,
+		   size_t errlen)
+{
+	const struct int_rec *ir = (const void *)(c->arena + q->off);
+	struct walker_decoded d;
+	char why[PPR_ERR_LEN];
+
+	if (c->written_any && q->time < c->last_written)
+		c->st.late++;
+	if (!c->written_any || q->time > c->last_written)
+		c->last_written = q->time;
+	c->written_any = 1;
+	if (ir->hdr.type == INT_COMM)
+		return write_comm(c, (pid_t)ir->hdr.pid, (pid_t)ir->hdr.tid,
+				  ir->name, 0, q->time, ir->hdr.cpu, err,
+				  errlen);
+	if (ir->hdr.type == INT_MMAP2)
+		return write_mmap2(c, ir, err, errlen);
+	/* checked when queued: cannot fail here */
+	if (walker_decode(c->arena + q->off, q->len, &d, why,
+			  sizeof(why)) < 0)
+		return 0;
+	switch (d.hdr->type) {
+	case WALKER_EV_SAMPLE:
+		return on_sample(c, &d, err, errlen);
+	case WALKER_EV_OFFCPU:
+		return on_offcpu(c, &d, err, errlen);
+	case WALKER_EV_ONCPU:
+		return on_oncpu(c, &d, err, errlen);
+	case WALKER_EV_LOST:
+		return write_lost(c, d.lost, q->time, err, errlen);
+	default:
+		return on_task(c, &d, err, errlen);
+	}
+}
+
+/* The kernel's map, once, before any other record. */
+static int start(struct wconv *c, char *err, size_t errlen)
+{
+	/* time 0, as perf's synthesized records: before everything */
+	struct pw_id id = { (uint32_t)-1, 0, 0, 0 };
+	uint64_t text;
+
+	if (c->started)
+		return 0;
+	c->started = 1;
+	if (!c->kallsyms || perfwrite_kernel_text(c->kallsyms, &text) < 0)
+		return 0;
+	c->st.kernel_map = 1;
+	return perfwrite_kernel_mmap(c->pw, text, &id, err, errlen);
+}
+
+/* Write the queued events with time <= limit, in time order. */
+static int flush_until(struct wconv *c, uint64_t limit, char *err,
+		       size_t errlen)
+{
+	unsigned char *keep = NULL;
+	size_t n = 0, i, keep_len = 0, keep_alloc = 0;
+	int r = 0;
+
+	if (start(c, err, errlen) < 0)
+		return -1;
+	if (c->nr_q > 1)
+		qsort(c->q, c->nr_q, sizeof(*c->q), qent_cmp);
+	while (n < c->nr_q && c->q[n].time <= limit)
+		n++;
+	if (limit > c->written_limit)
+		c->written_limit = limit;
+	for (i = 0; i < n && !r; i++)
+		r = process(c, &c->q[i], err, errlen);
+	if (r < 0)
+		return -1;
+	if (c->pending_lost) {
+		r = write_lost(c, c->pending_lost, c->last_written, err,
+			       errlen);
+		c->pending_lost = 0;
+		if (r < 0)
+			return -1;
+	}
+	if (n && perfwrite_finished_round(c->pw, err, errlen) < 0)
+		return -1;
+	/* the events held back move to the front of a new arena */
+	for (i = n; i < c->nr_q; i++) {
+		struct qent *q = &c->q[i];
+		size_t len8 = (q->len + 7) & ~(size_t)7;
+
+		ALLOC_GROW(keep, keep_len + len8, keep_alloc);
+		memcpy(keep + keep_len, c->arena + q->off, q->len);
+		q->off = keep_len;
+		keep_len += len8;
+		c->q[i - n] = *q;
+	}
+	free(c->arena);
+	c->arena = keep;
+	c->arena_len = keep_len;
+	c->arena_alloc = keep_alloc;
+	c->nr_q -= n;
+	c->st.bytes = perfwrite_data_bytes(c->pw);
+	return 0;
+}
+
+int wconv_flush(struct wconv *c, char *err, size_t errlen)
+{
+	if (c->finished)
+		return set_err(err, errlen, "the recording is finished");
+	if (c->newest < c->hold_ns)
+		return flush_until(c, 0, err, errlen);
+	return flush_until(c, c->newest - c->hold_ns, err, errlen);
+}
+
+int wconv_finish(struct wconv *c, uint64_t end_ns, char *err,
+		 size_t errlen)
+{
+	size_t i;
+	int any = 0;
+
+	if (c->finished)
+		return set_err(err, errlen, "the recording is finished");
+	if (flush_until(c, UINT64_MAX, err, errlen) < 0)
+		return -1;
+	if (end_ns < c->last_written)
+		end_ns = c->last_written;
+	/* threads still off CPU: their intervals end with the recording */
+	for (i = 0; i < c->threads.cap; i++) {
+		struct wthread *t = c->threads.ents[i].val;
+
+		if (!c->threads.ents[i].used || !t || !t->off)
+			continue;
+		c->st.offcpu_open++;
+		any = 1;
+		if (close_interval(c, t, end_ns, err, errlen) < 0)
+			return -1;
+	}
+	if (any && perfwrite_finished_round(c->pw, err, errlen) < 0)
+		return -1;
+	c->st.bytes = perfwrite_data_bytes(c->pw);
+	c->finished = 1;
+	if (perfwrite_close(c->pw, err, errlen) < 0) {
+		c->pw = NULL;
+		return -1;
+	}
+	c->pw = NULL;
+	return 0;
+}
