@@ -590,6 +590,7 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 	char why[sizeof(c->st.first_bad)];
 	size_t at = c->arena_len;
 	uint64_t ip = 0;
+	unsigned i;
 
 	/* copied first: the copy is 8-byte aligned whatever ev is */
 	if (len > SIZE_MAX / 2)
@@ -606,22 +607,43 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 	h = *d.hdr;
 	if (d.task)
 		tk = *d.task;
-	if (d.sample)
+	if (d.sample) {
 		ip = get_le64(d.regs + 8 * REG_IP);
+		/* named now, while the code objects most likely live */
+		for (i = 0; c->hooks.py_frame && i < d.sample->nr_py; i++) {
+			struct walker_py_frame f;
+
+			walker_py_frame_at(&d, i, &f);
+			c->hooks.py_frame(c->hooks.data, (pid_t)h.pid, &f);
+		}
+	}
 	c->arena_len = at + ((h.size + 7u) & ~(size_t)7);
 	switch (h.type) {
 	case WALKER_EV_SAMPLE:
 	case WALKER_EV_OFFCPU:
 		arrive_sample(c, &h, ip);	/* queued before it */
 		enqueue(c, at, h.size, h.time_ns);
+		if (h.type == WALKER_EV_SAMPLE &&
+		    (h.flags & WALKER_F_NO_PROC) && c->hooks.no_proc)
+			c->hooks.no_proc(c->hooks.data, (pid_t)h.pid);
 		break;
 	case WALKER_EV_FORK:
 		arrive_fork(c, &h, &tk);
 		enqueue(c, at, h.size, h.time_ns);
+		if (h.pid != tk.ppid && c->hooks.fork)
+			c->hooks.fork(c->hooks.data, (pid_t)tk.ppid,
+				      (pid_t)h.pid);
 		break;
 	case WALKER_EV_EXEC:
 		enqueue(c, at, h.size, h.time_ns);	/* its COMM first */
 		arrive_exec(c, &h);
+		if (c->hooks.exec)
+			c->hooks.exec(c->hooks.data, (pid_t)h.pid);
+		break;
+	case WALKER_EV_EXIT:
+		enqueue(c, at, h.size, h.time_ns);
+		if (h.tid == h.pid && c->hooks.exit)
+			c->hooks.exit(c->hooks.data, (pid_t)h.pid);
 		break;
 	default:
 		enqueue(c, at, h.size, h.time_ns);
@@ -741,16 +763,7 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 		if (!full)
 			ps.stack_size += 8;
 	}
-	if (perfwrite_sample(c->pw, &ps, err, errlen) < 0)
-		return -1;
-	if (c->hooks.py_frame)
-		for (i = 0; i < s->nr_py; i++) {
-			struct walker_py_frame f;
-
-			walker_py_frame_at(d, i, &f);
-			c->hooks.py_frame(c->hooks.data, (pid_t)h->pid, &f);
-		}
-	return 0;
+	return perfwrite_sample(c->pw, &ps, err, errlen);
 }
 
 /* --- events in time order ------------------------------------------------ */
@@ -761,12 +774,8 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 	struct wproc *p = proc_find(c, (pid_t)d->hdr->pid);
 
 	count_sample(c, d);
-	if (write_sample(c, d, p, c->cpu_id, d->hdr->time_ns, 1, err,
-			 errlen) < 0)
-		return -1;
-	if ((d->hdr->flags & WALKER_F_NO_PROC) && c->hooks.no_proc)
-		c->hooks.no_proc(c->hooks.data, (pid_t)d->hdr->pid);
-	return 0;
+	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns, 1, err,
+			    errlen);
 }
 
 /* A switch-out: kept (a copy) until the thread runs again. */
@@ -841,19 +850,12 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 				   h->tid, tk->ptid, &id, err, errlen) < 0)
 			return -1;
 		/* perf gives the child its parent's comm and maps */
-		if (h->pid == tk->ppid)
-			return 0;	/* a thread */
-		if (c->hooks.fork)
-			c->hooks.fork(c->hooks.data, (pid_t)tk->ppid,
-				      (pid_t)h->pid);
 		return 0;
 	case WALKER_EV_EXEC:
 		/* its mappings were read when it arrived (queued after it) */
 		if (write_comm(c, (pid_t)h->pid, (pid_t)h->tid, comm, 1,
 			       h->time_ns, h->cpu, err, errlen) < 0)
 			return -1;
-		if (c->hooks.exec)
-			c->hooks.exec(c->hooks.data, (pid_t)h->pid);
 		return 0;
 	case WALKER_EV_EXIT:
 		c->st.tasks++;
@@ -877,8 +879,6 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 			proc_free(e->val);
 			e->val = NULL;
 		}
-		if (c->hooks.exit)
-			c->hooks.exit(c->hooks.data, (pid_t)h->pid);
 		return 0;
 	}
 	return 0;

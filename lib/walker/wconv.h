@@ -55,8 +55,10 @@ struct wconv;
 
 /*
  * What the conversion tells the side that knows the processes (the
- * loop: walker/wrecord.c).  Called from wconv_flush() and
- * wconv_finish(), in time order; each may be NULL.
+ * loop: walker/wrecord.c).  Called from wconv_event() as each event
+ * arrives (not when it is written, up to hold_ns later), so that code
+ * objects are named and processes inspected while they live; each may
+ * be NULL.  A hook may call wconv_set_version().
  */
 struct wconv_hooks {
 	void *data;
@@ -68,7 +70,7 @@ struct wconv_hooks {
 	void (*fork)(void *data, pid_t parent, pid_t child);
 	/* pid's last thread exited */
 	void (*exit)(void *data, pid_t pid);
-	/* each Python frame of each sample written, to name it */
+	/* each Python frame of each sample (and switch-out), to name it */
 	void (*py_frame)(void *data, pid_t pid,
 			 const struct walker_py_frame *f);
 };

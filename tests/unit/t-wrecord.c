@@ -23,6 +23,7 @@
 #include "byteorder.h"
 #include "fileio.h"
 #include "perfdata.h"
+#include "report/src_native.h"
 #include "spawn.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -707,6 +708,29 @@ static int sample_of(pid_t pid, struct ev *e, uint64_t *sp_out,
 	return 0;
 }
 
+struct native_seen {
+	int samples, eval, runmain, dump_ok;
+};
+
+static int on_native(void *data, const struct sample *s)
+{
+	struct native_seen *n = data;
+	size_t i;
+
+	n->samples++;
+	n->dump_ok = s->dump_known && !s->dump_full && s->dump_len > 256;
+	for (i = 0; i < s->nr_frames; i++) {
+		const struct sample_str *y = &s->frames[i].sym;
+
+		if (y->len == 24 && !memcmp(y->s, "_PyEval_EvalFrameDefault",
+					    24))
+			n->eval = 1;
+		if (y->len == 10 && !memcmp(y->s, "Py_RunMain", 10))
+			n->runmain = 1;
+	}
+	return 0;
+}
+
 /* perf's words for trouble with a file */
 static int complains(const char *s)
 {
@@ -781,6 +805,22 @@ static void real_python(void)
 	       "read back: sp, ip, a dump that reached the stack's top");
 	if (ok)
 		perfdata_close(&d);
+	{
+		struct native_opts no;
+		struct native_seen ns;
+		int cb_ret = 0;
+
+		memset(&no, 0, sizeof(no));
+		memset(&ns, 0, sizeof(ns));
+		no.session_dir = dir;
+		no.perf_data = path;
+		no.cb = on_native;
+		no.data = &ns;
+		ok = native_load(&no, NULL, &cb_ret, err, sizeof(err)) == 0;
+		TAP_OK(ok && ns.samples == 1 && ns.eval && ns.runmain &&
+		       ns.dump_ok, "our reader unwinds it too (%s)",
+		       ok ? "" : err);
+	}
 	{
 		const char *script[] = { "perf", "script", "-i", path, NULL };
 		const char *report[] = { "perf", "report", "--stdio", "-i",
