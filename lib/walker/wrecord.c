@@ -227,7 +227,7 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 		w->frames_unnamed++;
 }
 
-/* --- the loop -------------------------------------------------------------- */
+/* --- the loop ------------------------------------------------------------ */
 
 void wrec_free(struct wrec *w)
 {

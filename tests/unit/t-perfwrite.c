@@ -74,7 +74,8 @@ static int write_file_ok(const char *path, uint64_t *cpu_id,
 	struct perf_event_attr ca, oa;
 	struct perfwrite *w;
 	char err[PPR_ERR_LEN];
-	struct pw_id id = { 100, 100, 1000, 1 }, kid = { (uint32_t)-1, 0, 0, 0 };
+	struct pw_id id = { 100, 100, 1000, 1 };
+	struct pw_id kid = { (uint32_t)-1, 0, 0, 0 };
 	uint64_t text = 0;
 	struct pw_mmap2 m;
 	struct pw_sample s;
@@ -364,8 +365,8 @@ static int complains_about(const char *s)
 
 static void run_perf(const char *path)
 {
-	const char *script[] = { "perf", "script", "-i", path, "--show-task-events",
-				 NULL };
+	const char *script[] = { "perf", "script", "-i", path,
+				 "--show-task-events", NULL };
 	const char *report[] = { "perf", "report", "--stdio", "-i", path,
 				 "--sort", "comm,pid", NULL };
 	const char *header[] = { "perf", "report", "--header-only", "-i",
@@ -400,7 +401,8 @@ static void run_perf(const char *path)
 	strbuf_reset(&errout);
 	st = spawn_capture(header, NULL, &out, &errout, 1 << 20, err,
 			   sizeof(err));
-	TAP_OK(st == 0 && strstr(out.buf, "# cmdline : pyperf-run record x.py") &&
+	TAP_OK(st == 0 &&
+	       strstr(out.buf, "# cmdline : pyperf-run record x.py") &&
 	       strstr(out.buf, "# arch : ") &&
 	       strstr(out.buf, "# nrcpus online : ") &&
 	       strstr(out.buf, "# os release : "),

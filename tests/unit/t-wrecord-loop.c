@@ -28,7 +28,7 @@
 
 #define MS 1000000ull
 
-/* --- stand-ins ------------------------------------------------------------- */
+/* --- stand-ins ----------------------------------------------------------- */
 
 struct walker {
 	int unused;
@@ -172,7 +172,7 @@ int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 	return 0;
 }
 
-/* --- the test -------------------------------------------------------------- */
+/* --- the test ------------------------------------------------------------ */
 
 static uint64_t mono_ns(void)
 {

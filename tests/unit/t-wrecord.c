@@ -16,7 +16,8 @@
  * 2. A real interpreter: Debian's python3 stopped with ptrace in a
  *    Python loop, its registers and stack made into one walker sample;
  *    perf script must unwind it from the dump through
- *    _PyEval_EvalFrameDefault, and perf report read the file without a
+ *    _PyEval_EvalFrameDefault up to Py_RunMain, and so must our own
+ *    reader (native_load()), and perf report read the file without a
  *    complaint.
  */
 #include "compat.h"
@@ -376,7 +377,6 @@ static void synthetic(void)
 	TAP_OK(wconv_flush(c, err, sizeof(err)) == 0, "flush 2");
 
 	/* code loaded later; then a sample in it, a late one, tasks */
-	put_file("100/maps", maps100);
 	{
 		struct strbuf sb = STRBUF_INIT;
 
@@ -734,7 +734,10 @@ static void real_python(void)
 out:
 	strbuf_release(&out);
 	strbuf_release(&errout);
-	if (!getenv("KEEP")) unlink(path); else printf("# kept %s\n", path);
+	if (!getenv("KEEP"))
+		unlink(path);
+	else
+		printf("# kept %s\n", path);
 	free(path);
 }
 
@@ -750,7 +753,8 @@ int main(void)
 	{
 		const char *rm[] = { "rm", "-rf", "--", dir, NULL };
 
-		if (!getenv("KEEP")) spawn_capture(rm, NULL, NULL, NULL, 0, NULL, 0);
+		if (!getenv("KEEP"))	/* KEEP=1: left for a look */
+			spawn_capture(rm, NULL, NULL, NULL, 0, NULL, 0);
 	}
 	return tap_done();
 }
