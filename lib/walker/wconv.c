@@ -229,19 +229,24 @@ static struct wthread *thread_get(struct wconv *c, pid_t tid)
 	return e->val;
 }
 
-void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
+static struct wproc *proc_new(struct wconv *c, pid_t pid)
 {
 	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
 				      NULL);
-	struct wproc *p = e->val;
 
-	/* a process not seen yet keeps its version until it is */
-	if (!p) {
-		p = xcalloc(1, sizeof(*p));
+	if (!e->val) {
+		struct wproc *p = xcalloc(1, sizeof(*p));
+
 		p->pid = pid;
 		e->val = p;
 	}
-	p->hexversion = hexversion;
+	return e->val;
+}
+
+void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
+{
+	/* a process not seen yet keeps its version until it is */
+	proc_new(c, pid)->hexversion = hexversion;
 }
 
 /* --- the queue ---------------------------------------------------------- */
@@ -484,20 +489,6 @@ static uint64_t first_stamp(const struct wconv *c, uint64_t time)
 	uint64_t t = time > c->hold_ns ? time - c->hold_ns : 0;
 
 	return t > c->written_limit ? t : c->written_limit;
-}
-
-static struct wproc *proc_new(struct wconv *c, pid_t pid)
-{
-	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
-				      NULL);
-
-	if (!e->val) {
-		struct wproc *p = xcalloc(1, sizeof(*p));
-
-		p->pid = pid;
-		e->val = p;
-	}
-	return e->val;
 }
 
 /*
