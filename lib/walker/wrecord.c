@@ -399,3 +399,115 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->procs = w->notes;
 	st->nr_procs = w->nr_notes;
 }
+
+/* part of whole as a percentage, "<1" below one in a hundred */
+static void pct(struct strbuf *sb, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		strbuf_addstr(sb, "0");
+	else if (part && part * 100 < whole)
+		strbuf_addstr(sb, "<1");
+	else
+		strbuf_addf(sb, "%llu",
+			    (unsigned long long)(part * 100 / whole));
+}
+
+void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
+{
+	static const char *const why[WCONV_NOPY_NR] = {
+		[WCONV_NOPY_NO_PROC] = "before the interpreter was found",
+		[WCONV_NOPY_NO_TSTATE] = "in threads with no Python thread "
+					 "state",
+		[WCONV_NOPY_READ] = "whose first frame could not be read",
+		[WCONV_NOPY_IDLE] = "in Python threads outside any frame",
+	};
+	const struct wconv_stats *c = &st->conv;
+	uint64_t without = c->samples - c->samples_py, written;
+	struct strbuf sb = STRBUF_INIT;
+	const char *sep = ": ";
+	size_t i;
+
+	strbuf_addf(&sb, "%llu samples, %llu with Python frames (",
+		    (unsigned long long)c->samples,
+		    (unsigned long long)c->samples_py);
+	pct(&sb, c->samples_py, c->samples);
+	strbuf_addstr(&sb, "%)");
+	if (without) {
+		strbuf_addf(&sb, "; %llu without", (unsigned long long)without);
+		for (i = 0; i < WCONV_NOPY_NR; i++) {
+			if (!c->no_py[i])
+				continue;
+			strbuf_addf(&sb, "%s%llu %s", sep,
+				    (unsigned long long)c->no_py[i], why[i]);
+			sep = ", ";
+		}
+	}
+	strvec_push(lines, sb.buf);
+	if (c->py_cut) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu samples (", (unsigned long long)c->py_cut);
+		pct(&sb, c->py_cut, c->samples);
+		strbuf_addf(&sb, "%%) have their Python stacks cut: %llu at "
+			    "the frame limit, the others at a frame that "
+			    "could not be read",
+			    (unsigned long long)c->flags[2]);
+		strvec_push(lines, sb.buf);
+	}
+	if (st->frames_unnamed)
+		strvec_pushf(lines, "%llu of %llu Python frames are unnamed: "
+			     "their code objects could not be read (freed, "
+			     "or the process was gone)",
+			     (unsigned long long)st->frames_unnamed,
+			     (unsigned long long)st->frames);
+	if (c->lost)
+		strvec_pushf(lines, "%llu events were lost: the walker's "
+			     "ring buffer was full", (unsigned long long)c->lost);
+	if (c->bad)
+		strvec_pushf(lines, "%llu events did not decode and were "
+			     "dropped (the first: %s)",
+			     (unsigned long long)c->bad, c->first_bad);
+	if (c->late)
+		strvec_pushf(lines, "%llu events came more than the hold-back "
+			     "late and were written out of time order",
+			     (unsigned long long)c->late);
+	if (c->offcpu || c->offcpu_dropped) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu off-CPU intervals, %.3f s",
+			    (unsigned long long)c->offcpu, c->offcpu_ns / 1e9);
+		if (c->offcpu_open)
+			strbuf_addf(&sb, "; %llu still off CPU at the end, "
+				    "counted until then",
+				    (unsigned long long)c->offcpu_open);
+		if (c->offcpu_dropped)
+			strbuf_addf(&sb, "; %llu dropped (their switch-in was "
+				    "lost)", (unsigned long long)c->offcpu_dropped);
+		strvec_push(lines, sb.buf);
+	}
+	for (i = 0; i < st->nr_procs; i++) {
+		const struct wrec_proc *p = &st->procs[i];
+
+		if (p->status == PYTARGET_OK || !p->why[0])
+			continue;
+		strvec_pushf(lines, "process %d was not walked: %s",
+			     (int)p->pid, p->why);
+	}
+	if (!c->kernel_map)
+		strvec_push(lines, "kernel addresses are hidden "
+			    "(/proc/kallsyms): kernel frames are unnamed");
+	if (c->maps_unread)
+		strvec_pushf(lines, "%llu reads of a process's mappings "
+			     "failed (it was gone): native frames of such "
+			     "processes may be unnamed",
+			     (unsigned long long)c->maps_unread);
+	written = c->samples + c->offcpu;
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "perf.data: %llu bytes", (unsigned long long)c->bytes);
+	if (written)
+		strbuf_addf(&sb, ", %llu per sample",
+			    (unsigned long long)(c->bytes / written));
+	if (c->first_sample_ns)
+		strbuf_addf(&sb, "; the first sample %.1f ms after the start",
+			    c->first_sample_ns / 1e6);
+	strvec_push(lines, sb.buf);
+	strbuf_release(&sb);
+}

@@ -33,6 +33,7 @@
 #include "compat.h"
 #include <linux/types.h>
 #include "walker/pytarget.h"
+#include "strbuf.h"
 #include "walker/wconv.h"
 
 struct wrec;
@@ -108,6 +109,17 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen);
 
 /* The counts so far (procs owned by w, valid until wrec_free()). */
 void wrec_stats(const struct wrec *w, struct wrec_stats *st);
+
+/*
+ * What record should say of a recording, one line each (appended to
+ * lines, without the command's prefix): the samples and why some have
+ * no Python frames, cut walks, frames left unnamed, lost and undecoded
+ * events, off-CPU intervals (and those still open at the end), the
+ * processes that were not walked and why, the file's size per sample
+ * and the time to the first sample.  Only what happened is said: a
+ * clean recording gives the counts line and the size line.
+ */
+void wrec_describe(const struct wrec_stats *st, struct strvec *lines);
 
 void wrec_free(struct wrec *w);
 

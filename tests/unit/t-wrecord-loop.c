@@ -327,6 +327,28 @@ int main(void)
 	n = note(&st, 300);
 	TAP_OK(n && n->status == PYTARGET_UNSUPPORTED &&
 	       strstr(n->why, "2.7.18"), "stats: the refused process, why");
+	{
+		struct strvec lines = STRVEC_INIT;
+		size_t i;
+
+		wrec_describe(&st, &lines);
+		for (i = 0; i < lines.nr; i++)
+			printf("# %s\n", lines.v[i]);
+		TAP_OK(lines.nr >= 4 &&
+		       !strcmp(lines.v[0], "5 samples, 2 with Python frames "
+			       "(40%); 3 without: 3 before the interpreter "
+			       "was found"), "described: the samples");
+		TAP_OK(lines.nr >= 4 &&
+		       !strcmp(lines.v[1], "5 events were lost: the walker's "
+			       "ring buffer was full") &&
+		       !strcmp(lines.v[2], "process 300 was not walked: "
+			       "python 2.7.18 is not supported") &&
+		       !strncmp(lines.v[lines.nr - 1], "perf.data: ", 11) &&
+		       strstr(lines.v[lines.nr - 1], " per sample; the first "
+			      "sample "),
+		       "described: lost, the process not walked, the size");
+		strvec_clear(&lines);
+	}
 	if (asprintf(&path, "%s/perf.data", dir) < 0)
 		abort();
 	ok = perfdata_open(&d, path, err, sizeof(err)) == 0;
