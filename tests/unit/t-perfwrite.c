@@ -440,6 +440,33 @@ static void abort_leaves_nothing(void)
 	free(path);
 }
 
+/* _text from kallsyms files: shown, hidden (kptr_restrict), missing. */
+static void kernel_text(void)
+{
+	char *path = NULL;
+	uint64_t text = 0;
+	FILE *f;
+
+	if (asprintf(&path, "%s/kallsyms", dir) < 0)
+		abort();
+	f = fopen(path, "w");
+	fputs("0000000000000000 A fixed_percpu_data\n"
+	      "ffffffffa1000000 T startup_64\n"
+	      "ffffffffa1000000 T _text\n", f);
+	fclose(f);
+	TAP_OK(perfwrite_kernel_text(path, &text) == 0 &&
+	       text == 0xffffffffa1000000ull, "_text found");
+	f = fopen(path, "w");
+	fputs("0000000000000000 T startup_64\n"
+	      "0000000000000000 T _text\n", f);
+	fclose(f);
+	TAP_INT(perfwrite_kernel_text(path, &text), -ENOENT,
+		"hidden addresses: not found");
+	unlink(path);
+	TAP_INT(perfwrite_kernel_text(path, &text), -ENOENT, "no file");
+	free(path);
+}
+
 int main(void)
 {
 	char *path = NULL;
@@ -453,6 +480,7 @@ int main(void)
 		run_perf(path);
 	}
 	abort_leaves_nothing();
+	kernel_text();
 	unlink(path);
 	rmdir(dir);
 	free(path);
