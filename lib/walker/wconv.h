@@ -31,6 +31,13 @@
  *     for each thread first seen without its fork, LOST records for
  *     the events the ring buffer dropped.
  *
+ * /proc is read when an event arrives (wconv_event()), not when it is
+ * written, so that a short-lived process is read while it lives.  The
+ * records made of it carry the event's time (re-reads, exec) or, for a
+ * process or thread first seen, a time hold_ns earlier (not before what
+ * is already written), so that they come before its events still to
+ * arrive, which are at most that much out of order.
+ *
  * Order: events are queued as they come, and each flush writes, sorted
  * by time, those at least hold_ns older than the newest queued, then a
  * FINISHED_ROUND.  The ring buffer is one buffer for all CPUs, filled
@@ -68,7 +75,7 @@ struct wconv_hooks {
 	void (*exec)(void *data, pid_t pid);
 	/* a new process: child forked by parent (threads not included) */
 	void (*fork)(void *data, pid_t parent, pid_t child);
-	/* pid's last thread exited */
+	/* pid's leader thread exited: the process is gone */
 	void (*exit)(void *data, pid_t pid);
 	/* each Python frame of each sample (and switch-out), to name it */
 	void (*py_frame)(void *data, pid_t pid,
