@@ -66,6 +66,8 @@ struct pw_attr {
 struct perfwrite {
 	char *path, *tmp;
 	int fd;
+	perfwrite_record_fn fn;	/* stream mode: records go here */
+	void *fn_data;
 	struct pw_attr attrs[MAX_ATTRS];
 	size_t nr_attrs;
 	int started;		/* attrs written; records follow */
@@ -171,6 +173,21 @@ int perfwrite_open(struct perfwrite **out, const char *path, char *err,
 	return 0;
 }
 
+int perfwrite_open_stream(struct perfwrite **out, perfwrite_record_fn fn,
+			  void *data)
+{
+	struct perfwrite *w = xcalloc(1, sizeof(*w));
+
+	w->fd = -1;
+	w->fn = fn;
+	w->fn_data = data;
+	strbuf_init(&w->buf, 0);
+	strbuf_init(&w->rec, 0);
+	strvec_init(&w->cmdline);
+	*out = w;
+	return 0;
+}
+
 int perfwrite_add_attr(struct perfwrite *w, const struct perf_event_attr *a,
 		       const char *name, uint64_t *id, char *err,
 		       size_t errlen)
@@ -230,26 +247,72 @@ void perfwrite_set_cmdline(struct perfwrite *w, const char *const *argv)
 	w->have_cmdline = 1;
 }
 
-/* Each attr's id, then the attrs; the data section starts after them. */
-static int start(struct perfwrite *w, char *err, size_t errlen)
+/*
+ * Each attr's id, then the attrs, at file offset base (the ids first):
+ * the bytes between the header and the data section.
+ */
+static void attrs_section(const struct perfwrite *w, struct strbuf *out,
+			  uint64_t base)
 {
-	uint64_t ids_off = HEADER_SIZE;
 	size_t i;
 
+	for (i = 0; i < w->nr_attrs; i++)
+		add64(out, w->attrs[i].id);
+	for (i = 0; i < w->nr_attrs; i++) {
+		strbuf_add(out, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
+		add64(out, base + 8 * i);
+		add64(out, 8);
+	}
+}
+
+/* Before the first record: the attrs are fixed and (file) written. */
+static int start(struct perfwrite *w, char *err, size_t errlen)
+{
 	if (w->started)
 		return 0;
 	if (!w->nr_attrs)
 		return set_err(err, errlen, "a record before any event");
-	for (i = 0; i < w->nr_attrs; i++)
-		add64(&w->buf, w->attrs[i].id);
-	for (i = 0; i < w->nr_attrs; i++) {
-		strbuf_add(&w->buf, &w->attrs[i].attr,
-			   sizeof(w->attrs[i].attr));
-		add64(&w->buf, ids_off + 8 * i);
-		add64(&w->buf, 8);
+	if (!w->fn) {
+		attrs_section(w, &w->buf, HEADER_SIZE);
+		w->data_off = w->buf.len;
 	}
-	w->data_off = w->buf.len;
 	w->started = 1;
+	return 0;
+}
+
+/* The fixed part of the header: sizes, attrs and data sections. */
+static void header(const struct perfwrite *w, unsigned char *h,
+		   uint64_t data_off, uint64_t data_size)
+{
+	uint64_t v;
+
+	memcpy(h, "PERFILE2", 8);
+	v = HEADER_SIZE;
+	memcpy(h + 8, &v, 8);
+	v = sizeof(struct perf_event_attr) + 16;
+	memcpy(h + 16, &v, 8);
+	v = HEADER_SIZE + 8 * w->nr_attrs;
+	memcpy(h + 24, &v, 8);
+	v = w->nr_attrs * (sizeof(struct perf_event_attr) + 16);
+	memcpy(h + 32, &v, 8);
+	memcpy(h + 40, &data_off, 8);
+	memcpy(h + 48, &data_size, 8);
+	/* event types (h + 56): none */
+}
+
+int perfwrite_image(const struct perfwrite *w, unsigned char **buf,
+		    size_t *len, char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned char h[HEADER_SIZE];
+
+	if (!w->nr_attrs)
+		return set_err(err, errlen, "no events");
+	memset(h, 0, sizeof(h));
+	strbuf_add(&sb, h, sizeof(h));
+	attrs_section(w, &sb, HEADER_SIZE);
+	header(w, (unsigned char *)sb.buf, sb.len, 0);
+	*buf = (unsigned char *)strbuf_detach(&sb, len);
 	return 0;
 }
 
@@ -317,8 +380,14 @@ static int end_record(struct perfwrite *w, char *err, size_t errlen)
 			       PW_RECORD_MAX);
 	size = (uint16_t)w->rec.len;
 	memcpy(w->rec.buf + 6, &size, 2);
-	strbuf_add(&w->buf, w->rec.buf, w->rec.len);
 	w->data_bytes += w->rec.len;
+	if (w->fn) {
+		if (w->fn(w->fn_data, w->rec.buf, w->rec.len) < 0)
+			return set_err(err, errlen, "the records' reader "
+				       "stopped");
+		return 0;
+	}
+	strbuf_add(&w->buf, w->rec.buf, w->rec.len);
 	if (w->buf.len >= FLUSH_AT && flush_buf(w) < 0)
 		return write_err(w, err, errlen);
 	return 0;
@@ -620,9 +689,13 @@ static void features(struct perfwrite *w, uint64_t at, unsigned char *bits,
 int perfwrite_close(struct perfwrite *w, char *err, size_t errlen)
 {
 	unsigned char h[HEADER_SIZE];
-	uint64_t v, at;
+	uint64_t at;
 	int r;
 
+	if (w->fn) {
+		perfwrite_abort(w);	/* nothing of its own to write */
+		return 0;
+	}
 	if (start(w, err, errlen) < 0) {
 		perfwrite_abort(w);
 		return -1;
@@ -632,18 +705,7 @@ int perfwrite_close(struct perfwrite *w, char *err, size_t errlen)
 	features(w, at, h + 72, &w->buf);
 	if (flush_buf(w) < 0)
 		goto fail_write;
-	memcpy(h, "PERFILE2", 8);
-	v = HEADER_SIZE;
-	memcpy(h + 8, &v, 8);
-	v = sizeof(struct perf_event_attr) + 16;
-	memcpy(h + 16, &v, 8);
-	v = HEADER_SIZE + 8 * w->nr_attrs;
-	memcpy(h + 24, &v, 8);
-	v = w->nr_attrs * (sizeof(struct perf_event_attr) + 16);
-	memcpy(h + 32, &v, 8);
-	memcpy(h + 40, &w->data_off, 8);
-	memcpy(h + 48, &w->data_bytes, 8);
-	/* event types (h + 56): none */
+	header(w, h, w->data_off, w->data_bytes);
 	if (pwrite(w->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		w->error = errno ? -errno : -EIO;
 		goto fail_write;

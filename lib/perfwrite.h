@@ -50,6 +50,17 @@ int perfwrite_open(struct perfwrite **out, const char *path, char *err,
 		   size_t errlen);
 
 /*
+ * Stream mode (top): no file, each record handed to fn as it is made
+ * (rec: the whole record, header included; a negative return stops
+ * the writer: the call that made the record fails).  The features are
+ * not made; perfwrite_image() gives what a reader needs to decode the
+ * records, perfwrite_close() only frees w.
+ */
+typedef int (*perfwrite_record_fn)(void *data, const void *rec, size_t len);
+int perfwrite_open_stream(struct perfwrite **out, perfwrite_record_fn fn,
+			  void *data);
+
+/*
  * Add an event (before the first record).  attr->size may be 0 (taken
  * as sizeof(*attr)).  *id gets the event's sample id (unique in the
  * file) for PERF_SAMPLE_IDENTIFIER / ID.  0, or -1 with err.
@@ -143,6 +154,14 @@ int perfwrite_lost(struct perfwrite *w, uint64_t ev_id, uint64_t lost,
 		   const struct pw_id *id, char *err, size_t errlen);
 /* PERF_RECORD_FINISHED_ROUND: readers may sort what came before. */
 int perfwrite_finished_round(struct perfwrite *w, char *err, size_t errlen);
+
+/*
+ * A perf.data image of the header and the events, without records and
+ * features: for perfdata_open_mem(), to decode records written
+ * elsewhere (stream mode).  *buf is the caller's (free(3)).
+ */
+int perfwrite_image(const struct perfwrite *w, unsigned char **buf,
+		    size_t *len, char *err, size_t errlen);
 
 /* Bytes of records so far (the data section). */
 uint64_t perfwrite_data_bytes(const struct perfwrite *w);

@@ -154,7 +154,10 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->hooks = o->hooks;
 	strbuf_init(&c->raw, 0);
 	attrs(o, &ca, &oa);
-	if (perfwrite_open(&c->pw, o->perf_data, err, errlen) < 0 ||
+	if (o->record_fn)
+		perfwrite_open_stream(&c->pw, o->record_fn, o->record_data);
+	if ((!o->record_fn &&
+	     perfwrite_open(&c->pw, o->perf_data, err, errlen) < 0) ||
 	    perfwrite_add_attr(c->pw, &ca, "cpu-clock", &c->cpu_id, err,
 			       errlen) < 0 ||
 	    perfwrite_add_attr(c->pw, &oa, "offcpu-time", &c->off_id, err,
@@ -210,6 +213,14 @@ void wconv_free(struct wconv *c)
 const struct wconv_stats *wconv_stats(const struct wconv *c)
 {
 	return &c->st;
+}
+
+int wconv_image(const struct wconv *c, unsigned char **buf, size_t *len,
+		char *err, size_t errlen)
+{
+	if (!c->pw)
+		return set_err(err, errlen, "the recording is finished");
+	return perfwrite_image(c->pw, buf, len, err, errlen);
 }
 
 static struct wproc *proc_find(struct wconv *c, pid_t pid)

@@ -83,7 +83,13 @@ struct wconv_hooks {
 };
 
 struct wconv_opts {
-	const char *perf_data;		/* the file written */
+	const char *perf_data;		/* the file written, or: */
+	/*
+	 * records handed to record_fn in time order instead (top: into
+	 * native_stream_record(), decoded with wconv_image()'s attrs)
+	 */
+	int (*record_fn)(void *data, const void *rec, size_t len);
+	void *record_data;
 	const char *proc_root;		/* "/proc" when NULL (tests: a tree
 					   of PID/maps, PID/comm and
 					   PID/task/TID/comm files) */
@@ -160,5 +166,13 @@ int wconv_finish(struct wconv *c, uint64_t end_ns, char *err,
 		 size_t errlen);
 
 const struct wconv_stats *wconv_stats(const struct wconv *c);
+
+/*
+ * The perf.data image of the events' attrs (no records), to decode the
+ * records with (perfdata_open_mem()); before wconv_finish().  *buf is
+ * the caller's.  0, or -1 with err.
+ */
+int wconv_image(const struct wconv *c, unsigned char **buf, size_t *len,
+		char *err, size_t errlen);
 
 #endif

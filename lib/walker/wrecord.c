@@ -261,7 +261,11 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 
 	*out = NULL;
 	*errnum = 0;
-	w->session_dir = xstrdup(o->session_dir);
+	w->session_dir = o->session_dir ? xstrdup(o->session_dir) : NULL;
+	if (!w->session_dir && !o->record_fn) {
+		free(w);
+		return set_err(err, errlen, "no session directory");
+	}
 	memset(&wo, 0, sizeof(wo));
 	wo.freq = o->freq;
 	wo.ustack_bytes = o->ustack_bytes;
@@ -276,8 +280,11 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	}
 	w->codes = pycode_cache_new();
 	memset(&co, 0, sizeof(co));
-	path = xasprintf("%s/perf.data", o->session_dir);
+	path = o->record_fn ? NULL :
+	       xasprintf("%s/perf.data", o->session_dir);
 	co.perf_data = path;
+	co.record_fn = o->record_fn;
+	co.record_data = o->record_data;
 	co.kallsyms = "/proc/kallsyms";
 	co.freq = o->freq;
 	co.ustack_bytes = o->ustack_bytes;
@@ -379,6 +386,8 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 	w->finished = 1;
 	if (wconv_finish(w->conv, mono_ns(), err, errlen) < 0)
 		return -1;
+	if (!w->session_dir)
+		return 0;
 	path = xasprintf("%s/pycode", w->session_dir);
 	r = pycode_save(w->codes, path, why, sizeof(why));
 	free(path);
@@ -386,6 +395,17 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 		return set_err(err, errlen, "cannot save the code objects' "
 			       "names: %s", why);
 	return 0;
+}
+
+int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,
+	       char *err, size_t errlen)
+{
+	return wconv_image(w->conv, buf, len, err, errlen);
+}
+
+const struct pycode_cache *wrec_codes(const struct wrec *w)
+{
+	return w->codes;
 }
 
 void wrec_stats(const struct wrec *w, struct wrec_stats *st)

@@ -28,10 +28,17 @@
  * again.  A process that is not a supported Python is noted with why
  * and not retried.
  *
- * Silent: errors through err; what record should say is in the stats.
+ * top: the same with record_fn set: the records go, in time order,
+ * into a native stream (report/src_native.h) made on wrec_image()'s
+ * attrs, and wrec_codes() names the Python frames of their raw part
+ * (pycode_find()) while the recording runs.
+ *
+ * Silent: errors through err; what record should say is in the stats
+ * (wrec_describe()).
  */
 #include "compat.h"
 #include <linux/types.h>
+#include "walker/pycode.h"
 #include "walker/pytarget.h"
 #include "strbuf.h"
 #include "walker/wconv.h"
@@ -40,6 +47,13 @@ struct wrec;
 
 struct wrec_opts {
 	const char *session_dir;	/* perf.data and pycode go here */
+	/*
+	 * top: the records handed to record_fn in time order instead of
+	 * perf.data (into native_stream_record(), decoded with the attrs
+	 * of wrec_image()); pycode is still saved into session_dir
+	 */
+	int (*record_fn)(void *data, const void *rec, size_t len);
+	void *record_data;
 	unsigned freq;			/* samples a second (cpu-clock) */
 	unsigned ustack_bytes;		/* user stack per sample, a multiple
 					   of 8, <= WALKER_USTACK_MAX */
@@ -106,6 +120,13 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen);
  * the code objects into session_dir/pycode, detach.  0, or -1 with err.
  */
 int wrec_finish(struct wrec *w, char *err, size_t errlen);
+
+/* The events' attrs as a perf.data image (wconv_image()), for top. */
+int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,
+	       char *err, size_t errlen);
+
+/* The code objects named so far (owned by w). */
+const struct pycode_cache *wrec_codes(const struct wrec *w);
 
 /* The counts so far (procs owned by w, valid until wrec_free()). */
 void wrec_stats(const struct wrec *w, struct wrec_stats *st);

@@ -222,6 +222,50 @@ static const struct wrec_proc *note(const struct wrec_stats *st, pid_t pid)
 	return NULL;
 }
 
+static int count_record(void *data, const void *rec, size_t len)
+{
+	(*(unsigned *)data)++;
+	return 0;
+}
+
+/* top's way: no session file, records handed over, the attrs' image. */
+static void stream_mode(void)
+{
+	struct wrec_opts o;
+	struct wrec *w;
+	struct perfdata d;
+	unsigned char *image = NULL;
+	size_t len = 0;
+	unsigned records = 0;
+	char err[PPR_ERR_LEN];
+	int errnum, saves = F.saves, ok;
+
+	memset(&o, 0, sizeof(o));
+	o.freq = 99;
+	o.ustack_bytes = 64;
+	o.record_fn = count_record;
+	o.record_data = &records;
+	ok = wrec_start(&w, &o, &errnum, err, sizeof(err)) == 0;
+	TAP_OK(ok, "stream: started without a session: %s", ok ? "" : err);
+	if (!ok)
+		return;
+	ok = wrec_image(w, &image, &len, err, sizeof(err)) == 0 &&
+	     perfdata_open_mem(&d, image, len, err, sizeof(err)) == 0;
+	TAP_OK(ok && d.nr_attrs == 2, "stream: the attrs' image decodes");
+	if (ok)
+		perfdata_close(&d);
+	F.status[100] = PYTARGET_OK;
+	TAP_OK(wrec_add_pid(w, 100, 0, err, sizeof(err)) == 0 &&
+	       wrec_attach(w, err, sizeof(err)) == 0, "stream: attached");
+	push(sample(100, mono_ns(), 0, 1));
+	TAP_OK(wrec_poll(w, 10, err, sizeof(err)) == 0 &&
+	       wrec_finish(w, err, sizeof(err)) == 0 && records >= 2 &&
+	       F.saves == saves, "stream: records handed over (%u), no "
+	       "pycode file", records);
+	free(image);
+	wrec_free(w);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/t-wrecord-loop-XXXXXX";
@@ -361,5 +405,6 @@ int main(void)
 	wrec_free(w);
 	TAP_INT(F.closed, 1, "the walker closed");
 	rmdir(dir);
+	stream_mode();
 	return tap_done();
 }

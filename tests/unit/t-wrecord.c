@@ -613,6 +613,58 @@ static int on_native(void *data, const struct sample *s)
 	return 0;
 }
 
+/* Stream mode: each record kept, one after the other. */
+static int keep_record(void *data, const void *rec, size_t len)
+{
+	strbuf_add(data, rec, len);
+	return 0;
+}
+
+/*
+ * The streamed records through the native reader's stream, as top
+ * reads its ring buffers: decoded with the image's attrs, unwound.
+ */
+static void stream_read(const unsigned char *image, size_t image_len,
+			const struct strbuf *stream)
+{
+	struct native_stream *nst = NULL;
+	struct native_seen ns;
+	struct perfdata d;
+	char err[PPR_ERR_LEN];
+	size_t off = 0, nr = 0;
+	int ok;
+
+	memset(&ns, 0, sizeof(ns));
+	ok = perfdata_open_mem(&d, image, image_len, err, sizeof(err)) == 0 &&
+	     d.nr_attrs == 2 &&
+	     native_stream_new(&nst, &d, dir, 0, on_native, &ns, err,
+			       sizeof(err)) == 0;
+	TAP_OK(ok, "stream: the image decodes, a native stream on it (%s)",
+	       ok ? "" : err);
+	while (ok && off + 8 <= stream->len) {
+		const unsigned char *h = (const unsigned char *)stream->buf +
+					 off;
+		struct pd_record r;
+
+		r.type = get_le32(h);
+		r.misc = get_le16(h + 4);
+		r.body = h + 8;
+		r.len = get_le16(h + 6) - 8u;
+		r.offset = off;
+		native_stream_record(nst, &r);
+		off += get_le16(h + 6);
+		nr++;
+	}
+	TAP_OK(ok && off == stream->len && nr >= 5,
+	       "stream: whole records (%zu)", nr);
+	TAP_OK(ns.samples == 1 && ns.eval && ns.runmain && ns.dump_ok,
+	       "stream: the sample unwound to Py_RunMain, as top would");
+	if (nst)
+		native_stream_free(nst);
+	if (ok)
+		perfdata_close(&d);
+}
+
 /* perf's words for trouble with a file */
 static int complains(const char *s)
 {
@@ -634,8 +686,11 @@ static void real_python(void)
 	const char *py = "/usr/bin/python3";
 	const char *argv[] = { py, "-c", spin_py, NULL };
 	struct spawn child = SPAWN_INIT;
-	struct wconv_opts o;
-	struct wconv *c = NULL;
+	struct wconv_opts o, so;
+	struct wconv *c = NULL, *sc = NULL;
+	struct strbuf stream = STRBUF_INIT;
+	unsigned char *image = NULL;
+	size_t image_len = 0;
 	struct perfdata d;
 	struct pd_sample s;
 	struct ev e;
@@ -663,21 +718,32 @@ static void real_python(void)
 	o.kallsyms = "/proc/kallsyms";
 	o.freq = 999;
 	o.ustack_bytes = WALKER_USTACK_MAX;
-	if (ok && wconv_new(&c, &o, err, sizeof(err)) == 0) {
+	/* the same event into a file and into a stream (top's way) */
+	so = o;
+	so.perf_data = NULL;
+	so.record_fn = keep_record;
+	so.record_data = &stream;
+	if (ok && wconv_new(&c, &o, err, sizeof(err)) == 0 &&
+	    wconv_new(&sc, &so, err, sizeof(err)) == 0 &&
+	    wconv_image(sc, &image, &image_len, err, sizeof(err)) == 0) {
+		/* while it lives: its maps are read as the event arrives */
+		ok = wconv_event(sc, e.buf, e.len) == 0;
 		feed(c, e);
-		/* while it lives: its maps are read now */
-		ok = wconv_flush(c, err, sizeof(err)) == 0;
 	} else {
 		ok = 0;
 	}
 	kill(child.pid, SIGKILL);
 	close(child.out);
 	spawn_finish(&child);
-	ok = ok && wconv_finish(c, 0, err, sizeof(err)) == 0;
+	ok = ok && wconv_finish(c, 0, err, sizeof(err)) == 0 &&
+	     wconv_finish(sc, 0, err, sizeof(err)) == 0;
 	TAP_OK(ok, "recorded: %s", ok ? "" : err);
 	TAP_OK(c && wconv_stats(c)->mmaps >= 3 && wconv_stats(c)->comms == 1,
 	       "its comm and executable mappings from /proc");
 	wconv_free(c);
+	wconv_free(sc);
+	if (ok)
+		stream_read(image, image_len, &stream);
 	if (!ok)
 		goto out;
 	ok = perfdata_open(&d, path, err, sizeof(err)) == 0 &&
@@ -732,6 +798,8 @@ static void real_python(void)
 			printf("# status %d\n# stderr: %s\n", st, errout.buf);
 	}
 out:
+	free(image);
+	strbuf_release(&stream);
 	strbuf_release(&out);
 	strbuf_release(&errout);
 	if (!getenv("KEEP"))
