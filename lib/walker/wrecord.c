@@ -196,6 +196,9 @@ static void on_proc_fork(void *data, pid_t parent, pid_t child)
 	int ok = pp->ok;
 	struct lproc *c = lproc_get(w, child);
 
+	/* a reused pid starts afresh */
+	c->final = 0;
+	c->retry_ns = RETRY_FIRST_NS;
 	if (!ok)
 		return;
 	c->t = t;
@@ -432,6 +435,50 @@ static void pct(struct strbuf *sb, uint64_t part, uint64_t whole)
 			    (unsigned long long)(part * 100 / whole));
 }
 
+/*
+ * The processes not walked, one line per reason: "process 12 was not
+ * walked: why", or "3 processes were not walked (12, 13, 14): why"
+ * (the first five pids named).
+ */
+static void describe_procs(const struct wrec_stats *st,
+			   struct strvec *lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, n;
+
+	for (i = 0; i < st->nr_procs; i++) {
+		const struct wrec_proc *p = &st->procs[i];
+		int seen = 0;
+
+		if (p->status == PYTARGET_OK || !p->why[0])
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = st->procs[j].status != PYTARGET_OK &&
+			       !strcmp(st->procs[j].why, p->why);
+		if (seen)
+			continue;	/* said with the first of its kind */
+		strbuf_reset(&sb);
+		for (j = i, n = 0; j < st->nr_procs; j++) {
+			if (st->procs[j].status == PYTARGET_OK ||
+			    strcmp(st->procs[j].why, p->why))
+				continue;
+			if (n < 5)
+				strbuf_addf(&sb, "%s%d", n ? ", " : "",
+					    (int)st->procs[j].pid);
+			else if (n == 5)
+				strbuf_addstr(&sb, ", ...");
+			n++;
+		}
+		if (n == 1)
+			strvec_pushf(lines, "process %d was not walked: %s",
+				     (int)p->pid, p->why);
+		else
+			strvec_pushf(lines, "%zu processes were not walked "
+				     "(%s): %s", n, sb.buf, p->why);
+	}
+	strbuf_release(&sb);
+}
+
 void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 {
 	static const char *const why[WCONV_NOPY_NR] = {
@@ -503,14 +550,7 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 				    "lost)", (unsigned long long)c->offcpu_dropped);
 		strvec_push(lines, sb.buf);
 	}
-	for (i = 0; i < st->nr_procs; i++) {
-		const struct wrec_proc *p = &st->procs[i];
-
-		if (p->status == PYTARGET_OK || !p->why[0])
-			continue;
-		strvec_pushf(lines, "process %d was not walked: %s",
-			     (int)p->pid, p->why);
-	}
+	describe_procs(st, lines);
 	if (!c->kernel_map)
 		strvec_push(lines, "kernel addresses are hidden "
 			    "(/proc/kallsyms): kernel frames are unnamed");

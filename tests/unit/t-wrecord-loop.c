@@ -310,6 +310,10 @@ int main(void)
 	TAP_OK(wrec_add_pid(w, 300, 0, err, sizeof(err)) < 0 &&
 	       strstr(err, "process 300: python 2.7.18 is not supported"),
 	       "an unsupported process refused: %s", err);
+	F.status[301] = F.status[302] = PYTARGET_UNSUPPORTED;
+	TAP_OK(wrec_add_pid(w, 301, 0, err, sizeof(err)) < 0 &&
+	       wrec_add_pid(w, 302, 0, err, sizeof(err)) < 0,
+	       "two more refused");
 	TAP_OK(wrec_attach(w, err, sizeof(err)) == 0 && F.attached == 1,
 	       "attached");
 
@@ -364,7 +368,7 @@ int main(void)
 		"stats: before the interpreter was found");
 	TAP_INT(st.conv.lost, 5, "stats: lost events from walker_lost()");
 	TAP_OK(st.events == 8 && st.frames == 3 && st.frames_unnamed == 0 &&
-	       st.inspections == 3, "stats: events, frames, inspections");
+	       st.inspections == 5, "stats: events, frames, inspections");
 	n = note(&st, 100);
 	TAP_OK(n && n->status == PYTARGET_OK && !strcmp(n->version, "3.11.2") &&
 	       n->inspections == 2, "stats: the program's interpreter");
@@ -385,12 +389,14 @@ int main(void)
 		TAP_OK(lines.nr >= 4 &&
 		       !strcmp(lines.v[1], "5 events were lost: the walker's "
 			       "ring buffer was full") &&
-		       !strcmp(lines.v[2], "process 300 was not walked: "
-			       "python 2.7.18 is not supported") &&
+		       !strcmp(lines.v[2], "3 processes were not walked "
+			       "(300, 301, 302): python 2.7.18 is not "
+			       "supported") &&
 		       !strncmp(lines.v[lines.nr - 1], "perf.data: ", 11) &&
 		       strstr(lines.v[lines.nr - 1], " per sample; the first "
 			      "sample "),
-		       "described: lost, the process not walked, the size");
+		       "described: lost, the processes not walked (once for "
+		       "their reason), the size");
 		strvec_clear(&lines);
 	}
 	if (asprintf(&path, "%s/perf.data", dir) < 0)
