@@ -125,6 +125,8 @@ static int popcount64(uint64_t v)
 
 static int write_err(struct perfwrite *w, char *err, size_t errlen)
 {
+	if (w->fn)
+		return set_err(err, errlen, "the records' reader stopped");
 	return set_err(err, errlen, "cannot write '%s': %s", w->tmp,
 		       strerror(-w->error));
 }
@@ -382,9 +384,11 @@ static int end_record(struct perfwrite *w, char *err, size_t errlen)
 	memcpy(w->rec.buf + 6, &size, 2);
 	w->data_bytes += w->rec.len;
 	if (w->fn) {
-		if (w->fn(w->fn_data, w->rec.buf, w->rec.len) < 0)
-			return set_err(err, errlen, "the records' reader "
-				       "stopped");
+		/* a reader that stopped gets nothing more */
+		if (w->fn(w->fn_data, w->rec.buf, w->rec.len) < 0) {
+			w->error = -EPIPE;
+			return write_err(w, err, errlen);
+		}
 		return 0;
 	}
 	strbuf_add(&w->buf, w->rec.buf, w->rec.len);

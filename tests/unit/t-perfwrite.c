@@ -440,6 +440,50 @@ static void abort_leaves_nothing(void)
 	free(path);
 }
 
+static int take_one(void *data, const void *rec, size_t len)
+{
+	int *n = data;
+
+	/* the first record, whole; then the reader stops */
+	if (!(*n)++ && len == 24 + 32 &&
+	    get_le32(rec) == PERF_RECORD_COMM)
+		return 0;
+	return -1;
+}
+
+/* Stream mode: records handed over, the image, a reader that stops. */
+static void stream(void)
+{
+	struct perf_event_attr ca, oa;
+	struct perfwrite *w;
+	struct perfdata d;
+	unsigned char *image = NULL;
+	size_t len = 0;
+	uint64_t id;
+	char err[PPR_ERR_LEN];
+	int n = 0;
+
+	attrs(&ca, &oa);
+	perfwrite_open_stream(&w, take_one, &n);
+	TAP_OK(perfwrite_add_attr(w, &ca, "cpu-clock", &id, err,
+				  sizeof(err)) == 0 &&
+	       perfwrite_image(w, &image, &len, err, sizeof(err)) == 0 &&
+	       perfdata_open_mem(&d, image, len, err, sizeof(err)) == 0 &&
+	       d.nr_attrs == 1 && d.attrs[0].sample_stack_user == STACK &&
+	       d.data_off == len && d.data_end == len,
+	       "stream: the image decodes, no records");
+	perfdata_close(&d);
+	TAP_OK(perfwrite_comm(w, 1, 1, "x", 0, NULL, err, sizeof(err)) == 0,
+	       "stream: a record handed over");
+	TAP_OK(perfwrite_comm(w, 1, 1, "x", 0, NULL, err, sizeof(err)) < 0 &&
+	       strstr(err, "stopped") &&
+	       perfwrite_comm(w, 1, 1, "x", 0, NULL, err, sizeof(err)) < 0 &&
+	       n == 2, "stream: the reader stopped, nothing more is made");
+	TAP_OK(perfwrite_close(w, err, sizeof(err)) == 0 && count_files() == 0,
+	       "stream: closed, no file");
+	free(image);
+}
+
 /* _text from kallsyms files: shown, hidden (kptr_restrict), missing. */
 static void kernel_text(void)
 {
@@ -482,6 +526,7 @@ int main(void)
 	abort_leaves_nothing();
 	kernel_text();
 	unlink(path);
+	stream();
 	rmdir(dir);
 	free(path);
 	return tap_done();
