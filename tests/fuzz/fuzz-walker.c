@@ -6,10 +6,15 @@
  * lays them out), copied to its own allocation of exactly the bytes
  * left so that ASan sees any read past them.  Checks that a decoded
  * event's parts lie inside its declared size, that the counts are
- * within their caps, and that a refusal says why.
+ * within their caps, and that a refusal says why.  Every event then
+ * goes through the conversion (walker/wconv.h, stream mode, a /proc
+ * that does not exist), flushed every few events and finished: the
+ * queue, the sort, the off-CPU pairing and the records it makes, on
+ * whatever times, types, flags and sizes decode.
  */
 #include "compat.h"
 #include "walker/walker.h"
+#include "walker/wconv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +68,34 @@ static void check(const unsigned char *buf, size_t len,
 		__builtin_trap();
 }
 
+/* The conversion's records: each whole, in order of time per round. */
+static int take(void *data, const void *rec, size_t len)
+{
+	uint16_t rsize;
+
+	memcpy(&rsize, (const unsigned char *)rec + 6, 2);
+	if (len < 8 || len % 8 || rsize != len)
+		__builtin_trap();
+	(*(size_t *)data)++;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t off = 0;
+	size_t off = 0, records = 0;
 	unsigned n = 0;
+	struct wconv_opts o;
+	struct wconv *c;
+	char cerr[256];
+
+	memset(&o, 0, sizeof(o));
+	o.record_fn = take;
+	o.record_data = &records;
+	o.proc_root = "/nonexistent-proc";
+	o.freq = 99;
+	o.ustack_bytes = WALKER_USTACK_MAX;
+	if (wconv_new(&c, &o, cerr, sizeof(cerr)) < 0)
+		__builtin_trap();
 
 	while (off < size && n++ < 64) {
 		size_t len = size - off;
@@ -82,13 +111,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!memchr(err, '\0', sizeof(err)) || !err[0] ||
 			    d.hdr || d.sample)
 				__builtin_trap();
+			if (wconv_event(c, buf, len) != -1)
+				__builtin_trap();
 			free(buf);
-			return 0;
+			break;
 		}
 		check(buf, len, &d);
 		esize = d.hdr->size;
+		if (wconv_event(c, buf, esize) < 0)
+			__builtin_trap();	/* it decoded here */
 		free(buf);
+		if (n % 4 == 0 && wconv_flush(c, cerr, sizeof(cerr)) < 0)
+			__builtin_trap();
 		off += ((size_t)esize + 7) & ~(size_t)7;
 	}
+	if (wconv_finish(c, 0, cerr, sizeof(cerr)) < 0)
+		__builtin_trap();
+	if (wconv_stats(c)->bytes && !records)
+		__builtin_trap();
+	wconv_free(c);
 	return 0;
 }
