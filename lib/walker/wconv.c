@@ -5,99 +5,21 @@
  * interpreter's version, the executable mappings written so far) and
  * per-thread state (seen, an off-CPU interval open).
  *
- * Two moments: when an event arrives (wconv_event) what needs the
- * living process is read at once, /proc/PID/comm and maps, because a
- * short-lived process is gone by the time its events are written; the
- * records made of them are queued as internal events next to the
- * event, and sorted with it.  When the events are written (in time
- * order, at a flush) samples are made, off-CPU intervals paired, the
- * hooks called.
+ * Two moments: when an event arrives (wconv_event) the hooks are
+ * called and what needs the living process is read at once,
+ * /proc/PID/comm and maps (wconv_proc.c), because a short-lived
+ * process is gone by the time its events are written; the records made
+ * of them are queued as internal events next to the event, and sorted
+ * with it.  When the events are written (in time order, at a flush)
+ * samples are made and off-CPU intervals paired.
  */
 #include "compat.h"
 #include "walker/wconv.h"
 #include "alloc.h"
 #include "byteorder.h"
-#include "perfwrite.h"
-#include "strbuf.h"
-#include "unwind/hmap.h"
-#include "walker/walker.h"
+#include "walker/wconv_priv.h"
 
 #include <time.h>		/* CLOCK_MONOTONIC */
-
-#define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
-#define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
-#define MAPS_MISS_NS 50000000ull		/* 50 ms */
-#define MAPS_MAX_BYTES (64u << 20)
-#define USER_REGS_MASK 0xff0fffull
-#define REG_SP 7				/* in perf's x86-64 order */
-#define REG_IP 8
-#define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
-
-struct qent {
-	uint64_t time, seq;
-	size_t off, len;
-};
-
-/*
- * Records read from /proc when an event arrived, queued as internal
- * events (types after the walker's): a mapping, or a comm.
- */
-#define INT_MMAP2 0x1001u
-#define INT_COMM 0x1002u
-
-struct int_rec {
-	struct walker_ev_hdr hdr;
-	uint64_t start, len, pgoff, ino;
-	uint32_t maj, min, prot, flags;
-	uint32_t exec, pad;
-	char name[];		/* NUL-terminated; hdr.size covers it */
-};
-
-/* A mapping written into perf.data (see parse_map()). */
-struct wmap {
-	uint64_t start, end, pgoff, ino;
-	uint32_t maj, min, prot, flags;
-	char *name;
-};
-
-struct wproc {
-	pid_t pid;
-	unsigned hexversion;
-	struct wmap *maps;	/* sorted by start */
-	size_t nr_maps, alloc_maps;
-	uint64_t maps_time;	/* event time of the last read */
-	int maps_read;		/* read at least once */
-};
-
-struct wthread {
-	int seen;		/* its COMM or FORK is in the file */
-	unsigned char *off;	/* the switch-out event of an open
-				   off-CPU interval (a copy), or NULL */
-	size_t off_len;
-};
-
-struct wconv {
-	struct perfwrite *pw;
-	char *proc_root, *kallsyms;
-	unsigned ustack_bytes;
-	uint64_t start_ns, hold_ns, maps_every_ns;
-	struct wconv_hooks hooks;
-	uint64_t cpu_id, off_id;
-	/* the queue: event copies at 8-aligned offsets of arena */
-	unsigned char *arena;
-	size_t arena_len, arena_alloc;
-	struct qent *q;
-	size_t nr_q, alloc_q;
-	uint64_t seq, newest;
-	uint64_t last_written;
-	uint64_t written_limit;	/* everything up to it is written */
-	int written_any, started, finished;
-	uint64_t pending_lost;
-	struct umap procs;	/* pid -> struct wproc * */
-	struct umap threads;	/* tid -> struct wthread * */
-	struct strbuf raw;
-	struct wconv_stats st;
-};
 
 static void attrs(const struct wconv_opts *o, struct perf_event_attr *cpu,
 		  struct perf_event_attr *off)
@@ -171,7 +93,7 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	return 0;
 }
 
-static void proc_free(struct wproc *p)
+void wconv_proc_free(struct wproc *p)
 {
 	size_t i;
 
@@ -192,7 +114,7 @@ void wconv_free(struct wconv *c)
 	perfwrite_abort(c->pw);
 	for (i = 0; i < c->procs.cap; i++)
 		if (c->procs.ents[i].used)
-			proc_free(c->procs.ents[i].val);
+			wconv_proc_free(c->procs.ents[i].val);
 	for (i = 0; i < c->threads.cap; i++)
 		if (c->threads.ents[i].used && c->threads.ents[i].val) {
 			struct wthread *t = c->threads.ents[i].val;
@@ -223,14 +145,14 @@ int wconv_image(const struct wconv *c, unsigned char **buf, size_t *len,
 	return perfwrite_image(c->pw, buf, len, err, errlen);
 }
 
-static struct wproc *proc_find(struct wconv *c, pid_t pid)
+struct wproc *wconv_proc_find(struct wconv *c, pid_t pid)
 {
 	struct umap_ent *e = umap_find(&c->procs, (uint64_t)(uint32_t)pid);
 
 	return e ? e->val : NULL;
 }
 
-static struct wthread *thread_get(struct wconv *c, pid_t tid)
+struct wthread *wconv_thread_get(struct wconv *c, pid_t tid)
 {
 	struct umap_ent *e = umap_get(&c->threads, (uint64_t)(uint32_t)tid,
 				      NULL);
@@ -240,7 +162,7 @@ static struct wthread *thread_get(struct wconv *c, pid_t tid)
 	return e->val;
 }
 
-static struct wproc *proc_new(struct wconv *c, pid_t pid)
+struct wproc *wconv_proc_new(struct wconv *c, pid_t pid)
 {
 	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
 				      NULL);
@@ -257,7 +179,7 @@ static struct wproc *proc_new(struct wconv *c, pid_t pid)
 void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
 {
 	/* a process not seen yet keeps its version until it is */
-	proc_new(c, pid)->hexversion = hexversion;
+	wconv_proc_new(c, pid)->hexversion = hexversion;
 }
 
 /* --- the queue ---------------------------------------------------------- */
@@ -287,9 +209,9 @@ static void enqueue(struct wconv *c, size_t off, size_t len, uint64_t time)
 }
 
 /* An internal record (m NULL: a comm, name the comm). */
-static void enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
-			pid_t tid, uint64_t time, uint32_t cpu,
-			const struct wmap *m, const char *name, int exec)
+void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
+		       pid_t tid, uint64_t time, uint32_t cpu,
+		       const struct wmap *m, const char *name, int exec)
 {
 	size_t n = strlen(name) + 1, len = sizeof(struct int_rec) + n;
 	size_t at = arena_take(c, len);
@@ -331,259 +253,6 @@ static int qent_cmp(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* --- processes when their events arrive: comm and maps ------------------- */
-
-/* The first line of proc_root/rel, without its newline; 0 or -1. */
-static int read_line(struct wconv *c, const char *rel, struct strbuf *out)
-{
-	char *path = xasprintf("%s/%s", c->proc_root, rel);
-	int r = strbuf_read_file(out, path, 4096);
-
-	free(path);
-	if (r < 0)
-		return -1;
-	out->len = strcspn(out->buf, "\n");
-	out->buf[out->len] = '\0';
-	return out->len ? 0 : -1;
-}
-
-static int map_cmp(const void *a, const void *b)
-{
-	const struct wmap *x = a, *y = b;
-
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* Was m written before (the same mapping in the last read)? */
-static int known_map(const struct wproc *p, const struct wmap *m)
-{
-	size_t lo = 0, hi = p->nr_maps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct wmap *o = &p->maps[mid];
-
-		if (o->start < m->start) {
-			lo = mid + 1;
-		} else if (o->start > m->start) {
-			hi = mid;
-		} else {
-			return o->end == m->end && o->pgoff == m->pgoff &&
-			       o->ino == m->ino && o->maj == m->maj &&
-			       o->min == m->min && o->prot == m->prot &&
-			       o->flags == m->flags &&
-			       !strcmp(o->name, m->name);
-		}
-	}
-	return 0;
-}
-
-static int in_maps(const struct wproc *p, uint64_t addr)
-{
-	size_t lo = 0, hi = p->nr_maps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < p->maps[mid].start)
-			hi = mid;
-		else if (addr >= p->maps[mid].end)
-			lo = mid + 1;
-		else
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * One line of /proc/PID/maps: "start-end perms offset maj:min inode
- * path"; 1 for a mapping perf needs (m filled, name not owned), 0
- * otherwise.  Executable mappings are the code; the other mappings of
- * files are there too because unwinding reads them: a binary linked
- * with separate code segments keeps .eh_frame_hdr and .eh_frame in a
- * read-only segment, and perf's unwinder reads the table through the
- * map that covers its address (perf record writes those maps too, as
- * data maps, for --call-graph dwarf).  Anonymous data, the heap and
- * the stack are left out.
- */
-static int parse_map(char *line, struct wmap *m)
-{
-	unsigned long long s, e, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int n = 0;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms,
-		   &off, &maj, &min, &ino, &n) < 7 || !n || e <= s ||
-	    strlen(perms) < 4)
-		return 0;
-	m->name = line + n;
-	if (perms[2] != 'x' && m->name[0] != '/')
-		return 0;
-	m->start = s;
-	m->end = e;
-	m->pgoff = off;
-	m->maj = maj;
-	m->min = min;
-	m->ino = ino;
-	/* PROT_READ, PROT_WRITE, PROT_EXEC */
-	m->prot = (perms[0] == 'r' ? 1u : 0) | (perms[1] == 'w' ? 2u : 0) |
-		  (perms[2] == 'x' ? 4u : 0);
-	m->flags = perms[3] == 's' ? 1u : 2u;	/* MAP_SHARED, MAP_PRIVATE */
-	if (!*m->name)
-		m->name = "//anon";
-	return 1;
-}
-
-static void forget_maps(struct wproc *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_maps; i++)
-		free(p->maps[i].name);
-	p->nr_maps = 0;
-}
-
-/*
- * Read pid's executable mappings now and queue, stamped stamp, those
- * not written before (all of them after forget_maps()).
- */
-static void read_maps(struct wconv *c, struct wproc *p, uint64_t time,
-		      uint64_t stamp, uint32_t cpu)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct wmap *nm = NULL, m;
-	size_t nr = 0, alloc = 0;
-	char *path, *line, *next;
-
-	p->maps_time = time;
-	p->maps_read = 1;
-	c->st.maps_reads++;
-	path = xasprintf("%s/%d/maps", c->proc_root, (int)p->pid);
-	if (strbuf_read_file(&sb, path, MAPS_MAX_BYTES) < 0) {
-		c->st.maps_unread++;
-		goto out;
-	}
-	for (line = sb.buf; *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		if (!parse_map(line, &m))
-			continue;
-		if (!known_map(p, &m))
-			enqueue_int(c, INT_MMAP2, p->pid, p->pid, stamp, cpu,
-				    &m, m.name, 0);
-		ALLOC_GROW(nm, nr + 1, alloc);
-		nm[nr] = m;
-		nm[nr++].name = xstrdup(m.name);
-	}
-	qsort(nm, nr, sizeof(*nm), map_cmp);
-	forget_maps(p);
-	free(p->maps);
-	p->maps = nm;
-	p->nr_maps = nr;
-	p->alloc_maps = alloc;
-out:
-	free(path);
-	strbuf_release(&sb);
-}
-
-/*
- * The time of what is read for a process first seen at time: early
- * enough to come before the events of it that may still arrive (they
- * are at most hold_ns out of order), not before what is written.
- */
-static uint64_t first_stamp(const struct wconv *c, uint64_t time)
-{
-	uint64_t t = time > c->hold_ns ? time - c->hold_ns : 0;
-
-	return t > c->written_limit ? t : c->written_limit;
-}
-
-/*
- * A sample of pid/tid arrived: a process first seen gets its COMM and
- * mappings read, a thread first seen its COMM; the mappings are read
- * again every maps_every_ns, and when a user-mode address is in none of
- * them (at most every MAPS_MISS_NS).
- */
-static void arrive_sample(struct wconv *c, const struct walker_ev_hdr *h,
-			  uint64_t ip)
-{
-	struct wproc *p = proc_new(c, (pid_t)h->pid);
-	struct wthread *t;
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t stamp = first_stamp(c, h->time_ns);
-	char rel[64];
-
-	if (!p->maps_read) {
-		thread_get(c, (pid_t)h->pid)->seen = 1;
-		snprintf(rel, sizeof(rel), "%d/comm", (int)h->pid);
-		if (!read_line(c, rel, &sb))
-			enqueue_int(c, INT_COMM, (pid_t)h->pid, (pid_t)h->pid,
-				    stamp, h->cpu, NULL, sb.buf, 0);
-		read_maps(c, p, h->time_ns, stamp, h->cpu);
-	} else if (h->time_ns >= p->maps_time + c->maps_every_ns ||
-		   (ip && !(h->flags & WALKER_F_KERNEL_MODE) &&
-		    !in_maps(p, ip) &&
-		    h->time_ns >= p->maps_time + MAPS_MISS_NS)) {
-		/* code loaded since: before this sample, not earlier */
-		read_maps(c, p, h->time_ns, h->time_ns, h->cpu);
-	}
-	t = thread_get(c, (pid_t)h->tid);
-	if (!t->seen) {
-		t->seen = 1;
-		strbuf_reset(&sb);
-		snprintf(rel, sizeof(rel), "%d/task/%d/comm", (int)h->pid,
-			 (int)h->tid);
-		if (!read_line(c, rel, &sb))
-			enqueue_int(c, INT_COMM, (pid_t)h->pid, (pid_t)h->tid,
-				    stamp, h->cpu, NULL, sb.buf, 0);
-	}
-	strbuf_release(&sb);
-}
-
-/* A new process inherits what was written of its parent (as perf does). */
-static void arrive_fork(struct wconv *c, const struct walker_ev_hdr *h,
-			const struct walker_task *tk)
-{
-	struct wproc *parent, *p;
-	struct umap_ent *e;
-	size_t i;
-
-	thread_get(c, (pid_t)h->tid)->seen = 1;
-	if (h->pid == tk->ppid)
-		return;		/* a thread */
-	parent = proc_find(c, (pid_t)tk->ppid);
-	e = umap_get(&c->procs, h->pid, NULL);
-	proc_free(e->val);
-	e->val = p = xcalloc(1, sizeof(*p));
-	p->pid = (pid_t)h->pid;
-	if (!parent || !parent->maps_read)
-		return;		/* read at its first sample */
-	p->hexversion = parent->hexversion;
-	p->maps_read = 1;
-	p->maps_time = parent->maps_time;
-	p->maps = xcalloc(parent->nr_maps + 1, sizeof(*p->maps));
-	p->nr_maps = p->alloc_maps = parent->nr_maps;
-	for (i = 0; i < parent->nr_maps; i++) {
-		p->maps[i] = parent->maps[i];
-		p->maps[i].name = xstrdup(parent->maps[i].name);
-	}
-}
-
-/* A new program: its mappings all read and written again, after its COMM. */
-static void arrive_exec(struct wconv *c, const struct walker_ev_hdr *h)
-{
-	struct wproc *p = proc_new(c, (pid_t)h->pid);
-
-	thread_get(c, (pid_t)h->tid)->seen = 1;
-	p->hexversion = 0;
-	forget_maps(p);
-	read_maps(c, p, h->time_ns, h->time_ns, h->cpu);
-}
-
 int wconv_event(struct wconv *c, const void *ev, size_t len)
 {
 	struct walker_decoded d;
@@ -623,14 +292,14 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 	switch (h.type) {
 	case WALKER_EV_SAMPLE:
 	case WALKER_EV_OFFCPU:
-		arrive_sample(c, &h, ip);	/* queued before it */
+		wconv_arrive_sample(c, &h, ip);	/* queued before it */
 		enqueue(c, at, h.size, h.time_ns);
 		if (h.type == WALKER_EV_SAMPLE &&
 		    (h.flags & WALKER_F_NO_PROC) && c->hooks.no_proc)
 			c->hooks.no_proc(c->hooks.data, (pid_t)h.pid);
 		break;
 	case WALKER_EV_FORK:
-		arrive_fork(c, &h, &tk);
+		wconv_arrive_fork(c, &h, &tk);
 		enqueue(c, at, h.size, h.time_ns);
 		if (h.pid != tk.ppid && c->hooks.fork)
 			c->hooks.fork(c->hooks.data, (pid_t)tk.ppid,
@@ -638,7 +307,7 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 		break;
 	case WALKER_EV_EXEC:
 		enqueue(c, at, h.size, h.time_ns);	/* its COMM first */
-		arrive_exec(c, &h);
+		wconv_arrive_exec(c, &h);
 		if (c->hooks.exec)
 			c->hooks.exec(c->hooks.data, (pid_t)h.pid);
 		break;
@@ -773,7 +442,7 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 static int on_sample(struct wconv *c, const struct walker_decoded *d,
 		     char *err, size_t errlen)
 {
-	struct wproc *p = proc_find(c, (pid_t)d->hdr->pid);
+	struct wproc *p = wconv_proc_find(c, (pid_t)d->hdr->pid);
 
 	count_sample(c, d);
 	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns, 1, err,
@@ -784,7 +453,7 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 		     char *err, size_t errlen)
 {
-	struct wthread *t = thread_get(c, (pid_t)d->hdr->tid);
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
 
 	if (t->off) {
 		/* its switch-in was lost: that interval cannot be closed */
@@ -809,7 +478,7 @@ static int close_interval(struct wconv *c, struct wthread *t, uint64_t end,
 	r = walker_decode(t->off, t->off_len, &od, why, sizeof(why));
 	if (r == 0) {
 		start = od.hdr->time_ns;
-		r = write_sample(c, &od, proc_find(c, (pid_t)od.hdr->pid),
+		r = write_sample(c, &od, wconv_proc_find(c, (pid_t)od.hdr->pid),
 				 c->off_id, end, end > start ? end - start : 0,
 				 err, errlen);
 		c->st.offcpu++;
@@ -878,7 +547,7 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 			return 0;
 		e = umap_find(&c->procs, h->pid);
 		if (e) {
-			proc_free(e->val);
+			wconv_proc_free(e->val);
 			e->val = NULL;
 		}
 		return 0;
@@ -1065,3 +734,4 @@ int wconv_finish(struct wconv *c, uint64_t end_ns, char *err,
 	c->pw = NULL;
 	return 0;
 }
+
