@@ -521,6 +521,9 @@ static uint64_t mapping_end(pid_t pid, uint64_t addr)
 	return end;
 }
 
+/* The stack bytes sample_of() copied (all it asked: a full dump). */
+static size_t copied;
+
 /*
  * A walker sample of pid as it is now: stopped with ptrace, its user
  * registers in perf's order, up to 16 KiB of its stack from sp.
@@ -587,6 +590,7 @@ static int sample_of(pid_t pid, struct ev *e, uint64_t *sp_out,
 	*e = ev_sample(&sp);
 	*sp_out = u.rsp;
 	*ip_out = u.rip;
+	copied = (size_t)n;
 	return 0;
 }
 
@@ -600,7 +604,9 @@ static int on_native(void *data, const struct sample *s)
 	size_t i;
 
 	n->samples++;
-	n->dump_ok = s->dump_known && !s->dump_full && s->dump_len > 256;
+	/* full only when the stack went on past the 16 KiB copied */
+	n->dump_ok = s->dump_known && s->dump_len == copied &&
+		     s->dump_full == (copied == WALKER_USTACK_MAX);
 	for (i = 0; i < s->nr_frames; i++) {
 		const struct sample_str *y = &s->frames[i].sym;
 
@@ -749,8 +755,11 @@ static void real_python(void)
 	ok = perfdata_open(&d, path, err, sizeof(err)) == 0 &&
 	     perfdata_next(&d, &s) == 1;
 	TAP_OK(ok && s.user_sp == sp && s.ip == ip && s.have_stack &&
-	       s.dyn_size > 256 && s.dyn_size < s.stack_size,
-	       "read back: sp, ip, a dump that reached the stack's top");
+	       s.dyn_size == copied && copied > 256 &&
+	       (copied < WALKER_USTACK_MAX ? s.dyn_size < s.stack_size :
+		s.dyn_size == s.stack_size),
+	       "read back: sp, ip, the dump (%zu bytes, %s)", copied,
+	       copied < WALKER_USTACK_MAX ? "to the stack's top" : "full");
 	if (ok)
 		perfdata_close(&d);
 	{
