@@ -16,6 +16,8 @@
 #                                    image: ordering, decoders, unwinder
 #   tracedata     lib/tracedata.h    tracedata_new(), payload field reads
 #   pycode        lib/walker/pycode.h    pycode_load_buf(), line tables
+#   walker        lib/walker/walker.h  walker_decode(), walker_py_frame_at()
+#                                    on runs of ring-buffer events
 #
 #   make fuzz                      all targets, FUZZ_TIME=45 s each
 #   make fuzz FUZZ_TARGETS=perfmap FUZZ_TIME=300
@@ -29,7 +31,7 @@
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 45
 FUZZ_BUILD ?= build/fuzz
-FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata contexts native tracedata pycode
+FUZZ_TARGETS ?= perfversion pyinfo perfscript perfmap session report-cache perfdata contexts native tracedata pycode walker
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

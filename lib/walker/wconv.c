@@ -1,0 +1,737 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The walker's events into perf.data records (see wconv.h): a queue
+ * of event copies sorted at each flush, per-process state (the
+ * interpreter's version, the executable mappings written so far) and
+ * per-thread state (seen, an off-CPU interval open).
+ *
+ * Two moments: when an event arrives (wconv_event) the hooks are
+ * called and what needs the living process is read at once,
+ * /proc/PID/comm and maps (wconv_proc.c), because a short-lived
+ * process is gone by the time its events are written; the records made
+ * of them are queued as internal events next to the event, and sorted
+ * with it.  When the events are written (in time order, at a flush)
+ * samples are made and off-CPU intervals paired.
+ */
+#include "compat.h"
+#include "walker/wconv.h"
+#include "alloc.h"
+#include "byteorder.h"
+#include "walker/wconv_priv.h"
+
+#include <time.h>		/* CLOCK_MONOTONIC */
+
+static void attrs(const struct wconv_opts *o, struct perf_event_attr *cpu,
+		  struct perf_event_attr *off)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	cpu->type = PERF_TYPE_SOFTWARE;
+	cpu->config = PERF_COUNT_SW_CPU_CLOCK;
+	cpu->freq = 1;
+	cpu->sample_freq = o->freq;
+	cpu->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	cpu->sample_regs_user = USER_REGS_MASK;
+	cpu->sample_stack_user = o->ustack_bytes;
+	cpu->sample_max_stack = WALKER_MAX_KSTACK;
+	cpu->exclude_callchain_user = 1;
+	cpu->sample_id_all = 1;
+	cpu->mmap = cpu->mmap2 = cpu->comm = cpu->comm_exec = 1;
+	cpu->mmap_data = 1;
+	cpu->task = 1;
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC */
+	cpu->use_clockid = 1;
+	cpu->clockid = CLOCK_MONOTONIC;
+	/* perf record --off-cpu's event: a BPF output event of that name */
+	*off = *cpu;
+	off->config = PERF_COUNT_SW_BPF_OUTPUT;
+	off->freq = 0;
+	off->sample_period = 1;
+	off->mmap = off->mmap2 = off->comm = off->comm_exec = 0;
+	off->mmap_data = off->task = 0;
+}
+
+int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
+	      size_t errlen)
+{
+	struct wconv *c;
+	struct perf_event_attr ca, oa;
+
+	*out = NULL;
+	if (o->ustack_bytes % 8 || o->ustack_bytes > WALKER_USTACK_MAX)
+		return set_err(err, errlen, "stack dump of %u bytes (a "
+			       "multiple of 8 up to %u)", o->ustack_bytes,
+			       WALKER_USTACK_MAX);
+	c = xcalloc(1, sizeof(*c));
+	c->proc_root = xstrdup(o->proc_root ? o->proc_root : "/proc");
+	c->kallsyms = o->kallsyms ? xstrdup(o->kallsyms) : NULL;
+	c->ustack_bytes = o->ustack_bytes;
+	c->start_ns = o->start_ns;
+	c->hold_ns = o->hold_ns ? o->hold_ns : DEFAULT_HOLD_NS;
+	c->maps_every_ns = o->maps_every_ns ? o->maps_every_ns :
+			   DEFAULT_MAPS_EVERY_NS;
+	c->hooks = o->hooks;
+	strbuf_init(&c->raw, 0);
+	attrs(o, &ca, &oa);
+	if (o->record_fn)
+		perfwrite_open_stream(&c->pw, o->record_fn, o->record_data);
+	if ((!o->record_fn &&
+	     perfwrite_open(&c->pw, o->perf_data, err, errlen) < 0) ||
+	    perfwrite_add_attr(c->pw, &ca, "cpu-clock", &c->cpu_id, err,
+			       errlen) < 0 ||
+	    perfwrite_add_attr(c->pw, &oa, "offcpu-time", &c->off_id, err,
+			       errlen) < 0) {
+		wconv_free(c);
+		return -1;
+	}
+	if (o->cmdline)
+		perfwrite_set_cmdline(c->pw, o->cmdline);
+	*out = c;
+	return 0;
+}
+
+void wconv_proc_free(struct wproc *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i].name);
+	free(p->maps);
+	free(p);
+}
+
+void wconv_free(struct wconv *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	perfwrite_abort(c->pw);
+	for (i = 0; i < c->procs.cap; i++)
+		if (c->procs.ents[i].used)
+			wconv_proc_free(c->procs.ents[i].val);
+	for (i = 0; i < c->threads.cap; i++)
+		if (c->threads.ents[i].used && c->threads.ents[i].val) {
+			struct wthread *t = c->threads.ents[i].val;
+
+			free(t->off);
+			free(t);
+		}
+	umap_release(&c->procs);
+	umap_release(&c->threads);
+	strbuf_release(&c->raw);
+	free(c->arena);
+	free(c->q);
+	free(c->proc_root);
+	free(c->kallsyms);
+	free(c);
+}
+
+const struct wconv_stats *wconv_stats(const struct wconv *c)
+{
+	return &c->st;
+}
+
+int wconv_image(const struct wconv *c, unsigned char **buf, size_t *len,
+		char *err, size_t errlen)
+{
+	if (!c->pw)
+		return set_err(err, errlen, "the recording is finished");
+	return perfwrite_image(c->pw, buf, len, err, errlen);
+}
+
+struct wproc *wconv_proc_find(struct wconv *c, pid_t pid)
+{
+	struct umap_ent *e = umap_find(&c->procs, (uint64_t)(uint32_t)pid);
+
+	return e ? e->val : NULL;
+}
+
+struct wthread *wconv_thread_get(struct wconv *c, pid_t tid)
+{
+	struct umap_ent *e = umap_get(&c->threads, (uint64_t)(uint32_t)tid,
+				      NULL);
+
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct wthread));
+	return e->val;
+}
+
+struct wproc *wconv_proc_new(struct wconv *c, pid_t pid)
+{
+	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
+				      NULL);
+
+	if (!e->val) {
+		struct wproc *p = xcalloc(1, sizeof(*p));
+
+		p->pid = pid;
+		e->val = p;
+	}
+	return e->val;
+}
+
+void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
+{
+	/* a process not seen yet keeps its version until it is */
+	wconv_proc_new(c, pid)->hexversion = hexversion;
+}
+
+/* --- the queue ---------------------------------------------------------- */
+
+/* Room for len more bytes at the arena's end (8-aligned); its offset. */
+static size_t arena_take(struct wconv *c, size_t len)
+{
+	size_t at = c->arena_len;
+
+	ALLOC_GROW(c->arena, at + ((len + 7) & ~(size_t)7), c->arena_alloc);
+	c->arena_len = at + ((len + 7) & ~(size_t)7);
+	return at;
+}
+
+static void enqueue(struct wconv *c, size_t off, size_t len, uint64_t time)
+{
+	struct qent *e;
+
+	ALLOC_GROW(c->q, c->nr_q + 1, c->alloc_q);
+	e = &c->q[c->nr_q++];
+	e->time = time;
+	e->seq = c->seq++;
+	e->off = off;
+	e->len = len;
+	if (time > c->newest)
+		c->newest = time;
+}
+
+/* An internal record (m NULL: a comm, name the comm). */
+void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
+		       pid_t tid, uint64_t time, uint32_t cpu,
+		       const struct wmap *m, const char *name, int exec)
+{
+	size_t n = strlen(name) + 1, len = sizeof(struct int_rec) + n;
+	size_t at = arena_take(c, len);
+	struct int_rec *r = (struct int_rec *)(void *)(c->arena + at);
+
+	memset(r, 0, sizeof(*r));
+	r->hdr.type = type;
+	r->hdr.size = (uint32_t)len;
+	r->hdr.time_ns = time;
+	r->hdr.pid = (uint32_t)pid;
+	r->hdr.tid = (uint32_t)tid;
+	r->hdr.cpu = cpu;
+	if (m) {
+		r->start = m->start;
+		r->len = m->end - m->start;
+		r->pgoff = m->pgoff;
+		r->ino = m->ino;
+		r->maj = m->maj;
+		r->min = m->min;
+		r->prot = m->prot;
+		r->flags = m->flags;
+	}
+	r->exec = !!exec;
+	memcpy(r->name, name, n);
+	enqueue(c, at, len, time);
+}
+
+void wconv_lost(struct wconv *c, uint64_t lost)
+{
+	c->pending_lost += lost;
+}
+
+static int qent_cmp(const void *a, const void *b)
+{
+	const struct qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+int wconv_event(struct wconv *c, const void *ev, size_t len)
+{
+	struct walker_decoded d;
+	struct walker_ev_hdr h;
+	struct walker_task tk;
+	char why[sizeof(c->st.first_bad)];
+	size_t at = c->arena_len;
+	uint64_t ip = 0;
+	unsigned i;
+
+	/* copied first: the copy is 8-byte aligned whatever ev is */
+	if (len > SIZE_MAX / 2)
+		len = SIZE_MAX / 2;
+	ALLOC_GROW(c->arena, at + len + 8, c->arena_alloc);
+	memcpy(c->arena + at, ev, len);
+	if (walker_decode(c->arena + at, len, &d, why, sizeof(why)) < 0) {
+		if (!c->st.bad++)
+			memcpy(c->st.first_bad, why, sizeof(why));
+		return -1;
+	}
+	/* what is needed of it: the arena moves as records are queued */
+	memset(&tk, 0, sizeof(tk));
+	h = *d.hdr;
+	if (d.task)
+		tk = *d.task;
+	if (d.sample) {
+		ip = get_le64(d.regs + 8 * REG_IP);
+		/* named now, while the code objects most likely live */
+		for (i = 0; c->hooks.py_frame && i < d.sample->nr_py; i++) {
+			struct walker_py_frame f;
+
+			walker_py_frame_at(&d, i, &f);
+			c->hooks.py_frame(c->hooks.data, (pid_t)h.pid, &f);
+		}
+	}
+	c->arena_len = at + ((h.size + 7u) & ~(size_t)7);
+	switch (h.type) {
+	case WALKER_EV_SAMPLE:
+	case WALKER_EV_OFFCPU:
+		wconv_arrive_sample(c, &h, ip);	/* queued before it */
+		enqueue(c, at, h.size, h.time_ns);
+		if (h.type == WALKER_EV_SAMPLE &&
+		    (h.flags & WALKER_F_NO_PROC) && c->hooks.no_proc)
+			c->hooks.no_proc(c->hooks.data, (pid_t)h.pid);
+		break;
+	case WALKER_EV_FORK:
+		wconv_arrive_fork(c, &h, &tk);
+		enqueue(c, at, h.size, h.time_ns);
+		if (h.pid != tk.ppid && c->hooks.fork)
+			c->hooks.fork(c->hooks.data, (pid_t)tk.ppid,
+				      (pid_t)h.pid);
+		break;
+	case WALKER_EV_EXEC:
+		enqueue(c, at, h.size, h.time_ns);	/* its COMM first */
+		wconv_arrive_exec(c, &h);
+		if (c->hooks.exec)
+			c->hooks.exec(c->hooks.data, (pid_t)h.pid);
+		break;
+	case WALKER_EV_EXIT:
+		enqueue(c, at, h.size, h.time_ns);
+		if (h.tid == h.pid && c->hooks.exit)
+			c->hooks.exit(c->hooks.data, (pid_t)h.pid);
+		break;
+	default:
+		enqueue(c, at, h.size, h.time_ns);
+		break;
+	}
+	return 0;
+}
+
+/* --- records written in time order ------------------------------------- */
+
+static int write_comm(struct wconv *c, pid_t pid, pid_t tid,
+		      const char *comm, int exec, uint64_t time, uint32_t cpu,
+		      char *err, size_t errlen)
+{
+	struct pw_id id = { (uint32_t)pid, (uint32_t)tid, time, cpu };
+
+	c->st.comms++;
+	return perfwrite_comm(c->pw, (uint32_t)pid, (uint32_t)tid, comm, exec,
+			      &id, err, errlen);
+}
+
+/* --- samples ------------------------------------------------------------- */
+
+static void count_sample(struct wconv *c, const struct walker_decoded *d)
+{
+	uint32_t f = d->hdr->flags;
+	unsigned i;
+
+	if (!c->st.samples++ && d->hdr->time_ns > c->start_ns)
+		c->st.first_sample_ns = d->hdr->time_ns - c->start_ns;
+	for (i = 0; i < 8; i++)
+		if (f & (1u << i))
+			c->st.flags[i]++;
+	if (d->sample->nr_py) {
+		c->st.samples_py++;
+		if (f & (WALKER_F_PY_CUT | WALKER_F_PY_READ))
+			c->st.py_cut++;
+	} else if (f & WALKER_F_NO_PROC) {
+		c->st.no_py[WCONV_NOPY_NO_PROC]++;
+	} else if (f & WALKER_F_NO_TSTATE) {
+		c->st.no_py[WCONV_NOPY_NO_TSTATE]++;
+	} else if (f & WALKER_F_PY_READ) {
+		c->st.no_py[WCONV_NOPY_READ]++;
+	} else {
+		c->st.no_py[WCONV_NOPY_IDLE]++;
+	}
+}
+
+/*
+ * One sample record from a decoded SAMPLE or OFFCPU event: of event
+ * ev_id, at time, with period.
+ */
+static int write_sample(struct wconv *c, const struct walker_decoded *d,
+			const struct wproc *p, uint64_t ev_id, uint64_t time,
+			uint64_t period, char *err, size_t errlen)
+{
+	const struct walker_sample *s = d->sample;
+	const struct walker_ev_hdr *h = d->hdr;
+	uint64_t regs[WALKER_NR_REGS], chain[1 + WALKER_MAX_KSTACK];
+	struct walker_raw raw;
+	struct pw_sample ps;
+	unsigned i;
+	int any = 0, full;
+
+	memcpy(regs, d->regs, sizeof(regs));
+	for (i = 0; i < WALKER_NR_REGS; i++)
+		any |= regs[i] != 0;
+	memset(&ps, 0, sizeof(ps));
+	ps.id = ev_id;
+	ps.pid = h->pid;
+	ps.tid = h->tid;
+	ps.time = time;
+	ps.cpu = h->cpu;
+	ps.period = period;
+	if (s->nr_kstack) {
+		chain[0] = CTX_KERNEL;
+		memcpy(chain + 1, d->kstack, 8 * (size_t)s->nr_kstack);
+		ps.callchain = chain;
+		ps.nr_callchain = 1 + (uint64_t)s->nr_kstack;
+	}
+	if (h->flags & WALKER_F_KERNEL_MODE) {
+		ps.misc = PERF_RECORD_MISC_KERNEL;
+		ps.ip = s->nr_kstack ? chain[1] : regs[REG_IP];
+	} else {
+		ps.misc = PERF_RECORD_MISC_USER;
+		ps.ip = regs[REG_IP];
+	}
+	memset(&raw, 0, sizeof(raw));
+	raw.magic = WALKER_RAW_MAGIC;
+	raw.version = WALKER_ABI_VERSION;
+	raw.flags = h->flags;
+	raw.nr_py = s->nr_py;
+	raw.prev_state = s->prev_state;
+	raw.layout_version = p ? p->hexversion : 0;
+	strbuf_reset(&c->raw);
+	strbuf_add(&c->raw, &raw, sizeof(raw));
+	strbuf_add(&c->raw, d->py,
+		   (size_t)s->nr_py * sizeof(struct walker_py_frame));
+	ps.raw = c->raw.buf;
+	ps.raw_len = (uint32_t)c->raw.len;
+	if (any) {
+		ps.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		ps.regs = regs;
+	}
+	/*
+	 * The dump: what was copied, and room for 8 bytes more when the
+	 * copy stopped short of what was asked (the stack ended), so that
+	 * readers see dyn_size < size, as the kernel writes it; a full
+	 * copy is a full dump (the stack may go on past it).
+	 */
+	if (any && s->ustack_len) {
+		full = (h->flags & WALKER_F_USTACK_FULL) ||
+		       s->ustack_len >= s->ustack_asked;
+		ps.stack = d->ustack;
+		ps.dyn_size = s->ustack_len;
+		ps.stack_size = ((uint64_t)s->ustack_len + 7) & ~7ull;
+		if (!full)
+			ps.stack_size += 8;
+	}
+	return perfwrite_sample(c->pw, &ps, err, errlen);
+}
+
+/* --- events in time order ------------------------------------------------ */
+
+static int on_sample(struct wconv *c, const struct walker_decoded *d,
+		     char *err, size_t errlen)
+{
+	struct wproc *p = wconv_proc_find(c, (pid_t)d->hdr->pid);
+
+	count_sample(c, d);
+	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns, 1, err,
+			    errlen);
+}
+
+/* A switch-out: kept (a copy) until the thread runs again. */
+static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
+		     char *err, size_t errlen)
+{
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
+
+	if (t->off) {
+		/* its switch-in was lost: that interval cannot be closed */
+		c->st.offcpu_dropped++;
+		free(t->off);
+	}
+	t->off = xmalloc(d->hdr->size);
+	memcpy(t->off, d->hdr, d->hdr->size);
+	t->off_len = d->hdr->size;
+	return 0;
+}
+
+/* The open interval of t, written as ending at end. */
+static int close_interval(struct wconv *c, struct wthread *t, uint64_t end,
+			  char *err, size_t errlen)
+{
+	struct walker_decoded od;
+	char why[PPR_ERR_LEN];
+	uint64_t start;
+	int r;
+
+	r = walker_decode(t->off, t->off_len, &od, why, sizeof(why));
+	if (r == 0) {
+		start = od.hdr->time_ns;
+		r = write_sample(c, &od, wconv_proc_find(c, (pid_t)od.hdr->pid),
+				 c->off_id, end, end > start ? end - start : 0,
+				 err, errlen);
+		c->st.offcpu++;
+		c->st.offcpu_ns += end > start ? end - start : 0;
+	}
+	free(t->off);
+	t->off = NULL;
+	return r;
+}
+
+static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
+		    char *err, size_t errlen)
+{
+	struct umap_ent *e = umap_find(&c->threads, d->hdr->tid);
+	struct wthread *t = e ? e->val : NULL;
+
+	if (!t || !t->off) {
+		c->st.oncpu_unpaired++;
+		return 0;
+	}
+	return close_interval(c, t, d->hdr->time_ns, err, errlen);
+}
+
+static int on_task(struct wconv *c, const struct walker_decoded *d,
+		   char *err, size_t errlen)
+{
+	const struct walker_ev_hdr *h = d->hdr;
+	const struct walker_task *tk = d->task;
+	struct pw_id id = { h->pid, h->tid, h->time_ns, h->cpu };
+	struct umap_ent *e;
+	struct wthread *t;
+	char comm[sizeof(tk->comm) + 1];
+
+	memcpy(comm, tk->comm, sizeof(tk->comm));
+	comm[sizeof(tk->comm)] = '\0';
+	switch (h->type) {
+	case WALKER_EV_FORK:
+		c->st.tasks++;
+		if (perfwrite_task(c->pw, PERF_RECORD_FORK, h->pid, tk->ppid,
+				   h->tid, tk->ptid, &id, err, errlen) < 0)
+			return -1;
+		/* perf gives the child its parent's comm and maps */
+		return 0;
+	case WALKER_EV_EXEC:
+		/* its mappings were read when it arrived (queued after it) */
+		if (write_comm(c, (pid_t)h->pid, (pid_t)h->tid, comm, 1,
+			       h->time_ns, h->cpu, err, errlen) < 0)
+			return -1;
+		return 0;
+	case WALKER_EV_EXIT:
+		c->st.tasks++;
+		if (perfwrite_task(c->pw, PERF_RECORD_EXIT, h->pid, tk->ppid,
+				   h->tid, tk->ptid, &id, err, errlen) < 0)
+			return -1;
+		e = umap_find(&c->threads, h->tid);
+		t = e ? e->val : NULL;
+		if (t) {
+			/* a thread exits on CPU: an open interval is stale */
+			if (t->off)
+				c->st.offcpu_dropped++;
+			free(t->off);
+			free(t);
+			e->val = NULL;	/* a reused tid starts afresh */
+		}
+		if (h->tid != h->pid)
+			return 0;
+		e = umap_find(&c->procs, h->pid);
+		if (e) {
+			wconv_proc_free(e->val);
+			e->val = NULL;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static int write_mmap2(struct wconv *c, const struct int_rec *ir,
+		       char *err, size_t errlen)
+{
+	struct pw_id id = { ir->hdr.pid, ir->hdr.tid, ir->hdr.time_ns,
+			    ir->hdr.cpu };
+	struct pw_mmap2 m;
+
+	memset(&m, 0, sizeof(m));
+	m.pid = ir->hdr.pid;
+	m.tid = ir->hdr.tid;
+	m.start = ir->start;
+	m.len = ir->len;
+	m.pgoff = ir->pgoff;
+	m.maj = ir->maj;
+	m.min = ir->min;
+	m.ino = ir->ino;
+	m.prot = ir->prot;
+	m.flags = ir->flags;
+	m.filename = ir->name;
+	/* the kernel's mark of a mapping that is not code */
+	m.misc = PERF_RECORD_MISC_USER |
+		 (ir->prot & 4 ? 0 : PERF_RECORD_MISC_MMAP_DATA);
+	c->st.mmaps++;
+	return perfwrite_mmap2(c->pw, &m, &id, err, errlen);
+}
+
+static int write_lost(struct wconv *c, uint64_t lost, uint64_t time,
+		      char *err, size_t errlen)
+{
+	struct pw_id id = { 0, 0, time, 0 };
+
+	c->st.lost += lost;
+	return perfwrite_lost(c->pw, c->cpu_id, lost, &id, err, errlen);
+}
+
+static int process(struct wconv *c, const struct qent *q, char *err,
+		   size_t errlen)
+{
+	const struct int_rec *ir = (const void *)(c->arena + q->off);
+	struct walker_decoded d;
+	char why[PPR_ERR_LEN];
+
+	if (c->written_any && q->time < c->last_written)
+		c->st.late++;
+	if (!c->written_any || q->time > c->last_written)
+		c->last_written = q->time;
+	c->written_any = 1;
+	if (ir->hdr.type == INT_COMM)
+		return write_comm(c, (pid_t)ir->hdr.pid, (pid_t)ir->hdr.tid,
+				  ir->name, 0, q->time, ir->hdr.cpu, err,
+				  errlen);
+	if (ir->hdr.type == INT_MMAP2)
+		return write_mmap2(c, ir, err, errlen);
+	/* checked when queued: cannot fail here */
+	if (walker_decode(c->arena + q->off, q->len, &d, why,
+			  sizeof(why)) < 0)
+		return 0;
+	switch (d.hdr->type) {
+	case WALKER_EV_SAMPLE:
+		return on_sample(c, &d, err, errlen);
+	case WALKER_EV_OFFCPU:
+		return on_offcpu(c, &d, err, errlen);
+	case WALKER_EV_ONCPU:
+		return on_oncpu(c, &d, err, errlen);
+	case WALKER_EV_LOST:
+		return write_lost(c, d.lost, q->time, err, errlen);
+	default:
+		return on_task(c, &d, err, errlen);
+	}
+}
+
+/* The kernel's map, once, before any other record. */
+static int start(struct wconv *c, char *err, size_t errlen)
+{
+	/* time 0, as perf's synthesized records: before everything */
+	struct pw_id id = { (uint32_t)-1, 0, 0, 0 };
+	uint64_t text;
+
+	if (c->started)
+		return 0;
+	c->started = 1;
+	if (!c->kallsyms || perfwrite_kernel_text(c->kallsyms, &text) < 0)
+		return 0;
+	c->st.kernel_map = 1;
+	return perfwrite_kernel_mmap(c->pw, text, &id, err, errlen);
+}
+
+/* Write the queued events with time <= limit, in time order. */
+static int flush_until(struct wconv *c, uint64_t limit, char *err,
+		       size_t errlen)
+{
+	unsigned char *keep = NULL;
+	size_t n = 0, i, keep_len = 0, keep_alloc = 0;
+	int r = 0;
+
+	if (start(c, err, errlen) < 0)
+		return -1;
+	if (c->nr_q > 1)
+		qsort(c->q, c->nr_q, sizeof(*c->q), qent_cmp);
+	while (n < c->nr_q && c->q[n].time <= limit)
+		n++;
+	if (limit > c->written_limit)
+		c->written_limit = limit;
+	for (i = 0; i < n && !r; i++)
+		r = process(c, &c->q[i], err, errlen);
+	if (r < 0)
+		return -1;
+	if (c->pending_lost) {
+		r = write_lost(c, c->pending_lost, c->last_written, err,
+			       errlen);
+		c->pending_lost = 0;
+		if (r < 0)
+			return -1;
+	}
+	if (n && perfwrite_finished_round(c->pw, err, errlen) < 0)
+		return -1;
+	/* the events held back move to the front of a new arena */
+	for (i = n; i < c->nr_q; i++) {
+		struct qent *q = &c->q[i];
+		size_t len8 = (q->len + 7) & ~(size_t)7;
+
+		ALLOC_GROW(keep, keep_len + len8, keep_alloc);
+		memcpy(keep + keep_len, c->arena + q->off, q->len);
+		q->off = keep_len;
+		keep_len += len8;
+		c->q[i - n] = *q;
+	}
+	free(c->arena);
+	c->arena = keep;
+	c->arena_len = keep_len;
+	c->arena_alloc = keep_alloc;
+	c->nr_q -= n;
+	c->st.bytes = perfwrite_data_bytes(c->pw);
+	return 0;
+}
+
+int wconv_flush(struct wconv *c, char *err, size_t errlen)
+{
+	if (c->finished)
+		return set_err(err, errlen, "the recording is finished");
+	if (c->newest < c->hold_ns)
+		return flush_until(c, 0, err, errlen);
+	return flush_until(c, c->newest - c->hold_ns, err, errlen);
+}
+
+int wconv_finish(struct wconv *c, uint64_t end_ns, char *err,
+		 size_t errlen)
+{
+	size_t i;
+	int any = 0;
+
+	if (c->finished)
+		return set_err(err, errlen, "the recording is finished");
+	if (flush_until(c, UINT64_MAX, err, errlen) < 0)
+		return -1;
+	if (end_ns < c->last_written)
+		end_ns = c->last_written;
+	/* threads still off CPU: their intervals end with the recording */
+	for (i = 0; i < c->threads.cap; i++) {
+		struct wthread *t = c->threads.ents[i].val;
+
+		if (!c->threads.ents[i].used || !t || !t->off)
+			continue;
+		c->st.offcpu_open++;
+		any = 1;
+		if (close_interval(c, t, end_ns, err, errlen) < 0)
+			return -1;
+	}
+	if (any && perfwrite_finished_round(c->pw, err, errlen) < 0)
+		return -1;
+	c->st.bytes = perfwrite_data_bytes(c->pw);
+	c->finished = 1;
+	if (perfwrite_close(c->pw, err, errlen) < 0) {
+		c->pw = NULL;
+		return -1;
+	}
+	c->pw = NULL;
+	return 0;
+}
+

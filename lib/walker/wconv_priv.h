@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_WALKER_WCONV_PRIV_H
+#define PPR_WALKER_WCONV_PRIV_H
+/*
+ * What the conversion's two files share (walker/wconv.h): wconv.c, the
+ * queue and the records written in time order; wconv_proc.c, what is
+ * read from /proc when an event arrives.
+ */
+#include "compat.h"
+#include "perfwrite.h"
+#include "strbuf.h"
+#include "unwind/hmap.h"
+#include "walker/walker.h"
+#include "walker/wconv.h"
+
+#define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
+#define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
+#define MAPS_MISS_NS 50000000ull		/* 50 ms */
+#define MAPS_MAX_BYTES (64u << 20)
+#define USER_REGS_MASK 0xff0fffull
+#define REG_SP 7				/* in perf's x86-64 order */
+#define REG_IP 8
+#define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
+
+struct qent {
+	uint64_t time, seq;
+	size_t off, len;
+};
+
+/*
+ * Records read from /proc when an event arrived, queued as internal
+ * events (types after the walker's): a mapping, or a comm.
+ */
+#define INT_MMAP2 0x1001u
+#define INT_COMM 0x1002u
+
+struct int_rec {
+	struct walker_ev_hdr hdr;
+	uint64_t start, len, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	uint32_t exec, pad;
+	char name[];		/* NUL-terminated; hdr.size covers it */
+};
+
+/* A mapping written into perf.data (see parse_map()). */
+struct wmap {
+	uint64_t start, end, pgoff, ino;
+	uint32_t maj, min, prot, flags;
+	char *name;
+};
+
+struct wproc {
+	pid_t pid;
+	unsigned hexversion;
+	struct wmap *maps;	/* sorted by start */
+	size_t nr_maps, alloc_maps;
+	uint64_t maps_time;	/* event time of the last read */
+	int maps_read;		/* read at least once */
+};
+
+struct wthread {
+	int seen;		/* its COMM or FORK is in the file */
+	unsigned char *off;	/* the switch-out event of an open
+				   off-CPU interval (a copy), or NULL */
+	size_t off_len;
+};
+
+struct wconv {
+	struct perfwrite *pw;
+	char *proc_root, *kallsyms;
+	unsigned ustack_bytes;
+	uint64_t start_ns, hold_ns, maps_every_ns;
+	struct wconv_hooks hooks;
+	uint64_t cpu_id, off_id;
+	/* the queue: event copies at 8-aligned offsets of arena */
+	unsigned char *arena;
+	size_t arena_len, arena_alloc;
+	struct qent *q;
+	size_t nr_q, alloc_q;
+	uint64_t seq, newest;
+	uint64_t last_written;
+	uint64_t written_limit;	/* everything up to it is written */
+	int written_any, started, finished;
+	uint64_t pending_lost;
+	struct umap procs;	/* pid -> struct wproc * */
+	struct umap threads;	/* tid -> struct wthread * */
+	struct strbuf raw;
+	struct wconv_stats st;
+};
+
+/* A process's and a thread's state: found, or made empty. */
+struct wproc *wconv_proc_find(struct wconv *c, pid_t pid);
+struct wproc *wconv_proc_new(struct wconv *c, pid_t pid);
+void wconv_proc_free(struct wproc *p);
+struct wthread *wconv_thread_get(struct wconv *c, pid_t tid);
+
+/* Queue a record read from /proc (m NULL: a comm, name the comm). */
+void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
+		       pid_t tid, uint64_t time, uint32_t cpu,
+		       const struct wmap *m, const char *name, int exec);
+
+/*
+ * An event arrived (wconv_proc.c): a sample or switch-out of a process
+ * or thread first seen, or in code loaded since; a fork; an exec.
+ */
+void wconv_arrive_sample(struct wconv *c, const struct walker_ev_hdr *h,
+			 uint64_t ip);
+void wconv_arrive_fork(struct wconv *c, const struct walker_ev_hdr *h,
+		       const struct walker_task *tk);
+void wconv_arrive_exec(struct wconv *c, const struct walker_ev_hdr *h);
+
+#endif

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The walker's recording loop (see wrecord.h): the walker's ring
+ * buffer polled into the conversion (wconv.h), whose hooks come back
+ * here to inspect processes and name code objects.
+ */
+#include "compat.h"
+#include "walker/wrecord.h"
+#include "alloc.h"
+#include "unwind/hmap.h"
+#include "walker/pycode.h"
+#include "walker/walker.h"
+
+#include <time.h>
+
+#define RETRY_FIRST_NS 20000000ull	/* 20 ms */
+#define RETRY_MAX_NS 1000000000ull	/* 1 s */
+
+/* A process as the loop knows it. */
+struct lproc {
+	struct pytarget t;	/* valid when ok */
+	int ok;			/* its interpreter is handed to BPF */
+	int final;		/* not to be inspected again */
+	uint64_t last_try, retry_ns;
+	size_t note;		/* index into w->notes */
+};
+
+struct layout_id {
+	struct walker_layout l;
+	__u32 id;
+};
+
+struct wrec {
+	struct walker *walker;
+	struct wconv *conv;
+	struct pycode_cache *codes;
+	char *session_dir;
+	struct umap procs;		/* pid -> struct lproc * */
+	struct layout_id *layouts;
+	size_t nr_layouts, alloc_layouts;
+	struct wrec_proc *notes;
+	size_t nr_notes, alloc_notes;
+	uint64_t lost_seen;		/* walker_lost() already written */
+	uint64_t events, inspections, frames, frames_unnamed;
+	int finished;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct lproc *lproc_get(struct wrec *w, pid_t pid)
+{
+	struct umap_ent *e = umap_get(&w->procs, (uint64_t)(uint32_t)pid,
+				      NULL);
+	struct lproc *p = e->val;
+
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		p->t.pid = pid;
+		p->retry_ns = RETRY_FIRST_NS;
+		ALLOC_GROW(w->notes, w->nr_notes + 1, w->alloc_notes);
+		memset(&w->notes[w->nr_notes], 0, sizeof(*w->notes));
+		w->notes[w->nr_notes].pid = pid;
+		w->notes[w->nr_notes].status = PYTARGET_NOT_YET;
+		p->note = w->nr_notes++;
+		e->val = p;
+	}
+	return p;
+}
+
+/* The BPF index of layout l, added once. */
+static int layout_index(struct wrec *w, const struct walker_layout *l,
+			__u32 *id, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_layouts; i++)
+		if (!memcmp(&w->layouts[i].l, l, sizeof(*l))) {
+			*id = w->layouts[i].id;
+			return 0;
+		}
+	if (walker_add_layout(w->walker, l, id, err, errlen) < 0)
+		return -1;
+	ALLOC_GROW(w->layouts, w->nr_layouts + 1, w->alloc_layouts);
+	w->layouts[w->nr_layouts].l = *l;
+	w->layouts[w->nr_layouts++].id = *id;
+	return 0;
+}
+
+/* Watch pid with no interpreter known (its samples: WALKER_F_NO_PROC). */
+static int watch_bare(struct wrec *w, pid_t pid, char *err, size_t errlen)
+{
+	struct walker_proc wp;
+
+	memset(&wp, 0, sizeof(wp));
+	wp.flags = WALKER_PROC_WATCHED;
+	return walker_set_proc(w->walker, pid, &wp, err, errlen);
+}
+
+/*
+ * Inspect p now; when it runs a supported interpreter, hand its
+ * runtime and layout to BPF.  Returns the status.
+ */
+static enum pytarget_status inspect(struct wrec *w, struct lproc *p)
+{
+	struct wrec_proc *n = &w->notes[p->note];
+	enum pytarget_status st;
+	struct walker_proc wp;
+	char why[PPR_ERR_LEN];
+	pid_t pid = p->t.pid;
+
+	w->inspections++;
+	n->inspections++;
+	p->last_try = mono_ns();
+	st = pytarget_inspect(pid, &p->t);
+	p->t.pid = pid;
+	n->status = st;
+	snprintf(n->why, sizeof(n->why), "%s", st == PYTARGET_OK ? "" :
+		 p->t.why);
+	switch (st) {
+	case PYTARGET_OK:
+		snprintf(n->version, sizeof(n->version), "%s", p->t.version);
+		memset(&wp, 0, sizeof(wp));
+		wp.runtime = p->t.runtime;
+		wp.flags = WALKER_PROC_WATCHED;
+		if (layout_index(w, &p->t.layout, &wp.layout, why,
+				 sizeof(why)) < 0 ||
+		    walker_set_proc(w->walker, pid, &wp, why,
+				    sizeof(why)) < 0) {
+			n->status = PYTARGET_ERROR;
+			snprintf(n->why, sizeof(n->why), "%s", why);
+			p->final = 1;
+			return PYTARGET_ERROR;
+		}
+		p->ok = 1;
+		wconv_set_version(w->conv, pid, p->t.hexversion);
+		break;
+	case PYTARGET_NOT_YET:
+	case PYTARGET_NOT_PYTHON:
+	case PYTARGET_ERROR:
+		/* maybe later (an exec, an interpreter starting up) */
+		if (p->retry_ns < RETRY_MAX_NS)
+			p->retry_ns *= 2;
+		break;
+	case PYTARGET_GONE:
+	case PYTARGET_UNSUPPORTED:
+	case PYTARGET_NO_ACCESS:
+		p->final = 1;
+		break;
+	}
+	return st;
+}
+
+/* --- the conversion's hooks ---------------------------------------------- */
+
+static void on_no_proc(void *data, pid_t pid)
+{
+	struct wrec *w = data;
+	struct lproc *p = lproc_get(w, pid);
+
+	if (p->ok || p->final || mono_ns() < p->last_try + p->retry_ns)
+		return;
+	inspect(w, p);
+}
+
+static void on_proc_exec(void *data, pid_t pid)
+{
+	struct wrec *w = data;
+	struct lproc *p = lproc_get(w, pid);
+	char why[PPR_ERR_LEN];
+
+	/* the old interpreter's addresses mean nothing in the new program */
+	p->ok = 0;
+	p->final = 0;
+	p->retry_ns = RETRY_FIRST_NS;
+	if (watch_bare(w, pid, why, sizeof(why)) < 0) {
+		p->final = 1;
+		snprintf(w->notes[p->note].why, sizeof(w->notes[p->note].why),
+			 "%s", why);
+		return;
+	}
+	inspect(w, p);
+}
+
+/* BPF copied the parent's entry: so does the loop (same address space). */
+static void on_proc_fork(void *data, pid_t parent, pid_t child)
+{
+	struct wrec *w = data;
+	struct lproc *pp = lproc_get(w, parent);
+	struct pytarget t = pp->t;
+	int ok = pp->ok;
+	struct lproc *c = lproc_get(w, child);
+
+	/* a reused pid starts afresh */
+	c->final = 0;
+	c->retry_ns = RETRY_FIRST_NS;
+	if (!ok)
+		return;
+	c->t = t;
+	c->t.pid = child;
+	c->ok = 1;
+	w->notes[c->note].status = PYTARGET_OK;
+	snprintf(w->notes[c->note].version, sizeof(w->notes[c->note].version),
+		 "%s", t.version);
+}
+
+static void on_proc_exit(void *data, pid_t pid)
+{
+	struct wrec *w = data;
+	struct lproc *p = lproc_get(w, pid);
+
+	p->ok = 0;
+	p->final = 1;
+	walker_del_proc(w->walker, pid);
+}
+
+static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
+{
+	struct wrec *w = data;
+	struct umap_ent *e = umap_find(&w->procs, (uint64_t)(uint32_t)pid);
+	struct lproc *p = e ? e->val : NULL;
+
+	w->frames++;
+	if (!p || !p->ok || !pycode_get(w->codes, &p->t, f->code, f->tag))
+		w->frames_unnamed++;
+}
+
+/* --- the loop ------------------------------------------------------------ */
+
+void wrec_free(struct wrec *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	if (w->walker)
+		walker_close(w->walker);
+	wconv_free(w->conv);
+	if (w->codes)
+		pycode_cache_free(w->codes);
+	for (i = 0; i < w->procs.cap; i++)
+		if (w->procs.ents[i].used)
+			free(w->procs.ents[i].val);
+	umap_release(&w->procs);
+	free(w->layouts);
+	free(w->notes);
+	free(w->session_dir);
+	free(w);
+}
+
+int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
+	       char *err, size_t errlen)
+{
+	struct wrec *w = xcalloc(1, sizeof(*w));
+	struct walker_opts wo;
+	struct wconv_opts co;
+	char *path;
+	int r;
+
+	*out = NULL;
+	*errnum = 0;
+	w->session_dir = o->session_dir ? xstrdup(o->session_dir) : NULL;
+	if (!w->session_dir && !o->record_fn) {
+		free(w);
+		return set_err(err, errlen, "no session directory");
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.freq = o->freq;
+	wo.ustack_bytes = o->ustack_bytes;
+	wo.max_py_frames = o->max_py_frames;
+	wo.follow_children = o->follow_children;
+	wo.wall = o->wall;
+	wo.ring_bytes = o->ring_bytes;
+	if (walker_open(&w->walker, &wo, errnum, err, errlen) < 0) {
+		w->walker = NULL;
+		wrec_free(w);
+		return -1;
+	}
+	w->codes = pycode_cache_new();
+	memset(&co, 0, sizeof(co));
+	path = o->record_fn ? NULL :
+	       xasprintf("%s/perf.data", o->session_dir);
+	co.perf_data = path;
+	co.record_fn = o->record_fn;
+	co.record_data = o->record_data;
+	co.kallsyms = "/proc/kallsyms";
+	co.freq = o->freq;
+	co.ustack_bytes = o->ustack_bytes;
+	co.cmdline = o->cmdline;
+	co.start_ns = mono_ns();
+	co.hooks.data = w;
+	co.hooks.no_proc = on_no_proc;
+	co.hooks.exec = on_proc_exec;
+	co.hooks.fork = on_proc_fork;
+	co.hooks.exit = on_proc_exit;
+	co.hooks.py_frame = on_frame;
+	r = wconv_new(&w->conv, &co, err, errlen);
+	free(path);
+	if (r < 0) {
+		wrec_free(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+int wrec_add_pid(struct wrec *w, pid_t pid, unsigned flags, char *err,
+		 size_t errlen)
+{
+	struct lproc *p = lproc_get(w, pid);
+	enum pytarget_status st;
+
+	if (flags & WREC_BEFORE_EXEC) {
+		/* it runs our code until its exec: nothing to inspect yet */
+		p->last_try = mono_ns();
+		return watch_bare(w, pid, err, errlen);
+	}
+	st = inspect(w, p);
+	if (st == PYTARGET_OK)
+		return 0;
+	if (st == PYTARGET_NOT_YET) {
+		/* starting up: watched, inspected again on its samples */
+		return watch_bare(w, pid, err, errlen);
+	}
+	return set_err(err, errlen, "process %d: %s", (int)pid,
+		       w->notes[p->note].why);
+}
+
+int wrec_attach(struct wrec *w, char *err, size_t errlen)
+{
+	return walker_attach(w->walker, err, errlen);
+}
+
+static int on_event(void *data, const void *ev, size_t len)
+{
+	struct wrec *w = data;
+
+	w->events++;
+	wconv_event(w->conv, ev, len);	/* a bad one is counted there */
+	return 0;
+}
+
+/* Events the ring buffer could not take since the last look. */
+static void note_lost(struct wrec *w)
+{
+	uint64_t lost = walker_lost(w->walker);
+
+	if (lost > w->lost_seen) {
+		wconv_lost(w->conv, lost - w->lost_seen);
+		w->lost_seen = lost;
+	}
+}
+
+int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen)
+{
+	int r;
+
+	if (w->finished)
+		return set_err(err, errlen, "the recording is finished");
+	r = walker_poll(w->walker, timeout_ms, on_event, w);
+	if (r < 0 && r != -EINTR)
+		return set_err(err, errlen, "cannot read the walker's events: "
+			       "%s", strerror(-r));
+	note_lost(w);
+	return wconv_flush(w->conv, err, errlen);
+}
+
+int wrec_finish(struct wrec *w, char *err, size_t errlen)
+{
+	char why[PPR_ERR_LEN];
+	char *path;
+	int r, i;
+
+	if (w->finished)
+		return set_err(err, errlen, "the recording is finished");
+	/*
+	 * What the ring buffer still holds; bounded, in case the program
+	 * (or a child it left behind) still runs and fills it.
+	 */
+	for (i = 0; i < 64; i++)
+		if (walker_poll(w->walker, 0, on_event, w) <= 0)
+			break;
+	note_lost(w);
+	w->finished = 1;
+	if (wconv_finish(w->conv, mono_ns(), err, errlen) < 0)
+		return -1;
+	if (!w->session_dir)
+		return 0;
+	path = xasprintf("%s/pycode", w->session_dir);
+	r = pycode_save(w->codes, path, why, sizeof(why));
+	free(path);
+	if (r < 0)
+		return set_err(err, errlen, "cannot save the code objects' "
+			       "names: %s", why);
+	return 0;
+}
+
+int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,
+	       char *err, size_t errlen)
+{
+	return wconv_image(w->conv, buf, len, err, errlen);
+}
+
+const struct pycode_cache *wrec_codes(const struct wrec *w)
+{
+	return w->codes;
+}
+
+void wrec_stats(const struct wrec *w, struct wrec_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->conv = *wconv_stats(w->conv);
+	st->events = w->events;
+	st->inspections = w->inspections;
+	st->frames = w->frames;
+	st->frames_unnamed = w->frames_unnamed;
+	st->procs = w->notes;
+	st->nr_procs = w->nr_notes;
+}
+
+/* part of whole as a percentage, "<1" below one in a hundred */
+static void pct(struct strbuf *sb, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		strbuf_addstr(sb, "0");
+	else if (part && part * 100 < whole)
+		strbuf_addstr(sb, "<1");
+	else
+		strbuf_addf(sb, "%llu",
+			    (unsigned long long)(part * 100 / whole));
+}
+
+/*
+ * The processes not walked, one line per reason: "process 12 was not
+ * walked: why", or "3 processes were not walked (12, 13, 14): why"
+ * (the first five pids named).
+ */
+static void describe_procs(const struct wrec_stats *st,
+			   struct strvec *lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, n;
+
+	for (i = 0; i < st->nr_procs; i++) {
+		const struct wrec_proc *p = &st->procs[i];
+		int seen = 0;
+
+		if (p->status == PYTARGET_OK || !p->why[0])
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = st->procs[j].status != PYTARGET_OK &&
+			       !strcmp(st->procs[j].why, p->why);
+		if (seen)
+			continue;	/* said with the first of its kind */
+		strbuf_reset(&sb);
+		for (j = i, n = 0; j < st->nr_procs; j++) {
+			if (st->procs[j].status == PYTARGET_OK ||
+			    strcmp(st->procs[j].why, p->why))
+				continue;
+			if (n < 5)
+				strbuf_addf(&sb, "%s%d", n ? ", " : "",
+					    (int)st->procs[j].pid);
+			else if (n == 5)
+				strbuf_addstr(&sb, ", ...");
+			n++;
+		}
+		if (n == 1)
+			strvec_pushf(lines, "process %d was not walked: %s",
+				     (int)p->pid, p->why);
+		else
+			strvec_pushf(lines, "%zu processes were not walked "
+				     "(%s): %s", n, sb.buf, p->why);
+	}
+	strbuf_release(&sb);
+}
+
+void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
+{
+	static const char *const why[WCONV_NOPY_NR] = {
+		[WCONV_NOPY_NO_PROC] = "before the interpreter was found",
+		[WCONV_NOPY_NO_TSTATE] = "in threads with no Python thread "
+					 "state",
+		[WCONV_NOPY_READ] = "whose first frame could not be read",
+		[WCONV_NOPY_IDLE] = "in Python threads outside any frame",
+	};
+	const struct wconv_stats *c = &st->conv;
+	uint64_t without = c->samples - c->samples_py, written;
+	struct strbuf sb = STRBUF_INIT;
+	const char *sep = ": ";
+	size_t i;
+
+	strbuf_addf(&sb, "%llu samples, %llu with Python frames (",
+		    (unsigned long long)c->samples,
+		    (unsigned long long)c->samples_py);
+	pct(&sb, c->samples_py, c->samples);
+	strbuf_addstr(&sb, "%)");
+	if (without) {
+		strbuf_addf(&sb, "; %llu without", (unsigned long long)without);
+		for (i = 0; i < WCONV_NOPY_NR; i++) {
+			if (!c->no_py[i])
+				continue;
+			strbuf_addf(&sb, "%s%llu %s", sep,
+				    (unsigned long long)c->no_py[i], why[i]);
+			sep = ", ";
+		}
+	}
+	strvec_push(lines, sb.buf);
+	if (c->py_cut) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu samples (", (unsigned long long)c->py_cut);
+		pct(&sb, c->py_cut, c->samples);
+		strbuf_addf(&sb, "%%) have their Python stacks cut: %llu at "
+			    "the frame limit, the others at a frame that "
+			    "could not be read",
+			    (unsigned long long)c->flags[2]);
+		strvec_push(lines, sb.buf);
+	}
+	if (st->frames_unnamed)
+		strvec_pushf(lines, "%llu of %llu Python frames are unnamed: "
+			     "their code objects could not be read (freed, "
+			     "or the process was gone)",
+			     (unsigned long long)st->frames_unnamed,
+			     (unsigned long long)st->frames);
+	if (c->lost)
+		strvec_pushf(lines, "%llu events were lost: the walker's "
+			     "ring buffer was full", (unsigned long long)c->lost);
+	if (c->bad)
+		strvec_pushf(lines, "%llu events did not decode and were "
+			     "dropped (the first: %s)",
+			     (unsigned long long)c->bad, c->first_bad);
+	if (c->late)
+		strvec_pushf(lines, "%llu events came more than the hold-back "
+			     "late and were written out of time order",
+			     (unsigned long long)c->late);
+	if (c->offcpu || c->offcpu_dropped) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu off-CPU intervals, %.3f s",
+			    (unsigned long long)c->offcpu, c->offcpu_ns / 1e9);
+		if (c->offcpu_open)
+			strbuf_addf(&sb, "; %llu still off CPU at the end, "
+				    "counted until then",
+				    (unsigned long long)c->offcpu_open);
+		if (c->offcpu_dropped)
+			strbuf_addf(&sb, "; %llu dropped (their switch-in was "
+				    "lost)", (unsigned long long)c->offcpu_dropped);
+		strvec_push(lines, sb.buf);
+	}
+	describe_procs(st, lines);
+	if (!c->kernel_map)
+		strvec_push(lines, "kernel addresses are hidden "
+			    "(/proc/kallsyms): kernel frames are unnamed");
+	if (c->maps_unread)
+		strvec_pushf(lines, "%llu reads of a process's mappings "
+			     "failed (it was gone): native frames of such "
+			     "processes may be unnamed",
+			     (unsigned long long)c->maps_unread);
+	written = c->samples + c->offcpu;
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "perf.data: %llu bytes", (unsigned long long)c->bytes);
+	if (written)
+		strbuf_addf(&sb, ", %llu per sample",
+			    (unsigned long long)(c->bytes / written));
+	if (c->first_sample_ns)
+		strbuf_addf(&sb, "; the first sample %.1f ms after the start",
+			    c->first_sample_ns / 1e6);
+	strvec_push(lines, sb.buf);
+	strbuf_release(&sb);
+}
