@@ -13,7 +13,8 @@
  * and print every event the walker sends, one line each, for the shell
  * test to judge:
  *
- *   S|O pid tid flags nk np ulen uasked sp ip rle   a SAMPLE or OFFCPU;
+ *   S|O pid tid flags nk np ulen uasked sp ip rle   a SAMPLE or OFFCPU
+ *       (flags in decimal, sp and ip in hex);
  *       rle: the Python frames innermost first, runs of equal frames as
  *       code:tag:flags*count (hex code, decimal tag and flags), or -
  *   T type pid tid ppid ptid comm                   FORK, EXEC, EXIT, ONCPU
@@ -211,7 +212,7 @@ static int print_event(void *data, const void *ev, size_t len)
 			return 0;
 		}
 		off = sizeof(s);
-		printf("%c %u %u %#x %u %u %u %u %#" PRIx64 " %#" PRIx64 " ",
+		printf("%c %u %u %u %u %u %u %u %#" PRIx64 " %#" PRIx64 " ",
 		       h.type == WALKER_EV_SAMPLE ? 'S' : 'O', h.pid, h.tid,
 		       h.flags, s.nr_kstack, s.nr_py, s.ustack_len,
 		       s.ustack_asked, le64(b + off + 7 * 8),
@@ -347,7 +348,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: t-walker-live live --layout FILE --runtime ADDR "
 		"--watch PID [--seconds S] [--freq HZ] [--ustack BYTES] "
-		"[--max-frames N] [--wall] [--follow]\n");
+		"[--max-frames N] [--ring BYTES] [--wall] [--follow]\n");
 	return 2;
 }
 
@@ -395,6 +396,8 @@ static int live(int argc, char **argv)
 			o.ustack_bytes = (unsigned)v;
 		else if (!strcmp(a, "--max-frames") && !parse_ulong(val, 10, 1 << 20, &v))
 			o.max_py_frames = (unsigned)v;
+		else if (!strcmp(a, "--ring") && !parse_ulong(val, 10, 1ul << 30, &v))
+			o.ring_bytes = v;
 		else
 			return usage();
 	}

@@ -1,0 +1,254 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The in-kernel frame walker (lib/walker/walker.bpf.c, loaded by
+# lib/walker/walker.c) on a real Debian python3 (3.11, stripped,
+# non-PIE): a 400-deep recursion on the main thread and a second thread
+# about 10 deep, sampled at 999 Hz for 2 s with sched_switch events on.
+# The layout comes from python3.11's own headers (offsetof, compiled here
+# with Py_BUILD_CORE), _PyRuntime's address from its dynamic symbols; the
+# program prints the address (id()) and first line of each code object
+# it runs, so each sample's Python frames are checked one by one against
+# what the program is doing.  tests/unit/t-walker-live.c loads the
+# walker and prints each event as a line (see its comment).
+test_description='the in-kernel frame walker walks real Python stacks'
+. ./test-lib.sh
+
+LIVE=$PPR_BUILD/tests/unit/t-walker-live
+PY=/usr/bin/python3
+
+test_prereq_BPF() {
+	"$PPR_BIN" --version | grep -q " bpf=yes" || {
+		echo "this build has no frame walker: configure found no libbpf, bpftool, clang with the BPF target or kernel BTF (apt-get install libbpf-dev bpftool clang)"
+		return 1
+	}
+}
+
+test_prereq_ROOT() {
+	test "$(id -u)" = 0 ||
+		{ echo "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"; return 1; }
+}
+
+test_prereq_PY311() {
+	test -x $PY && test "$($PY -c 'import sys; print(sys.version_info[:2] == (3, 11))')" = True ||
+		{ echo "$PY is not CPython 3.11 (Debian 12's python3)"; return 1; }
+	test -f /usr/include/python3.11/internal/pycore_frame.h ||
+		{ echo "no python3.11 headers (apt-get install python3-dev)"; return 1; }
+	command -v readelf >/dev/null && command -v cc >/dev/null ||
+		{ echo "no readelf or cc (apt-get install build-essential)"; return 1; }
+}
+
+# The layout of CPython 3.11 as walker_abi.h describes it, from the
+# interpreter's own internal headers.
+cat >probe311.c <<'EOF'
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <internal/pycore_frame.h>
+#include <internal/pycore_interp.h>
+#include <internal/pycore_runtime.h>
+#include <stddef.h>
+#include <stdio.h>
+#define P(name, v) printf("%s %lu\n", name, (unsigned long)(v))
+#define NO_FIELD 0xffffffffu
+int main(void)
+{
+	size_t rs = offsetof(_PyInterpreterFrame, owner) + 1;
+
+	P("frame_kind", 2);		/* WALKER_IFRAME */
+	P("tstate_kind", 2);		/* WALKER_TS_CFRAME */
+	P("runtime_interp_head", offsetof(_PyRuntimeState, interpreters.head));
+	P("interp_tstate_head", offsetof(PyInterpreterState, threads.head));
+	P("tstate_next", offsetof(PyThreadState, next));
+	P("tstate_thread_id", offsetof(PyThreadState, thread_id));
+	P("tstate_frame", offsetof(PyThreadState, cframe));
+	P("cframe_current_frame", offsetof(_PyCFrame, current_frame));
+	P("frame_code", offsetof(_PyInterpreterFrame, f_code));
+	P("frame_back", offsetof(_PyInterpreterFrame, previous));
+	P("frame_instr", offsetof(_PyInterpreterFrame, prev_instr));
+	P("frame_is_entry", offsetof(_PyInterpreterFrame, is_entry));
+	P("frame_owner", NO_FIELD);
+	P("frame_read_size", (rs + 7) / 8 * 8);
+	P("owner_cstack", NO_FIELD);
+	P("owner_interpreter", NO_FIELD);
+	P("code_adaptive", offsetof(PyCodeObject, co_code_adaptive));
+	P("code_firstlineno", offsetof(PyCodeObject, co_firstlineno));
+	P("lasti_units", 0);
+	P("code_tag_bits", 0);
+	return 0;
+}
+EOF
+
+# The watched program: leaf() under 401 rec() frames on the main
+# thread, tleaf() under 9 trec() frames on a second one, both spinning
+# (so they take the GIL from each other: sched_switch events).  It prints
+# "ready TID2" then code:tag of leaf rec main <module> tleaf trec.
+cat >deep.py <<'EOF'
+import sys, threading
+def leaf():
+    i = 0
+    while True:
+        i += 1
+def rec(n):
+    if n == 0:
+        leaf()
+    rec(n - 1)
+def tleaf():
+    i = 0
+    while True:
+        i += 1
+def trec(n):
+    if n == 0:
+        tleaf()
+    trec(n - 1)
+def main():
+    t = threading.Thread(target=trec, args=(8,), daemon=True)
+    t.start()
+    codes = (leaf.__code__, rec.__code__, main.__code__,
+             sys._getframe(1).f_code, tleaf.__code__, trec.__code__)
+    print("ready", t.native_id,
+          *("%x:%d" % (id(c), c.co_firstlineno & 0xffff) for c in codes),
+          flush=True)
+    rec(400)
+sys.setrecursionlimit(2000)
+main()
+EOF
+
+test_expect_success BPF,ROOT,PY311 'the 3.11 layout from its headers, _PyRuntime from the dynamic symbols' '
+	cc -I/usr/include/python3.11 -o probe311 probe311.c &&
+	./probe311 >layout &&
+	cat layout &&
+	test $(wc -l <layout) = 20 &&
+	exe=$(readlink -f $PY) &&
+	readelf -h "$exe" | grep -q "Type: *EXEC" &&
+	readelf --dyn-syms -W "$exe" | awk "\$8 == \"_PyRuntime\" { print \$2 }" >runtime &&
+	test $(wc -l <runtime) = 1 &&
+	grep -q -E "^[0-9a-f]{6,16}$" runtime
+'
+
+# start_py OUT CMD...: CMD in the background, its pid in OUT.pid, its
+# stdout in OUT
+start_py() {
+	out=$1
+	shift
+	"$@" >"$out" 2>"$out.err" &
+	echo $! >"$out.pid"
+}
+
+# The events of 2 s (most of them switch-outs: the two threads take the
+# GIL from each other thousands of times a second) go through a 64 MiB
+# ring, so that a helper kept off the CPU for a while loses none.
+test_expect_success BPF,ROOT,PY311 'two python3.11 processes sampled for 2 s, one of them watched' '
+	start_py deep.out $PY deep.py &&
+	start_py other.out $PY -c "
+print(\"ready\", flush=True)
+while True:
+    pass" &&
+	{
+		wait_for 20 grep -q "^ready" deep.out &&
+		wait_for 20 grep -q "^ready" other.out &&
+		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
+			--watch $(cat deep.out.pid) --seconds 2 --freq 999 \
+			--wall --ring 67108864 >live.out 2>live.err
+	}
+	status=$?
+	kill $(cat deep.out.pid) $(cat other.out.pid)
+	cat deep.out live.err
+	test $status = 0 &&
+	grep -c "" live.out
+'
+
+# Each event line's words; the expected Python frames, innermost first
+# (tags are the code objects' first lines; flag 1: an entry frame).
+expect() {
+	set -- $(cat deep.out)
+	pid=$(cat deep.out.pid)
+	tid2=$2
+	leaf=$3 rec=$4 main=$5 mod=$6 tleaf=$7 trec=$8
+	main_chain="$leaf:0*1,$rec:0*401,$main:0*1,$mod:1*1"
+	thread_prefix="$tleaf:0*1,$trec:0*8,$trec:1*1,"
+}
+
+# share TYPE TID PATTERN: "matching total" of TYPE events of TID whose
+# frames match the extended regex PATTERN
+share() {
+	awk -v t="$1" -v tid="$2" -v pat="$3" '
+		$1 == t && $3 == tid { n++; if ($11 ~ pat) m++ }
+		END { printf "%d %d\n", m, n }' live.out
+}
+
+# at_least_99 "M N" MIN: N >= MIN and M >= 99 % of N
+at_least_99() {
+	set -- $1 $2
+	echo "$1 of $2 (at least $3 events, 99 % matching)"
+	test "$2" -ge "$3" && test $(($1 * 100)) -ge $(($2 * 99))
+}
+
+test_expect_success BPF,ROOT,PY311 'every event checks out against walker_abi.h, and none was lost' '
+	test_grep -v "^X" live.out &&
+	grep "^lost " live.out &&
+	test_grep "^lost 0$" live.out
+'
+
+test_expect_success BPF,ROOT,PY311 'the main thread: >= 99 % of samples have all 404 frames, leaf() innermost' '
+	expect &&
+	echo "want: $main_chain" &&
+	r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
+	at_least_99 "$r" 300 ||
+	{ awk -v tid=$pid "\$1 == \"S\" && \$3 == tid" live.out | cut -c 1-400 | sort | uniq -c | sort -rn | head -n 5; return 1; }
+'
+
+test_expect_success BPF,ROOT,PY311 'the second thread is seen: >= 99 % of its samples start with tleaf() under 9 trec()' '
+	expect &&
+	echo "want a prefix: $thread_prefix" &&
+	r=$(share S $tid2 "^$(printf "%s" "$thread_prefix" | sed "s/[*]/[*]/g")") &&
+	at_least_99 "$r" 100
+'
+
+test_expect_success BPF,ROOT,PY311 'samples carry registers and a user stack from the stack pointer' '
+	expect &&
+	awk -v pid=$pid "
+		\$1 == \"S\" { n++
+			if (\$2 != pid) bad++
+			else if (\$9 == \"0\" || \$10 == \"0\") { noregs++; print }
+			else if (\$7 == 0) { nostack++; print }
+			# USTACK_FULL (64) exactly when all asked was copied
+			else if ((\$7 == \$8) != (int(\$4 / 64) % 2)) { full++; print }
+			# KERNEL_MODE (128): a kernel stack, or KSTACK_ERR (16)
+			if (int(\$4 / 128) % 2) { kern++
+				if (\$5 == 0 && !(int(\$4 / 16) % 2)) { nokstack++; print } }
+		}
+		END { printf \"%d samples: %d of another process, %d without registers, %d without a user stack, %d with a wrong USTACK_FULL, %d in the kernel (%d of them without a kernel stack)\\n\", n, bad, noregs, nostack, full, kern, nokstack
+			exit !(n > 0 && bad + noregs + nostack + full + nokstack == 0) }
+	" live.out
+'
+
+test_expect_success BPF,ROOT,PY311 'the process that is not watched gives no event' '
+	other=$(cat other.out.pid) &&
+	n=$(awk -v p=$other "(\$1 == \"S\" || \$1 == \"O\") && \$2 == p || \$1 == \"T\" && \$3 == p" live.out | wc -l) &&
+	echo "$n events of process $other" &&
+	test "$n" = 0
+'
+
+test_expect_success BPF,ROOT,PY311 'switch-outs of both threads carry their Python frames; switch-ins are seen' '
+	expect &&
+	r=$(share O $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
+	at_least_99 "$r" 20 &&
+	r=$(share O $tid2 "^$(printf "%s" "$thread_prefix" | sed "s/[*]/[*]/g")") &&
+	at_least_99 "$r" 20 &&
+	n=$(awk -v p=$pid "\$1 == \"T\" && \$2 == 3 && \$3 == p" live.out | wc -l) &&
+	echo "$n switch-ins" &&
+	test "$n" -ge 20
+'
+
+test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds per sample and per frame' '
+	read -r prog runs ns insns <<-EOF &&
+	$(grep "^prog " live.out)
+	EOF
+	awk -v runs=$runs -v ns=$ns -v insns=$insns "
+		\$1 == \"S\" { n++; frames += \$6 }
+		END { printf \"walker_sample: %d instructions verified; %d runs (%d samples of the watched process), %.1f us per sample, %.0f ns per frame at %.0f frames per sample (the runs that filtered other processes out included)\\n\", insns, runs, n, ns / n / 1000, ns / frames, frames / n }
+	" live.out >cost &&
+	cat cost &&
+	test_diag "$(cat cost)"
+'
+
+test_done
