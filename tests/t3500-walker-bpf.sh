@@ -23,11 +23,6 @@ test_prereq_BPF() {
 	}
 }
 
-test_prereq_ROOT() {
-	test "$(id -u)" = 0 ||
-		{ echo "loading BPF programs needs root (or CAP_BPF and CAP_PERFMON)"; return 1; }
-}
-
 test_prereq_PY311() {
 	test -x $PY && test "$($PY -c 'import sys; print(sys.version_info[:2] == (3, 11))')" = True ||
 		{ echo "$PY is not CPython 3.11 (Debian 12's python3)"; return 1; }
@@ -250,5 +245,235 @@ test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds
 	cat cost &&
 	test_diag "$(cat cost)"
 '
+
+# --- other interpreters: pyenv's 3.8-3.13 (PIE, _PyRuntime in libpython) ---
+#
+# 3.8-3.12 laid out from their own internal headers; 3.13 from the
+# _Py_DebugOffsets at the start of the target's _PyRuntime, read from its
+# memory (where each offset lies comes from 3.13's header).  Each runs
+# deep.py for 1 s under the walker, without switch events.
+cat >probe.c <<'EOF'
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <stddef.h>
+#include <stdio.h>
+#if PY_VERSION_HEX < 0x030B0000
+#include <frameobject.h>
+#endif
+#if PY_VERSION_HEX < 0x03090000
+#include <internal/pycore_pystate.h>
+#else
+#include <internal/pycore_interp.h>
+#include <internal/pycore_runtime.h>
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+#include <internal/pycore_frame.h>
+#endif
+#define P(name, v) printf("%s %lu\n", name, (unsigned long)(v))
+#define NO_FIELD 0xffffffffu
+#define R8(n) (((n) + 7) / 8 * 8)
+int main(void)
+{
+	P("runtime_interp_head", offsetof(_PyRuntimeState, interpreters.head));
+	P("tstate_next", offsetof(PyThreadState, next));
+	P("tstate_thread_id", offsetof(PyThreadState, thread_id));
+	P("code_firstlineno", offsetof(PyCodeObject, co_firstlineno));
+	P("code_tag_bits", 0);
+	P("owner_interpreter", NO_FIELD);
+#if PY_VERSION_HEX < 0x030B0000
+	P("frame_kind", 1);		/* WALKER_FRAMEOBJ */
+	P("tstate_kind", 1);		/* WALKER_TS_DIRECT */
+	P("interp_tstate_head", offsetof(PyInterpreterState, tstate_head));
+	P("tstate_frame", offsetof(PyThreadState, frame));
+	P("cframe_current_frame", NO_FIELD);
+	P("frame_code", offsetof(PyFrameObject, f_code));
+	P("frame_back", offsetof(PyFrameObject, f_back));
+	P("frame_instr", offsetof(PyFrameObject, f_lasti));
+	P("frame_is_entry", NO_FIELD);
+	P("frame_owner", NO_FIELD);
+	P("frame_read_size", R8(offsetof(PyFrameObject, f_lasti) + 4));
+	P("owner_cstack", NO_FIELD);
+	P("code_adaptive", NO_FIELD);
+	/* 3.10's f_lasti counts 2-byte code units */
+	P("lasti_units", PY_VERSION_HEX >= 0x030A0000 ? 2 : 0);
+#else
+	P("frame_kind", 2);		/* WALKER_IFRAME */
+	P("tstate_kind", 2);		/* WALKER_TS_CFRAME (3.11, 3.12) */
+	P("interp_tstate_head", offsetof(PyInterpreterState, threads.head));
+	P("tstate_frame", offsetof(PyThreadState, cframe));
+	P("cframe_current_frame", offsetof(_PyCFrame, current_frame));
+	P("frame_code", offsetof(_PyInterpreterFrame, f_code));
+	P("frame_back", offsetof(_PyInterpreterFrame, previous));
+	P("frame_instr", offsetof(_PyInterpreterFrame, prev_instr));
+	P("frame_read_size", R8(offsetof(_PyInterpreterFrame, owner) + 1));
+	P("code_adaptive", offsetof(PyCodeObject, co_code_adaptive));
+	P("lasti_units", 0);
+#if PY_VERSION_HEX < 0x030C0000
+	P("frame_is_entry", offsetof(_PyInterpreterFrame, is_entry));
+	P("frame_owner", NO_FIELD);
+	P("owner_cstack", NO_FIELD);
+#else
+	P("frame_is_entry", NO_FIELD);
+	P("frame_owner", offsetof(_PyInterpreterFrame, owner));
+	P("owner_cstack", FRAME_OWNED_BY_CSTACK);
+#endif
+#endif
+	return 0;
+}
+EOF
+
+# Where 3.13's _Py_DebugOffsets keeps what the walker needs.
+cat >probe313.c <<'EOF'
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <internal/pycore_frame.h>
+#include <internal/pycore_runtime.h>
+#include <stddef.h>
+#include <stdio.h>
+#define W(name, f) printf("%s %lu\n", name, (unsigned long)offsetof(_Py_DebugOffsets, f))
+int main(void)
+{
+	printf("debug_offsets %lu\n", (unsigned long)offsetof(_PyRuntimeState, debug_offsets));
+	printf("debug_offsets_size %lu\n", (unsigned long)sizeof(_Py_DebugOffsets));
+	printf("owner_cstack_value %d\n", FRAME_OWNED_BY_CSTACK);
+	W("version", version);
+	W("free_threaded", free_threaded);
+	W("runtime_interp_head", runtime_state.interpreters_head);
+	W("interp_tstate_head", interpreter_state.threads_head);
+	W("tstate_next", thread_state.next);
+	W("tstate_thread_id", thread_state.thread_id);
+	W("tstate_frame", thread_state.current_frame);
+	W("frame_code", interpreter_frame.executable);
+	W("frame_back", interpreter_frame.previous);
+	W("frame_instr", interpreter_frame.instr_ptr);
+	W("frame_owner", interpreter_frame.owner);
+	W("code_adaptive", code_object.co_code_adaptive);
+	W("code_firstlineno", code_object.firstlineno);
+	return 0;
+}
+EOF
+
+# debugoffsets.py PID RUNTIME WHERE: the walker's layout from the
+# target's _Py_DebugOffsets (its cookie and version checked)
+cat >debugoffsets.py <<'EOF'
+import struct, sys
+pid, runtime, where = int(sys.argv[1]), int(sys.argv[2], 16), sys.argv[3]
+w = {k: int(v) for k, v in (l.split() for l in open(where))}
+with open("/proc/%d/mem" % pid, "rb") as f:
+    f.seek(runtime + w["debug_offsets"])
+    d = f.read(w["debug_offsets_size"])
+if d[:8] != b"xdebugpy":
+    sys.exit("no _Py_DebugOffsets cookie at %#x: %r" % (runtime, d[:8]))
+u = lambda k: struct.unpack_from("<Q", d, w[k])[0]
+if u("version") >> 16 != 0x030D or u("free_threaded"):
+    sys.exit("not a 3.13 build with the GIL: version %#x" % u("version"))
+NO = 0xFFFFFFFF
+l = {k: u(k) for k in ("runtime_interp_head", "interp_tstate_head",
+     "tstate_next", "tstate_thread_id", "tstate_frame", "frame_code",
+     "frame_back", "frame_instr", "frame_owner", "code_adaptive",
+     "code_firstlineno")}
+end = max(l["frame_code"] + 8, l["frame_back"] + 8, l["frame_instr"] + 8,
+          l["frame_owner"] + 1)
+l.update(frame_kind=2, tstate_kind=1, cframe_current_frame=NO,
+         frame_is_entry=NO, owner_cstack=w["owner_cstack_value"],
+         owner_interpreter=NO, lasti_units=0, code_tag_bits=0,
+         frame_read_size=(end + 7) // 8 * 8)
+for k, v in sorted(l.items()):
+    print(k, v)
+EOF
+
+# pyenv_python X.Y: an interpreter of that version with its internal
+# headers (pyenv's builds have them)
+pyenv_python() {
+	for p in $(ppr_pythons); do
+		test "$(ppr_python_version "$p")" = "$1" || continue
+		prefix=$("$p" -c "import sys; print(sys.prefix)") &&
+		test "$prefix" != /usr &&
+		test -d "$prefix/include/python$1/internal" &&
+		echo "$p" && return 0
+	done
+	return 1
+}
+
+# runtime_of PID: _PyRuntime's address in PID, from the dynamic symbols
+# of the executable or libpython that holds it, plus its load address
+runtime_of() {
+	for obj in $(awk '$6 ~ /(python[0-9.]*|libpython[0-9.]*\.so[0-9.]*)$/ { print $6 }' /proc/$1/maps | sort -u); do
+		sym=$(readelf --dyn-syms -W "$obj" | awk '$8 == "_PyRuntime" && $7 != "UND" { print $2 }')
+		test -n "$sym" || continue
+		if readelf -h "$obj" | grep -q "Type: *EXEC"; then
+			echo "$sym"
+			return 0
+		fi
+		# a shared object: its first PT_LOAD at 0, mapped at base
+		readelf -lW "$obj" | awk '$1 == "LOAD" { print $3; exit }' | grep -q -x "0x0*" || {
+			echo "$obj: its first PT_LOAD is not at 0"
+			return 1
+		}
+		base=$(awk -v o="$obj" '$6 == o && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/$1/maps)
+		printf "%x\n" $((0x$base + 0x$sym))
+		return 0
+	done
+	return 1
+}
+
+for v in 3.8 3.9 3.10 3.12 3.13; do
+	pv=$(echo $v | tr . _)
+	eval "test_prereq_PY$pv() {
+		pyenv_python $v >/dev/null ||
+			{ echo 'no CPython $v with its internal headers (pyenv install $v)'; return 1; }
+	}"
+	if test $v = 3.13; then probe=probe313.c; else probe=probe.c; fi
+
+	test_expect_success BPF,ROOT,PY$pv "CPython $v: >= 99 % of samples have the main thread's 404 frames, the thread's" "
+		v=$v pv=$pv probe=$probe"'
+		py=$(pyenv_python $v) &&
+		prefix=$("$py" -c "import sys; print(sys.prefix)") &&
+		cc -I"$prefix/include/python$v" -o probe$pv $probe &&
+		rm -f deep.out &&
+		start_py deep.out "$py" deep.py &&
+		{
+			wait_for 20 grep -q "^ready" deep.out &&
+			pid=$(cat deep.out.pid) &&
+			runtime=$(runtime_of $pid) &&
+			echo "_PyRuntime at 0x$runtime" &&
+			if test $v = 3.13; then
+				./probe$pv >where$pv &&
+				python3 debugoffsets.py $pid $runtime where$pv >layout$pv
+			else
+				./probe$pv >layout$pv
+			fi &&
+			"$LIVE" live --layout layout$pv --runtime 0x$runtime \
+				--watch $pid --seconds 1 --freq 999 >live$pv.out 2>live.err
+		}
+		status=$?
+		kill $(cat deep.out.pid)
+		cat deep.out live.err
+		tr "\n" " " <layout$pv
+		echo
+		test $status = 0 &&
+		cp live$pv.out live.out &&
+		expect &&
+		case $v in
+		3.8|3.9|3.10)
+			# each Python function is its own C-level eval call
+			main_chain="$leaf:1*1,$rec:1*401,$main:1*1,$mod:1*1"
+			thread_prefix="$tleaf:1*1,$trec:1*9," ;;
+		3.12|3.13)
+			# CALL_FUNCTION_EX runs a Python function in the same
+			# C-level call since 3.12: the thread'"'"'s first trec() is no
+			# entry frame; threading'"'"'s _bootstrap(), called from C, is
+			thread_prefix="$tleaf:0*1,$trec:0*9," ;;
+		esac &&
+		echo "want: $main_chain" &&
+		test_grep -v "^X" live.out &&
+		r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
+		at_least_99 "$r" 100 &&
+		echo "want a prefix: $thread_prefix" &&
+		r=$(share S $tid2 "^$(printf "%s" "$thread_prefix" | sed "s/[*]/[*]/g")") &&
+		at_least_99 "$r" 50 ||
+		{ awk "\$1 == \"S\"" live.out | cut -d" " -f 3,6,11 | cut -c 1-300 | sort | uniq -c | sort -rn | head -n 8; return 1; }
+	'
+done
 
 test_done
