@@ -75,7 +75,8 @@ EOF
 # The watched program: leaf() under 401 rec() frames on the main
 # thread, tleaf() under 9 trec() frames on a second one, both spinning
 # (so they take the GIL from each other: sched_switch events).  It prints
-# "ready TID2" then code:tag of leaf rec main <module> tleaf trec.
+# "ready TID2", code:tag of leaf rec main <module> tleaf trec, and the
+# length of leaf()'s bytecode.
 cat >deep.py <<'EOF'
 import sys, threading
 def leaf():
@@ -101,7 +102,7 @@ def main():
              sys._getframe(1).f_code, tleaf.__code__, trec.__code__)
     print("ready", t.native_id,
           *("%x:%d" % (id(c), c.co_firstlineno & 0xffff) for c in codes),
-          flush=True)
+          len(leaf.__code__.co_code), flush=True)
     rec(400)
 sys.setrecursionlimit(2000)
 main()
@@ -157,7 +158,7 @@ expect() {
 	set -- $(cat deep.out)
 	pid=$(cat deep.out.pid)
 	tid2=$2
-	leaf=$3 rec=$4 main=$5 mod=$6 tleaf=$7 trec=$8
+	leaf=$3 rec=$4 main=$5 mod=$6 tleaf=$7 trec=$8 leaflen=$9
 	main_chain="$leaf:0*1,$rec:0*401,$main:0*1,$mod:1*1"
 	thread_prefix="$tleaf:0*1,$trec:0*8,$trec:1*1,"
 }
@@ -168,6 +169,14 @@ share() {
 	awk -v t="$1" -v tid="$2" -v pat="$3" '
 		$1 == t && $3 == tid { n++; if ($11 ~ pat) m++ }
 		END { printf "%d %d\n", m, n }' live.out
+}
+
+# inner_instr_ok: leaf()'s instruction offsets (the innermost frame of
+# the main thread) lie in its bytecode in >= 99 % of the samples
+inner_instr_ok() {
+	r=$(awk -v tid=$pid -v len=$leaflen '$1 == "S" && $3 == tid { n++; if ($12 != "-" && $12 + 0 < len + 0) m++ } END { printf "%d %d\n", m, n }' live.out) &&
+	echo "innermost instruction offsets below $leaflen:" &&
+	at_least_99 "$r" 1
 }
 
 # at_least_99 "M N" MIN: N >= MIN and M >= 99 % of N
@@ -187,7 +196,8 @@ test_expect_success BPF,ROOT,PY311 'the main thread: >= 99 % of samples have all
 	expect &&
 	echo "want: $main_chain" &&
 	r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
-	at_least_99 "$r" 300 ||
+	at_least_99 "$r" 300 &&
+	inner_instr_ok ||
 	{ awk -v tid=$pid "\$1 == \"S\" && \$3 == tid" live.out | cut -c 1-400 | sort | uniq -c | sort -rn | head -n 5; return 1; }
 '
 
@@ -469,6 +479,7 @@ for v in 3.8 3.9 3.10 3.12 3.13; do
 		test_grep -v "^X" live.out &&
 		r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
 		at_least_99 "$r" 100 &&
+		inner_instr_ok &&
 		echo "want a prefix: $thread_prefix" &&
 		r=$(share S $tid2 "^$(printf "%s" "$thread_prefix" | sed "s/[*]/[*]/g")") &&
 		at_least_99 "$r" 50 ||

@@ -13,10 +13,11 @@
  * and print every event the walker sends, one line each, for the shell
  * test to judge:
  *
- *   S|O pid tid flags nk np ulen uasked sp ip rle   a SAMPLE or OFFCPU
- *       (flags in decimal, sp and ip in hex);
- *       rle: the Python frames innermost first, runs of equal frames as
- *       code:tag:flags*count (hex code, decimal tag and flags), or -
+ *   S|O pid tid flags nk np ulen uasked sp ip rle instr
+ *       a SAMPLE or OFFCPU (flags in decimal, sp and ip in hex); rle:
+ *       the Python frames innermost first, runs of equal frames as
+ *       code:tag:flags*count (hex code, decimal tag and flags), or -;
+ *       instr: the innermost frame's instruction offset, or -
  *   T type pid tid ppid ptid comm                   FORK, EXEC, EXIT, ONCPU
  *   X bad event: why                                 an event that does
  *                                                    not check out
@@ -234,6 +235,14 @@ static int print_event(void *data, const void *ev, size_t len)
 		if (count)
 			printf("%" PRIx64 ":%u:%u*%u", (uint64_t)run.code, run.tag,
 			       run.flags, count);
+		/* the innermost frame's instruction offset */
+		if (s.nr_py) {
+			memcpy(&f, b + sizeof(s) + WALKER_NR_REGS * 8 +
+			       (size_t)s.nr_kstack * 8, sizeof(f));
+			printf(" %u", f.instr);
+		} else {
+			fputs(" -", stdout);
+		}
 		putchar('\n');
 		return 0;
 	case WALKER_EV_FORK:
