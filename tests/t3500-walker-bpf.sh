@@ -256,6 +256,75 @@ test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds
 	test_diag "$(cat cost)"
 '
 
+# --- following children: fork, exec, exit ------------------------------------
+#
+# With follow_children, a watched process's child is watched from its
+# fork: fork.py forks once it is sampled; the child spins under 51 spin()
+# frames, then execs sh, whose samples have no Python runtime (the user
+# side has to look at the new program first) until it exits.
+cat >fork.py <<'EOF'
+import os, sys, time
+def spin(n, secs):
+    if n == 0:
+        t = time.monotonic()
+        while time.monotonic() - t < secs:
+            pass
+        return
+    spin(n - 1, secs)
+c = spin.__code__
+print("ready %x:%d" % (id(c), c.co_firstlineno & 0xffff), flush=True)
+while not os.path.exists("go"):
+    time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    spin(50, 0.4)
+    os.execv("/bin/sh", ["sh", "-c",
+             "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+print("child", pid, flush=True)
+os.waitpid(pid, 0)
+print("done", flush=True)
+EOF
+
+test_expect_success BPF,ROOT,PY311 'followed: a watched process forks a Python child, which execs sh' '
+	rm -f go &&
+	start_py fork.out $PY fork.py &&
+	{
+		wait_for 20 grep -q "^ready" fork.out &&
+		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
+			--watch $(cat fork.out.pid) --seconds 20 --follow \
+			--until-exit >follow.out 2>follow.err &
+		wait_for 20 grep -q "^attached" follow.out &&
+		: >go &&
+		wait_for 20 grep -q "^done" fork.out &&
+		wait $!
+	}
+	status=$?
+	kill $(cat fork.out.pid) 2>/dev/null
+	cat fork.out follow.err
+	test $status = 0 &&
+	grep -c "" follow.out
+'
+
+test_expect_success BPF,ROOT,PY311 'the child: FORK, its samples under 51 spin() frames, EXEC of sh, samples without a runtime, EXIT' '
+	parent=$(cat fork.out.pid) &&
+	child=$(sed -n "s/^child //p" fork.out) &&
+	spin=$(sed -n "s/^ready //p" fork.out) &&
+	test_grep -v "^X" follow.out &&
+	test_grep "^T 4 $child $child $parent $parent python3" follow.out &&
+	test_grep "^T 5 $child $child 0 0 sh$" follow.out &&
+	test_grep "^T 6 $child $child " follow.out &&
+	test_grep "^T 6 $parent $parent " follow.out &&
+	awk -v c=$child -v want="$spin:0*51," "
+		\$1 == \"S\" && \$2 == c {
+			if (\$6 > 0) { py++; if (index(\$11, want) == 1) ok++ }
+			# NO_PROC (1): after the exec, no runtime: no frames
+			if (\$4 % 2) { noproc++; if (\$6 > 0) bad++ }
+		}
+		END { printf \"child: %d samples with Python frames (%d under 51 spin() frames), %d without a runtime (%d of them with frames)\\n\", py, ok, noproc, bad
+			exit !(py >= 20 && ok * 100 >= py * 99 && noproc >= 5 && bad == 0) }
+	" follow.out
+'
+
 # --- other interpreters: pyenv's 3.8-3.13 (PIE, _PyRuntime in libpython) ---
 #
 # 3.8-3.12 laid out from their own internal headers; 3.13 from the
