@@ -131,7 +131,8 @@ start_py() {
 
 # The events of 2 s (most of them switch-outs: the two threads take the
 # GIL from each other thousands of times a second) go through a 64 MiB
-# ring, so that a helper kept off the CPU for a while loses none.
+# ring, so that a helper kept off the CPU for a while loses none.  Then
+# 1 s more with at most 100 Python frames a sample (cut.out).
 test_expect_success BPF,ROOT,PY311 'two python3.11 processes sampled for 2 s, one of them watched' '
 	start_py deep.out $PY deep.py &&
 	start_py other.out $PY -c "
@@ -143,11 +144,15 @@ while True:
 		wait_for 20 grep -q "^ready" other.out &&
 		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
 			--watch $(cat deep.out.pid) --seconds 2 --freq 999 \
-			--wall --ring 67108864 >live.out 2>live.err
+			--wall --ring 67108864 >live.out 2>live.err &&
+		grep " \[stack\]$" /proc/$(cat deep.out.pid)/maps >stack &&
+		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
+			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
+			--max-frames 100 >cut.out 2>>live.err
 	}
 	status=$?
 	kill $(cat deep.out.pid) $(cat other.out.pid)
-	cat deep.out live.err
+	cat deep.out live.err stack
 	test $status = 0 &&
 	grep -c "" live.out
 '
@@ -224,6 +229,37 @@ test_expect_success BPF,ROOT,PY311 'samples carry registers and a user stack fro
 		END { printf \"%d samples: %d of another process, %d without registers, %d without a user stack, %d with a wrong USTACK_FULL, %d in the kernel (%d of them without a kernel stack)\\n\", n, bad, noregs, nostack, full, kern, nokstack
 			exit !(n > 0 && bad + noregs + nostack + full + nokstack == 0) }
 	" live.out
+'
+
+# hex S: the number S (0x... or plain hex) in awk, which has no strtonum
+# in Debian's mawk (exact below 2^53: user addresses are)
+HEX='function hex(s,  i, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+	return v }'
+
+test_expect_success BPF,ROOT,PY311 'the main thread'"'"'s stack copy ends at the top of [stack] when shorter than asked' '
+	expect &&
+	top=$(sed -n "1s/^[0-9a-f]*-\([0-9a-f]*\) .*/\1/p" stack) &&
+	echo "[stack] ends at 0x$top" &&
+	awk -v tid=$pid -v top=$top "$HEX
+		\$1 == \"S\" && \$3 == tid { n++
+			if (\$7 == \$8) full++
+			else if (hex(\$9) + \$7 == hex(top)) attop++
+			else { print; other++ } }
+		END { printf \"%d samples: %d with all asked, %d up to the top of the stack, %d neither\n\", n, full, attop, other
+			exit !(n > 0 && other == 0) }
+	" live.out
+'
+
+test_expect_success BPF,ROOT,PY311 'at most 100 frames: the innermost 100, and PY_CUT' '
+	expect &&
+	test_grep -v "^X" cut.out &&
+	awk -v tid=$pid -v want="$leaf:0*1,$rec:0*99" "
+		\$1 == \"S\" && \$3 == tid { n++
+			if (\$6 == 100 && int(\$4 / 4) % 2 && \$11 == want) ok++ }
+		END { printf \"%d of %d samples with the innermost 100 frames and PY_CUT\n\", ok, n
+			exit !(n >= 100 && ok * 100 >= n * 99) }
+	" cut.out
 '
 
 test_expect_success BPF,ROOT,PY311 'the process that is not watched gives no event' '
