@@ -312,6 +312,24 @@ test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds
 	test_diag "$(cat cost)"
 '
 
+# --- as a user --------------------------------------------------------------
+
+test_prereq_NOBODY() {
+	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
+	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
+	as_nobody "$LIVE" live >/dev/null 2>&1
+	test $? = 2 || { echo "nobody cannot run $LIVE"; return 1; }
+}
+
+# Tracing and perf-event programs need CAP_BPF and CAP_PERFMON whatever
+# kernel.unprivileged_bpf_disabled says: the loader must say so.
+test_expect_success BPF,NOBODY 'as nobody, walker_open() fails and says what it needs' '
+	as_nobody "$LIVE" >tap &&
+	cat tap &&
+	test_grep "^ok 3 - as uid 65534, walker_open says what it needs: .*needs root, or CAP_BPF and CAP_PERFMON \(kernel\.unprivileged_bpf_disabled is [0-9]\)" tap &&
+	test_grep -v "^not ok" tap
+'
+
 # --- following children: fork, exec, exit ------------------------------------
 #
 # With follow_children, a watched process's child is watched from its
