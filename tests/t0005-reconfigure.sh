@@ -9,6 +9,8 @@
 # again must rebuild nothing.  --version must say what configure found and
 # what the binary holds, and every PPR_HAVE_ macro the sources test must
 # be one the build defines (--version once tested two that nothing did).
+# A build without the frame walker (--without-bpf) must build, and say
+# so.
 test_description='a re-configured build follows its configuration; --version says what was built'
 . ./test-lib.sh
 
@@ -80,6 +82,9 @@ in_binary() {
 	libdw) ldd "$B/build/pyperf-run" | grep -q "libdw\.so" ;;
 	libtraceevent) nm "$B/build/libppr.a" 2>/dev/null | grep -q " U tep_alloc$" ;;
 	libperf) nm "$B/build/pyperf-run" | grep -q " perf_evlist__new$" ;;
+	# no command loads the frame walker yet: libppr.a's loader is the
+	# one compiled against libbpf (its skeleton calls libbpf)
+	bpf) nm "$B/build/libppr.a" 2>/dev/null | grep -q " U bpf_object__open_skeleton$" ;;
 	*) echo "in_binary: no check for $1"; return 1 ;;
 	esac
 }
@@ -87,11 +92,12 @@ in_binary() {
 # features_agree: --version's features line is what configure found, and
 # each yes or no is what the binary holds
 features_agree() {
-	echo "features: pprof=$(found protobuf-c) libdw=$(found "libdw and libelf") libtraceevent=$(found libtraceevent) libperf=$(found libperf)" >want &&
+	bpf=$(sed -n -E "s/^checking whether to build the frame walker \(bpf\)\.\.\. (yes|no).*/\1/p" "$B/configure.out") &&
+	echo "features: pprof=$(found protobuf-c) libdw=$(found "libdw and libelf") libtraceevent=$(found libtraceevent) libperf=$(found libperf) bpf=$bpf" >want &&
 	"$B/build/pyperf-run" --version >ver &&
 	sed -n 3p ver >got &&
 	test_cmp want got &&
-	for f in pprof libdw libtraceevent libperf; do
+	for f in pprof libdw libtraceevent libperf bpf; do
 		said=$(sed -n -E "s/^features: .*\<$f=(yes|no)\>.*/\1/p" ver) &&
 		if in_binary $f; then has=yes; else has=no; fi &&
 		echo "$f: --version $said, in the binary $has" &&
@@ -108,7 +114,7 @@ test_expect_success BUILD_TOOLS,LIBPERF_FOUND 'configured --without-libperf: a b
 	test_grep "^cmd/top\.o$" objs1 &&
 	test_grep "^tests/unit/t-libperf\.o$" objs1 &&
 	features_agree &&
-	test_grep " libperf=no$" ver
+	test_grep " libperf=no( |$)" ver
 '
 
 test_expect_success BUILD_TOOLS,LIBPERF_FOUND 'the same configure again: make rebuilds nothing' '
@@ -126,7 +132,7 @@ test_expect_success BUILD_TOOLS,LIBPERF_FOUND 'configured with libperf: make reb
 	grep " -c -o $B/build/lib/top/top\.o " make3.log >top.cmd &&
 	test_grep " -DPPR_HAVE_LIBPERF " top.cmd &&
 	features_agree &&
-	test_grep " libperf=yes$" ver
+	test_grep " libperf=yes( |$)" ver
 '
 
 test_expect_success BUILD_TOOLS,LIBPERF_FOUND 'and again: make rebuilds nothing' '
@@ -180,6 +186,27 @@ test_expect_success BUILD_TOOLS,LIBPERF_FOUND,PROTOBUF_C_FOUND 'every PPR_HAVE_ 
 		cat undefined &&
 		return 1
 	fi
+'
+
+# Without the frame walker's tools (libbpf, bpftool, clang's BPF target,
+# kernel BTF; here --without-bpf) everything else builds, nothing of the
+# walker's BPF side is made, and its loader says the walker is not built.
+test_expect_success BUILD_TOOLS 'configured --without-bpf: no walker, and walker_open() says so' '
+	B=$TRASH/nobpf &&
+	mkdir -p "$B" &&
+	configure_b --without-bpf &&
+	test_grep "^checking whether to build the frame walker \(bpf\)\.\.\. no$" "$B/configure.out" &&
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -j2 -C "$PPR_SRCDIR" \
+		-f "$B/Makefile" BUILD="$B/build" "$B/build/pyperf-run" \
+		"$B/build/tests/unit/t-walker-live" >make5.log 2>&1 ||
+		{ cat make5.log; return 1; }
+	! test -e "$B/build/walker" &&
+	"$B/build/pyperf-run" --version >ver5 &&
+	test_grep " bpf=no$" ver5 &&
+	"$B/build/tests/unit/t-walker-live" >tap5 &&
+	cat tap5 &&
+	test_grep "^ok 1 - built without libbpf, walker_open says so" tap5 &&
+	test_grep -v "^not ok" tap5
 '
 
 test_done

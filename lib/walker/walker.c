@@ -526,7 +526,13 @@ int walker_poll(struct walker *w, int timeout_ms, walker_event_fn cb,
 
 	w->cb = cb;
 	w->cb_data = data;
+	/*
+	 * The BPF side wakes this poll only once the ring is a quarter
+	 * full: after a timeout, what is there is read all the same.
+	 */
 	r = ring_buffer__poll(w->rb, timeout_ms);
+	if (r == 0)
+		r = ring_buffer__consume(w->rb);
 	w->cb = NULL;
 	w->cb_data = NULL;
 	return r;

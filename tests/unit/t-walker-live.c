@@ -13,13 +13,16 @@
  * and print every event the walker sends, one line each, for the shell
  * test to judge:
  *
- *   S|O pid tid flags nk np ulen uasked sp ip rle   a SAMPLE or OFFCPU;
- *       rle: the Python frames innermost first, runs of equal frames as
- *       code:tag:flags*count (hex code, decimal tag and flags), or -
+ *   S|O pid tid flags nk np ulen uasked sp ip rle instr
+ *       a SAMPLE or OFFCPU (flags in decimal, sp and ip in hex); rle:
+ *       the Python frames innermost first, runs of equal frames as
+ *       code:tag:flags*count (hex code, decimal tag and flags), or -;
+ *       instr: the innermost frame's instruction offset, or -
  *   T type pid tid ppid ptid comm                   FORK, EXEC, EXIT, ONCPU
  *   X bad event: why                                 an event that does
  *                                                    not check out
- * and at the end "lost N", then for walker_sample "prog run_cnt
+ * first "attached" (flushed) once the walker is attached, and at the
+ * end "lost N", then for walker_sample "prog run_cnt
  * run_time_ns verified_insns" (the kernel's own BPF run-time statistics,
  * on while the helper runs).
  *
@@ -157,6 +160,8 @@ static int unit_tests(void)
 struct live {
 	unsigned long events;
 	const struct walker_opts *o;
+	unsigned stop_tid;	/* stop once this thread has exited */
+	int stop;
 };
 
 static uint64_t le64(const unsigned char *p)
@@ -211,7 +216,7 @@ static int print_event(void *data, const void *ev, size_t len)
 			return 0;
 		}
 		off = sizeof(s);
-		printf("%c %u %u %#x %u %u %u %u %#" PRIx64 " %#" PRIx64 " ",
+		printf("%c %u %u %u %u %u %u %u %#" PRIx64 " %#" PRIx64 " ",
 		       h.type == WALKER_EV_SAMPLE ? 'S' : 'O', h.pid, h.tid,
 		       h.flags, s.nr_kstack, s.nr_py, s.ustack_len,
 		       s.ustack_asked, le64(b + off + 7 * 8),
@@ -233,6 +238,14 @@ static int print_event(void *data, const void *ev, size_t len)
 		if (count)
 			printf("%" PRIx64 ":%u:%u*%u", (uint64_t)run.code, run.tag,
 			       run.flags, count);
+		/* the innermost frame's instruction offset */
+		if (s.nr_py) {
+			memcpy(&f, b + sizeof(s) + WALKER_NR_REGS * 8 +
+			       (size_t)s.nr_kstack * 8, sizeof(f));
+			printf(" %u", f.instr);
+		} else {
+			fputs(" -", stdout);
+		}
 		putchar('\n');
 		return 0;
 	case WALKER_EV_FORK:
@@ -246,6 +259,8 @@ static int print_event(void *data, const void *ev, size_t len)
 		}
 		memcpy(&t, b, sizeof(t));
 		t.comm[sizeof(t.comm) - 1] = '\0';
+		if (h.type == WALKER_EV_EXIT && lv->stop_tid && h.tid == lv->stop_tid)
+			lv->stop = 1;
 		printf("T %u %u %u %u %u %s\n", h.type, h.pid, h.tid, t.ppid,
 		       t.ptid, t.comm[0] ? t.comm : "-");
 		return 0;
@@ -347,7 +362,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: t-walker-live live --layout FILE --runtime ADDR "
 		"--watch PID [--seconds S] [--freq HZ] [--ustack BYTES] "
-		"[--max-frames N] [--wall] [--follow]\n");
+		"[--max-frames N] [--ring BYTES] [--wall] [--follow] [--until-exit]\n"
+		"  --until-exit: stop early when the first watched process's "
+		"main thread exits\n");
 	return 2;
 }
 
@@ -364,7 +381,7 @@ static int live(int argc, char **argv)
 	unsigned long v, watch[8];
 	size_t nwatch = 0, i;
 	double seconds = 2, end;
-	int errnum, stats_fd, r;
+	int errnum, stats_fd, r, until_exit = 0;
 
 	for (i = 2; i < (size_t)argc; i++) {
 		const char *a = argv[i], *val = i + 1 < (size_t)argc ? argv[i + 1] : NULL;
@@ -375,6 +392,10 @@ static int live(int argc, char **argv)
 		}
 		if (!strcmp(a, "--follow")) {
 			o.follow_children = 1;
+			continue;
+		}
+		if (!strcmp(a, "--until-exit")) {
+			until_exit = 1;
 			continue;
 		}
 		if (!val)
@@ -395,6 +416,8 @@ static int live(int argc, char **argv)
 			o.ustack_bytes = (unsigned)v;
 		else if (!strcmp(a, "--max-frames") && !parse_ulong(val, 10, 1 << 20, &v))
 			o.max_py_frames = (unsigned)v;
+		else if (!strcmp(a, "--ring") && !parse_ulong(val, 10, 1ul << 30, &v))
+			o.ring_bytes = v;
 		else
 			return usage();
 	}
@@ -405,6 +428,8 @@ static int live(int argc, char **argv)
 		return 1;
 	}
 	lv.o = &o;
+	if (until_exit)
+		lv.stop_tid = (unsigned)watch[0];
 	if (walker_open(&w, &o, &errnum, err, sizeof(err))) {
 		fprintf(stderr, "walker_open: %s\n", err);
 		return 1;
@@ -427,8 +452,11 @@ static int live(int argc, char **argv)
 		walker_close(w);
 		return 1;
 	}
+	/* for a test that starts its program's work once sampled */
+	printf("attached\n");
+	fflush(stdout);
 	end = now_s() + seconds;
-	while (now_s() < end) {
+	while (now_s() < end && !lv.stop) {
 		r = walker_poll(w, 100, print_event, &lv);
 		if (r < 0 && r != -EINTR) {
 			fprintf(stderr, "walker_poll: %s\n", strerror(-r));
