@@ -122,10 +122,20 @@ static __always_inline void count_lost(void)
  */
 static __always_inline void output(void *data, __u64 size)
 {
+	const struct walker_ev_hdr *h = data;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) >=
 	    bpf_ringbuf_query(&ring, BPF_RB_RING_SIZE) / 4)
+		flags = BPF_RB_FORCE_WAKEUP;
+	/*
+	 * What the reader must act on at once wakes it: a process's fork,
+	 * exec or exit, and a watched process whose interpreter it has not
+	 * found yet (every sample until then has no Python frames; rare
+	 * and short, at a program's start).
+	 */
+	if ((h->type >= WALKER_EV_FORK && h->type <= WALKER_EV_EXIT) ||
+	    (h->flags & WALKER_F_NO_PROC))
 		flags = BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_output(&ring, data, size, flags))
 		count_lost();

@@ -334,7 +334,8 @@ int walker_set_proc(struct walker *w, pid_t tgid,
 	if (tgid <= 0)
 		return set_err(err, errlen, "cannot watch process %d",
 			       (int)tgid);
-	if (p->layout >= w->nr_layouts)
+	/* a process watched before its interpreter is known has none */
+	if (p->runtime && p->layout >= w->nr_layouts)
 		return set_err(err, errlen, "process %d: layout %u was not "
 			       "added (%u are)", (int)tgid, p->layout,
 			       w->nr_layouts);

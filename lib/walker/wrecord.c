@@ -13,7 +13,7 @@
 
 #include <time.h>
 
-#define RETRY_FIRST_NS 20000000ull	/* 20 ms */
+#define RETRY_FIRST_NS 5000000ull	/* 5 ms */
 #define RETRY_MAX_NS 1000000000ull	/* 1 s */
 
 /* A process as the loop knows it. */
@@ -22,8 +22,16 @@ struct lproc {
 	int ok;			/* its interpreter is handed to BPF */
 	int final;		/* not to be inspected again */
 	uint64_t last_try, retry_ns;
+	unsigned tries;		/* since the last exec */
 	size_t note;		/* index into w->notes */
 };
+
+/*
+ * Retries at the first interval while an interpreter usually starts up
+ * (a shared libpython is mapped by ld.so after the exec, tens of ms),
+ * then doubling: a program that never becomes Python costs little.
+ */
+#define RETRY_FLAT 40
 
 struct layout_id {
 	struct walker_layout l;
@@ -73,6 +81,14 @@ static struct lproc *lproc_get(struct wrec *w, pid_t pid)
 	return p;
 }
 
+/* The process's entry, or NULL when it is not one of ours yet. */
+static struct lproc *lproc_find(struct wrec *w, pid_t pid)
+{
+	struct umap_ent *e = umap_find(&w->procs, (uint64_t)(uint32_t)pid);
+
+	return e ? e->val : NULL;
+}
+
 /* The BPF index of layout l, added once. */
 static int layout_index(struct wrec *w, const struct walker_layout *l,
 			__u32 *id, char *err, size_t errlen)
@@ -119,6 +135,14 @@ static enum pytarget_status inspect(struct wrec *w, struct lproc *p)
 	p->last_try = mono_ns();
 	st = pytarget_inspect(pid, &p->t);
 	p->t.pid = pid;
+	/*
+	 * An interpreter still starting (no interpreter state linked in
+	 * yet) has its _PyRuntime and layout known: hand them to BPF now,
+	 * which finds no thread state until there is one (NO_TSTATE), so
+	 * that the first Python frames are not missed waiting for a retry.
+	 */
+	if (st == PYTARGET_NOT_YET && p->t.runtime)
+		st = PYTARGET_OK;
 	n->status = st;
 	snprintf(n->why, sizeof(n->why), "%s", st == PYTARGET_OK ? "" :
 		 p->t.why);
@@ -144,7 +168,7 @@ static enum pytarget_status inspect(struct wrec *w, struct lproc *p)
 	case PYTARGET_NOT_PYTHON:
 	case PYTARGET_ERROR:
 		/* maybe later (an exec, an interpreter starting up) */
-		if (p->retry_ns < RETRY_MAX_NS)
+		if (++p->tries > RETRY_FLAT && p->retry_ns < RETRY_MAX_NS)
 			p->retry_ns *= 2;
 		break;
 	case PYTARGET_GONE:
@@ -177,6 +201,7 @@ static void on_proc_exec(void *data, pid_t pid)
 	/* the old interpreter's addresses mean nothing in the new program */
 	p->ok = 0;
 	p->final = 0;
+	p->tries = 0;
 	p->retry_ns = RETRY_FIRST_NS;
 	if (watch_bare(w, pid, why, sizeof(why)) < 0) {
 		p->final = 1;
@@ -336,11 +361,34 @@ int wrec_attach(struct wrec *w, char *err, size_t errlen)
 	return walker_attach(w->walker, err, errlen);
 }
 
+/*
+ * A process that needs its interpreter found is inspected as soon as an
+ * event says so, not when the conversion reaches the event (it holds
+ * events back 20 ms to sort them): every sample until then has no
+ * Python frames.  The conversion's hooks still see the events in order
+ * (an exec after the process was inspected here inspects it again).
+ */
+static void inspect_early(struct wrec *w, const void *ev, size_t len)
+{
+	const struct walker_ev_hdr *h = ev;
+	struct lproc *p;
+
+	if (len < sizeof(*h) || ((uintptr_t)ev & 7))
+		return;
+	if (h->type == WALKER_EV_SAMPLE && (h->flags & WALKER_F_NO_PROC)) {
+		p = lproc_find(w, (pid_t)h->pid);
+		if (p && !p->ok && !p->final &&
+		    mono_ns() >= p->last_try + p->retry_ns)
+			inspect(w, p);
+	}
+}
+
 static int on_event(void *data, const void *ev, size_t len)
 {
 	struct wrec *w = data;
 
 	w->events++;
+	inspect_early(w, ev, len);
 	wconv_event(w->conv, ev, len);	/* a bad one is counted there */
 	return 0;
 }

@@ -22,7 +22,7 @@
  * Processes: one added before it execs (record's own child) is watched
  * with no interpreter known (its samples have WALKER_F_NO_PROC and
  * native stacks); each such sample retries the inspection, at most
- * every 20 ms doubling to 1 s per process, until the interpreter is
+ * every 5 ms doubling to 1 s per process, until the interpreter is
  * set up.  Children are inherited by BPF (follow_children) with their
  * parent's interpreter; an exec forgets it and starts the retries
  * again.  A process that is not a supported Python is noted with why

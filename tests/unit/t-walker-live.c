@@ -131,6 +131,7 @@ static int unit_tests(void)
 	       "a good layout is stored as layout 0");
 
 	p.layout = 1;
+	p.runtime = 0x1000;	/* a process without one has no layout yet */
 	p.flags = WALKER_PROC_WATCHED;
 	TAP_OK(walker_set_proc(w, getpid(), &p, err, sizeof(err)) == -1 &&
 	       strstr(err, "layout 1 was not added"),

@@ -157,7 +157,10 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 				const struct pytarget *t, uint64_t addr,
 				uint16_t tag)
 {
-	static const struct pycode code = { "spin", "x.py", 1, 1 };
+	static const struct pycode code = {
+		.qualname = "spin", .filename = "x.py", .firstlineno = 1,
+		.named = 1,
+	};
 
 	F.gets++;
 	F.get_pid = t->pid;
