@@ -28,7 +28,10 @@ static void text_name(struct strbuf *sb, const struct frame *f)
 	strbuf_reset(sb);
 	switch (f->kind) {
 	case FRAME_PYTHON:
-		if (f->func && f->file && *f->file)
+		if (f->func && f->file && *f->file && f->line)
+			strbuf_addf(sb, "%s (%s:%u)", f->func,
+				    basename_of(f->file), (unsigned)f->line);
+		else if (f->func && f->file && *f->file)
 			strbuf_addf(sb, "%s (%s)", f->func,
 				    basename_of(f->file));
 		else
