@@ -10,6 +10,51 @@
 
 #include <getopt.h>
 
+double program_parse_seconds(const char *opt, const char *s,
+			     const struct usage *u)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e6)
+		usage_error(u, EXIT_INTERNAL, "%s needs a number of seconds, "
+			    "not '%s'", opt, s);
+	return v;
+}
+
+/* -p PID[,PID...]: running processes to attach to (repeatable). */
+static void program_parse_pids(const char *arg, struct record_options *ro,
+			       const struct usage *u)
+{
+	const char *p = arg;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char buf[24];
+		long v;
+
+		if (!n || n >= sizeof(buf))
+			usage_error(u, EXIT_INTERNAL, "-p needs process ids "
+				    "separated by commas, not '%s'", arg);
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		if (parse_long(buf, 10, 1, 4194304, &v))
+			usage_error(u, EXIT_INTERNAL, "-p needs process ids "
+				    "separated by commas, not '%s'", arg);
+		if (ro->nr_pids >= RECORD_MAX_PIDS)
+			usage_error(u, EXIT_INTERNAL, "-p takes at most %d "
+				    "processes", RECORD_MAX_PIDS);
+		ro->pids[ro->nr_pids++] = (pid_t)v;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!ro->nr_pids)
+		usage_error(u, EXIT_INTERNAL, "-p needs a process id");
+}
+
 int program_option(int c, const char *optarg, struct record_options *ro,
 		   int *stop, const struct usage *u)
 {
@@ -20,7 +65,7 @@ int program_option(int c, const char *optarg, struct record_options *ro,
 	case PROGRAM_OPT_MODE:
 		if (mode_parse(optarg, &ro->mode))
 			usage_error(u, EXIT_INTERNAL, "--mode must be auto, "
-				    "perf or jit, not '%s'", optarg);
+				    "perf, jit or bpf, not '%s'", optarg);
 		return 1;
 	case PROGRAM_OPT_TRAMPOLINE:
 		if (mode_trampoline_parse(optarg, &ro->trampoline))
@@ -41,6 +86,12 @@ int program_option(int c, const char *optarg, struct record_options *ro,
 				    "multiple of 8 from 8 to %u, not '%s'",
 				    PERF_STACK_DUMP_MAX, optarg);
 		return 1;
+	case 'p':
+		program_parse_pids(optarg, ro, u);
+		return 1;
+	case PROGRAM_OPT_DURATION:
+		ro->duration = program_parse_seconds("--duration", optarg, u);
+		return 1;
 	case 'm':
 	case 'c':
 		ro->kind = c == 'm' ? RECORD_TARGET_MODULE : RECORD_TARGET_CODE;
@@ -55,6 +106,14 @@ void program_target(int argc, char **argv, int optind,
 		    struct record_options *ro, const struct usage *u,
 		    const char *what)
 {
+	if (ro->nr_pids) {
+		/* attaching: the processes are the target */
+		if (optind < argc || ro->kind != RECORD_TARGET_SCRIPT)
+			usage_error(u, EXIT_INTERNAL, "-p attaches to running "
+				    "processes: give no program too");
+		ro->kind = RECORD_TARGET_PIDS;
+		return;
+	}
 	if (ro->kind == RECORD_TARGET_MODULE || ro->kind == RECORD_TARGET_CODE) {
 		ro->args = argv + optind;
 		ro->nr_args = argc - optind;
@@ -62,7 +121,7 @@ void program_target(int argc, char **argv, int optind,
 	}
 	if (optind >= argc)
 		usage_error(u, EXIT_INTERNAL, "nothing to %s: give a script, "
-			    "-m, -c or -- and a command", what);
+			    "-m, -c or -- and a command, or -p PID", what);
 	ro->kind = !strcmp(argv[optind - 1], "--") && optind > 1 ?
 		RECORD_TARGET_COMMAND : RECORD_TARGET_SCRIPT;
 	ro->what = argv[optind];

@@ -18,6 +18,7 @@ enum {
 	PROGRAM_OPT_MODE,
 	PROGRAM_OPT_TRAMPOLINE,
 	PROGRAM_OPT_STACK,
+	PROGRAM_OPT_DURATION,
 };
 
 #define PROGRAM_LONGOPTS \
@@ -25,7 +26,9 @@ enum {
 	{ "mode", required_argument, NULL, PROGRAM_OPT_MODE }, \
 	{ "trampoline", required_argument, NULL, PROGRAM_OPT_TRAMPOLINE }, \
 	{ "freq", required_argument, NULL, 'F' }, \
-	{ "stack-size", required_argument, NULL, PROGRAM_OPT_STACK }
+	{ "stack-size", required_argument, NULL, PROGRAM_OPT_STACK }, \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "duration", required_argument, NULL, PROGRAM_OPT_DURATION }
 
 /*
  * Take option c (with optarg) into ro if it is one of the shared ones:
@@ -34,6 +37,10 @@ enum {
  */
 int program_option(int c, const char *optarg, struct record_options *ro,
 		   int *stop, const struct usage *u);
+
+/* A number of seconds (more than 0, at most 1e6) for option opt. */
+double program_parse_seconds(const char *opt, const char *s,
+			     const struct usage *u);
 
 /*
  * The program after the options (argv[optind...]): the script or

@@ -28,6 +28,7 @@ static const char *const record_synopsis[] = {
 	"pyperf-run record [<options>] -m <module> [<args>...]",
 	"pyperf-run record [<options>] -c <code> [<args>...]",
 	"pyperf-run record [<options>] -- <command> [<args>...]",
+	"pyperf-run record [<options>] -p <pid>[,<pid>...] [--duration <seconds>]",
 	NULL
 };
 
@@ -37,8 +38,15 @@ static const char record_options[] =
 "    --python <path>        the interpreter (default: python3 on PATH)\n"
 "    --perf <path>          the perf to record with (default: $PYPERF_PERF,\n"
 "                           or perf on PATH); report uses it too\n"
-"    --mode auto|perf|jit   how to get Python frames (default: auto, the\n"
-"                           mode 'pyperf-run doctor' shows)\n"
+"    --mode auto|perf|jit|bpf\n"
+"                           how to get Python frames (default: auto, the\n"
+"                           mode 'pyperf-run doctor' shows); bpf: walk\n"
+"                           them in the kernel, the program unchanged\n"
+"                           (root, or CAP_BPF and CAP_PERFMON)\n"
+"    -p, --pid <pid>[,<pid>...]\n"
+"                           attach to running processes (bpf mode) and\n"
+"                           record until --duration or Ctrl-C\n"
+"    --duration <seconds>   -p: stop after this long\n"
 "    --trampoline auto|native|embedded\n"
 "                           whose trampoline: pyperf-run's (embedded,\n"
 "                           CPython 3.8-3.13) or CPython's own -X perf\n"
@@ -82,7 +90,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 	opterr = 0;
 	optind = 1;
 	while (!stop &&
-	       (c = getopt_long(argc, argv, "+:o:F:e:qhm:c:", longopts,
+	       (c = getopt_long(argc, argv, "+:o:F:e:p:qhm:c:", longopts,
 				NULL)) != -1) {
 		if (program_option(c, optarg, &o->ro, &stop, &record_usage))
 			continue;
@@ -114,6 +122,13 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		}
 	}
 	program_target(argc, argv, optind, &o->ro, &record_usage, "record");
+	if (o->ro.duration > 0 && !o->ro.nr_pids)
+		bad_usage("--duration is for -p: a program is recorded until "
+			  "it ends");
+	if (o->ro.nr_pids && o->ro.mode != MODE_AUTO &&
+	    o->ro.mode != MODE_BPF)
+		bad_usage("-p attaches with the frame walker: --mode bpf (or "
+			  "auto), not --mode %s", mode_name_str(o->ro.mode));
 }
 
 /* --- printing ------------------------------------------------------------ */

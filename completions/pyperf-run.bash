@@ -17,20 +17,20 @@ _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --pid --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
-	--event --perf-arg --quiet --help -o -F -e -q -h -m -c'
+	--pid --duration --event --perf-arg --quiet --help -o -F -p -e -q -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
 	--diff --help -i -o -f -h'
-_pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --view
+_pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --pid --view
 	--sort --rows --delay --batch --duration --output --quiet --help
-	-F -s -n -d -o -q -h -m -c'
+	-F -p -s -n -d -o -q -h -m -c'
 _pyperf_run_sorts='self total'
 _pyperf_run_trampoline_subs='install uninstall status build'
 _pyperf_run_trampoline_opts='--python --help -h'
 _pyperf_run_formats='text collapsed json html svg speedscope pprof'
 _pyperf_run_views='mixed python all'
-_pyperf_run_modes='auto perf jit'
+_pyperf_run_modes='auto perf jit bpf'
 _pyperf_run_trampolines='auto native embedded'
 _pyperf_run_colors='auto always never'
 _pyperf_run_readers='native perf-script'
@@ -115,7 +115,7 @@ _pyperf_run_value()
 	record:--trampoline|doctor:--trampoline|top:--trampoline)
 		_pyperf_run_words "$_pyperf_run_trampolines" "$3" ;;
 	record:-m|record:-c|record:-F|record:--freq|record:--stack-size|\
-	record:-e|record:--event|record:--perf-arg)
+	record:-e|record:--event|record:--perf-arg|record:--duration)
 		COMPREPLY=() ;;
 	report:-i|report:--input)
 		_pyperf_run_sessions "$3" ;;
@@ -129,6 +129,8 @@ _pyperf_run_value()
 		_pyperf_run_words "$_pyperf_run_colors" "$3" ;;
 	report:--reader)
 		_pyperf_run_words "$_pyperf_run_readers" "$3" ;;
+	record:-p|record:--pid|top:-p|top:--pid)
+		_pyperf_run_words "$(command ls /proc 2>/dev/null | grep '^[0-9]')" "$3" ;;
 	doctor:--pid|report:--pid|report:--tid|report:--time|report:--min-share|\
 	report:--top|report:--tree-min|report:--title)
 		COMPREPLY=() ;;

@@ -11,6 +11,8 @@ const char *mode_name_str(enum mode_name m)
 		return "jit";
 	case MODE_AUTO:
 		return "auto";
+	case MODE_BPF:
+		return "bpf";
 	default:
 		return "none";
 	}
@@ -51,6 +53,8 @@ int mode_parse(const char *s, enum mode_name *out)
 		*out = MODE_PERF;
 	else if (!strcmp(s, "jit"))
 		*out = MODE_JIT;
+	else if (!strcmp(s, "bpf"))
+		*out = MODE_BPF;
 	else
 		return -EINVAL;
 	return 0;

@@ -21,6 +21,12 @@ enum mode_name {
 	MODE_PERF,
 	MODE_JIT,
 	MODE_AUTO,	/* only as a request */
+	/*
+	 * The in-kernel frame walker (lib/walker/): no trampoline, no perf
+	 * record; Python frames read from the interpreter at each sample.
+	 * Needs root or CAP_BPF + CAP_PERFMON, and ptrace access.
+	 */
+	MODE_BPF,
 };
 
 enum mode_trampoline {
@@ -66,7 +72,7 @@ struct mode {
 
 const char *mode_name_str(enum mode_name m);
 const char *mode_trampoline_str(enum mode_trampoline t);
-/* "auto", "perf", "jit" -> enum; -EINVAL otherwise. */
+/* "auto", "perf", "jit", "bpf" -> enum; -EINVAL otherwise. */
 int mode_parse(const char *s, enum mode_name *out);
 /* "auto", "native", "embedded" -> enum; -EINVAL otherwise. */
 int mode_trampoline_parse(const char *s, enum mode_trampoline *out);

@@ -53,7 +53,7 @@ test_expect_success '--stack-size must be a multiple of 8 up to 65528' '
 
 test_expect_success 'bad --mode and -F values are usage errors' '
 	test_expect_code 125 ppr record --mode fast input/ok.py 2>err &&
-	test_grep "mode must be auto, perf or jit, not .fast." err &&
+	test_grep "mode must be auto, perf, jit or bpf, not .fast." err &&
 	test_expect_code 125 ppr record -F 0 input/ok.py 2>err &&
 	test_grep "F needs a frequency" err &&
 	test_expect_code 125 ppr record -F 10x input/ok.py 2>err &&

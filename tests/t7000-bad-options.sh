@@ -66,7 +66,7 @@ test_expect_success 'record: --stack-size' '
 
 test_expect_success 'record: --mode, -e, --perf-arg, -o without values' '
 	for v in fast PERF "" "jit "; do
-		bad 125 "--mode must be auto, perf or jit" \
+		bad 125 "--mode must be auto, perf, jit or bpf" \
 			record --mode "$v" prog.py || return 1
 	done &&
 	bad 125 "-e needs an event" record -e "" prog.py &&

@@ -148,6 +148,10 @@ static enum record_outcome decide(struct record_run *r)
 
 	memset(&ev, 0, sizeof(ev));
 
+	/* attaching: nothing to run, no perf, the processes say the rest */
+	if (o->kind == RECORD_TARGET_PIDS)
+		return record_bpf_decide(r);
+
 	/* The target first: the clearest message wins. */
 	if (o->kind == RECORD_TARGET_SCRIPT &&
 	    (ret = record_check_script(r, o->what)))
@@ -160,7 +164,8 @@ static enum record_outcome decide(struct record_run *r)
 	 * perf's event check, and whether it takes --no-bpf-event, run
 	 * while the interpreter is probed.
 	 */
-	r->perf = spawn_which(perfcmd_perf(o->perf, NULL));
+	r->perf = record_is_bpf(o) ? NULL :
+		spawn_which(perfcmd_perf(o->perf, NULL));
 	perf_errno = errno;
 	if (r->perf) {
 		record_check_event_start(&ev, r->perf, event);
@@ -201,6 +206,13 @@ static enum record_outcome decide(struct record_run *r)
 		r->python = xstrdup(r->py.executable);
 	}
 
+	if (record_is_bpf(o)) {
+		/* the walker: no perf, no trampoline */
+		target_argv(o, r->python, &r->target);
+		if (!r->program_path)
+			r->program_path = xstrdup(r->python);
+		return record_bpf_decide(r);
+	}
 	if (!r->perf) {
 		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
 		    perfcmd_perf(o->perf, NULL), strerror(perf_errno));
@@ -333,6 +345,11 @@ enum record_outcome record_prepare(struct record_run *r)
 	r->raw = xasprintf("%s/perf.raw", r->abs_tmp);
 	r->data = xasprintf("%s/perf.data", r->abs_tmp);
 	r->srcdirs[0] = "/tmp";
+	if (r->mode.name == MODE_BPF) {
+		/* the program gets our environment as it is */
+		spawn_env_build(&r->env, NULL);
+		return RECORD_OK;
+	}
 
 	if (r->mode.trampoline == TRAMPOLINE_EMBEDDED) {
 		/* see record_jit_dir(): libdw-unwinding perfs need it */
@@ -641,6 +658,8 @@ enum record_outcome record_execute(struct record_run *r)
 	long long recovered;
 	int st, value = 0;
 
+	if (r->mode.name == MODE_BPF)
+		return record_bpf_execute(r);
 	/* so that a helper orphaned by a dying perf is still ours */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->start = record_now();
@@ -727,28 +746,44 @@ static void write_meta(struct record_run *r)
 	char *abs;
 	size_t i;
 
-	perf_version_format(&r->pv, pv, sizeof(pv));
+	if (r->perf)
+		perf_version_format(&r->pv, pv, sizeof(pv));
+	else
+		pv[0] = '\0';
 	session_meta_set(m, "format", "%d", SESSION_META_FORMAT);
 	session_meta_set(m, "mode", "%s", mode_name_str(r->mode.name));
 	session_meta_set(m, "trampoline", "%s",
 			 mode_trampoline_str(r->mode.trampoline));
-	session_meta_set(m, "python", "%s", r->python);
-	session_meta_set(m, "python_version", "%s", r->py.version);
-	session_meta_set(m, "perf_version", "%s", pv);
-	/* absolute, so that report finds it from anywhere */
-	abs = realpath(r->perf, NULL);
-	session_meta_set(m, "perf", "%s", abs ? abs : r->perf);
-	free(abs);
+	if (r->python)
+		session_meta_set(m, "python", "%s", r->python);
+	if (r->have_py)
+		session_meta_set(m, "python_version", "%s", r->py.version);
+	if (r->perf) {
+		session_meta_set(m, "perf_version", "%s", pv);
+		/* absolute, so that report finds it from anywhere */
+		abs = realpath(r->perf, NULL);
+		session_meta_set(m, "perf", "%s", abs ? abs : r->perf);
+		free(abs);
+	}
 	session_meta_set(m, "call_graph", "%s", r->mode.call_graph);
 	session_meta_set(m, "stack_size", "%u", r->mode.stack_size);
 	session_meta_set(m, "frequency", "%u", r->freq);
 	session_meta_set(m, "event", "%s",
 			 r->o->event ? r->o->event : PERFCMD_EVENT_DEFAULT);
-	perfcmd_quote_argv(&sb, NULL, (const char *const *)r->target.v);
+	if (r->o->kind == RECORD_TARGET_PIDS) {
+		for (i = 0; i < (size_t)r->o->nr_pids; i++)
+			strbuf_addf(&sb, "%s%d", i ? "," : "-p ",
+				    (int)r->o->pids[i]);
+		session_meta_set(m, "attached", "%s", sb.buf + 3);
+	} else {
+		perfcmd_quote_argv(&sb, NULL,
+				   (const char *const *)r->target.v);
+	}
 	session_meta_set(m, "command", "%s", sb.buf);
 	strbuf_reset(&sb);
-	session_meta_set(m, "exit_status", "%d",
-			 spawn_exit_code(r->wait_status));
+	if (r->o->kind != RECORD_TARGET_PIDS)
+		session_meta_set(m, "exit_status", "%d",
+				 spawn_exit_code(r->wait_status));
 	session_meta_set(m, "start_time", "%.6f", r->start);
 	session_meta_set(m, "end_time", "%.6f", r->end);
 	session_meta_set(m, "samples", "%lu", r->scan.samples);
@@ -864,7 +899,7 @@ static void judge_session(struct record_run *r)
 		return;
 	}
 	memset(&f, 0, sizeof(f));
-	f.jit = r->mode.name == MODE_JIT;
+	f.jit = r->mode.name == MODE_JIT || r->mode.name == MODE_BPF;
 	f.stack_size = r->mode.stack_size;
 	f.max_stack = r->kernel.max_stack.have &&
 		      r->kernel.max_stack.value > 0 ?
@@ -924,7 +959,8 @@ enum record_outcome record_finish(struct record_run *r)
 		record_say(r, RECORD_MSG_WARNING, "cannot update '%s': %s",
 			   r->data, strerror(-st));
 
-	if (record_collect(r->abs_tmp, r->srcdirs, r->scan.pids,
+	if (r->mode.name != MODE_BPF &&
+	    record_collect(r->abs_tmp, r->srcdirs, r->scan.pids,
 			   r->scan.nr_pids, r->start, &moved, err,
 			   sizeof(err)))
 		record_say(r, RECORD_MSG_WARNING, "%s", err);
@@ -942,7 +978,7 @@ enum record_outcome record_finish(struct record_run *r)
 	if (record_prune_buildid(r->bid) < 0)
 		record_say(r, RECORD_MSG_WARNING,
 			   "cannot trim the build-id cache " "'%s'", r->bid);
-	if (r->mode.name == MODE_JIT &&
+	if ((r->mode.name == MODE_JIT || r->mode.name == MODE_BPF) &&
 	    (st = record_save_vdso(r->bid, NULL, 0)) < 0)
 		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in "
 			   "'%s': %s: samples in it will stop there", r->bid,

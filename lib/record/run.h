@@ -65,7 +65,10 @@ enum record_target_kind {
 	RECORD_TARGET_MODULE,	/* -m */
 	RECORD_TARGET_CODE,	/* -c */
 	RECORD_TARGET_COMMAND,	/* -- command */
+	RECORD_TARGET_PIDS,	/* -p: running processes (the walker) */
 };
+
+#define RECORD_MAX_PIDS 64
 
 struct record_options {
 	const char *output;	/* the session directory */
@@ -78,6 +81,9 @@ struct record_options {
 	const char *event;	/* NULL: PERFCMD_EVENT_DEFAULT */
 	const char *const *perf_args; /* NULL-terminated, or NULL */
 	enum record_target_kind kind;
+	pid_t pids[RECORD_MAX_PIDS];	/* -p */
+	int nr_pids;
+	double duration;	/* -p: seconds (0: until Ctrl-C) */
 	const char *what;	/* script, module, code or command */
 	char **args;		/* the rest */
 	int nr_args;
@@ -150,6 +156,14 @@ struct record_run {
 				   most samples first, at most 3, for the
 				   caller's hint */
 };
+
+/*
+ * bpf mode (bpfrun.c): the frame walker instead of perf record, for a
+ * program (--mode bpf) or running processes (-p).
+ */
+int record_is_bpf(const struct record_options *o);
+enum record_outcome record_bpf_decide(struct record_run *r);
+enum record_outcome record_bpf_execute(struct record_run *r);
 
 void record_init(struct record_run *r, const struct record_options *o,
 		 record_msg_fn *msg, void *msg_data);

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record in bpf mode (run.h): the in-kernel frame walker (lib/walker/)
+ * instead of perf record.  The program is started held back before its
+ * exec (spawn_gated_*), watched by the walker, then let go; or running
+ * processes (-p) are watched as they are.  The walker's events become
+ * the session's perf.data and pycode file (walker/wrecord.h); the rest
+ * of the session (kallsyms, the vDSO, meta, the judgement) is record's
+ * usual finish.
+ */
+#include "compat.h"
+#include "record/run.h"
+#include "alloc.h"
+#include "record/checks.h"
+#include "record/collect.h"
+#include "strbuf.h"
+#include "walker/access.h"
+#include "walker/wrecord.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often the loop looks at the program and the clock (ms). */
+#define BPF_POLL_MS 100
+/*
+ * The user stack copied per sample: enough for the native frames below
+ * the innermost Python frame (a C extension's, libc's) and for those
+ * between Python calls on 3.11+, whose Python-to-Python calls take no C
+ * stack; deeper native stacks come out with every Python frame and the
+ * missing C frames said (report/walkmerge.h).
+ */
+#define BPF_STACK_DEFAULT 8192u
+
+int record_is_bpf(const struct record_options *o)
+{
+	return o->mode == MODE_BPF || o->kind == RECORD_TARGET_PIDS;
+}
+
+/* Can the walker serve this interpreter?  why says why not. */
+static int walker_serves(const struct pyinfo *py, char *why, size_t len)
+{
+	if (strcmp(py->implementation, "cpython")) {
+		snprintf(why, len, "%s is not CPython", py->implementation);
+		return 0;
+	}
+	if (py->free_threaded) {
+		snprintf(why, len, "python %s is a free-threaded build",
+			 py->version);
+		return 0;
+	}
+	if (py->major != 3 || py->minor < 8 || py->minor > 13) {
+		snprintf(why, len, "python %s: the frame walker knows "
+			 "CPython 3.8 to 3.13", py->version);
+		return 0;
+	}
+	return 1;
+}
+
+enum record_outcome record_bpf_decide(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	char why[256];
+	unsigned long want = o->freq ? o->freq : 999;
+
+	if (o->event && strcmp(o->event, "cpu-clock")) {
+		record_say(r, RECORD_MSG_ERROR, "the frame walker samples "
+			   "cpu-clock only, not '%s'", o->event);
+		return RECORD_FAILED;
+	}
+	if (o->perf_args || o->trampoline != TRAMPOLINE_AUTO) {
+		record_say(r, RECORD_MSG_ERROR, "%s is for perf record's "
+			   "modes: bpf mode runs no perf and no trampoline",
+			   o->perf_args ? "--perf-arg" : "--trampoline");
+		return RECORD_FAILED;
+	}
+	memset(&r->mode, 0, sizeof(r->mode));
+	r->mode.name = MODE_BPF;
+	r->mode.trampoline = TRAMPOLINE_NONE;
+	r->mode.stack_size = o->stack_size ? (unsigned)o->stack_size :
+		BPF_STACK_DEFAULT;
+	if (r->mode.stack_size > WALKER_USTACK_MAX) {
+		record_say(r, RECORD_MSG_ERROR, "--stack-size %u is more than "
+			   "the frame walker copies (%u bytes)",
+			   r->mode.stack_size, (unsigned)WALKER_USTACK_MAX);
+		return RECORD_FAILED;
+	}
+	snprintf(r->mode.call_graph, sizeof(r->mode.call_graph), "walker");
+	if (o->kind == RECORD_TARGET_PIDS) {
+		snprintf(r->mode.reason, sizeof(r->mode.reason),
+			 "attaching to %d process%s: Python frames walked in "
+			 "the kernel", o->nr_pids, o->nr_pids == 1 ? "" : "es");
+	} else {
+		if (!walker_serves(&r->py, why, sizeof(why))) {
+			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", why);
+			record_say(r, RECORD_MSG_HINT, "--mode jit or perf use "
+				   "a trampoline instead");
+			return RECORD_FAILED;
+		}
+		snprintf(r->mode.reason, sizeof(r->mode.reason),
+			 "python %s: Python frames walked in the kernel, the "
+			 "program unchanged", r->py.version);
+	}
+	r->freq = sysprobe_cap_frequency(&r->kernel, want);
+	if (r->freq != want)
+		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the "
+			   "kernel's maximum of %u "
+			   "(kernel.perf_event_max_sample_rate): using %u",
+			   want, r->freq, r->freq);
+	return RECORD_OK;
+}
+
+/* --- execute ------------------------------------------------------------- */
+
+static volatile sig_atomic_t bpf_sig;
+
+static void bpf_note_signal(int sig)
+{
+	bpf_sig = sig;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Are all the attached processes gone? */
+static int pids_gone(const struct record_options *o)
+{
+	int i;
+
+	for (i = 0; i < o->nr_pids; i++)
+		if (!kill(o->pids[i], 0) || errno != ESRCH)
+			return 0;
+	return 1;
+}
+
+/* Check each process before anything is loaded: the clearest error. */
+static enum record_outcome check_pids(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	int i;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		struct access_report *a = xcalloc(1, sizeof(*a));
+		enum record_outcome ret = RECORD_OK;
+		int n;
+
+		if (!access_check(o->pids[i], a)) {
+			ret = RECORD_FAILED;
+			for (n = 0; n < ACCESS_NR; n++) {
+				const struct access_item *it = &a->item[n];
+
+				if (it->state != ACCESS_MISSING)
+					continue;
+				record_say(r, RECORD_MSG_ERROR,
+					   "cannot attach to process %d: %s",
+					   (int)o->pids[i], it->what);
+				if (it->fix[0])
+					record_say(r, RECORD_MSG_HINT, "%s",
+						   it->fix);
+				if (n == ACCESS_PROCESS)
+					ret = RECORD_NOT_FOUND;
+				break;
+			}
+		} else {
+			for (n = 0; n < ACCESS_NR; n++)
+				if (a->item[n].state == ACCESS_WARN)
+					record_say(r, RECORD_MSG_WARNING,
+						   "process %d: %s",
+						   (int)o->pids[i],
+						   a->item[n].what);
+		}
+		free(a);
+		if (ret)
+			return ret;
+	}
+	return RECORD_OK;
+}
+
+/* What the recording says of itself (wrec_describe()), and meta facts. */
+static void say_stats(struct record_run *r, struct wrec *w)
+{
+	struct wrec_stats st;
+	struct strvec lines = STRVEC_INIT;
+	size_t i;
+
+	wrec_stats(w, &st);
+	wrec_describe(&st, &lines);
+	for (i = 0; i < lines.nr; i++)
+		record_say(r, RECORD_MSG_NOTE, "%s", lines.v[i]);
+	if (st.conv.first_sample_ns)
+		session_meta_set(&r->meta, "first_sample_ms", "%.1f",
+				 (double)st.conv.first_sample_ns / 1e6);
+	session_meta_set(&r->meta, "walker_samples", "%llu",
+			 (unsigned long long)st.conv.samples);
+	if (st.conv.lost)
+		session_meta_set(&r->meta, "walker_lost", "%llu",
+				 (unsigned long long)st.conv.lost);
+	strvec_clear(&lines);
+}
+
+enum record_outcome record_bpf_execute(struct record_run *r)
+{
+	const struct record_options *o = r->o;
+	struct wrec_opts wo;
+	struct wrec *w = NULL;
+	struct spawn_gate g = { -1, -1, -1 };
+	struct sigaction sa, old_int, old_term, old_hup;
+	enum record_outcome ret = RECORD_FAILED;
+	char err[PPR_ERR_LEN];
+	double stop_at = -1;
+	int exited = 0, sigs = 0, errnum = 0, i, e;
+
+	if (o->kind == RECORD_TARGET_PIDS && (ret = check_pids(r)))
+		return ret;
+	ret = RECORD_FAILED;
+	memset(&wo, 0, sizeof(wo));
+	wo.session_dir = r->abs_tmp;
+	wo.freq = r->freq;
+	wo.ustack_bytes = r->mode.stack_size;
+	wo.max_py_frames = WALKER_MAX_PY_FRAMES;
+	wo.follow_children = 1;
+	wo.cmdline = (const char *const *)r->target.v;
+	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {
+		record_say(r, RECORD_MSG_ERROR, "cannot start the frame "
+			   "walker: %s", err);
+		return RECORD_FAILED;
+	}
+	r->start = record_now();
+	if (o->kind == RECORD_TARGET_PIDS) {
+		for (i = 0; i < o->nr_pids; i++)
+			if (wrec_add_pid(w, o->pids[i], 0, err, sizeof(err))) {
+				record_say(r, RECORD_MSG_ERROR, "%s", err);
+				goto out;
+			}
+		if (wrec_attach(w, err, sizeof(err))) {
+			record_say(r, RECORD_MSG_ERROR, "%s", err);
+			goto out;
+		}
+		if (o->duration > 0)
+			stop_at = mono_now() + o->duration;
+	} else {
+		if (spawn_gated_start(&g, r->program_path,
+				      (const char *const *)r->target.v,
+				      (const char *const *)r->env.v, err,
+				      sizeof(err))) {
+			record_say(r, RECORD_MSG_ERROR, "%s", err);
+			goto out;
+		}
+		r->program_pid = g.pid;
+		if (wrec_add_pid(w, g.pid, WREC_BEFORE_EXEC, err,
+				 sizeof(err)) ||
+		    wrec_attach(w, err, sizeof(err))) {
+			spawn_gated_abandon(&g);
+			record_say(r, RECORD_MSG_ERROR, "%s", err);
+			goto out;
+		}
+		e = spawn_gated_go(&g, &r->wait_status);
+		if (e) {
+			record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
+				   r->target.v[0], strerror(e));
+			ret = e == ENOENT ? RECORD_NOT_FOUND :
+				RECORD_CANNOT_EXEC;
+			goto out;
+		}
+	}
+	/*
+	 * Signals, once the program is forked (an ignored signal would stay
+	 * ignored in it across its exec).  Ctrl-C: with a program it is the
+	 * program's (the terminal sends it to both; we stop when it ends);
+	 * attached, it ends the recording.  SIGTERM/SIGHUP: passed on to
+	 * the program, or the end of an attached recording.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = bpf_note_signal;
+	bpf_sig = 0;
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	if (o->kind != RECORD_TARGET_PIDS)
+		sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigs = 1;
+	for (;;) {
+		if (wrec_poll(w, BPF_POLL_MS, err, sizeof(err)) < 0) {
+			record_say(r, RECORD_MSG_WARNING, "%s", err);
+			break;
+		}
+		if (g.pid > 0 && !exited) {
+			pid_t p = waitpid(g.pid, &r->wait_status, WNOHANG);
+
+			if (p == g.pid)
+				exited = 1;
+		}
+		if (bpf_sig) {
+			if (g.pid > 0 && !exited) {
+				kill(g.pid, bpf_sig);	/* the program's */
+				bpf_sig = 0;
+			} else {
+				break;
+			}
+		}
+		if (exited)
+			break;
+		if (stop_at > 0 && mono_now() >= stop_at)
+			break;
+		if (o->kind == RECORD_TARGET_PIDS && pids_gone(o))
+			break;
+	}
+	r->end = record_now();
+	/* drains the ring buffer, writes perf.data and pycode */
+	if (wrec_finish(w, err, sizeof(err))) {
+		record_say(r, RECORD_MSG_ERROR, "%s", err);
+		goto out;
+	}
+	say_stats(r, w);
+	ret = RECORD_OK;
+out:
+	wrec_free(w);
+	if (sigs) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+	return ret;
+}

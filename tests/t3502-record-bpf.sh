@@ -1,0 +1,204 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+test_description='record --mode bpf and record -p: the in-kernel frame walker, end to end'
+. ./test-lib.sh
+
+# The frame walker (lib/walker/) walks the interpreter's frames in the
+# kernel at each cpu-clock sample: no trampoline, no PEP 523 hook, and it
+# can attach to a process it did not start.  These tests run the real
+# walker on real interpreters: a program recorded from its start, then
+# processes attached to while they run.  Shares against a hook-free
+# reference are in t3015 (deep stacks) and t3050 (real programs).
+
+PROG=$PPR_SRCDIR/tests/fixtures/walker-target.py
+
+test_prereq_BPF() {
+	ppr --version | grep -q " bpf=yes" ||
+		{ echo "pyperf-run was built without libbpf"; return 1; }
+	test "$(id -u)" = 0 || { echo "the walker needs root here"; return 1; }
+}
+
+# wait_ready FILE: the target's "ready PID" line, within 10 s
+wait_ready() {
+	i=0
+	while ! grep -q "^ready " "$1" 2>/dev/null; do
+		i=$((i + 1))
+		test $i -lt 100 || { echo "the target did not start"; return 1; }
+		sleep 0.1
+	done
+}
+
+# deep_share COLLAPSED DEPTH MIN%: at least MIN% of the samples under
+# leaf() have DEPTH Python frames or more (a --view python collapsed
+# report: every frame of a line is a Python frame)
+deep_share() {
+	python3 - "$@" <<-\PY
+	import sys
+	depth, need = int(sys.argv[2]), float(sys.argv[3])
+	n = deep = 0
+	for line in open(sys.argv[1]):
+	    stack, _, w = line.rstrip("\n").rpartition(" ")
+	    frames = stack.split(";")
+	    if not frames[-1].startswith("leaf ("):
+	        continue
+	    n += int(w)
+	    if len(frames) >= depth:
+	        deep += int(w)
+	pct = 100.0 * deep / n if n else 0
+	print("%d of %d leaf samples have >= %d Python frames (%.1f %%)" % (deep, n, depth, pct))
+	sys.exit(pct < need)
+	PY
+}
+
+test_expect_success BPF 'record --mode bpf: the program output and exit status pass through' '
+	ppr record -q --mode bpf -o s1 --python /usr/bin/python3 "$PROG" deep 50 1 7 >out 2>err;
+	test $? = 7 &&
+	test_grep "^deep done 50$" out &&
+	test_grep "^mode=bpf$" s1/meta &&
+	test_grep "^exit_status=7$" s1/meta
+'
+
+test_expect_success BPF 'record --mode bpf: Python functions, with lines, in every format' '
+	ppr report -i s1 --format text >text &&
+	test_grep "leaf \\(walker-target.py:[0-9]+\\)" text &&
+	ppr report -i s1 --format json -o s1.json &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"s1.json\"))
+fr = [f for f in d[\"functions\"] if f[\"function\"] == \"leaf\"]
+assert fr and all(f.get(\"line\", 0) > 20 for f in fr), fr
+" &&
+	ppr report -i s1 --format collapsed >col &&
+	test_grep "down \\(.*walker-target.py:[0-9]+\\);leaf" col
+'
+
+test_expect_success BPF 'record --mode bpf: perf itself reads the session' '
+	perf script -i s1/perf.data >ps 2>pserr &&
+	test_grep "_PyEval_EvalFrameDefault" ps
+'
+
+for depth in 10 150 400 900; do
+	test_expect_success BPF "Debian python3: >= 99 % of stacks whole at $depth frames" "
+		ppr record -q --mode bpf -o d$depth --python /usr/bin/python3 \
+			\"\$PROG\" deep $depth 1 >/dev/null 2>err$depth &&
+		ppr report -i d$depth --format json -o d$depth.json &&
+		ppr_check_complete d$depth.json 99 'depth $depth' &&
+		ppr report -i d$depth --view python --format collapsed -o d$depth.col &&
+		deep_share d$depth.col $depth 99
+	"
+done
+
+test_expect_success BPF 'every CPython 3.8 to 3.13 here: whole stacks at 400 frames' '
+	found= &&
+	for py in $(ppr_pythons); do
+		case $(ppr_python_version "$py") in
+		3.8|3.9|3.10|3.11|3.12|3.13) ;;
+		*) continue ;;
+		esac
+		found=1
+		n=v$(ppr_python_version "$py") &&
+		ppr record -q --mode bpf -o $n --python "$py" "$PROG" deep 400 1 \
+			>/dev/null 2>$n.err &&
+		ppr report -i $n --format json -o $n.json &&
+		ppr_check_complete $n.json 99 "$py" &&
+		ppr report -i $n --view python --format collapsed -o $n.col &&
+		deep_share $n.col 400 99 || return 1
+	done &&
+	test -n "$found"
+'
+
+test_expect_success BPF,FP_PYTHON 'the frame-pointer 3.11: whole stacks at 400 frames' '
+	ppr record -q --mode bpf -o fp --python "$(ppr_fp_python)" "$PROG" deep 400 1 \
+		>/dev/null 2>fp.err &&
+	ppr report -i fp --format json -o fp.json &&
+	ppr_check_complete fp.json 99 fp &&
+	ppr report -i fp --view python --format collapsed -o fp.col &&
+	deep_share fp.col 400 99
+'
+
+test_expect_success BPF 'record -p: attach to a running process, frames already running are in the stacks' '
+	/usr/bin/python3 "$PROG" serve 6 2 >served 2>&1 &
+	tpid=$! &&
+	wait_ready served &&
+	ppr record -q -p $tpid --duration 2 -o a1 2>a1.err &&
+	kill -0 $tpid &&
+	wait $tpid &&
+	test_grep "^served [0-9]" served &&
+	ppr report -i a1 --format collapsed >a1.col &&
+	test_grep "<module> \\(.*walker-target.py:[0-9]+\\);main \\(.*\\);serve_forever \\(.*\\);handle" a1.col &&
+	test_grep "_bootstrap.*;worker \\(.*\\);handle" a1.col &&
+	test_grep "^attached=$tpid$" a1/meta
+'
+
+test_expect_success BPF 'record -p: SIGKILL of the recorder leaves the target running' '
+	/usr/bin/python3 "$PROG" serve 4 >served2 2>&1 &
+	tpid=$! &&
+	wait_ready served2 &&
+	{ ppr record -q -p $tpid -o a2 2>a2.err & } &&
+	rpid=$! &&
+	sleep 1 &&
+	kill -9 $rpid &&
+	wait $rpid;
+	kill -0 $tpid &&
+	wait $tpid &&
+	test_grep "^served [0-9]" served2
+'
+
+test_expect_success BPF 'record -p: two attaches at once, then again' '
+	/usr/bin/python3 "$PROG" serve 5 >served3 2>&1 &
+	tpid=$! &&
+	wait_ready served3 &&
+	{ ppr record -q -p $tpid --duration 1 -o b1 2>b1.err & } &&
+	p1=$! &&
+	ppr record -q -p $tpid --duration 1 -o b2 2>b2.err &&
+	wait $p1 &&
+	ppr record -q -p $tpid --duration 1 -o b3 2>b3.err &&
+	wait $tpid &&
+	test_grep "^served [0-9]" served3 &&
+	for s in b1 b2 b3; do
+		ppr report -i $s --format collapsed >$s.col &&
+		test_grep "serve_forever" $s.col || return 1
+	done
+'
+
+test_expect_success BPF 'record -p: a process that exits during the attach ends the recording' '
+	/usr/bin/python3 "$PROG" serve 1 >served4 2>&1 &
+	tpid=$! &&
+	wait_ready served4 &&
+	ppr record -q -p $tpid --duration 30 -o c1 2>c1.err &&
+	wait $tpid &&
+	test_grep "^served" served4 &&
+	test -s c1/perf.data
+'
+
+test_expect_success BPF 'record --mode bpf follows forked children' '
+	ppr record -q --mode bpf -o f1 --python /usr/bin/python3 "$PROG" forks 1 >fout 2>ferr &&
+	test_grep "forks done" fout &&
+	ppr report -i f1 --format collapsed --per-process >f1.col &&
+	test "$(grep -c "child_work" f1.col)" -ge 2
+'
+
+test_expect_success BPF 'record -p refuses a process that is not Python, naming it' '
+	sleep 30 &
+	spid=$! &&
+	test_must_fail ppr record -p $spid --duration 1 -o n1 2>n1.err &&
+	kill $spid &&
+	test_grep "process $spid \\(/usr/bin/sleep\\) is not a Python" n1.err
+'
+
+test_expect_success BPF,PY27 'record -p refuses Python 2 by name' '
+	"$(ppr_python 2.7)" -c "import time; time.sleep(30)" &
+	ppid=$! &&
+	sleep 0.5 &&
+	test_must_fail ppr record -p $ppid --duration 1 -o n2 2>n2.err &&
+	kill $ppid &&
+	test_grep "2\.7" n2.err
+'
+
+test_expect_success BPF 'record -p refuses a process that does not exist' '
+	test_expect_code 2 ppr record -p 4194000 --duration 1 -o n3 2>n3.err ||
+	test_must_fail ppr record -p 4194000 --duration 1 -o n3 2>n3.err &&
+	test_grep "4194000" n3.err
+'
+
+test_done
