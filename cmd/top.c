@@ -37,16 +37,20 @@ static const char *const top_synopsis[] = {
 	"pyperf-run top [<options>] -m <module> [<args>...]",
 	"pyperf-run top [<options>] -c <code> [<args>...]",
 	"pyperf-run top [<options>] -- <command> [<args>...]",
+	"pyperf-run top [<options>] -p <pid>[,<pid>...]",
 	NULL
 };
 
 static const char top_options[] =
 "    --python <path>        the interpreter (default: python3 on PATH)\n"
-"    --mode auto|perf|jit   how to get Python frames (as record)\n"
+"    --mode auto|perf|jit|bpf  how to get Python frames (as record)\n"
 "    --trampoline auto|native|embedded\n"
 "                           whose trampoline (as record)\n"
 "    -F, --freq <hz>        samples per second (default: 999)\n"
 "    --stack-size <bytes>   jit mode: stack bytes saved per sample\n"
+"    -p, --pid <pid>[,<pid>...]\n"
+"                           watch running processes (bpf mode); q or\n"
+"                           --duration detaches, they run on\n"
 "    --view mixed|python|all  which frames (as report; default mixed)\n"
 "    -s, --sort self|total  the table's order (default: self)\n"
 "    -n, --rows <n>         rows in the table (default: the screen's)\n"
@@ -78,21 +82,9 @@ struct top_cli {
 
 #define bad_usage(...) usage_error(&top_usage, EXIT_INTERNAL, __VA_ARGS__)
 
-static double parse_seconds(const char *opt, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e6)
-		bad_usage("%s needs a number of seconds, not '%s'", opt, s);
-	return v;
-}
-
 static void parse_options(int argc, char **argv, struct top_cli *o)
 {
-	enum { OPT_VIEW = 256, OPT_BATCH, OPT_DURATION };
+	enum { OPT_VIEW = 256, OPT_BATCH };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "view", required_argument, NULL, OPT_VIEW },
@@ -100,7 +92,6 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 		{ "rows", required_argument, NULL, 'n' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "batch", no_argument, NULL, OPT_BATCH },
-		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -140,22 +131,15 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 					  "'%s'", optarg);
 			break;
 		case 'd':
-			o->delay = parse_seconds("--delay", optarg);
+			o->delay = program_parse_seconds("--delay", optarg,
+							 &top_usage);
 			break;
 		case OPT_BATCH:
 			o->batch = 1;
 			break;
-		case OPT_DURATION:
-			o->duration = parse_seconds("--duration", optarg);
-			break;
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'p':
-			die(EXIT_INTERNAL, "-p (attach to a running process) "
-			    "is not available yet: top starts the program "
-			    "itself; give a script, -m, -c or -- and a "
-			    "command");
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -169,6 +153,12 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 	if (o->output && !o->batch)
 		bad_usage("-o writes the table of --batch");
 	program_target(argc, argv, optind, &o->ro, &top_usage, "run");
+	if (o->ro.duration > 0)
+		o->duration = o->ro.duration;
+	if (o->ro.nr_pids && o->ro.mode != MODE_AUTO &&
+	    o->ro.mode != MODE_BPF)
+		bad_usage("-p watches with the frame walker: --mode bpf (or "
+			  "auto), not --mode %s", mode_name_str(o->ro.mode));
 }
 
 /* --- messages ------------------------------------------------------------ */
@@ -262,10 +252,12 @@ static void draw(FILE *fp, const struct profile *p, const struct top *t,
 		fputs("\033[H\033[2J", fp);
 	fprintf(fp, "# pyperf-run top: %s (pid %ld)\n", what,
 		(long)top_pid(t));
-	fprintf(fp, "# mode:     %s%s, python %s, %u Hz\n",
+	fprintf(fp, "# mode:     %s%s, %s%s, %u Hz\n",
 		mode_name_str(r->mode.name),
 		r->mode.trampoline == TRAMPOLINE_EMBEDDED ?
-		", embedded trampoline" : "", r->py.version, r->freq);
+		", embedded trampoline" : "",
+		r->have_py ? "python " : "attached",
+		r->have_py ? r->py.version : "", r->freq);
 	fprintf(fp, "# samples:  %llu in %.1f s; top's own CPU %.1f%% of "
 		"one core\n", (unsigned long long)p->total_weight,
 		st.elapsed, st.elapsed > 0 ?
@@ -329,6 +321,13 @@ static const char *describe(const struct record_options *ro, struct strbuf *sb)
 {
 	int i;
 
+	if (ro->kind == RECORD_TARGET_PIDS) {
+		strbuf_addstr(sb, "-p ");
+		for (i = 0; i < ro->nr_pids; i++)
+			strbuf_addf(sb, "%s%d", i ? "," : "",
+				    (int)ro->pids[i]);
+		return sb->buf;
+	}
 	strbuf_addstr(sb, ro->kind == RECORD_TARGET_MODULE ? "-m " :
 		      ro->kind == RECORD_TARGET_CODE ? "-c " : "");
 	strbuf_addstr(sb, ro->what);
@@ -376,10 +375,17 @@ static int run(struct top_cli *o, struct record_run *r)
 	to.stack_size = r->mode.stack_size;
 	to.dirs = dirs;
 	to.filter = &f;
+	to.bpf = r->mode.name == MODE_BPF;
+	if (o->ro.kind == RECORD_TARGET_PIDS) {
+		to.attach = o->ro.pids;
+		to.nr_attach = o->ro.nr_pids;
+	}
 	/* the vDSO image, as record saves it: samples in it get names */
 	if (!record_save_vdso(r->bid, vdso_id, sizeof(vdso_id))) {
 		to.session_dir = r->abs_tmp;
 		to.vdso_id = vdso_id;
+	} else if (to.bpf) {
+		to.session_dir = r->abs_tmp;	/* the walker's code objects */
 	}
 	describe(&o->ro, &what);
 	start = now_seconds();
@@ -435,7 +441,8 @@ static int run(struct top_cli *o, struct record_run *r)
 		if (out != stdout && fclose(out))
 			error_errno("cannot write '%s'", o->output);
 	}
-	{
+	if (o->ro.kind != RECORD_TARGET_PIDS) {
+		/* (an attached process's files are its own) */
 		size_t nr;
 		const pid_t *pids = top_pids(t, &nr);
 		unsigned moved;

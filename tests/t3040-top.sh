@@ -126,10 +126,40 @@ test_expect_success LIBPERF 'a command not in PATH: 127, and the words record sa
 test_expect_success 'bad options are refused with the reason' '
 	test_expect_code 125 ppr top --sort nope -c pass 2>err &&
 	test_grep "sort must be self or total, not .nope." err &&
-	test_expect_code 125 ppr top -p 1 2>err &&
-	test_grep "attach to a running process.*not available yet" err &&
+	test_expect_code 125 ppr top -p 1 --mode jit 2>err &&
+	test_grep "p watches with the frame walker: --mode bpf" err &&
+	test_expect_code 125 ppr top -p 1 -c pass 2>err &&
+	test_grep "p attaches to running processes: give no program too" err &&
 	test_expect_code 125 ppr top --batch 2>err &&
 	test_grep "nothing to run" err
+'
+
+test_prereq_BPF() {
+	ppr --version | grep -q " bpf=yes" ||
+		{ echo "pyperf-run was built without libbpf"; return 1; }
+	test "$(id -u)" = 0 || { echo "the walker needs root here"; return 1; }
+}
+
+test_expect_success BPF 'top -p: a running process, its frames named live, left running' '
+	/usr/bin/python3 "$PPR_SRCDIR/tests/fixtures/walker-target.py" serve 4 1 >srv 2>&1 &
+	tpid=$! &&
+	i=0 &&
+	while ! grep -q "^ready" srv; do
+		i=$((i + 1)) && test $i -lt 100 && sleep 0.1 || return 1
+	done &&
+	ppr top -q --batch -n 8 -p $tpid --duration 1.5 >out 2>err &&
+	kill -0 $tpid &&
+	wait $tpid &&
+	test_grep "^served [0-9]" srv &&
+	test_grep "^# mode: +bpf, attached" out &&
+	test_grep "handle \\(walker-target.py:[0-9]+\\)" out
+'
+
+test_expect_success BPF 'top --mode bpf: a program from its start' '
+	ppr top -q --batch -n 8 --mode bpf --python /usr/bin/python3 \
+		"$PPR_SRCDIR/tests/fixtures/walker-target.py" deep 30 1 >out 2>err &&
+	test_grep "^deep done 30" out &&
+	test_grep "leaf \\(walker-target.py:[0-9]+\\)" out
 '
 
 test_done

@@ -35,8 +35,25 @@ void top_note_pid(struct top *t, pid_t pid)
 	t->pids[t->nr_pids++] = pid;
 }
 
+/* Attached: are all the processes gone? */
+static int attached_gone(const struct top *t)
+{
+	int i;
+
+	for (i = 0; i < t->o.nr_attach; i++)
+		if (!kill(t->o.attach[i], 0) || errno != ESRCH)
+			return 0;
+	return 1;
+}
+
 int top_poll(struct top *t, int timeout_ms)
 {
+	if (t->o.nr_attach) {
+		if (!t->exited && attached_gone(t))
+			t->exited = 1;
+		walker_src_poll(t, t->exited ? 0 : timeout_ms);
+		return t->exited;
+	}
 	if (!t->exited) {
 		int st;
 		pid_t w = waitpid(t->pid, &st, WNOHANG);
@@ -46,13 +63,19 @@ int top_poll(struct top *t, int timeout_ms)
 			t->wait_status = st;
 		}
 	}
-	ring_poll(t, t->exited ? 0 : timeout_ms);
+	if (t->wrec)
+		walker_src_poll(t, t->exited ? 0 : timeout_ms);
+	else
+		ring_poll(t, t->exited ? 0 : timeout_ms);
 	return t->exited;
 }
 
 void top_stop_program(struct top *t)
 {
-	if (!t->exited)
+	/* attached processes are never ours to stop: top detaches */
+	if (t->o.nr_attach)
+		t->exited = 1;
+	else if (!t->exited)
 		kill(t->pid, SIGTERM);
 }
 
@@ -112,15 +135,44 @@ int top_start(struct top **out, const struct top_opts *o, struct profile *p,
 	t->p = p;
 	ring_init(&a, o);
 	clock_gettime(CLOCK_MONOTONIC, &t->start);
+	if (o->nr_attach) {
+		int i;
+
+		/* the frame walker on running processes: nothing to start */
+		if (walker_src_open(t, err, errlen) < 0)
+			goto fail;
+		for (i = 0; i < o->nr_attach; i++)
+			if (walker_src_watch(t, o->attach[i], 0, err,
+					     errlen) < 0)
+				goto fail;
+		if (walker_src_attach(t, err, errlen) < 0 ||
+		    profile_live_new(&t->lv, p, o->filter, NULL, 1) < 0)
+			goto fail;
+		t->pid = o->attach[0];
+		*out = t;
+		return 0;
+fail:
+		t->exited = 1;
+		top_free(t);
+		return -1;
+	}
 	if (spawn_gated_start(&g, o->path, o->argv, o->envp, err, errlen)) {
 		free(t);
 		return -1;
 	}
 	t->pid = g.pid;
 	top_note_pid(t, t->pid);
-	if (ring_open(t, &a, err, errlen) < 0 ||
-	    profile_live_new(&t->lv, p, o->filter, o->dirs, o->jit) < 0)
+	if (o->bpf) {
+		if (walker_src_open(t, err, errlen) < 0 ||
+		    walker_src_watch(t, t->pid, 1, err, errlen) < 0 ||
+		    walker_src_attach(t, err, errlen) < 0 ||
+		    profile_live_new(&t->lv, p, o->filter, NULL, 1) < 0)
+			return abandon(t, &g);
+	} else if (ring_open(t, &a, err, errlen) < 0 ||
+		   profile_live_new(&t->lv, p, o->filter, o->dirs,
+				    o->jit) < 0) {
 		return abandon(t, &g);
+	}
 	/* go: the event is enabled by the exec */
 	e = spawn_gated_go(&g, &t->wait_status);
 	if (e) {
@@ -138,6 +190,7 @@ void top_free(struct top *t)
 {
 	if (!t)
 		return;
+	walker_src_close(t);
 	ring_close(t);
 	profile_live_free(t->lv);
 	free(t->pend);

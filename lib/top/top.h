@@ -41,6 +41,15 @@ struct top_opts {
 	 */
 	const char *session_dir;
 	const char *vdso_id;
+	/*
+	 * The in-kernel frame walker instead of a libperf event (bpf mode;
+	 * session_dir then required: the code objects are saved there),
+	 * and with attach[] (nr_attach > 0) running processes instead of
+	 * a program: they are never stopped, and stopping top detaches.
+	 */
+	int bpf;
+	const pid_t *attach;
+	int nr_attach;
 };
 
 struct top_stats {

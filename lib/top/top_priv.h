@@ -24,6 +24,7 @@
 #include <time.h>
 
 struct native_stream;
+struct wrec;
 struct perf_evlist;
 struct perf_cpu_map;
 struct perf_thread_map;
@@ -45,6 +46,7 @@ struct top {
 	struct profile *p;
 	struct profile_live *lv;
 	struct perf_evlist *evlist;
+	struct wrec *wrec;	/* the frame walker's recording (bpf mode) */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	unsigned char *image;	/* a perf.data header with our attr */
@@ -88,6 +90,14 @@ int ring_open(struct top *t, struct perf_event_attr *a, char *err,
 /* Wait up to timeout_ms (0: not at all), then read every ring buffer. */
 void ring_poll(struct top *t, int timeout_ms);
 void ring_close(struct top *t);
+
+/* src_walker.c: the frame walker instead of the ring buffers */
+int walker_src_open(struct top *t, char *err, size_t errlen);
+int walker_src_watch(struct top *t, pid_t pid, int before_exec, char *err,
+		     size_t errlen);
+int walker_src_attach(struct top *t, char *err, size_t errlen);
+void walker_src_poll(struct top *t, int timeout_ms);
+void walker_src_close(struct top *t);
 
 /* refresh.c: the native stream's samples, kept until top_update() */
 int top_keep_sample(void *data, const struct sample *s);
