@@ -1390,11 +1390,184 @@ def part_f(args, pythons, tool, scratch):
     return text
 
 
+# --- (i) the frame walker ---------------------------------------------------
+
+def elapsed_of(text):
+    """timed.py's "elapsed SECONDS" line of a stderr text, or None."""
+    for line in text.splitlines():
+        if line.startswith("elapsed "):
+            try:
+                return float(line.split()[1])
+            except ValueError:
+                return None
+    return None
+
+
+def proc_cpu(pid):
+    """utime + stime of a live process in seconds, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / \
+            os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def part_i(args, pythons, tool, scratch):
+    """The in-kernel frame walker (record --mode bpf, record -p): the
+    program's own slowdown, the recorder's CPU, bytes per sample, the
+    time from attach to the first sample."""
+    freq = 999
+    reps = max(3, args.reps)
+    dist = "/usr/lib/python3/dist-packages"
+    fib = os.path.join(WL, "fib.py")
+    rst = os.path.join(WL, "rst.py")
+    timed = os.path.join(WL, "timed.py")
+    picks = []
+    for minor in (8, 11, 13):
+        py = next((p for p in pythons if p.minor == minor and
+                   p.origin == "system"), None) or \
+            next((p for p in pythons if p.minor == minor and not p.fp),
+                 None)
+        if py:
+            picks.append(py)
+    loads = [("fib(30)", [fib, "30"] if not args.quick else [fib, "27"]),
+             ("docutils, 600 sections", [rst, "600" if not args.quick
+                                         else "150"])]
+    rows = []
+    size_rows = []
+    if not tool.has("record"):
+        return "### (i) The frame walker\n\n%s\n" % na(tool.missing("record"))
+    for py in picks:
+        env = clean_env({"PYTHONPATH": dist})
+        for name, wl in loads:
+            log("(i) %s, %s" % (py.label, name))
+            res = {"plain": [], "bpf": [], "jit": []}
+            why = {}
+            for rep in range(reps):
+                # interleaved, so that a change of the machine's load
+                # hits every column alike
+                r = run([py.path, timed] + wl, env=env)
+                e = elapsed_of(r.err)
+                if r.code == 0 and e:
+                    res["plain"].append(e)
+                for mode in ("bpf", "jit"):
+                    if mode in why:
+                        continue
+                    sess = os.path.join(scratch, "i-%s" % mode)
+                    shutil.rmtree(sess, ignore_errors=True)
+                    r = ppr_record(tool, sess, [timed] + wl,
+                                   python=py.path, mode=mode, freq=freq,
+                                   env=env)
+                    e = elapsed_of(r.err)
+                    if r.code != 0 or not e:
+                        why[mode] = na(first_line(r.err, 60))
+                        continue
+                    res[mode].append(e)
+                    if rep == 0:
+                        meta = read_meta(sess)
+                        try:
+                            size = os.path.getsize(os.path.join(
+                                sess, "perf.data"))
+                            n = int(meta.get("samples", "0"))
+                        except (OSError, ValueError):
+                            size, n = 0, 0
+                        if n:
+                            size_rows.append(["%s, %s" % (py.label, name),
+                                              mode, str(n),
+                                              "%.1f KB" % (size / n / 1000)])
+            base = min(res["plain"]) if res["plain"] else None
+            row = ["%s, %s" % (py.label, name),
+                   secs(base) if base else "n/a"]
+            for mode in ("bpf", "jit"):
+                if mode in why or not res[mode] or not base:
+                    row += [why.get(mode, "n/a"), ""]
+                else:
+                    t = min(res[mode])
+                    row += [secs(t), ratio(t, base)]
+            rows.append(row)
+    text = ("### (i) The frame walker: the program's cost\n\n"
+            "The program's own run time (timed.py: inside the "
+            "interpreter, without start-up or the recorder's setup and "
+            "finish), minimum of %d interleaved runs, `-F %d`. bpf: "
+            "`record --mode bpf` (no trampoline, frames walked in the "
+            "kernel); jit: `record --mode jit` (the embedded context "
+            "trampolines, today's default). Goal for bpf: <= 1.05x.\n\n"
+            % (reps, freq))
+    text += table(["interpreter, program", "plain", "bpf", "bpf / plain",
+                   "jit", "jit / plain"], rows)
+    text += ("\n#### (i2) Bytes per sample\n\nperf.data's size over its "
+             "samples, first run of each cell above.\n\n")
+    text += table(["interpreter, program", "mode", "samples",
+                   "bytes per sample"], size_rows)
+    text += "\n" + walker_attach(args, pythons, tool, scratch)
+    return text
+
+
+def walker_attach(args, pythons, tool, scratch):
+    """record -p on 50 threads 100 frames deep: the recorder's CPU while
+    it records, and the time from the command to the first sample."""
+    py = next((p for p in pythons if p.minor == 11 and
+               p.origin == "system"), None)
+    if py is None:
+        return "#### (i3) Attach\n\nn/a (no system 3.11)\n"
+    secs_run = 8.0 if not args.quick else 4.0
+    target = subprocess.Popen([py.path, os.path.join(WL, "threads.py"),
+                               "50", "100", str(secs_run + 4)],
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
+    line = target.stdout.readline().decode()
+    rows = []
+    try:
+        if not line.startswith("ready "):
+            return "#### (i3) Attach\n\nn/a (the target did not start)\n"
+        sess = os.path.join(scratch, "i-attach")
+        shutil.rmtree(sess, ignore_errors=True)
+        t0 = time.monotonic()
+        rec = subprocess.Popen([tool.ppr, "record", "-q", "-p",
+                                str(target.pid), "--duration",
+                                str(secs_run), "-o", sess],
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+        time.sleep(1.5)
+        c1, w1 = proc_cpu(rec.pid), time.monotonic()
+        time.sleep(secs_run - 2.5)
+        c2, w2 = proc_cpu(rec.pid), time.monotonic()
+        err = rec.communicate(timeout=600)[1].decode("utf-8", "replace")
+        total = time.monotonic() - t0
+        if rec.returncode != 0:
+            return "#### (i3) Attach\n\nn/a (record -p: %s)\n" % \
+                first_line(err, 60)
+        meta = read_meta(sess)
+        share = "n/a"
+        if c1 is not None and c2 is not None and w2 > w1:
+            share = "%.1f %%" % (100.0 * (c2 - c1) / (w2 - w1))
+        rows.append(["50 threads, 100 frames, %s" % py.label,
+                     meta.get("samples", "?"), share,
+                     "%s ms" % meta.get("first_sample_ms", "?"),
+                     secs(total)])
+    finally:
+        target.kill()
+        target.wait()
+    text = ("#### (i3) Attach: the recorder's own CPU and the first "
+            "sample\n\n`record -p PID --duration %g` on a process of 50 "
+            "threads 100 Python frames deep, all running (2 CPUs). CPU: "
+            "the recorder's utime+stime over wall time while it records "
+            "(from 1.5 s to 1 s before the end: not its start or its "
+            "finish). First sample: from the recorder's start to the "
+            "first sample (meta first_sample_ms). Goals: <= 5 %% of a "
+            "core, <= 1 s.\n\n" % secs_run)
+    text += table(["target", "samples", "recorder CPU",
+                   "to the first sample", "record -p, wall"], rows)
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcdefgh")
+    ap.add_argument("--parts", default="abcdefghi")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true",
                     help="fewer runs and shorter recordings (a smoke test)")
@@ -1437,14 +1610,15 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s`%s" % (
-                "" if args.parts == "abcdefgh" else
+                "" if args.parts == "abcdefghi" else
                 " BENCH_PARTS=%s" % args.parts,
                 " (quick)" if args.quick else ""),
             ""]
     print("\n".join(head))
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
-             "e": part_e, "f": part_f, "g": part_g, "h": part_h}
+             "e": part_e, "f": part_f, "g": part_g, "h": part_h,
+             "i": part_i}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
