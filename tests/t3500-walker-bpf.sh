@@ -189,13 +189,13 @@ expect() {
 share() {
 	awk -v t="$1" -v tid="$2" -v pat="$3" '
 		$1 == t && $3 == tid { n++; if ($11 ~ pat) m++ }
-		END { printf "%d %d\n", m, n }' live.out
+		END { printf "%d %d\n", m, n }' "${LIVE_OUT:-live.out}"
 }
 
 # inner_instr_ok: leaf()'s instruction offsets (the innermost frame of
 # the main thread) lie in its bytecode in >= 99 % of the samples
 inner_instr_ok() {
-	r=$(awk -v tid=$pid -v len=$leaflen '$1 == "S" && $3 == tid { n++; if ($12 != "-" && $12 + 0 < len + 0) m++ } END { printf "%d %d\n", m, n }' live.out) &&
+	r=$(awk -v tid=$pid -v len=$leaflen '$1 == "S" && $3 == tid { n++; if ($12 != "-" && $12 + 0 < len + 0) m++ } END { printf "%d %d\n", m, n }' "${LIVE_OUT:-live.out}") &&
 	echo "innermost instruction offsets below $leaflen:" &&
 	at_least_99 "$r" 1
 }
@@ -298,6 +298,22 @@ test_expect_success BPF,ROOT,PY311 'switch-outs of both threads carry their Pyth
 	n=$(awk -v p=$pid "\$1 == \"T\" && \$2 == 3 && \$3 == p" live.out | wc -l) &&
 	echo "$n switch-ins" &&
 	test "$n" -ge 20
+'
+
+# A switch-out happens in the kernel: its kernel stack, the registers the
+# thread entered the kernel with, its user stack, and how it left: the
+# threads sleep on the GIL (TASK_INTERRUPTIBLE) or are preempted (0).
+test_expect_success BPF,ROOT,PY311 'switch-outs carry the kernel stack, the user registers and stack, and prev_state' '
+	awk "
+		\$1 == \"O\" { n++
+			if (!(int(\$4 / 128) % 2) || \$5 == 0) { nokern++; print }
+			else if (\$9 == \"0\" || \$10 == \"0\" || \$7 == 0) { nouser++; print }
+			# the raw state: TASK_INTERRUPTIBLE (1) with modifiers
+			# such as TASK_FREEZABLE (0x2000)
+			if (\$13 % 2 == 1) sleeping++ }
+		END { printf \"%d switch-outs: %d without KERNEL_MODE and a kernel stack, %d without user registers or stack, %d asleep (TASK_INTERRUPTIBLE)\n\", n, nokern, nouser, sleeping
+			exit !(n > 0 && nokern == 0 && nouser == 0 && sleeping > 0) }
+	" live.out
 '
 
 test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds per sample and per frame' '
@@ -605,7 +621,7 @@ for v in 3.8 3.9 3.10 3.12 3.13; do
 		tr "\n" " " <layout$pv
 		echo
 		test $status = 0 &&
-		cp live$pv.out live.out &&
+		LIVE_OUT=live$pv.out &&
 		expect &&
 		case $v in
 		3.8|3.9|3.10)
@@ -619,14 +635,14 @@ for v in 3.8 3.9 3.10 3.12 3.13; do
 			thread_prefix="$tleaf:0*1,$trec:0*9," ;;
 		esac &&
 		echo "want: $main_chain" &&
-		test_grep -v "^X" live.out &&
+		test_grep -v "^X" $LIVE_OUT &&
 		r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
 		at_least_99 "$r" 100 &&
 		inner_instr_ok &&
 		echo "want a prefix: $thread_prefix" &&
 		r=$(share S $tid2 "^$(printf "%s" "$thread_prefix" | sed "s/[*]/[*]/g")") &&
 		at_least_99 "$r" 50 ||
-		{ awk "\$1 == \"S\"" live.out | cut -d" " -f 3,6,11 | cut -c 1-300 | sort | uniq -c | sort -rn | head -n 8; return 1; }
+		{ awk "\$1 == \"S\"" $LIVE_OUT | cut -d" " -f 3,6,11 | cut -c 1-300 | sort | uniq -c | sort -rn | head -n 8; return 1; }
 	'
 done
 

@@ -13,7 +13,7 @@
  * and print every event the walker sends, one line each, for the shell
  * test to judge:
  *
- *   S|O pid tid flags nk np ulen uasked sp ip rle instr
+ *   S|O pid tid flags nk np ulen uasked sp ip rle instr prev_state
  *       a SAMPLE or OFFCPU (flags in decimal, sp and ip in hex); rle:
  *       the Python frames innermost first, runs of equal frames as
  *       code:tag:flags*count (hex code, decimal tag and flags), or -;
@@ -246,7 +246,7 @@ static int print_event(void *data, const void *ev, size_t len)
 		} else {
 			fputs(" -", stdout);
 		}
-		putchar('\n');
+		printf(" %" PRIu64 "\n", (uint64_t)s.prev_state);
 		return 0;
 	case WALKER_EV_FORK:
 	case WALKER_EV_EXEC:
