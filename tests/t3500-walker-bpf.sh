@@ -148,7 +148,8 @@ start_py() {
 # The events of 2 s (most of them switch-outs: the two threads take the
 # GIL from each other thousands of times a second) go through a 64 MiB
 # ring, so that a helper kept off the CPU for a while loses none.  Then
-# 1 s more with at most 100 Python frames a sample (cut.out).
+# 1 s more with at most 100 Python frames a sample (cut.out), and 1 s
+# with a 4 KiB ring, which none of these samples fits (small.out).
 test_expect_success BPF,ROOT,PY311 'two python3.11 processes sampled for 2 s, one of them watched' '
 	start_py deep.out $PY deep.py &&
 	start_py other.out $PY -c "
@@ -164,7 +165,10 @@ while True:
 		python3 stackpages.py $(cat deep.out.pid) >stack &&
 		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
 			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
-			--max-frames 100 >cut.out 2>>live.err
+			--max-frames 100 >cut.out 2>>live.err &&
+		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
+			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
+			--ring 4096 >small.out 2>>live.err
 	}
 	status=$?
 	kill $(cat deep.out.pid) $(cat other.out.pid)
@@ -280,6 +284,13 @@ test_expect_success BPF,ROOT,PY311 'at most 100 frames: the innermost 100, and P
 		END { printf \"%d of %d samples with the innermost 100 frames and PY_CUT\n\", ok, n
 			exit !(n >= 100 && ok * 100 >= n * 99) }
 	" cut.out
+'
+
+test_expect_success BPF,ROOT,PY311 'samples the ring cannot take are counted as lost' '
+	grep "^lost " small.out &&
+	! grep "^S " small.out &&
+	lost=$(sed -n "s/^lost //p" small.out) &&
+	test "$lost" -ge 100
 '
 
 test_expect_success BPF,ROOT,PY311 'the process that is not watched gives no event' '
