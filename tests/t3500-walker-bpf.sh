@@ -204,7 +204,10 @@ inner_instr_ok() {
 	at_least_99 "$r" 1
 }
 
-# at_least_99 "M N" MIN: N >= MIN and M >= 99 % of N
+# at_least_99 "M N" MIN: N >= MIN and M >= 99 % of N.  MIN only makes
+# sure there is enough to judge: each of deep.py's threads holds the GIL
+# about half the time, some 500 samples a second at 999 Hz, fewer when
+# the machine is busy.
 at_least_99() {
 	set -- $1 $2
 	echo "$1 of $2 (at least $3 events, 99 % matching)"
@@ -221,7 +224,7 @@ test_expect_success BPF,ROOT,PY311 'the main thread: >= 99 % of samples have all
 	expect &&
 	echo "want: $main_chain" &&
 	r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
-	at_least_99 "$r" 300 &&
+	at_least_99 "$r" 200 &&
 	inner_instr_ok ||
 	{ awk -v tid=$pid "\$1 == \"S\" && \$3 == tid" live.out | cut -c 1-400 | sort | uniq -c | sort -rn | head -n 5; return 1; }
 '
