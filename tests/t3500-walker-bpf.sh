@@ -338,6 +338,7 @@ test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds
 		\$1 == \"S\" { n++; frames += \$6 }
 		END { printf \"walker_sample: %d instructions verified; %d runs (%d samples of the watched process), %.1f us per sample, %.0f ns per frame at %.0f frames per sample (the runs that filtered other processes out included)\\n\", insns, runs, n, ns / n / 1000, ns / frames, frames / n }
 	" live.out >cost &&
+	echo "instructions verified: $(sed -n "s/^verified walker_//p" live.out | tr "\n" " ")" >>cost &&
 	cat cost &&
 	test_diag "$(cat cost)"
 '

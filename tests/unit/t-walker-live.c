@@ -22,9 +22,10 @@
  *   X bad event: why                                 an event that does
  *                                                    not check out
  * first "attached" (flushed) once the walker is attached, and at the
- * end "lost N", then for walker_sample "prog run_cnt
- * run_time_ns verified_insns" (the kernel's own BPF run-time statistics,
- * on while the helper runs).
+ * end "lost N", "verified NAME N" for each program (instructions the
+ * verifier processed), then for walker_sample "prog run_cnt run_time_ns
+ * verified_insns" (the kernel's own BPF run-time statistics, on while the
+ * helper runs).
  *
  * The events are read here from their bytes with every length checked,
  * independently of walker_decode() (lib/walker/event.c): the test checks
@@ -345,6 +346,8 @@ static int own_prog_stats(const char *name, struct bpf_prog_info *out)
 			*out = info;
 			found = 0;
 		}
+		if (!strncmp(info.name, "walker_", 7))
+			printf("verified %s %u\n", info.name, info.verified_insns);
 	}
 	closedir(d);
 	return found;
