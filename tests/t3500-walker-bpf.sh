@@ -148,7 +148,8 @@ start_py() {
 # The events of 2 s (most of them switch-outs: the two threads take the
 # GIL from each other thousands of times a second) go through a 64 MiB
 # ring, so that a helper kept off the CPU for a while loses none.  Then
-# 1 s more with at most 100 Python frames a sample (cut.out).
+# 1 s more with at most 100 Python frames a sample (cut.out), and 1 s
+# with a 4 KiB ring, which none of these samples fits (small.out).
 test_expect_success BPF,ROOT,PY311 'two python3.11 processes sampled for 2 s, one of them watched' '
 	start_py deep.out $PY deep.py &&
 	start_py other.out $PY -c "
@@ -164,7 +165,10 @@ while True:
 		python3 stackpages.py $(cat deep.out.pid) >stack &&
 		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
 			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
-			--max-frames 100 >cut.out 2>>live.err
+			--max-frames 100 >cut.out 2>>live.err &&
+		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
+			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
+			--ring 4096 >small.out 2>>live.err
 	}
 	status=$?
 	kill $(cat deep.out.pid) $(cat other.out.pid)
@@ -189,18 +193,21 @@ expect() {
 share() {
 	awk -v t="$1" -v tid="$2" -v pat="$3" '
 		$1 == t && $3 == tid { n++; if ($11 ~ pat) m++ }
-		END { printf "%d %d\n", m, n }' live.out
+		END { printf "%d %d\n", m, n }' "${LIVE_OUT:-live.out}"
 }
 
 # inner_instr_ok: leaf()'s instruction offsets (the innermost frame of
 # the main thread) lie in its bytecode in >= 99 % of the samples
 inner_instr_ok() {
-	r=$(awk -v tid=$pid -v len=$leaflen '$1 == "S" && $3 == tid { n++; if ($12 != "-" && $12 + 0 < len + 0) m++ } END { printf "%d %d\n", m, n }' live.out) &&
+	r=$(awk -v tid=$pid -v len=$leaflen '$1 == "S" && $3 == tid { n++; if ($12 != "-" && $12 + 0 < len + 0) m++ } END { printf "%d %d\n", m, n }' "${LIVE_OUT:-live.out}") &&
 	echo "innermost instruction offsets below $leaflen:" &&
 	at_least_99 "$r" 1
 }
 
-# at_least_99 "M N" MIN: N >= MIN and M >= 99 % of N
+# at_least_99 "M N" MIN: N >= MIN and M >= 99 % of N.  MIN only makes
+# sure there is enough to judge: each of deep.py's threads holds the GIL
+# about half the time, some 500 samples a second at 999 Hz, fewer when
+# the machine is busy.
 at_least_99() {
 	set -- $1 $2
 	echo "$1 of $2 (at least $3 events, 99 % matching)"
@@ -217,7 +224,7 @@ test_expect_success BPF,ROOT,PY311 'the main thread: >= 99 % of samples have all
 	expect &&
 	echo "want: $main_chain" &&
 	r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
-	at_least_99 "$r" 300 &&
+	at_least_99 "$r" 200 &&
 	inner_instr_ok ||
 	{ awk -v tid=$pid "\$1 == \"S\" && \$3 == tid" live.out | cut -c 1-400 | sort | uniq -c | sort -rn | head -n 5; return 1; }
 '
@@ -282,6 +289,13 @@ test_expect_success BPF,ROOT,PY311 'at most 100 frames: the innermost 100, and P
 	" cut.out
 '
 
+test_expect_success BPF,ROOT,PY311 'samples the ring cannot take are counted as lost' '
+	grep "^lost " small.out &&
+	! grep "^S " small.out &&
+	lost=$(sed -n "s/^lost //p" small.out) &&
+	test "$lost" -ge 100
+'
+
 test_expect_success BPF,ROOT,PY311 'the process that is not watched gives no event' '
 	other=$(cat other.out.pid) &&
 	n=$(awk -v p=$other "(\$1 == \"S\" || \$1 == \"O\") && \$2 == p || \$1 == \"T\" && \$3 == p" live.out | wc -l) &&
@@ -300,6 +314,22 @@ test_expect_success BPF,ROOT,PY311 'switch-outs of both threads carry their Pyth
 	test "$n" -ge 20
 '
 
+# A switch-out happens in the kernel: its kernel stack, the registers the
+# thread entered the kernel with, its user stack, and how it left: the
+# threads sleep on the GIL (TASK_INTERRUPTIBLE) or are preempted (0).
+test_expect_success BPF,ROOT,PY311 'switch-outs carry the kernel stack, the user registers and stack, and prev_state' '
+	awk "
+		\$1 == \"O\" { n++
+			if (!(int(\$4 / 128) % 2) || \$5 == 0) { nokern++; print }
+			else if (\$9 == \"0\" || \$10 == \"0\" || \$7 == 0) { nouser++; print }
+			# the raw state: TASK_INTERRUPTIBLE (1) with modifiers
+			# such as TASK_FREEZABLE (0x2000)
+			if (\$13 % 2 == 1) sleeping++ }
+		END { printf \"%d switch-outs: %d without KERNEL_MODE and a kernel stack, %d without user registers or stack, %d asleep (TASK_INTERRUPTIBLE)\n\", n, nokern, nouser, sleeping
+			exit !(n > 0 && nokern == 0 && nouser == 0 && sleeping > 0) }
+	" live.out
+'
+
 test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds per sample and per frame' '
 	read -r prog runs ns insns <<-EOF &&
 	$(grep "^prog " live.out)
@@ -308,6 +338,7 @@ test_expect_success BPF,ROOT,PY311 'the cost: instructions verified, nanoseconds
 		\$1 == \"S\" { n++; frames += \$6 }
 		END { printf \"walker_sample: %d instructions verified; %d runs (%d samples of the watched process), %.1f us per sample, %.0f ns per frame at %.0f frames per sample (the runs that filtered other processes out included)\\n\", insns, runs, n, ns / n / 1000, ns / frames, frames / n }
 	" live.out >cost &&
+	echo "instructions verified: $(sed -n "s/^verified walker_//p" live.out | tr "\n" " ")" >>cost &&
 	cat cost &&
 	test_diag "$(cat cost)"
 '
@@ -605,7 +636,7 @@ for v in 3.8 3.9 3.10 3.12 3.13; do
 		tr "\n" " " <layout$pv
 		echo
 		test $status = 0 &&
-		cp live$pv.out live.out &&
+		LIVE_OUT=live$pv.out &&
 		expect &&
 		case $v in
 		3.8|3.9|3.10)
@@ -619,14 +650,14 @@ for v in 3.8 3.9 3.10 3.12 3.13; do
 			thread_prefix="$tleaf:0*1,$trec:0*9," ;;
 		esac &&
 		echo "want: $main_chain" &&
-		test_grep -v "^X" live.out &&
+		test_grep -v "^X" $LIVE_OUT &&
 		r=$(share S $pid "^$(printf "%s" "$main_chain" | sed "s/[*]/[*]/g")\$") &&
 		at_least_99 "$r" 100 &&
 		inner_instr_ok &&
 		echo "want a prefix: $thread_prefix" &&
 		r=$(share S $tid2 "^$(printf "%s" "$thread_prefix" | sed "s/[*]/[*]/g")") &&
 		at_least_99 "$r" 50 ||
-		{ awk "\$1 == \"S\"" live.out | cut -d" " -f 3,6,11 | cut -c 1-300 | sort | uniq -c | sort -rn | head -n 8; return 1; }
+		{ awk "\$1 == \"S\"" $LIVE_OUT | cut -d" " -f 3,6,11 | cut -c 1-300 | sort | uniq -c | sort -rn | head -n 8; return 1; }
 	'
 done
 

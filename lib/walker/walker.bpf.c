@@ -605,6 +605,11 @@ int BPF_PROG(walker_switch, bool preempt, struct task_struct *prev,
 	if (proc && (s = scratch_slot(1))) {
 		pid_tgid = (__u64)prev->tgid << 32 | (__u32)prev->pid;
 		task_regs((__u64 *)(s->ev + REGS_OFF), prev);
+		/*
+		 * prev_state as the scheduler saw it (TASK_* bits with their
+		 * modifiers, e.g. TASK_INTERRUPTIBLE | TASK_FREEZABLE); a
+		 * preempted task is runnable whatever it says: 0
+		 */
 		finish_sample(ctx, s, WALKER_EV_OFFCPU, pid_tgid, proc, prev, 1,
 			      preempt ? 0 : prev_state);
 	}

@@ -32,8 +32,7 @@ struct walker {
 	struct walker_opts opts;
 	unsigned nr_layouts;
 	int attached;
-	/* one cpu-clock event and its link per online CPU */
-	int *event_fds;
+	/* a cpu-clock event's link per online CPU (it owns the event's fd) */
 	struct bpf_link **event_links;
 	size_t nr_events;
 	/* the task tracepoints */
@@ -258,7 +257,6 @@ void walker_close(struct walker *w)
 		return;
 	detach_all(w);
 	free(w->event_links);
-	free(w->event_fds);
 	ring_buffer__free(w->rb);
 	walker_bpf__destroy(w->skel);
 	free(w);
@@ -417,10 +415,9 @@ static void detach_all(struct walker *w)
 		bpf_link__destroy(w->task_links[t]);
 		w->task_links[t] = NULL;
 	}
-	for (t = 0; t < w->nr_events; t++) {
+	/* a perf event's link closes the event's fd too */
+	for (t = 0; t < w->nr_events; t++)
 		bpf_link__destroy(w->event_links[t]);
-		close(w->event_fds[t]);
-	}
 	w->nr_events = 0;
 }
 
@@ -442,9 +439,7 @@ static int attach_events(struct walker *w, char *err, size_t errlen)
 		for (i = 0; i < n; i++)
 			cpus[i] = i;
 	}
-	free(w->event_fds);
 	free(w->event_links);
-	w->event_fds = xcalloc((size_t)n, sizeof(*w->event_fds));
 	w->event_links = xcalloc((size_t)n, sizeof(*w->event_links));
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -481,7 +476,6 @@ static int attach_events(struct walker *w, char *err, size_t errlen)
 			return bpf_fail(e, "attach the frame walker to a "
 					"cpu-clock event", NULL, err, errlen);
 		}
-		w->event_fds[w->nr_events] = fd;
 		w->event_links[w->nr_events++] = link;
 	}
 	free(cpus);

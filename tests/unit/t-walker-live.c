@@ -13,7 +13,7 @@
  * and print every event the walker sends, one line each, for the shell
  * test to judge:
  *
- *   S|O pid tid flags nk np ulen uasked sp ip rle instr
+ *   S|O pid tid flags nk np ulen uasked sp ip rle instr prev_state
  *       a SAMPLE or OFFCPU (flags in decimal, sp and ip in hex); rle:
  *       the Python frames innermost first, runs of equal frames as
  *       code:tag:flags*count (hex code, decimal tag and flags), or -;
@@ -22,9 +22,10 @@
  *   X bad event: why                                 an event that does
  *                                                    not check out
  * first "attached" (flushed) once the walker is attached, and at the
- * end "lost N", then for walker_sample "prog run_cnt
- * run_time_ns verified_insns" (the kernel's own BPF run-time statistics,
- * on while the helper runs).
+ * end "lost N", "verified NAME N" for each program (instructions the
+ * verifier processed), then for walker_sample "prog run_cnt run_time_ns
+ * verified_insns" (the kernel's own BPF run-time statistics, on while the
+ * helper runs).
  *
  * The events are read here from their bytes with every length checked,
  * independently of walker_decode() (lib/walker/event.c): the test checks
@@ -247,7 +248,7 @@ static int print_event(void *data, const void *ev, size_t len)
 		} else {
 			fputs(" -", stdout);
 		}
-		putchar('\n');
+		printf(" %" PRIu64 "\n", (uint64_t)s.prev_state);
 		return 0;
 	case WALKER_EV_FORK:
 	case WALKER_EV_EXEC:
@@ -346,6 +347,8 @@ static int own_prog_stats(const char *name, struct bpf_prog_info *out)
 			*out = info;
 			found = 0;
 		}
+		if (!strncmp(info.name, "walker_", 7))
+			printf("verified %s %u\n", info.name, info.verified_insns);
 	}
 	closedir(d);
 	return found;
