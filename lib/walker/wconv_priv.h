@@ -16,6 +16,16 @@
 #define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
 #define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
 #define MAPS_MISS_NS 50000000ull		/* 50 ms */
+/*
+ * After an exec the dynamic loader maps the program's libraries within
+ * milliseconds, but the exec's event may be read before it has: the
+ * mappings are read again every MAPS_EXEC_EVERY_NS for MAPS_EXEC_NS,
+ * what is new written as of the exec (a library mapped then cannot
+ * hold an address sampled before it was), so that the first samples'
+ * return addresses into libc resolve.
+ */
+#define MAPS_EXEC_NS 200000000ull		/* 200 ms */
+#define MAPS_EXEC_EVERY_NS 2000000ull		/* 2 ms */
 #define MAPS_MAX_BYTES (64u << 20)
 #define USER_REGS_MASK 0xff0fffull
 #define REG_SP 7				/* in perf's x86-64 order */
@@ -55,6 +65,7 @@ struct wproc {
 	struct wmap *maps;	/* sorted by start */
 	size_t nr_maps, alloc_maps;
 	uint64_t maps_time;	/* event time of the last read */
+	uint64_t exec_time;	/* of its exec, when seen (0: none) */
 	int maps_read;		/* read at least once */
 };
 

@@ -200,6 +200,11 @@ void wconv_arrive_sample(struct wconv *c, const struct walker_ev_hdr *h,
 			wconv_enqueue_int(c, INT_COMM, (pid_t)h->pid, (pid_t)h->pid,
 				    stamp, h->cpu, NULL, sb.buf, 0);
 		read_maps(c, p, h->time_ns, stamp, h->cpu);
+	} else if (p->exec_time && h->time_ns < p->exec_time + MAPS_EXEC_NS &&
+		   h->time_ns >= p->maps_time + MAPS_EXEC_EVERY_NS) {
+		/* the loader's mappings, as of the exec (see wconv_priv.h) */
+		read_maps(c, p, h->time_ns, p->exec_time > c->written_limit ?
+			  p->exec_time : c->written_limit, h->cpu);
 	} else if (h->time_ns >= p->maps_time + c->maps_every_ns ||
 		   (ip && !(h->flags & WALKER_F_KERNEL_MODE) &&
 		    !in_maps(p, ip) &&
@@ -256,6 +261,7 @@ void wconv_arrive_exec(struct wconv *c, const struct walker_ev_hdr *h)
 
 	wconv_thread_get(c, (pid_t)h->tid)->seen = 1;
 	p->hexversion = 0;
+	p->exec_time = h->time_ns;
 	forget_maps(p);
 	read_maps(c, p, h->time_ns, h->time_ns, h->cpu);
 }
