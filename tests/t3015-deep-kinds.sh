@@ -154,6 +154,28 @@ test_expect_success PERF,FP_PYTHON 'a frame-pointer build, in perf mode too (127
 	check_run "$fp" 400
 '
 
+# The frame walker (record --mode bpf) changes nothing in the program:
+# the reference inside the recorded run is a hook-free reference, and
+# the profile must give its shares on every interpreter, at 900 frames
+# of every kind of call (3.12: 400, its C recursion limit).  3.8 to
+# 3.10 spend C stack on every Python call: far past the copied stack,
+# every Python frame is still there (the walker reads them all), only
+# the C frames between outer calls are missing, and report says so.
+test_expect_success PERF,BPF 'bpf mode: whole stacks and the hook-free shares on every interpreter' '
+	found= &&
+	for py in $(ppr_pythons); do
+		case $(ppr_python_version "$py") in
+		3.8|3.9|3.10|3.11|3.12|3.13) ;;
+		*) continue ;;
+		esac
+		found=1
+		d=$(depth_for 900 "$py") &&
+		echo "== $py, $d frames, bpf mode" &&
+		check_run "$py" "$d" bpf || return 1
+	done &&
+	test -n "$found"
+'
+
 # free_ok VERSION...: the runs of these versions (at least one) gave the
 # hook-free reference's shares
 free_ok() {

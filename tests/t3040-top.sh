@@ -134,9 +134,6 @@ test_expect_success 'bad options are refused with the reason' '
 	test_grep "nothing to run" err
 '
 
-test_prereq_BPF() {
-	ppr --version | grep -q " bpf=yes" ||
-		{ echo "pyperf-run was built without libbpf"; return 1; }
 	test "$(id -u)" = 0 || { echo "the walker needs root here"; return 1; }
 }
 

@@ -337,6 +337,14 @@ test_prereq_PERF() {
 	rm -f "$TRASH/.prereq.data"
 }
 
+# The in-kernel frame walker: built with libbpf, and run as root (it
+# needs CAP_BPF and CAP_PERFMON; the suite runs as root in CI).
+test_prereq_BPF() {
+	ppr --version | grep -q " bpf=yes" ||
+		{ echo "pyperf-run was built without libbpf"; return 1; }
+	test "$(id -u)" = 0 || { echo "the frame walker needs root here"; return 1; }
+}
+
 test_prereq_ROOT() {
 	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
 }

@@ -16,7 +16,7 @@
 
 #define WALKER_ABI_VERSION	1
 
-#define WALKER_MAX_PY_FRAMES	1024	/* frames walked per sample */
+#define WALKER_MAX_PY_FRAMES	2048	/* frames walked per sample */
 #define WALKER_MAX_KSTACK	127	/* kernel frames (perf's default cap) */
 #define WALKER_USTACK_MAX	16384	/* user stack bytes copied, at most */
 #define WALKER_MAX_LAYOUTS	16
