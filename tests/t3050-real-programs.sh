@@ -87,4 +87,33 @@ test_expect_success SYMPY 'pytest on sympy: its status, whole stacks, right shar
 	compare sy "<module> (__main__.py)" 6
 '
 
+# The frame walker (record --mode bpf) runs no hook: the reference inside
+# the recorded run is hook-free, and the shares must be within 3 points
+# of it (the issue's bound for the walker; the trampoline's footprint
+# above is 2 to 7 points on these programs).  The hook-free reference
+# of a separate run is printed too.
+test_expect_success DJANGO,BPF 'a Django site in bpf mode: within 3 points of a hook-free reference' '
+	ppr record -q --mode bpf -o djb --python "$DJ_PY" "$REF" djb.ref --hz 1000 \
+		"$SITE" 800 >djb.out 2>djb.err &&
+	test "$(cat djb.out)" = "done 800" &&
+	ppr report -i djb --format json -o djb.json &&
+	ppr report -i djb --format collapsed -o djb.col &&
+	ppr_check_complete djb.json 99 "django, bpf mode" &&
+	cp dj.free djb.free &&
+	compare djb "<module> (real-django.py)" 3
+'
+
+test_expect_success SYMPY,BPF 'pytest on sympy in bpf mode: within 3 points of a hook-free reference' '
+	PYTHONHASHSEED=0 &&
+	export PYTHONHASHSEED &&
+	ppr record -q --mode bpf -o syb --python "$SY_PY" "$REF" syb.ref --hz 1000 \
+		-m pytest -q -p no:cacheprovider "$SY_TEST" >syb.out 2>syb.err &&
+	test_grep " passed" syb.out &&
+	ppr report -i syb --format json -o syb.json &&
+	ppr report -i syb --format collapsed -o syb.col &&
+	ppr_check_complete syb.json 99 "pytest on sympy, bpf mode" &&
+	cp sy.free syb.free &&
+	compare syb "<module> (__main__.py)" 3
+'
+
 test_done

@@ -443,8 +443,15 @@ uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,
 
 /* --- the session file ----------------------------------------------- */
 
+/*
+ * A string as one field: bytes up to space, '%' and DEL as %XX; the
+ * empty string (a code object without a file name, exec'd code) as a
+ * lone "%", which no escaped string is.
+ */
 static void put_escaped(struct strbuf *sb, const char *s)
 {
+	if (!*s)
+		strbuf_addch(sb, '%');
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
@@ -503,6 +510,10 @@ static char *unescape(const char *s, size_t n)
 	char *out = xmalloc(n + 1);
 	size_t i, o = 0;
 
+	if (n == 1 && *s == '%') {
+		*out = '\0';
+		return out;
+	}
 	for (i = 0; i < n; i++) {
 		if (s[i] != '%') {
 			out[o++] = s[i];

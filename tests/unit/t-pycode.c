@@ -276,6 +276,15 @@ int main(int argc, char **argv)
 	TAP_INT(pycode_line(c, p, 0xffffffffu), 10, "not started: first line");
 	pycode_cache_free(c);
 
+	/* exec'd code has no file name: a lone "%" is the empty string */
+	c = load_str("pyperf-run pycode 1\n"
+		     "c 7 1000 1 1 11 1 %3cmodule%3e % -\n", &r);
+	TAP_INT(r, 0, "an entry without a file name loads");
+	p = pycode_find(c, 7, 0x1000, 1);
+	TAP_OK(p && !strcmp(p->filename, "") &&
+	       !strcmp(p->qualname, "<module>"), "  with an empty file name");
+	pycode_cache_free(c);
+
 	/* 3.10: 4 bytes +1, 2 bytes no line (-128 = 0x80), 4 bytes -1 */
 	c = load_str("pyperf-run pycode 1\n"
 		     "c 7 2000 20 20 10 0 g g.py 04010280" "04ff\n", &r);
