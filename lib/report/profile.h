@@ -83,6 +83,46 @@ struct weight_unit_info {
 const struct weight_unit_info *weight_unit_info(enum weight_unit u);
 
 /*
+ * What a profile's weights add up: PROFILE_CLOCK_CPU, the on-CPU
+ * samples (one sample each, as always); PROFILE_CLOCK_OFFCPU, the
+ * off-CPU intervals, each its length in nanoseconds, on the stack the
+ * thread left the CPU with; PROFILE_CLOCK_WALL, both, the on-CPU
+ * samples weighing their period (nanoseconds of a clock event): per
+ * thread, its lifetime.  The last two are in UNIT_NS.
+ */
+enum profile_clock {
+	PROFILE_CLOCK_CPU = 0,
+	PROFILE_CLOCK_WALL,
+	PROFILE_CLOCK_OFFCPU,
+	PROFILE_CLOCK_NR
+};
+
+/* "cpu", "wall", "off-cpu"; and back: 0, or -1 for another word. */
+const char *profile_clock_name(enum profile_clock c);
+int profile_clock_parse(const char *s, enum profile_clock *c);
+
+/*
+ * Why a thread was off CPU (lib/report/waitclass.c classifies an
+ * interval from its stack; its table is documented in
+ * pyperf-run-report(1)).  Each off-CPU stack ends in one frame
+ * "[off-cpu NAME]".
+ */
+enum wait_reason {
+	WAIT_SLEEP = 0,		/* nanosleep, clock_nanosleep */
+	WAIT_IO,		/* read/write/recv/send/accept/connect, poll
+				   on fds, fsync, D state */
+	WAIT_LOCK,		/* futex of a mutex, condition, semaphore */
+	WAIT_GIL,		/* waiting to take the GIL */
+	WAIT_IDLE,		/* an event loop waiting for any event */
+	WAIT_RUNQUEUE,		/* preempted, runnable: waiting for a CPU */
+	WAIT_OTHER,
+	WAIT_NR
+};
+
+/* "sleep", "io", "lock", "gil", "idle", "runqueue", "other". */
+const char *wait_reason_name(enum wait_reason r);
+
+/*
  * One interned frame.  Frames are identified by their index in
  * profile->frames (a frame id).  Two frames never have the same
  * (kind, func, file, dso).
@@ -125,6 +165,13 @@ struct task {
 	const char *comm;	/* last command name perf reported */
 	uint64_t weight;	/* of the stacks kept after filtering, in
 				   profile->unit */
+	uint64_t count;		/* samples and off-CPU intervals in it */
+	/*
+	 * profile->threads only, wall and off-cpu clocks: nanoseconds
+	 * off CPU by reason (the rest of weight, in the wall clock, is
+	 * the time it ran).
+	 */
+	uint64_t offcpu[WAIT_NR];
 };
 
 #define PROFILE_NO_TASK UINT32_MAX
@@ -142,6 +189,8 @@ struct stack {
 				   when merged */
 	uint64_t weight;	/* in profile->unit: with UNIT_SAMPLES, the
 				   number of samples */
+	uint64_t count;		/* samples (and off-CPU intervals) in it,
+				   whatever the unit (style.md 10) */
 	uint64_t period;	/* sum of the samples' periods (event units:
 				   nanoseconds for cpu-clock/task-clock) */
 };
@@ -197,11 +246,16 @@ struct profile_filter {
 		PROFILE_READER_NATIVE = 0,
 		PROFILE_READER_PERF_SCRIPT,
 	} reader;
+	/*
+	 * The clock (enum profile_clock) plus one: 0 takes the session's
+	 * own (wall for a `record --wall` session, else cpu).
+	 */
+	int clock;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
-			      PROFILE_READER_NATIVE }
+			      PROFILE_READER_NATIVE, 0 }
 
 /* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
 int profile_reader_parse(const char *s, enum profile_reader *r);
@@ -274,6 +328,18 @@ struct profile_quality {
 				   that did not reach a root: not judged,
 				   under "[python start-up]" */
 	unsigned ctx_damaged;	/* context tables read only up to damage */
+	/* off-CPU intervals (wall and off-cpu clocks) */
+	uint64_t offcpu;	/* intervals kept */
+	uint64_t offcpu_ns;	/* ...their nanoseconds */
+	uint64_t offcpu_nostack;	/* ...with no stack at the switch
+					   (put on the thread's last
+					   sampled stack: inferred) */
+	uint64_t offcpu_nostack_ns;
+	uint64_t gil_inferred;	/* ...called gil from the interpreter's
+				   exported callers (no take_gil symbol) */
+	uint64_t gil_inferred_ns;
+	uint64_t offcpu_notime;	/* perf --off-cpu's accumulated samples:
+				   no time of their own */
 };
 
 /* One key=value line of the session's meta file. */
@@ -296,8 +362,10 @@ struct profile {
 	enum profile_group group;
 	enum weight_unit unit;	/* of every weight below and in stacks,
 				   tasks and threads */
+	enum profile_clock clock;	/* what the weights add up */
 
 	uint64_t total_weight;	/* sum of stacks[].weight */
+	uint64_t total_count;	/* sum of stacks[].count */
 	uint64_t total_period;	/* sum of stacks[].period */
 	uint64_t dropped;	/* samples filtered out (pid/tid/time): a
 				   count, whatever the unit */
@@ -392,6 +460,13 @@ uint32_t profile_task_intern(struct profile *p, pid_t pid, pid_t tid,
 void profile_stack_add(struct profile *p, const uint32_t *frames,
 		       uint32_t depth, uint32_t task, uint64_t weight,
 		       uint64_t period);
+/*
+ * The same with the count of samples given (profile_stack_add() counts
+ * weight samples in UNIT_SAMPLES, one otherwise).
+ */
+void profile_stack_add_n(struct profile *p, const uint32_t *frames,
+			 uint32_t depth, uint32_t task, uint64_t weight,
+			 uint64_t count, uint64_t period);
 void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
 /* Append one warning (see struct profile). */

@@ -134,16 +134,16 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 	quality_cuts(p);
 	quality_dump_advice(p);
 	/*
-	 * These counts are samples, shared of total_weight: every source
-	 * weighs a sample 1 today (UNIT_SAMPLES).  A source with another
-	 * unit must give them a sample count to be shared of.
+	 * These counts are samples, shared of the profile's count of
+	 * samples (total_count), never of its weight: in the wall clock a
+	 * weight is nanoseconds.
 	 */
 	if (q->unnamed)
 		profile_warn(p, "%s of samples (%s) ran in code without "
 			     "symbols, shown as the object's name in brackets "
 			     "(e.g. %s), not credited to a named caller; "
 			     "debug symbols would name it",
-			     pct_str(q->unnamed, p->total_weight, pc,
+			     pct_str(q->unnamed, p->total_count, pc,
 				     sizeof(pc)),
 			     count_str(q->unnamed, a, sizeof(a)),
 			     unnamed_example);
@@ -152,7 +152,7 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     "start-up, before the trampoline started: their "
 			     "native stacks may be cut at the stack dump; they "
 			     "are under [python start-up]",
-			     pct_str(q->startup_cut, p->total_weight, pc,
+			     pct_str(q->startup_cut, p->total_count, pc,
 				     sizeof(pc)),
 			     count_str(q->startup_cut, a, sizeof(a)));
 	if (q->ctx_unknown)
