@@ -164,6 +164,7 @@ struct loader {
 	uint32_t offcpu_frame[WAIT_NR][3];
 	uint32_t cur_thread;	/* agg_task(): the sample's thread */
 	int clock_defaulted;	/* no --clock: the session's own */
+	int wall_session;	/* meta "wall": a record --wall session */
 	int offcpu_source;	/* perf.data has switch records or
 				   offcpu-time samples */
 

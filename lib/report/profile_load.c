@@ -143,13 +143,16 @@ int profile_load(struct profile *p, const char *session,
 		goto out;
 	l.helper_pid = meta_pid(p, "helper_pid");
 	/* a `record --wall` session reads in the wall clock by default */
-	if (!f->clock && profile_meta_get(p, "wall"))
+	l.wall_session = profile_meta_get(p, "wall") != NULL;
+	if (!f->clock && l.wall_session)
 		agg_set_clock(&l, PROFILE_CLOCK_WALL);
 	if (p->clock != PROFILE_CLOCK_CPU &&
 	    f->reader == PROFILE_READER_PERF_SCRIPT) {
-		ret = set_err(err, errlen, "the perf-script reader reads only "
-			      "the cpu clock; --clock %s needs the native "
-			      "reader", profile_clock_name(p->clock));
+		ret = set_err(err, errlen, "the perf-script reader (--reader, "
+			      "or chosen by --perf or $PYPERF_PERF) reads "
+			      "only the cpu clock: give --reader native for "
+			      "--clock %s, or --clock cpu",
+			      profile_clock_name(p->clock));
 		goto out;
 	}
 	loader_frames(&l);

@@ -62,6 +62,15 @@ const struct sample *agg_clock(struct loader *l, const struct sample *s,
 
 	if (s->offcpu ? c == PROFILE_CLOCK_CPU : c == PROFILE_CLOCK_OFFCPU)
 		return NULL;
+	/*
+	 * A wall session's stacks at switch-out, from a source that gives
+	 * them as samples (perf script): not on-CPU time.
+	 */
+	if (l->wall_session && s->event.len >= 16 &&
+	    (!memcmp(s->event.s, "sched:sched_switch", 18 <= s->event.len ?
+		     18 : s->event.len) ||
+	     !memcmp(s->event.s, "context-switches", 16)))
+		return NULL;
 	if (c == PROFILE_CLOCK_CPU)
 		return s;
 	*copy = *s;

@@ -23,6 +23,8 @@ enum wclass {
 	W_GIL,		/* take_gil: -> gil, seen */
 	W_GILCALLER,	/* exported callers of take_gil: gil, inferred,
 			   when the wait below is a condition wait */
+	W_SLEEPER,	/* time.sleep's C function: a poll or select it
+			   calls (with no fds, before 3.11) sleeps */
 	W_RUNQ,		/* preemption points: -> runqueue */
 	W_OTHER,	/* a known wait of no class above: -> other */
 };
@@ -98,6 +100,9 @@ static const struct wentry table[] = {
 	/* the eval loop itself waits on a condition only to retake the
 	   GIL it was asked to drop (its static helpers stripped away) */
 	{ FRAME_NATIVE, M_EXACT, "_PyEval_EvalFrameDefault", W_GILCALLER },
+	/* user space: time.sleep (pysleep() selects with no fds, 3.10-) */
+	{ FRAME_NATIVE, M_EXACT, "pysleep", W_SLEEPER },
+	{ FRAME_NATIVE, M_EXACT, "time_sleep", W_SLEEPER },
 	/* user space: locks and conditions */
 	{ FRAME_NATIVE, M_EXACT, "PyThread_acquire_lock_timed", W_LOCK },
 	{ FRAME_NATIVE, M_EXACT, "PyThread_acquire_lock", W_LOCK },
@@ -153,6 +158,19 @@ static int class_of(const struct frame *f)
 		if (entry_match(&table[i], f))
 			return (int)table[i].cls;
 	return -1;
+}
+
+/* time.sleep's C function is a caller of frame i. */
+static int under_sleep(const struct profile *p, const uint32_t *ids,
+		       size_t n, size_t i)
+{
+	for (; i < n; i++) {
+		if (class_of(&p->frames[ids[i]]) == W_SLEEPER)
+			return 1;
+		if (p->frames[ids[i]].kind == FRAME_PYTHON)
+			return 0;
+	}
+	return 0;
 }
 
 /* An event loop's Python frames (asyncio, selectors) are callers. */
@@ -221,6 +239,8 @@ enum wait_reason waitclass(const struct profile *p, const uint32_t *ids,
 		case W_IO:
 			return WAIT_IO;
 		case W_POLL:
+			if (under_sleep(p, ids, n, i + 1))
+				return WAIT_SLEEP;
 			return under_event_loop(p, ids, n) ? WAIT_IDLE :
 			       WAIT_IO;
 		case W_FUTEX:
