@@ -50,7 +50,7 @@ static const char record_options[] =
 "    -e, --event <event>    the perf event (default: cpu-clock)\n"
 "    --perf-arg <arg>       pass <arg> to perf record (repeatable)\n"
 "    --wall                 also record when each thread waits, and on\n"
-"                           what (report --clock wall|off-cpu)\n"
+"                           what (report's wall and off-cpu clocks)\n"
 "    -q, --quiet            print only errors and warnings\n"
 "    -h, --help             print this help\n";
 

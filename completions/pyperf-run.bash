@@ -17,11 +17,11 @@ _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
-	--event --perf-arg --quiet --help -o -F -e -q -h -m -c'
+	--event --perf-arg --wall --quiet --help -o -F -e -q -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
-	--diff --help -i -o -f -h'
+	--clock --diff --help -i -o -f -h'
 _pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --view
 	--sort --rows --delay --batch --duration --output --quiet --help
 	-F -s -n -d -o -q -h -m -c'
@@ -34,6 +34,7 @@ _pyperf_run_modes='auto perf jit'
 _pyperf_run_trampolines='auto native embedded'
 _pyperf_run_colors='auto always never'
 _pyperf_run_readers='native perf-script'
+_pyperf_run_clocks='cpu wall off-cpu'
 
 # COMPREPLY: the words of $1 that start with $2.
 _pyperf_run_words()
@@ -129,6 +130,8 @@ _pyperf_run_value()
 		_pyperf_run_words "$_pyperf_run_colors" "$3" ;;
 	report:--reader)
 		_pyperf_run_words "$_pyperf_run_readers" "$3" ;;
+	report:--clock)
+		_pyperf_run_words "$_pyperf_run_clocks" "$3" ;;
 	report:--pid|report:--tid|report:--time|report:--min-share|\
 	report:--top|report:--tree-min|report:--title)
 		COMPREPLY=() ;;
@@ -201,7 +204,7 @@ _pyperf_run()
 			=|-o|--output|--python|--perf|--mode|--trampoline|-F|--freq|\
 			--stack-size|-e|--event|--perf-arg|-i|--input|-f|\
 			--format|--view|--pid|--tid|--time|--min-share|--top|\
-			--tree-min|--title|--color|--reader|-s|--sort|-n|--rows|\
+			--tree-min|--title|--color|--reader|--clock|-s|--sort|-n|--rows|\
 			-d|--delay|--duration)
 				;;
 			-m|-c)
