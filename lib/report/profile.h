@@ -340,6 +340,8 @@ struct profile_quality {
 	uint64_t gil_inferred_ns;
 	uint64_t offcpu_notime;	/* perf --off-cpu's accumulated samples:
 				   no time of their own */
+	uint64_t offcpu_broken;	/* intervals left out: perf lost one of
+				   their switch records */
 };
 
 /* One key=value line of the session's meta file. */

@@ -169,6 +169,14 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     q->ctx_damaged == 1 ? " was" : "s were",
 			     q->ctx_damaged == 1 ? "its" : "their",
 			     q->ctx_damaged == 1 ? "" : "es");
+	if (q->offcpu_broken)
+		profile_warn(p, "%s off-CPU interval%s left out: perf lost "
+			     "the switch record%s that began or ended %s, so "
+			     "the wall clock misses that waiting time",
+			     count_str(q->offcpu_broken, a, sizeof(a)),
+			     q->offcpu_broken == 1 ? "" : "s",
+			     q->offcpu_broken == 1 ? "" : "s",
+			     q->offcpu_broken == 1 ? "it" : "them");
 	if (q->bad_names)
 		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
 			     "control bytes or torn records in a perf map or "

@@ -172,7 +172,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		if (switches_walker_state(s.raw, s.raw_size, &ps.prev_state))
 			ps.have_state = 1;
 	} else {
-		switches_oncpu(&r->sw, s.tid, r->pf, (size_t)n);
+		switches_oncpu(&r->sw, s.tid, ps.time_ns, r->pf, (size_t)n);
 	}
 	ps.event.s = ev;
 	ps.event.len = strlen(ev);
@@ -431,6 +431,8 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		st->unwind_fallbacks = us->fallbacks;
 		st->lost = r.d.lost > r.d.lost_samples ? r.d.lost :
 			   r.d.lost_samples;
+		st->switch_samples = r.ns->sw.switch_samples;
+		st->switch_broken = r.ns->sw.broken;
 	}
 	ret = 0;
 out:
@@ -498,8 +500,9 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	o.progress_data = l->f->progress_data;
 	ret = native_load(&o, &st, &cb_ret, err, errlen);
 	if (!ret) {
-		l->recorded = st.samples + st.bad_samples;
+		l->recorded = st.samples + st.bad_samples + st.switch_samples;
 		l->lost = st.lost;
+		l->p->quality.offcpu_broken = st.switch_broken;
 	}
 	return ret;
 }

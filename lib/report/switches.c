@@ -20,12 +20,14 @@
 struct sw_thread {
 	uint64_t out_time;	/* its last switch-out (0: running) */
 	unsigned preempt : 1;	/* ...left runnable */
+	unsigned seen_in : 1;	/* a switch-in was read */
 	/* the stack of the last switch sample, and when it was taken */
 	struct sample_frame *stack;
 	size_t nr_stack, stack_alloc;
 	uint64_t stack_time;
 	unsigned have_stack : 1, have_state : 1;
 	uint64_t prev_state;
+	uint64_t oncpu_time;	/* of the last on-CPU sample */
 	/* the last on-CPU sample's stack */
 	struct sample_frame *last;
 	size_t nr_last, last_alloc;
@@ -147,10 +149,12 @@ void switches_stack(struct switches *sw, const struct pd_sample *s,
 	}
 }
 
-void switches_oncpu(struct switches *sw, pid_t tid,
+void switches_oncpu(struct switches *sw, pid_t tid, uint64_t time,
 		    const struct sample_frame *f, size_t n)
 {
 	struct sw_thread *t = thread_of(sw, tid);
+
+	t->oncpu_time = time;
 
 	copy_frames(&t->last, &t->nr_last, &t->last_alloc, f, n);
 }
@@ -167,12 +171,32 @@ int switches_record(struct switches *sw, const struct pd_switch *r,
 	sw->switch_records++;
 	t = thread_of(sw, r->tid);
 	if (r->out) {
+		/* out twice: the switch-in between was lost */
+		if (t->out_time)
+			sw->broken++;
 		t->out_time = r->time;
 		t->preempt = r->preempt;
 		return 0;
 	}
 	if (!t->out_time || r->time < t->out_time) {
-		t->out_time = 0;	/* its first switch-in: it started */
+		/* its first switch-in: it started; a later one: lost out */
+		if (t->seen_in)
+			sw->broken++;
+		t->seen_in = 1;
+		t->out_time = 0;
+		return 0;
+	}
+	t->seen_in = 1;
+	/*
+	 * It ran in between (an on-CPU sample, or a switch sample of a
+	 * later switch-out): the records of a switch-in and a switch-out
+	 * were lost, and this is no one interval.
+	 */
+	if (t->oncpu_time > t->out_time ||
+	    (t->have_stack && t->stack_time > r->time)) {
+		sw->broken++;
+		t->out_time = 0;
+		t->have_stack = 0;
 		return 0;
 	}
 	sample_init(out);

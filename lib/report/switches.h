@@ -41,6 +41,8 @@ struct switches {
 	size_t out_alloc;
 	uint64_t switch_records;	/* switch records read */
 	uint64_t switch_samples;	/* stacks at switch-out read */
+	uint64_t broken;	/* intervals left out: a switch record
+				   missing (perf lost it) */
 };
 
 /* d must outlive sw. */
@@ -59,8 +61,12 @@ void switches_stack(struct switches *sw, const struct pd_sample *s,
 		    enum switch_event ev, const struct sample_frame *f,
 		    size_t n);
 
-/* An on-CPU sample's stack: the thread's last one. */
-void switches_oncpu(struct switches *sw, pid_t tid,
+/*
+ * An on-CPU sample's stack (taken at time, 0 unknown): the thread's
+ * last one.  A thread seen on CPU between a switch-out and the next
+ * switch-in lost switch records: that interval is left out (broken).
+ */
+void switches_oncpu(struct switches *sw, pid_t tid, uint64_t time,
 		    const struct sample_frame *f, size_t n);
 
 /*

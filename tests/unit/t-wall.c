@@ -150,7 +150,7 @@ static void test_intervals(const struct perfdata *d)
 	r.time = 100;
 	TAP_OK(!switches_record(&sw, &r, &out),
 	       "a first switch-in (the thread starts) is no interval");
-	switches_oncpu(&sw, 7, run, 1);
+	switches_oncpu(&sw, 7, 150, run, 1);
 	memset(&s, 0, sizeof(s));
 	s.attr = &d->attrs[0];
 	s.have_tid = s.have_time = 1;
@@ -181,9 +181,24 @@ static void test_intervals(const struct perfdata *d)
 	       out.frames[0].sym.len == 4 && out.weight == 500,
 	       "without a switch sample: the last on-CPU stack, inferred");
 	r.time = 3000;
-	TAP_OK(!switches_record(&sw, &r, &out),
-	       "a switch-in without a switch-out (a lost record) is none");
+	TAP_OK(!switches_record(&sw, &r, &out) && sw.broken == 1,
+	       "a switch-in without a switch-out (a lost record) is none, "
+	       "and counted");
 	TAP_INT(sw.switch_records, 6, "records counted");
+	r.out = 1;
+	r.time = 4000;
+	switches_record(&sw, &r, &out);
+	switches_oncpu(&sw, 7, 4500, run, 1);
+	r.out = 0;
+	r.time = 5000;
+	TAP_OK(!switches_record(&sw, &r, &out) && sw.broken == 2,
+	       "ran between a switch-out and a switch-in: records lost, "
+	       "no interval");
+	r.out = 1;
+	switches_record(&sw, &r, &out);
+	r.time = 6000;
+	switches_record(&sw, &r, &out);
+	TAP_INT(sw.broken, 3, "out twice: the switch-in was lost");
 	switches_release(&sw);
 }
 
