@@ -1225,10 +1225,14 @@ def part_w(args, pythons, tool, scratch):
             return text + "report: n/a (%s)\n" % first_line(rr.err)
         rep.append(rr)
     best = min(rep, key=lambda x: x.wall)
+    lost = re.search(r"perf lost ([0-9,]+ of [0-9,]+ samples \([^)]*\))",
+                     best.err)
     text += ("`report --clock wall --format collapsed` on a session of "
-             "%s off-CPU intervals (%s samples, perf.data %.0f MB): "
-             "**%s** wall, %s CPU, %.0f MB peak memory (best of %d).\n"
-             % (meta["switches"], meta.get("samples", "?"), size / 1e6,
+             "%s off-CPU intervals from %d round trips (%s samples, "
+             "perf.data %.0f MB%s): **%s** wall, %s CPU, %.0f MB peak "
+             "memory (best of %d).\n"
+             % (meta["switches"], want // 2, meta.get("samples", "?"),
+                size / 1e6, "; perf lost " + lost.group(1) if lost else "",
                 secs(best.wall), secs(best.cpu), best.rss, len(rep)))
     return text
 

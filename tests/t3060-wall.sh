@@ -156,6 +156,17 @@ assert \"unit\" not in d and \"clock\" not in d and d[\"samples\"] > 100, d.get(
 	test_grep "clock must be cpu, wall or off-cpu" err
 '
 
+test_expect_success ROOT,DEB 'doctor says the route record --wall takes (root: sched_switch)' '
+	ppr doctor --json --python "$DEB" >doc.json 2>/dev/null; code=$? &&
+	test $code = 0 -o $code = 1 &&
+	python3 -c "
+import json
+c = [c for c in json.load(open(\"doc.json\"))[\"checks\"]
+     if c[\"id\"] == \"kernel.wall\"]
+assert c and c[0][\"level\"] == \"ok\" and \"sched:sched_switch\" in c[0][\"text\"], c
+"
+'
+
 test_expect_success PERF,ROOT,DEB 'a session without --wall has no wall clock' '
 	record_env "$PPR_BIN" record -q -o plain --python "$DEB" \
 		"$FIX/wall-truth.py" plain.truth >/dev/null 2>&1 &&
