@@ -3,6 +3,7 @@
 test_description='record --wall: wall-clock and off-CPU profiles against the programs'"'"' own clocks and an in-process wall sampler'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
+. "$TEST_DIR/lib-flame.sh"
 
 # The ground truth (tests/fixtures/wall-truth.py): the main thread
 # times five phases with perf_counter() (CPU, time.sleep, a pipe read
@@ -154,6 +155,25 @@ assert \"unit\" not in d and \"clock\" not in d and d[\"samples\"] > 100, d.get(
 	test_grep "perf-script reader .* reads only the cpu clock" err &&
 	test_must_fail ppr report -i $s --clock nope 2>err &&
 	test_grep "clock must be cpu, wall or off-cpu" err
+'
+
+# The html page's timeline: a lane per thread; clicking the main
+# thread's longest sleep shows the flame graph of that time alone: the
+# sleep phase, ending in [off-cpu sleep], weighing about the span.
+test_expect_success PERF,ROOT,DEB,CHROMIUM 'html: a timeline of the threads; a span shows its own flame graph' '
+	ppr report -i tDEB --format html -o t.html 2>/dev/null &&
+	flame_browser html t.html --timeline-span 0,sleep >t.kv &&
+	test "$(flame_kv tl_lanes t.kv)" -ge 3 &&
+	span=$(flame_kv tl_span_us t.kv) &&
+	test "$span" -gt 350000 &&
+	after=$(flame_kv tl_total_after t.kv) &&
+	before=$(flame_kv tl_total_before t.kv) &&
+	test "$after" -lt "$before" &&
+	test "$after" -ge "$((span * 1000))" &&
+	test "$after" -le "$((span * 1000 + span * 1000 / 50))" &&
+	test_grep "^tl_label=phase_sleep \(.*wall-truth.py\)$" t.kv &&
+	test_grep "^tl_label=\[off-cpu sleep\]$" t.kv &&
+	! grep "^tl_label=phase_cpu" t.kv
 '
 
 test_expect_success ROOT,DEB 'doctor says the route record --wall takes (root: sched_switch)' '

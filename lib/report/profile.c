@@ -223,6 +223,7 @@ void profile_release(struct profile *p)
 	for (i = 0; i < p->nr_warnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
+	free(p->spans);
 	if (pp) {
 		htab_release(&pp->frame_tab);
 		htab_release(&pp->stack_tab);
@@ -516,9 +517,9 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 			    p->unit == UNIT_SAMPLES ? weight : 1, period);
 }
 
-void profile_stack_add_n(struct profile *p, const uint32_t *frames,
-			 uint32_t depth, uint32_t task, uint64_t weight,
-			 uint64_t count, uint64_t period)
+uint32_t profile_stack_add_n(struct profile *p, const uint32_t *frames,
+			     uint32_t depth, uint32_t task, uint64_t weight,
+			     uint64_t count, uint64_t period)
 {
 	struct profile_priv *pp = p->priv;
 	struct stack_key k = { p, frames, depth, task };
@@ -562,6 +563,7 @@ void profile_stack_add_n(struct profile *p, const uint32_t *frames,
 		p->tasks[task].weight += weight;
 		p->tasks[task].count += count;
 	}
+	return id;
 }
 
 /* ---- totals, pruning ------------------------------------------ */
@@ -604,7 +606,7 @@ void profile_prune(struct profile *p, double min_share)
 {
 	struct calltree t;
 	struct profile q;
-	uint32_t *buf = NULL;
+	uint32_t *buf = NULL, *remap = NULL, id;
 	size_t alloc = 0, i, j;
 	uint64_t limit;
 	uint32_t small;
@@ -632,6 +634,8 @@ void profile_prune(struct profile *p, double min_share)
 	}
 	small = profile_frame_intern(&q, FRAME_UNKNOWN, NATIVE_NONE,
 				     "[small frames]", NULL, NULL, NULL);
+	if (p->nr_spans)
+		remap = xmalloc(p->nr_stacks * sizeof(*remap));
 	for (i = 0; i < p->nr_tasks; i++) {
 		const struct task *tk = &p->tasks[i];
 
@@ -657,10 +661,16 @@ void profile_prune(struct profile *p, double min_share)
 			buf[d++] = s->frames[j];
 			node = c;
 		}
-		profile_stack_add_n(&q, buf, d, s->task, s->weight, s->count,
-				    s->period);
+		id = profile_stack_add_n(&q, buf, d, s->task, s->weight,
+					 s->count, s->period);
+		/* the spans follow their stacks into the pruned ones */
+		if (remap)
+			remap[i] = id;
 	}
 	free(buf);
+	for (i = 0; remap && i < p->nr_spans; i++)
+		p->spans[i].stack = remap[p->spans[i].stack];
+	free(remap);
 	calltree_release(&t);
 	/* move q's frames/stacks/tasks into p, keep p's metadata */
 	{

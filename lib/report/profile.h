@@ -251,11 +251,13 @@ struct profile_filter {
 	 * own (wall for a `record --wall` session, else cpu).
 	 */
 	int clock;
+	/* wall and off-cpu clocks: keep every sample's span (p->spans) */
+	int spans;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
-			      PROFILE_READER_NATIVE, 0 }
+			      PROFILE_READER_NATIVE, 0, 0 }
 
 /* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
 int profile_reader_parse(const char *s, enum profile_reader *r);
@@ -344,6 +346,20 @@ struct profile_quality {
 				   their switch records */
 };
 
+/*
+ * When a thread ran or waited (the wall and off-cpu clocks, with
+ * profile_filter.spans): an on-CPU sample stands for the period before
+ * its time, an off-CPU interval for its own length; stack is the
+ * stack (index in p->stacks) it was added to.
+ */
+struct profile_span {
+	uint64_t start;		/* perf clock, nanoseconds */
+	uint64_t dur;		/* nanoseconds */
+	uint32_t thread;	/* index in p->threads */
+	uint32_t stack;
+	int32_t reason;		/* enum wait_reason, or -1: running */
+};
+
 /* One key=value line of the session's meta file. */
 struct meta_entry {
 	const char *key;
@@ -403,6 +419,10 @@ struct profile {
 	 */
 	char **warnings;
 	size_t nr_warnings;
+
+	/* profile_filter.spans: in the order read (not sorted) */
+	struct profile_span *spans;
+	size_t nr_spans, alloc_spans;
 
 	void *priv;		/* interning tables (profile.c) */
 };
@@ -464,11 +484,12 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 		       uint64_t period);
 /*
  * The same with the count of samples given (profile_stack_add() counts
- * weight samples in UNIT_SAMPLES, one otherwise).
+ * weight samples in UNIT_SAMPLES, one otherwise); returns the stack's
+ * index in p->stacks.
  */
-void profile_stack_add_n(struct profile *p, const uint32_t *frames,
-			 uint32_t depth, uint32_t task, uint64_t weight,
-			 uint64_t count, uint64_t period);
+uint32_t profile_stack_add_n(struct profile *p, const uint32_t *frames,
+			     uint32_t depth, uint32_t task, uint64_t weight,
+			     uint64_t count, uint64_t period);
 void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
 /* Append one warning (see struct profile). */

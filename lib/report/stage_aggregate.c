@@ -263,7 +263,7 @@ static size_t view_mixed(struct loader *l, const struct named *nm,
  * returns the "[off-cpu REASON]" frame its stack ends in.
  */
 static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
-			    size_t n)
+			    size_t n, int *reason)
 {
 	struct profile *p = l->p;
 	struct wait_facts wf;
@@ -288,6 +288,7 @@ static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
 			p->quality.gil_inferred_ns += s->weight;
 		}
 	}
+	*reason = (int)r;
 	p->quality.offcpu++;
 	p->quality.offcpu_ns += s->weight;
 	p->threads[l->cur_thread].offcpu[r] += s->weight;
@@ -305,6 +306,22 @@ static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
 	return l->offcpu_frame[r][variant];
 }
 
+/* The sample's span: when its thread ran (reason -1) or waited. */
+static void add_span(struct loader *l, const struct sample *s,
+		     uint32_t stack, int reason)
+{
+	struct profile *p = l->p;
+	struct profile_span *sp;
+
+	ALLOC_GROW(p->spans, p->nr_spans + 1, p->alloc_spans);
+	sp = &p->spans[p->nr_spans++];
+	sp->dur = s->weight;
+	sp->start = s->time_ns > s->weight ? s->time_ns - s->weight : 0;
+	sp->thread = l->cur_thread;
+	sp->stack = stack;
+	sp->reason = reason;
+}
+
 /*
  * Add the sample's stack, as the view shows it, to the profile with
  * the sample's weight (one sample, or the nanoseconds of the wall and
@@ -315,6 +332,8 @@ void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task)
 {
 	size_t n = nm->n, inner = n, d = 0, i;
+	int reason = -1;
+	uint32_t id;
 
 	if (nm->startup)
 		l->out[d++] = l->startup_frame;
@@ -340,7 +359,7 @@ void agg_add(struct loader *l, const struct sample *s,
 		break;
 	}
 	if (s->offcpu) {
-		uint32_t leaf = offcpu_leaf(l, s, n);
+		uint32_t leaf = offcpu_leaf(l, s, n, &reason);
 
 		/* a stack that says nothing but the reason */
 		if (d == 1 && l->out[0] == l->unknown_frame)
@@ -349,6 +368,8 @@ void agg_add(struct loader *l, const struct sample *s,
 	}
 	if (!d)
 		l->out[d++] = l->unknown_frame;
-	profile_stack_add_n(l->p, l->out, (uint32_t)d, task, s->weight, 1,
-			    s->period);
+	id = profile_stack_add_n(l->p, l->out, (uint32_t)d, task, s->weight,
+				 1, s->period);
+	if (l->f->spans && l->p->clock != PROFILE_CLOCK_CPU && s->time_ns)
+		add_span(l, s, id, reason);
 }
