@@ -677,6 +677,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.format == FMT_SPEEDSCOPE && o.filter.group == PROFILE_MERGED)
 		o.filter.group = PROFILE_BY_THREAD;
+	/* the html page's timeline (wall and off-cpu clocks) */
+	if (o.format == FMT_HTML && !o.diff)
+		o.filter.spans = 1;
 	if (o.format == FMT_JSON && o.filter.group == PROFILE_MERGED)
 		o.filter.group = PROFILE_BY_THREAD;
 	if (o.color < 0)
