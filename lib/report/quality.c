@@ -169,6 +169,37 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     q->ctx_damaged == 1 ? " was" : "s were",
 			     q->ctx_damaged == 1 ? "its" : "their",
 			     q->ctx_damaged == 1 ? "" : "es");
+	if (q->offcpu_nostack)
+		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+			     "has no stack taken at the switch (switch records "
+			     "only, or perf lost the switch's sample): it is "
+			     "put on each thread's "
+			     "last sampled stack, under [off-cpu ..., stack "
+			     "inferred], not where it waited",
+			     pct_str(q->offcpu_nostack_ns, q->offcpu_ns, pc,
+				     sizeof(pc)),
+			     (double)q->offcpu_nostack_ns / 1e9,
+			     count_str(q->offcpu_nostack, a, sizeof(a)),
+			     q->offcpu_nostack == 1 ? "" : "s");
+	if (q->gil_inferred)
+		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+			     "is called a GIL wait from the interpreter's "
+			     "exported callers over a condition wait, not seen "
+			     "in take_gil (no symbol for it: debug symbols "
+			     "would show it): under [off-cpu gil, inferred]",
+			     pct_str(q->gil_inferred_ns, q->offcpu_ns, pc,
+				     sizeof(pc)),
+			     (double)q->gil_inferred_ns / 1e9,
+			     count_str(q->gil_inferred, a, sizeof(a)),
+			     q->gil_inferred == 1 ? "" : "s");
+	if (q->offcpu_notime)
+		profile_warn(p, "%s off-CPU sample%s of perf --off-cpu %s no "
+			     "time of its own (perf adds short waits up and "
+			     "writes them at the end): not on a timeline, "
+			     "left out of a time window",
+			     count_str(q->offcpu_notime, a, sizeof(a)),
+			     q->offcpu_notime == 1 ? "" : "s",
+			     q->offcpu_notime == 1 ? "has" : "have");
 	if (q->offcpu_broken)
 		profile_warn(p, "%s off-CPU interval%s left out: perf lost "
 			     "the switch record%s that began or ended %s, so "
