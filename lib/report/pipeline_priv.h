@@ -6,6 +6,7 @@
  * share and each stage's entry points.  Not for writers or commands.
  *
  *   a source ──► pipeline_sample() (profile_load.c), for each sample:
+ *     agg_clock()       stage_aggregate.c  the clock's samples, weighed
  *     agg_accept()      stage_aggregate.c  the user's program, in the filter
  *     name_rebuild()    stage_name.c       context trampolines: the callers
  *     agg_task()        stage_aggregate.c  its thread and task
