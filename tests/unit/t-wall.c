@@ -11,14 +11,20 @@
 #include "perfdata.h"
 #include "record/run.h"
 #include "report/profile.h"
+#include "report/src_native.h"
 #include "report/switches.h"
 #include "report/waitclass.h"
 #include "tap.h"
 
 #include <stdlib.h>
+#include <linux/types.h>
+#include "walker/walker_abi.h"
 
+#define ST_IP		(1ULL << 0)
 #define ST_TID		(1ULL << 1)
 #define ST_TIME		(1ULL << 2)
+#define ST_PERIOD	(1ULL << 8)
+#define ST_RAW		(1ULL << 10)
 #define ST_CPU		(1ULL << 7)
 #define SAMPLE_ID_ALL	(1ULL << 18)
 #define HDR_SIZE 104
@@ -332,6 +338,136 @@ static void test_route_and_argv(void)
 	strvec_clear(&sv);
 }
 
+/*
+ * A perf.data whose one event perf's HEADER_EVENT_DESC names
+ * "offcpu-time" (as perf --off-cpu and the frame walker write it; its
+ * type and config here say nothing: software "dummy"), with two of its
+ * samples: one of the walker's, its state in the raw field, ending at a
+ * time; one of perf's accumulated ones, at perf's no-time mark.
+ */
+static size_t offcpu_file(void)
+{
+	uint64_t v, data_at, ids_at;
+	uint32_t u;
+	struct walker_raw raw;
+	size_t attr_at;
+	int i;
+
+	memset(file, 0, sizeof(file));
+	memcpy(file, "PERFILE2", 8);
+	v = HDR_SIZE;
+	memcpy(file + 8, &v, 8);
+	v = ATTR_SIZE + 16;
+	memcpy(file + 16, &v, 8);
+	memcpy(file + 24, &(uint64_t){ HDR_SIZE }, 8);
+	memcpy(file + 32, &v, 8);
+	file[72 + PD_FEAT_EVENT_DESC / 8] |= 1u << (PD_FEAT_EVENT_DESC % 8);
+	flen = HDR_SIZE;
+	attr_at = flen;
+	file[flen + 0] = 1;			/* software */
+	file[flen + 8] = 9;			/* dummy */
+	file[flen + 4] = ATTR_SIZE;
+	v = ST_IP | ST_TID | ST_TIME | ST_PERIOD | ST_RAW;
+	memcpy(file + flen + 24, &v, 8);
+	v = SAMPLE_ID_ALL;
+	memcpy(file + flen + 40, &v, 8);
+	flen += ATTR_SIZE;
+	ids_at = HDR_SIZE + ATTR_SIZE + 16;
+	put64(ids_at);				/* ids: one */
+	put64(8);
+	put64(77);
+	data_at = flen;
+	for (i = 0; i < 2; i++) {
+		uint16_t misc = 2, size = 8 + 32 + 4 + 36;
+
+		put32(PD_RECORD_SAMPLE);
+		put(&misc, 2);
+		put(&size, 2);
+		put64(0x1234);			/* ip */
+		put32(50);			/* pid, tid */
+		put32(51);
+		put64(i ? OFFCPU_NO_TIMESTAMP : 9000000);
+		put64(i ? 700 : 2500000);	/* period: ns off CPU */
+		put32(36);			/* raw: walker_raw + pad */
+		memset(&raw, 0, sizeof(raw));
+		if (!i) {
+			raw.magic = WALKER_RAW_MAGIC;
+			raw.prev_state = 2;
+		}
+		put(&raw, sizeof(raw));
+		put32(0);
+	}
+	v = data_at;
+	memcpy(file + 40, &v, 8);
+	v = flen - data_at;
+	memcpy(file + 48, &v, 8);
+	/* the feature table, then EVENT_DESC */
+	put64(flen + 16);
+	put64(4 + 4 + ATTR_SIZE + 4 + 4 + 16 + 8);
+	put32(1);
+	put32(ATTR_SIZE);
+	put(file + attr_at, ATTR_SIZE);
+	put32(1);
+	u = 16;
+	put32(u);
+	put("offcpu-time\0\0\0\0", 16);
+	put64(77);
+	return flen;
+}
+
+struct got {
+	int n;
+	struct sample s[2];
+	char ev[2][32];
+};
+
+static int on_sample(void *data, const struct sample *s)
+{
+	struct got *g = data;
+
+	if (g->n < 2) {
+		g->s[g->n] = *s;
+		snprintf(g->ev[g->n], sizeof(g->ev[0]), "%.*s",
+			 (int)s->event.len, s->event.s);
+	}
+	g->n++;
+	return 0;
+}
+
+static void test_offcpu_samples(void)
+{
+	struct native_opts o;
+	struct got g;
+	struct perfdata d;
+	char err[PPR_ERR_LEN];
+	int cb_ret;
+	size_t len = offcpu_file();
+
+	TAP_OK(!perfdata_open_mem(&d, file, len, err, sizeof(err)) &&
+	       d.attrs[0].name && !strcmp(d.attrs[0].name, "offcpu-time"),
+	       "HEADER_EVENT_DESC names the event (%s)", err);
+	perfdata_close(&d);
+	memset(&o, 0, sizeof(o));
+	memset(&g, 0, sizeof(g));
+	o.buf = file;
+	o.buf_len = len;
+	o.cb = on_sample;
+	o.data = &g;
+	TAP_INT(native_load(&o, NULL, &cb_ret, err, sizeof(err)), 0,
+		"the native reader reads it (%s)", err);
+	TAP_INT(g.n, 2, "both samples");
+	TAP_OK(g.s[0].offcpu && g.s[0].unit == UNIT_NS &&
+	       g.s[0].weight == 2500000 && g.s[0].time_ns == 9000000 &&
+	       !strcmp(g.ev[0], "offcpu-time"),
+	       "an offcpu-time sample is an interval: its period in ns, "
+	       "ending at its time");
+	TAP_OK(g.s[0].have_state && g.s[0].prev_state == 2,
+	       "the walker's raw field gives the state at switch-out");
+	TAP_OK(g.s[1].offcpu && g.s[1].weight == 700 && !g.s[1].time_ns &&
+	       !g.s[1].have_state,
+	       "perf's accumulated sample: no time, no state");
+}
+
 int main(void)
 {
 	struct perfdata d;
@@ -341,5 +477,6 @@ int main(void)
 	perfdata_close(&d);
 	test_waitclass();
 	test_route_and_argv();
+	test_offcpu_samples();
 	return tap_done();
 }
