@@ -311,6 +311,18 @@ static enum record_outcome decide(struct record_run *r)
 			return RECORD_FAILED;
 		}
 		r->wall = record_wall_route(&r->kernel, &wwhy);
+		/*
+		 * Measured (wall-truth.py, frame-pointer CPython 3.11):
+		 * a Lock's and the GIL's waits lost every Python caller
+		 * in perf mode, in glibc's futex code.
+		 */
+		if (r->mode.name == MODE_PERF)
+			record_say(r, RECORD_MSG_WARNING, "--wall in perf "
+				   "mode: waits inside the C library's lock "
+				   "code (threading locks, the GIL) lose their "
+				   "Python callers, since the C library has no "
+				   "frame pointers; jit mode (--mode jit) "
+				   "unwinds through it");
 		if (wwhy) {
 			record_say(r, RECORD_MSG_WARNING, "--wall: %s", wwhy);
 			record_say(r, RECORD_MSG_HINT, "as root: 'sysctl "
