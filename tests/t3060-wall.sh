@@ -20,7 +20,7 @@ test_description='record --wall: wall-clock and off-CPU profiles against the pro
 # sqlite3 workload's and an asyncio server and client's shares against
 # their own perf_counter() timing, within 3 points (the reference is
 # biased on those two: see sqlite() and asyncio() below).  On Debian's python3,
-# 3.8 and 3.13.
+# 3.8 and 3.13 (and the ground truth on the frame-pointer build).
 
 FIX=$PPR_SRCDIR/tests/fixtures
 REF=$FIX/ref-sampler.py
@@ -38,6 +38,7 @@ test_prereq_PY313() {
 test_have_prereq DEB && DEB=$(ppr_distro_python 3.11)
 test_have_prereq PY38 && PY38=$(record_python 3.8)
 test_have_prereq PY313 && PY313=$(record_python 3.13)
+test_have_prereq FP_PYTHON && FPPY=$(ppr_fp_python)
 
 # wall NAME PYTHON ARGS...: record --wall, then the main thread's wall
 # clock in collapsed form (NAME.col, microseconds) and JSON.  The
@@ -120,6 +121,13 @@ for v in DEB PY38 PY313; do
 		truth t$v '$py'
 	"
 done
+
+# The frame-pointer build, in the mode record picks for it (jit: in perf
+# mode the waits in the C library's lock code lose their Python callers,
+# and record says so).
+test_expect_success PERF,ROOT,FP_PYTHON "the frame-pointer build: the ground truth" '
+	truth tFP "$FPPY"
+'
 
 test_expect_success PERF,ROOT,DEB 'every format carries the unit; the three clocks of one session' '
 	s=tDEB &&
