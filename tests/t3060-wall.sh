@@ -137,6 +137,8 @@ d = json.load(open(\"$s.json\"))
 assert d[\"unit\"] == \"nanoseconds\" and d[\"clock\"] == \"wall\", d[\"unit\"]
 o = d[\"offcpu\"]
 assert o[\"intervals\"] > 0 and o[\"nanoseconds\"] > 0, o
+# the period is the CPU time: the on-CPU samples alone
+assert d[\"period\"] == d[\"nanoseconds\"] - o[\"nanoseconds\"], d[\"period\"]
 main = [t for p in d[\"processes\"] for t in p[\"threads\"]
         if t[\"tid\"] == p[\"pid\"]][0]
 w = main[\"waits\"]

@@ -79,6 +79,12 @@ const struct sample *agg_clock(struct loader *l, const struct sample *s,
 		copy->unit = UNIT_NS;
 		return copy;
 	}
+	/*
+	 * An interval has no CPU time: the stacks' period (the CPU time of
+	 * clock events, pprof's "cpu" beside the wall "time") stays the
+	 * on-CPU samples'.
+	 */
+	copy->period = 0;
 	if (!s->time_ns) {
 		/* perf --off-cpu's accumulated intervals: no time */
 		l->p->quality.offcpu_notime++;
