@@ -42,6 +42,10 @@ void switches_init(struct switches *sw, const struct perfdata *d)
 
 	memset(sw, 0, sizeof(*sw));
 	sw->d = d;
+	/* attr.context_switch: bit 26 of the flag word */
+	for (i = 0; i < d->nr_attrs; i++)
+		if (d->attrs[i].flags & (1ULL << 26))
+			sw->records = 1;
 	for (i = 0; i < d->nr_attrs; i++)
 		if (switches_event(sw, &d->attrs[i]) == SWEV_SCHED)
 			break;
@@ -152,8 +156,12 @@ void switches_stack(struct switches *sw, const struct pd_sample *s,
 void switches_oncpu(struct switches *sw, pid_t tid, uint64_t time,
 		    const struct sample_frame *f, size_t n)
 {
-	struct sw_thread *t = thread_of(sw, tid);
+	struct sw_thread *t;
 
+	/* a file without switch records makes no intervals */
+	if (!sw->records)
+		return;
+	t = thread_of(sw, tid);
 	t->oncpu_time = time;
 
 	copy_frames(&t->last, &t->nr_last, &t->last_alloc, f, n);

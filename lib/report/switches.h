@@ -39,6 +39,8 @@ struct switches {
 	struct umap threads;	/* tid -> struct sw_thread * */
 	struct sample_frame *out;	/* the last interval's frames */
 	size_t out_alloc;
+	int records;		/* the file has switch records: keep each
+				   thread's last on-CPU stack */
 	uint64_t switch_records;	/* switch records read */
 	uint64_t switch_samples;	/* stacks at switch-out read */
 	uint64_t broken;	/* intervals left out: a switch record

@@ -27,6 +27,7 @@
 #define ST_RAW		(1ULL << 10)
 #define ST_CPU		(1ULL << 7)
 #define SAMPLE_ID_ALL	(1ULL << 18)
+#define CONTEXT_SWITCH	(1ULL << 26)	/* --switch-events */
 #define HDR_SIZE 104
 #define ATTR_SIZE 112
 
@@ -65,7 +66,7 @@ static void begin_file(void)
 	file[flen + 4] = ATTR_SIZE;
 	v = ST_TID | ST_TIME | ST_CPU;
 	memcpy(file + flen + 24, &v, 8);
-	v = SAMPLE_ID_ALL;
+	v = SAMPLE_ID_ALL | CONTEXT_SWITCH;
 	memcpy(file + flen + 40, &v, 8);
 	flen += ATTR_SIZE + 16;		/* no ids */
 	v = flen;
