@@ -161,6 +161,15 @@ import json
 d = json.load(open(\"cpu.json\"))
 assert \"unit\" not in d and \"clock\" not in d and d[\"samples\"] > 100, d.get(\"samples\")
 " &&
+	ppr report -i $s --time 0.5,0.7 --tid "$(meta $s program_pid)" \
+		--format json -o win.json 2>/dev/null &&
+	python3 -c "
+import json
+d = json.load(open(\"win.json\"))
+# a window of 0.2 s of the main thread: intervals cut to it, on-CPU
+# samples in it by their time (a sample period at each edge at most)
+assert abs(d[\"nanoseconds\"] - 200000000) <= 2100000, d[\"nanoseconds\"]
+" &&
 	test_must_fail ppr report -i $s --reader perf-script 2>err &&
 	test_grep "perf-script reader .* reads only the cpu clock" err &&
 	test_must_fail ppr report -i $s --clock nope 2>err &&
