@@ -23,7 +23,7 @@ _pyperf_run_report_opts='--input --output --format --python-only --all
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
 	--clock --diff --help -i -o -f -h'
 _pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --view
-	--sort --rows --delay --batch --duration --output --quiet --help
+	--sort --rows --delay --batch --wall --duration --output --quiet --help
 	-F -s -n -d -o -q -h -m -c'
 _pyperf_run_sorts='self total'
 _pyperf_run_trampoline_subs='install uninstall status build'

@@ -195,6 +195,25 @@ test_expect_success PERF,ROOT,DEB,CHROMIUM 'html: a timeline of the threads; a s
 	! grep "^tl_label=phase_cpu" t.kv
 '
 
+test_prereq_LIBPERF() {
+	ppr --version | grep -q " libperf=yes" ||
+		{ echo "pyperf-run was built without libperf"; return 1; }
+}
+
+# top --wall, live: the ground truth's three threads that sleep 0.4 s
+# each (the main thread, the pipe's writer, the Lock's holder) show as
+# 1.2 s of [off-cpu sleep], and the header splits the thread time.
+test_expect_success PERF,ROOT,DEB,LIBPERF 'top --wall: which functions wait, and for what, live' '
+	record_env "$PPR_BIN" top --wall --batch -q -o top.txt --python "$DEB" \
+		"$FIX/wall-truth.py" top.truth >/dev/null 2>top.err &&
+	test_grep "^# wall: +[0-9.]+ s of thread time: [0-9.]+ s on CPU, [0-9.]+ s off CPU \([0-9]+ intervals\)$" top.txt &&
+	ns=$(sed -n "s/^ *[0-9.]*% *[0-9.]*% *\([0-9]*\)  \[off-cpu sleep\]$/\1/p" top.txt | head -n 1) &&
+	test -n "$ns" &&
+	test "$ns" -ge 1180000000 && test "$ns" -le 1260000000 &&
+	test_grep "\[off-cpu lock\]" top.txt &&
+	test_grep "\[off-cpu io\]" top.txt
+'
+
 test_expect_success ROOT,DEB 'doctor says the route record --wall takes (root: sched_switch)' '
 	ppr doctor --json --python "$DEB" >doc.json 2>/dev/null; code=$? &&
 	test $code = 0 -o $code = 1 &&
