@@ -363,10 +363,18 @@ void ring_poll(struct top *t, int timeout_ms)
 }
 
 /*
+ * libperf's own (internal/evsel.h, not installed): the sample ids
+ * perf_evlist__mmap() allocates for an event read with PERF_FORMAT_ID
+ * (top --wall), which perf_evsel__delete() does not free either.
+ */
+void perf_evsel__free_id(struct perf_evsel *evsel);
+
+/*
  * libperf 6.12's perf_evsel__delete() frees the evsel without dropping
  * the references it holds on the CPU and thread maps the evlist gave
- * it (perf's own evsel code drops them): drop them here, once the
- * events are closed and unmapped, then delete the evlist and its evsel.
+ * it (perf's own evsel code drops them), nor its sample ids: drop them
+ * here, once the events are closed and unmapped, then delete the
+ * evlist and its evsel.
  */
 static void evlist_free(struct perf_evlist *evlist)
 {
@@ -377,6 +385,7 @@ static void evlist_free(struct perf_evlist *evlist)
 	perf_evlist__for_each_evsel(evlist, evsel) {
 		perf_cpu_map__put(perf_evsel__cpus(evsel));
 		perf_thread_map__put(perf_evsel__threads(evsel));
+		perf_evsel__free_id(evsel);
 	}
 	perf_evlist__delete(evlist);
 }
