@@ -26,6 +26,11 @@ written to bench/results/<date>.md and bench/results/latest.md:
       --reader native`, `--reader perf-script`, `perf script --no-inline`
       and hotspot's perfparser (when installed), on a DWARF and a
       frame-pointer session.
+  (w) record --wall: the program's own time plain, under record and
+      under record --wall on a switch-heavy workload
+      (bench/workloads/switch.py), perf.data bytes per switch, and
+      report's time on a session of a million switches (100,000 with
+      --quick).
 
 A cell that cannot be measured says "n/a (why)"; nothing is estimated.
 Every command is spawned with an argument vector.
@@ -1130,6 +1135,108 @@ def part_h(args, pythons, tool, scratch):
                    "complete stacks"], rows) + "\n"
     return text
 
+# --- (w) record --wall ------------------------------------------------------
+
+def switch_time(r):
+    """switch.py's own seconds from its output, or None."""
+    m = re.search(r"switch: \d+ round trips in ([0-9.]+) s", r.out or "")
+    return float(m.group(1)) if m else None
+
+
+def part_w(args, pythons, tool, scratch):
+    head = "### (w) `record --wall` on a switch-heavy workload\n\n"
+    py = next((p for p in pythons if not p.fp and p.minor == 11), None) or \
+        next((p for p in pythons if not p.fp), None)
+    if not py:
+        return head + "n/a (no interpreter)\n"
+    env = clean_env()
+    wl = os.path.join(WL, "switch.py")
+    trips = "20000"
+    text = head + ("bench/workloads/switch.py %s on %s: two threads pass a "
+                   "byte over pipes, each round trip blocking each thread "
+                   "once; the program's own perf_counter() time, median of "
+                   "%d runs.\n\n" % (trips, py.label, args.reps))
+    rows = []
+    times = {}
+    sizes = {}
+    switches = None
+    for label, extra in (("plain", None), ("record", []),
+                         ("record --wall", ["--wall"])):
+        got = []
+        for i in range(args.reps):
+            out = os.path.join(scratch, "w-out.txt")
+            if extra is None:
+                argv = [py.path, wl, trips]
+            else:
+                sess = os.path.join(scratch, "w-%d" % len(extra))
+                shutil.rmtree(sess, ignore_errors=True)
+                argv = [tool.ppr, "record", "-q", "-o", sess, "--python",
+                        py.path] + extra + [wl, trips]
+            log("(w) %s, run %d" % (label, i + 1))
+            with open(out, "w") as f:
+                r = run(argv, env=env, stdout=f, timeout=600)
+            with open(out, encoding="utf-8") as f:
+                r.out = f.read()
+            t = switch_time(r)
+            if r.code != 0 or t is None:
+                break
+            got.append(t)
+            if extra is not None:
+                sizes[label] = os.path.getsize(
+                    os.path.join(sess, "perf.data"))
+                if extra:
+                    switches = read_meta(sess).get("switches")
+        if not got:
+            rows.append([label, na(first_line(r.err)), ""])
+            continue
+        times[label] = statistics.median(got)
+        rows.append([label, secs(times[label]),
+                     ratio(times[label], times.get("plain"))
+                     if "plain" in times else ""])
+    text += table(["program", "its time", "vs plain"], rows) + "\n\n"
+    if switches and "record" in sizes and "record --wall" in sizes:
+        per = (sizes["record --wall"] - sizes["record"]) / float(switches)
+        text += ("perf.data: %d bytes plain record, %d with --wall for %s "
+                 "off-CPU intervals: **%.0f bytes per switch** (the "
+                 "switch records and the sample at each switch-out with "
+                 "its stack dump).\n\n" % (sizes["record"],
+                                            sizes["record --wall"],
+                                            switches, per))
+    else:
+        text += "bytes per switch: n/a (a recording failed)\n\n"
+    want = 100000 if args.quick else 1000000
+    sess = os.path.join(scratch, "w-big")
+    log("(w) a session of about %d switches" % want)
+    r = run([tool.ppr, "record", "-q", "-o", sess, "--wall", "--python",
+             py.path, wl, str(want // 2)], env=env, timeout=3600)
+    meta = read_meta(sess)
+    if r.code != 0 or "switches" not in meta:
+        return text + "report on %d switches: n/a (%s)\n" % (
+            want, first_line(r.err))
+    size = os.path.getsize(os.path.join(sess, "perf.data"))
+    rep = []
+    for i in range(args.reps_report):
+        os.unlink(os.path.join(sess, "w.col")) if os.path.exists(
+            os.path.join(sess, "w.col")) else None
+        rr = run([tool.ppr, "report", "-i", sess, "--reader", "native",
+                  "--format", "collapsed", "-o",
+                  os.path.join(scratch, "w.col")], env=env, timeout=3600)
+        if rr.code != 0:
+            return text + "report: n/a (%s)\n" % first_line(rr.err)
+        rep.append(rr)
+    best = min(rep, key=lambda x: x.wall)
+    lost = re.search(r"perf lost ([0-9,]+ of [0-9,]+ samples \([^)]*\))",
+                     best.err)
+    text += ("`report --clock wall --format collapsed` on a session of "
+             "%s off-CPU intervals from %d round trips (%s samples, "
+             "perf.data %.0f MB%s): **%s** wall, %s CPU, %.0f MB peak "
+             "memory (best of %d).\n"
+             % (meta["switches"], want // 2, meta.get("samples", "?"),
+                size / 1e6, "; perf lost " + lost.group(1) if lost else "",
+                secs(best.wall), secs(best.cpu), best.rss, len(rep)))
+    return text
+
+
 # --- (d) data ---------------------------------------------------------------
 
 def completeness(stacks, script):
@@ -1567,7 +1674,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcdefghi")
+    ap.add_argument("--parts", default="abcdefghiw")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--quick", action="store_true",
                     help="fewer runs and shorter recordings (a smoke test)")
@@ -1610,7 +1717,7 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s`%s" % (
-                "" if args.parts == "abcdefghi" else
+                "" if args.parts == "abcdefghiw" else
                 " BENCH_PARTS=%s" % args.parts,
                 " (quick)" if args.quick else ""),
             ""]
@@ -1618,7 +1725,7 @@ def main():
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
              "e": part_e, "f": part_f, "g": part_g, "h": part_h,
-             "i": part_i}
+             "i": part_i, "w": part_w}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)

@@ -57,6 +57,8 @@ static const char record_options[] =
 "                           multiple of 8, at most 65528 (default: by build)\n"
 "    -e, --event <event>    the perf event (default: cpu-clock)\n"
 "    --perf-arg <arg>       pass <arg> to perf record (repeatable)\n"
+"    --wall                 also record when each thread waits, and on\n"
+"                           what (report's wall and off-cpu clocks)\n"
 "    -q, --quiet            print only errors and warnings\n"
 "    -h, --help             print this help\n";
 
@@ -74,13 +76,14 @@ struct record_cli {
 
 static void parse_options(int argc, char **argv, struct record_cli *o)
 {
-	enum { OPT_PERF_ARG = 256, OPT_PERF };
+	enum { OPT_PERF_ARG = 256, OPT_PERF, OPT_WALL };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "perf-arg", required_argument, NULL, OPT_PERF_ARG },
 		{ "perf", required_argument, NULL, OPT_PERF },
+		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -110,6 +113,9 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			if (!*optarg)
 				bad_usage("--perf needs a path");
 			o->ro.perf = optarg;
+			break;
+		case OPT_WALL:
+			o->ro.wall = 1;
 			break;
 		case 'q':
 			o->quiet = 1;

@@ -47,6 +47,10 @@ static const char report_options[] =
 "                        plumbing folded away)\n"
 "      --view <view>     mixed (the default), python or all: the same\n"
 "                        as neither, --python-only, --all\n"
+"      --clock <clock>   cpu, wall or off-cpu: what the weights add up\n"
+"                        (default: wall for a session recorded with its\n"
+"                        waits, else cpu); wall and off-cpu weigh\n"
+"                        nanoseconds\n"
 "      --pid <pid>[,<pid>...]  only these processes\n"
 "      --tid <tid>[,<tid>...]  only these threads\n"
 "      --per-thread      keep threads apart (collapsed: a \"comm-PID/TID\"\n"
@@ -193,7 +197,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		OPT_PER_PROCESS, OPT_TIME, OPT_MIN_SHARE, OPT_TOP,
 		OPT_TREE_MIN, OPT_NO_TREE, OPT_INVERTED, OPT_TITLE,
 		OPT_COLOR, OPT_PERF_REPORT, OPT_DIFF, OPT_VIEW, OPT_PERF,
-		OPT_READER
+		OPT_READER, OPT_CLOCK
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -217,6 +221,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ "perf-report", no_argument, NULL, OPT_PERF_REPORT },
 		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "reader", required_argument, NULL, OPT_READER },
+		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -288,6 +293,15 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		case OPT_TIME:
 			parse_time(optarg, &o->filter);
 			break;
+		case OPT_CLOCK: {
+			enum profile_clock ck;
+
+			if (profile_clock_parse(optarg, &ck) < 0)
+				bad_usage("--clock must be cpu, wall or off-cpu, "
+					  "not '%s'", optarg);
+			o->filter.clock = (int)ck + 1;
+			break;
+		}
 		case OPT_MIN_SHARE:
 			o->min_share = parse_pct("--min-share", optarg);
 			break;
@@ -663,6 +677,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.format == FMT_SPEEDSCOPE && o.filter.group == PROFILE_MERGED)
 		o.filter.group = PROFILE_BY_THREAD;
+	/* the html page's timeline (wall and off-cpu clocks) */
+	if (o.format == FMT_HTML && !o.diff)
+		o.filter.spans = 1;
 	if (o.format == FMT_JSON && o.filter.group == PROFILE_MERGED)
 		o.filter.group = PROFILE_BY_THREAD;
 	if (o.color < 0)

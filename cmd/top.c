@@ -52,6 +52,8 @@ static const char top_options[] =
 "                           watch running processes (bpf mode); q or\n"
 "                           --duration detaches, they run on\n"
 "    --view mixed|python|all  which frames (as report; default mixed)\n"
+"    --wall                 also the time each thread waits, and on what\n"
+"                           (the wall clock, in nanoseconds)\n"
 "    -s, --sort self|total  the table's order (default: self)\n"
 "    -n, --rows <n>         rows in the table (default: the screen's)\n"
 "    -d, --delay <seconds>  time between refreshes (default: 1)\n"
@@ -78,13 +80,14 @@ struct top_cli {
 	int batch;
 	const char *output;
 	int quiet;
+	int wall;		/* --wall */
 };
 
 #define bad_usage(...) usage_error(&top_usage, EXIT_INTERNAL, __VA_ARGS__)
 
 static void parse_options(int argc, char **argv, struct top_cli *o)
 {
-	enum { OPT_VIEW = 256, OPT_BATCH };
+	enum { OPT_VIEW = 256, OPT_BATCH, OPT_WALL };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "view", required_argument, NULL, OPT_VIEW },
@@ -92,6 +95,7 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 		{ "rows", required_argument, NULL, 'n' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "batch", no_argument, NULL, OPT_BATCH },
+		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -136,6 +140,9 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 			break;
 		case OPT_BATCH:
 			o->batch = 1;
+			break;
+		case OPT_WALL:
+			o->wall = 1;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -258,10 +265,18 @@ static void draw(FILE *fp, const struct profile *p, const struct top *t,
 		", embedded trampoline" : "",
 		r->have_py ? "python " : "attached",
 		r->have_py ? r->py.version : "", r->freq);
+	/* a count of samples (and off-CPU intervals), whatever the unit */
 	fprintf(fp, "# samples:  %llu in %.1f s; top's own CPU %.1f%% of "
-		"one core\n", (unsigned long long)p->total_weight,
+		"one core\n", (unsigned long long)p->total_count,
 		st.elapsed, st.elapsed > 0 ?
 		100.0 * st.cpu_seconds / st.elapsed : 0.0);
+	if (p->clock == PROFILE_CLOCK_WALL)
+		fprintf(fp, "# wall:     %.3f s of thread time: %.3f s on "
+			"CPU, %.3f s off CPU (%llu intervals)\n",
+			(double)p->total_weight / 1e9,
+			(double)(p->total_weight - p->quality.offcpu_ns) / 1e9,
+			(double)p->quality.offcpu_ns / 1e9,
+			(unsigned long long)p->quality.offcpu);
 	if (c >= 0)
 		fprintf(fp, "# stacks:   %.1f%% complete%s\n", 100.0 * c,
 			c < 1 ? " (the rest are under [incomplete stack: "
@@ -362,6 +377,9 @@ static int run(struct top_cli *o, struct record_run *r)
 			    "(--trampoline embedded) or --mode perf"),
 		       EXIT_INTERNAL;
 	f.view = o->view;
+	/* --wall: on-CPU samples by their period plus off-CPU intervals */
+	if (o->wall)
+		f.clock = PROFILE_CLOCK_WALL + 1;
 	if (r->dump_dir)
 		dirs[nd++] = r->dump_dir;
 	dirs[nd++] = "/tmp";
@@ -373,6 +391,7 @@ static int run(struct top_cli *o, struct record_run *r)
 	to.freq = r->freq;
 	to.jit = r->mode.name == MODE_JIT;
 	to.stack_size = r->mode.stack_size;
+	to.wall = o->wall;
 	to.dirs = dirs;
 	to.filter = &f;
 	to.bpf = r->mode.name == MODE_BPF;

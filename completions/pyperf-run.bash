@@ -17,13 +17,13 @@ _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --pid --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
-	--pid --duration --event --perf-arg --quiet --help -o -F -p -e -q -h -m -c'
+	--pid --duration --event --perf-arg --wall --quiet --help -o -F -p -e -q -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
-	--diff --help -i -o -f -h'
+	--clock --diff --help -i -o -f -h'
 _pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --pid --view
-	--sort --rows --delay --batch --duration --output --quiet --help
+	--sort --rows --delay --batch --wall --duration --output --quiet --help
 	-F -p -s -n -d -o -q -h -m -c'
 _pyperf_run_sorts='self total'
 _pyperf_run_trampoline_subs='install uninstall status build'
@@ -34,6 +34,7 @@ _pyperf_run_modes='auto perf jit bpf'
 _pyperf_run_trampolines='auto native embedded'
 _pyperf_run_colors='auto always never'
 _pyperf_run_readers='native perf-script'
+_pyperf_run_clocks='cpu wall off-cpu'
 
 # COMPREPLY: the words of $1 that start with $2.
 _pyperf_run_words()
@@ -131,6 +132,8 @@ _pyperf_run_value()
 		_pyperf_run_words "$_pyperf_run_readers" "$3" ;;
 	record:-p|record:--pid|top:-p|top:--pid)
 		_pyperf_run_words "$(command ls /proc 2>/dev/null | grep '^[0-9]')" "$3" ;;
+	report:--clock)
+		_pyperf_run_words "$_pyperf_run_clocks" "$3" ;;
 	doctor:--pid|report:--pid|report:--tid|report:--time|report:--min-share|\
 	report:--top|report:--tree-min|report:--title)
 		COMPREPLY=() ;;
@@ -203,7 +206,7 @@ _pyperf_run()
 			=|-o|--output|--python|--perf|--mode|--trampoline|-F|--freq|\
 			--stack-size|-e|--event|--perf-arg|-i|--input|-f|\
 			--format|--view|--pid|--tid|--time|--min-share|--top|\
-			--tree-min|--title|--color|--reader|-s|--sort|-n|--rows|\
+			--tree-min|--title|--color|--reader|--clock|-s|--sort|-n|--rows|\
 			-d|--delay|--duration)
 				;;
 			-m|-c)

@@ -15,6 +15,20 @@ void perfcmd_record_init(struct perfcmd_record *o)
 	o->mode = MODE_JIT;
 }
 
+const char *perfcmd_wall_name(enum perfcmd_wall w)
+{
+	switch (w) {
+	case PERFCMD_WALL_SCHED:
+		return "sched";
+	case PERFCMD_WALL_CTXSW:
+		return "context-switches";
+	case PERFCMD_WALL_NOSTACK:
+		return "switch-records";
+	default:
+		return NULL;
+	}
+}
+
 void perfcmd_record_set_mode(struct perfcmd_record *o, const struct mode *m)
 {
 	if (m->name == MODE_NONE || m->name == MODE_AUTO)
@@ -42,9 +56,23 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 	if (o->flags & PERFCMD_QUIET)
 		strvec_push(out, "-q");
 	strvec_push(out, "-e");
-	strvec_push(out, o->event ? o->event : PERFCMD_EVENT_DEFAULT);
-	strvec_push(out, "-F");
-	strvec_pushf(out, "%u", freq);
+	if (o->wall == PERFCMD_WALL_NONE) {
+		strvec_push(out, o->event ? o->event : PERFCMD_EVENT_DEFAULT);
+		strvec_push(out, "-F");
+		strvec_pushf(out, "%u", freq);
+	} else {
+		/* the frequency as a term: see enum perfcmd_wall */
+		strvec_pushf(out, "%s/freq=%u/",
+			     o->event ? o->event : PERFCMD_EVENT_DEFAULT, freq);
+		if (o->wall == PERFCMD_WALL_SCHED) {
+			strvec_push(out, "-e");
+			strvec_push(out, "sched:sched_switch");
+		} else if (o->wall == PERFCMD_WALL_CTXSW) {
+			strvec_push(out, "-e");
+			strvec_push(out, "context-switches/period=1/");
+		}
+		strvec_push(out, "--switch-events");
+	}
 	if (o->mode == MODE_PERF) {
 		strvec_push(out, "-g");
 	} else {

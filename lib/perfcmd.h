@@ -61,6 +61,32 @@ enum perfcmd_flags {
 /* The option PERFCMD_NO_BPF_EVENT adds. */
 #define PERFCMD_NO_BPF_EVENT_OPT "--no-bpf-event"
 
+/*
+ * record --wall: what perf records besides the on-CPU samples (checked
+ * with perf 6.1).  Every route has --switch-events (PERF_RECORD_SWITCH:
+ * when each thread left a CPU and came back, and whether it was
+ * preempted; unprivileged up to perf_event_paranoid 2).  The stack at
+ * each switch-out comes from a sample of sched:sched_switch (root, or
+ * CAP_PERFMON with a readable tracefs; it also carries prev_state) or
+ * of the context-switches software event at every switch (period 1;
+ * at paranoid 2 it fires in the kernel and gives nothing), with the
+ * same call graph as the on-CPU samples.  The on-CPU event then takes
+ * its frequency as an event term (EV/freq=HZ/), so that a global -F
+ * does not turn the tracepoint into a frequency-sampled one: perf
+ * samples a tracepoint at every hit by default.  The kernel filters
+ * everything to the workload's tasks (perf's per-task events, inherited
+ * by its threads and children).
+ */
+enum perfcmd_wall {
+	PERFCMD_WALL_NONE = 0,
+	PERFCMD_WALL_SCHED,	/* + -e sched:sched_switch */
+	PERFCMD_WALL_CTXSW,	/* + -e context-switches/period=1/ */
+	PERFCMD_WALL_NOSTACK,	/* switch records alone */
+};
+
+/* "sched", "context-switches", "switch-records" (NULL for NONE). */
+const char *perfcmd_wall_name(enum perfcmd_wall w);
+
 struct perfcmd_record {
 	const char *perf;	/* the perf program; NULL = "perf" */
 	enum mode_name mode;	/* MODE_PERF or MODE_JIT (else: as JIT) */
@@ -72,6 +98,7 @@ struct perfcmd_record {
 	const char *const *extra;  /* NULL-terminated user args, or NULL */
 	const char *const *target; /* NULL-terminated command, or NULL */
 	unsigned flags;		/* enum perfcmd_flags */
+	enum perfcmd_wall wall;	/* record --wall's route */
 };
 
 /* All defaults: mode MODE_JIT, every pointer NULL, flags 0. */

@@ -136,6 +136,8 @@ static int read_attrs(struct perfdata *d, uint64_t off, uint64_t size,
 	return 0;
 }
 
+static void read_event_names(struct perfdata *d);
+
 int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
 		      char *err, size_t errlen)
 {
@@ -164,6 +166,7 @@ int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
 	if (!in_bounds(d->data_off, get_le64(h + 48), d->size))
 		return set_err(err, errlen, "data section out of bounds");
 	d->pos = d->data_off;
+	read_event_names(d);
 	return 0;
 }
 
@@ -231,6 +234,7 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 	uint64_t t, v;
 
 	memset(s, 0, sizeof(*s));
+	s->cpu = -1;
 	if (!d->nr_attrs)
 		return -1;
 	if (d->nr_attrs > 1 && (a->sample_type & S_IDENTIFIER)) {
@@ -285,8 +289,11 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
 		return -1;
 	if ((t & S_STREAM_ID) && !TAKE(8))
 		return -1;
-	if ((t & S_CPU) && !TAKE(8))
-		return -1;
+	if (t & S_CPU) {
+		if (!(q = TAKE(8)))
+			return -1;
+		s->cpu = (int32_t)get_le32(q);
+	}
 	if (t & S_PERIOD) {
 		if (!(q = TAKE(8)))
 			return -1;
@@ -466,6 +473,55 @@ int perfdata_record_time(const struct perfdata *d, const struct pd_record *r,
 	return 0;
 }
 
+int perfdata_decode_switch(const struct perfdata *d,
+			   const struct pd_record *r, struct pd_switch *sw)
+{
+	const struct pd_attr *a;
+	uint64_t t;
+	size_t size, body;
+	const unsigned char *q;
+
+	memset(sw, 0, sizeof(*sw));
+	if ((r->type != PD_RECORD_SWITCH &&
+	     r->type != PD_RECORD_SWITCH_CPU_WIDE) || !d->nr_attrs)
+		return -1;
+	body = r->type == PD_RECORD_SWITCH_CPU_WIDE ? 8 : 0;
+	if (r->len < body)
+		return -1;
+	sw->out = !!(r->misc & PD_MISC_SWITCH_OUT);
+	sw->preempt = sw->out && (r->misc & PD_MISC_SWITCH_PREEMPT);
+	a = &d->attrs[0];
+	if (!(a->flags & ATTR_SAMPLE_ID_ALL))
+		return 0;
+	/* the trailer's last u64 names its event when IDENTIFIER is on */
+	if ((a->sample_type & S_IDENTIFIER) && r->len >= body + 8) {
+		const struct pd_attr *b =
+			attr_of_id(d, get_le64(r->body + r->len - 8));
+
+		if (b)
+			a = b;
+	}
+	t = a->sample_type;
+	/* trailer: tid, time, id, stream_id, cpu, identifier */
+	size = 8 * (size_t)(!!(t & S_TID) + !!(t & S_TIME) + !!(t & S_ID) +
+			    !!(t & S_STREAM_ID) + !!(t & S_CPU) +
+			    !!(t & S_IDENTIFIER));
+	if (r->len < body + size)
+		return -1;
+	q = r->body + r->len - size;
+	if (t & S_TID) {
+		sw->pid = (pid_t)get_le32(q);
+		sw->tid = (pid_t)get_le32(q + 4);
+		sw->have_tid = 1;
+		q += 8;
+	}
+	if (t & S_TIME) {
+		sw->time = get_le64(q);
+		sw->have_time = 1;
+	}
+	return 0;
+}
+
 /*
  * A NUL-terminated string starting at p inside [p, e); NULL when it
  * runs off the end (the record's sample_id trailer follows it, so the
@@ -565,6 +621,60 @@ int perfdata_feature(const struct perfdata *d, unsigned feat,
 	*p = d->map + off;
 	*len = (size_t)size;
 	return 1;
+}
+
+/*
+ * HEADER_EVENT_DESC: u32 events, u32 attr size, then per event the
+ * attr, u32 nr_ids, the name as a perf string (u32 length, then that
+ * many bytes, NUL-padded) and nr_ids u64 ids.  An event is matched to
+ * an attr of the file by its first id (or by position when neither
+ * has ids).  A section that does not fit names nothing more.
+ */
+static void read_event_names(struct perfdata *d)
+{
+	const unsigned char *p, *e;
+	size_t len;
+	uint32_t nr, asz, i, j, k;
+
+	if (perfdata_feature(d, PD_FEAT_EVENT_DESC, &p, &len) != 1 || len < 8)
+		return;
+	e = p + len;
+	nr = get_le32(p);
+	asz = get_le32(p + 4);
+	p += 8;
+	for (i = 0; i < nr && i < PD_MAX_ATTRS; i++) {
+		uint32_t nids, slen;
+		const char *name;
+
+		if ((size_t)(e - p) < (uint64_t)asz + 8)
+			return;
+		p += asz;
+		nids = get_le32(p);
+		slen = get_le32(p + 4);
+		p += 8;
+		if (!slen || slen > (size_t)(e - p) || p[slen - 1] != 0)
+			return;
+		name = (const char *)p;
+		p += slen;
+		if ((uint64_t)nids * 8 > (size_t)(e - p))
+			return;
+		for (j = 0; j < d->nr_attrs; j++) {
+			struct pd_attr *a = &d->attrs[j];
+			int match = 0;
+
+			if (nids && a->nr_ids) {
+				for (k = 0; k < a->nr_ids && !match; k++)
+					match = get_le64((const unsigned char *)
+							 (a->ids + k)) ==
+						get_le64(p);
+			} else {
+				match = !nids && !a->nr_ids && j == i;
+			}
+			if (match && !a->name)
+				a->name = name;
+		}
+		p += 8 * (size_t)nids;
+	}
 }
 
 /*

@@ -50,6 +50,12 @@ struct pd_attr {
 					   dumped user registers, -1 none */
 	const uint64_t *ids;		/* sample ids of this attr */
 	size_t nr_ids;
+	/*
+	 * The event's name as perf wrote it in HEADER_EVENT_DESC
+	 * ("cpu-clock", "offcpu-time", "sched:sched_switch"): points into
+	 * the file; NULL when the file has no name for it.
+	 */
+	const char *name;
 };
 
 /* What a sample holds, as far as it was decoded. */
@@ -75,9 +81,10 @@ struct pd_sample {
 	const unsigned char *regs;
 	uint64_t regs_abi;
 	int nr_regs;
-	/* PERF_SAMPLE_RAW: raw_size bytes (NULL: none), unaligned */
+	/* PERF_SAMPLE_RAW: raw_size bytes (after the u32 size), or NULL */
 	const unsigned char *raw;
 	uint32_t raw_size;
+	int32_t cpu;			/* PERF_SAMPLE_CPU; -1 unknown */
 };
 
 /* Record types and misc bits (linux/perf_event.h, perf's own types). */
@@ -88,6 +95,8 @@ struct pd_sample {
 #define PD_RECORD_FORK		7
 #define PD_RECORD_SAMPLE	9
 #define PD_RECORD_MMAP2		10
+#define PD_RECORD_SWITCH	14
+#define PD_RECORD_SWITCH_CPU_WIDE 15
 #define PD_RECORD_FINISHED_ROUND 68
 #define PD_MISC_CPUMODE_MASK	7
 #define PD_MISC_KERNEL		1
@@ -95,6 +104,8 @@ struct pd_sample {
 #define PD_MISC_COMM_EXEC	(1u << 13)
 #define PD_MISC_MMAP_DATA	(1u << 13)
 #define PD_MISC_MMAP_BUILD_ID	(1u << 14)
+#define PD_MISC_SWITCH_OUT	(1u << 13)
+#define PD_MISC_SWITCH_PREEMPT	(1u << 14)	/* out, still runnable */
 
 /* Any record: its header fields and body (after the 8-byte header). */
 struct pd_record {
@@ -120,6 +131,18 @@ struct pd_mmap {
 struct pd_task {
 	pid_t pid, ppid, tid, ptid;
 	uint64_t time;
+};
+
+/*
+ * PERF_RECORD_SWITCH / SWITCH_CPU_WIDE (--switch-events): a task left
+ * a CPU (out) or came back to one.  pid, tid and time are the task's,
+ * from the record's sample_id trailer (have_tid, have_time).  preempt:
+ * it went out still runnable (the kernel's SWITCH_OUT_PREEMPT bit).
+ */
+struct pd_switch {
+	pid_t pid, tid;
+	uint64_t time;
+	unsigned out : 1, preempt : 1, have_tid : 1, have_time : 1;
 };
 
 /* PERF_RECORD_COMM. */
@@ -214,10 +237,14 @@ int perfdata_record_time(const struct perfdata *d, const struct pd_record *r,
 int perfdata_decode_mmap(const struct pd_record *r, struct pd_mmap *m);
 int perfdata_decode_task(const struct pd_record *r, struct pd_task *t);
 int perfdata_decode_comm(const struct pd_record *r, struct pd_comm *c);
+/* A switch record, its trailer read by the file's attributes. */
+int perfdata_decode_switch(const struct perfdata *d,
+			   const struct pd_record *r, struct pd_switch *sw);
 
 /* Feature numbers of the header's feature bitmap (perf's HEADER_*). */
 #define PD_FEAT_BUILD_ID	2
 #define PD_FEAT_CMDLINE		11
+#define PD_FEAT_EVENT_DESC	12
 
 /*
  * The bytes of feature section feat: 1 with *p and *len set, 0 when

@@ -11,11 +11,17 @@
  *   node lib-browser.js html FILE [--zoom NAME] [--search TERM]...
  *        [--hover NAME] [--inverted] [--screenshot PNG]
  *        [--viewport WxH] [--in-view NAME]... [--first-screen PNG]
+ *        [--timeline-span LANE,REASON]
  * html prints warning=TEXT per item of the page's warning banner,
  * warnings_in_view=true|false (the banner is on the first screen), and
  * per --in-view NAME, in_view=NAME|true|false: the widest frame called
  * NAME ("all" is the root) is drawn and entirely on the first screen,
  * before anything is scrolled.  --first-screen saves that screen.
+ * --timeline-span clicks the longest span of REASON ("running" or a wait
+ * reason) in lane LANE of the timeline (wall and off-cpu clocks) and
+ * prints tl_lanes, tl_span_us (its length), tl_total_before and
+ * tl_total_after (the flame graph's root, in the page's unit),
+ * tl_range and a label=... line per frame drawn then.
  *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]...
  *        [--screenshot PNG]
  *   node lib-browser.js speedscope FILE [--screenshot PNG]
@@ -148,6 +154,29 @@ async function html(browser, o) {
 		() => window.pyperfFlame.inverted()));
 	for (const l of await page.evaluate(() => window.pyperfFlame.labels()))
 		out("label", l);
+	if (o["timeline-span"]) {
+		const [lane, reason] = o["timeline-span"].split(",");
+		out("tl_lanes", await page.evaluate(() =>
+			window.pyperfTimeline ? window.pyperfTimeline.lanes() : 0));
+		const at = await page.evaluate(([l, r]) =>
+			window.pyperfTimeline &&
+			window.pyperfTimeline.longest(+l, r), [lane, reason]);
+		if (at) {
+			out("tl_span_us", at.dur);
+			out("tl_total_before", await page.evaluate(
+				() => window.pyperfFlame.total()));
+			await page.mouse.click(at.x, at.y);
+			out("tl_total_after", await page.evaluate(
+				() => window.pyperfFlame.total()));
+			out("tl_range", JSON.stringify(await page.evaluate(
+				() => window.pyperfFlame.range())));
+			for (const l of await page.evaluate(
+				() => window.pyperfFlame.labels()))
+				out("tl_label", l);
+		} else {
+			out("tl_span_us", "(no such span)");
+		}
+	}
 	if (o.hover) {
 		const at = await frame_point(page, o.hover);
 		if (at) {

@@ -37,6 +37,39 @@ static void add_check(struct doctor *d, const char *section, const char *id,
 
 static void build_options(struct doctor *d);
 
+/*
+ * record --wall's route here (record_wall_route(), the one decision
+ * record follows): where the stacks at switch-out come from, or why
+ * there are none and what would give them.
+ */
+static void judge_wall(struct doctor *d)
+{
+	const char *why;
+
+	switch (record_wall_route(&d->kernel, &why)) {
+	case PERFCMD_WALL_SCHED:
+		add_check(d, "kernel", "kernel.wall", DOCTOR_OK,
+			  xstrdup("record --wall: a stack and the task's state "
+				  "at every switch-out (sched:sched_switch, "
+				  "as root)"), NULL);
+		break;
+	case PERFCMD_WALL_CTXSW:
+		add_check(d, "kernel", "kernel.wall", DOCTOR_OK,
+			  xstrdup("record --wall: a stack at every switch-out "
+				  "(context-switches samples)"), NULL);
+		break;
+	default:
+		add_check(d, "kernel", "kernel.wall", DOCTOR_WARNING,
+			  xasprintf("record --wall: %s", why),
+			  xstrdup("sudo sysctl kernel.perf_event_paranoid=1, "
+				  "or record as root (sudo) or with "
+				  "CAP_PERFMON; distributions' kernels often "
+				  "default to 3 or 4 (Debian, Ubuntu), where "
+				  "perf runs only through sudo"));
+		break;
+	}
+}
+
 /* What an earlier probe of this very perf binary found. */
 static void from_cache(struct doctor *d)
 {
@@ -314,6 +347,7 @@ static void judge_kernel(struct doctor *d)
 				    k->paranoid.value),
 			  xstrdup("to see kernel frames: sudo sysctl "
 				  "kernel.perf_event_paranoid=1"));
+	judge_wall(d);
 	if (k->kptr_restrict.have) {
 		int hidden = k->kptr_restrict.value >= 2 ||
 			     (k->kptr_restrict.value == 1 && !k->privileged);

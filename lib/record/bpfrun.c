@@ -225,6 +225,8 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 	wo.ustack_bytes = r->mode.stack_size;
 	wo.max_py_frames = WALKER_MAX_PY_FRAMES;
 	wo.follow_children = 1;
+	/* --wall: switch-out stacks and the time off CPU, walked too */
+	wo.wall = o->wall;
 	wo.cmdline = (const char *const *)r->target.v;
 	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "cannot start the frame "

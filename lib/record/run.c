@@ -44,6 +44,36 @@
 
 /* --- the commands -------------------------------------------------------- */
 
+/* Does tracefs have sched:sched_switch (perf needs its id)? */
+static int have_sched_switch(void)
+{
+	static const char *const ids[] = {
+		"/sys/kernel/tracing/events/sched/sched_switch/id",
+		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		if (!access(ids[i], R_OK))
+			return 1;
+	return 0;
+}
+
+enum perfcmd_wall record_wall_route(const struct sysprobe_kernel *k,
+				    const char **why)
+{
+	*why = NULL;
+	if (k->privileged && have_sched_switch())
+		return PERFCMD_WALL_SCHED;
+	if (k->privileged || !k->paranoid.have || k->paranoid.value <= 1)
+		return PERFCMD_WALL_CTXSW;
+	*why = "kernel.perf_event_paranoid is 2 or more: perf records when "
+	       "each thread waits but not the stack it waits on, so off-CPU "
+	       "time is put on each thread's last sampled stack and marked "
+	       "'stack inferred'";
+	return PERFCMD_WALL_NOSTACK;
+}
+
 void record_perf_commands(const struct record_perf_spec *s,
 			  struct strvec *record_argv,
 			  struct strvec *inject_argv)
@@ -64,6 +94,7 @@ void record_perf_commands(const struct record_perf_spec *s,
 	pc.target = s->target;
 	/* not PERFCMD_QUIET: see run.h */
 	pc.flags = PERFCMD_NO_BUILDID_CACHE;
+	pc.wall = s->wall;
 	if (s->no_bpf_event)
 		pc.flags |= PERFCMD_NO_BPF_EVENT;
 	perfcmd_record_argv(&pc, record_argv);
@@ -280,6 +311,38 @@ static enum record_outcome decide(struct record_run *r)
 			   "kernel's maximum of %u "
 			   "(kernel.perf_event_max_sample_rate): using %u",
 			   want, r->freq, r->freq);
+	if (o->wall) {
+		const char *wev = o->event ? o->event : PERFCMD_EVENT_DEFAULT,
+			   *wwhy = NULL;
+
+		/* wall time adds up periods: they must be nanoseconds */
+		if (strcmp(wev, "cpu-clock") && strcmp(wev, "task-clock")) {
+			record_say(r, RECORD_MSG_ERROR, "--wall needs a clock "
+				   "event (cpu-clock or task-clock), not '%s': "
+				   "its periods are the on-CPU time", wev);
+			return RECORD_FAILED;
+		}
+		r->wall = record_wall_route(&r->kernel, &wwhy);
+		/*
+		 * Measured (wall-truth.py, frame-pointer CPython 3.11):
+		 * a Lock's and the GIL's waits lost every Python caller
+		 * in perf mode, in glibc's futex code.
+		 */
+		if (r->mode.name == MODE_PERF)
+			record_say(r, RECORD_MSG_WARNING, "--wall in perf "
+				   "mode: waits inside the C library's lock "
+				   "code (threading locks, the GIL) lose their "
+				   "Python callers, since the C library has no "
+				   "frame pointers; jit mode (--mode jit) "
+				   "unwinds through it");
+		if (wwhy) {
+			record_say(r, RECORD_MSG_WARNING, "--wall: %s", wwhy);
+			record_say(r, RECORD_MSG_HINT, "as root: 'sysctl "
+				   "kernel.perf_event_paranoid=1', or record "
+				   "as root (sudo) or with CAP_PERFMON, for "
+				   "the stack each thread waits on");
+		}
+	}
 	target_argv(o, r->python, &r->target);
 	if (!r->program_path)
 		r->program_path = xstrdup(r->python);
@@ -414,6 +477,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	spec.session = r->abs_tmp;
 	spec.target = work.v;
 	spec.no_bpf_event = r->no_bpf_event;
+	spec.wall = r->wall;
 	record_perf_commands(&spec, &r->perf_argv, &r->inject_argv);
 	strvec_clear(&work);
 	return RECORD_OK;
@@ -770,6 +834,11 @@ static void write_meta(struct record_run *r)
 	session_meta_set(m, "frequency", "%u", r->freq);
 	session_meta_set(m, "event", "%s",
 			 r->o->event ? r->o->event : PERFCMD_EVENT_DEFAULT);
+	/* a wall session: how its off-CPU intervals were recorded */
+	if (r->wall != PERFCMD_WALL_NONE)
+		session_meta_set(m, "wall", "%s", perfcmd_wall_name(r->wall));
+	else if (r->mode.name == MODE_BPF && r->o->wall)
+		session_meta_set(m, "wall", "walker");
 	if (r->o->kind == RECORD_TARGET_PIDS) {
 		for (i = 0; i < (size_t)r->o->nr_pids; i++)
 			strbuf_addf(&sb, "%s%d", i ? "," : "-p ",
@@ -876,6 +945,37 @@ static void unnamed_objects(const struct profile *p, struct strvec *out,
 }
 
 /*
+ * --wall: the switches' share of perf.data, said when the data grew
+ * faster than WALL_BYTES_RATE_MAX (a program switching tens of
+ * thousands of times a second, each switch with its stack).
+ */
+#define WALL_BYTES_RATE_MAX 8000000u	/* bytes per second */
+
+static void wall_volume(struct record_run *r, const struct profile *p)
+{
+	struct stat st;
+	double secs = r->end - r->start, rate, per;
+
+	if (r->wall == PERFCMD_WALL_NONE || secs <= 0 || !p->quality.offcpu ||
+	    stat(r->data, &st) < 0)
+		return;
+	rate = (double)st.st_size / secs;
+	per = (double)st.st_size / (double)(p->quality.offcpu +
+					    p->total_count);
+	session_meta_set(&r->meta, "switches", "%llu",
+			 (unsigned long long)p->quality.offcpu);
+	if (rate <= WALL_BYTES_RATE_MAX)
+		return;
+	record_say(r, RECORD_MSG_WARNING, "--wall: the recording grew by "
+		   "%.1f MB/s (%.0f context switches/s, about %.0f bytes "
+		   "each with its stack), above the %u MB/s this stays "
+		   "usable at: a program that switches this often makes "
+		   "big sessions and slow reports",
+		   rate / 1e6, (double)p->quality.offcpu / secs, per,
+		   WALL_BYTES_RATE_MAX / 1000000);
+}
+
+/*
  * Read the finished session (still in r->tmp) back as report does
  * (profile_load(), which judges every sample's stack and leaves the
  * report cache behind, so that the first report is fast), say its
@@ -914,7 +1014,7 @@ static void judge_session(struct record_run *r)
 	 * A handful of samples shows nothing worth a warning (a program
 	 * that ran for milliseconds); report still shows them all.
 	 */
-	if (p.total_weight >= JUDGE_MIN_SAMPLES) {
+	if (p.total_count >= JUDGE_MIN_SAMPLES) {
 		/*
 		 * Below 1 % nothing changes a conclusion: the summary line
 		 * gives the complete share and every report format still
@@ -933,6 +1033,7 @@ static void judge_session(struct record_run *r)
 			record_say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
 	}
 
+	wall_volume(r, &p);
 	r->complete = p.quality.judged ?
 		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
 	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));

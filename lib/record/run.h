@@ -3,6 +3,7 @@
 #define PPR_RECORD_RUN_H
 #include "compat.h"
 #include "mode.h"
+#include "perfcmd.h"
 #include "perfdata.h"
 #include "perfversion.h"
 #include "pyinfo.h"
@@ -80,6 +81,7 @@ struct record_options {
 	unsigned long stack_size; /* 0: by build */
 	const char *event;	/* NULL: PERFCMD_EVENT_DEFAULT */
 	const char *const *perf_args; /* NULL-terminated, or NULL */
+	int wall;		/* --wall: off-CPU intervals too */
 	enum record_target_kind kind;
 	pid_t pids[RECORD_MAX_PIDS];	/* -p */
 	int nr_pids;
@@ -117,6 +119,7 @@ struct record_run {
 	char *perf;		/* resolved perf path */
 	char *python;		/* resolved interpreter path */
 	unsigned freq;		/* capped */
+	enum perfcmd_wall wall;	/* --wall's route, or NONE */
 	struct strvec target;	/* the program's argv */
 	char *program_path;	/* the file it runs: target.v[0] found in
 				   PATH (record_check_command()), or the
@@ -187,7 +190,18 @@ struct record_perf_spec {
 	const char *session;
 	const char *const *target;
 	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
+	enum perfcmd_wall wall;	/* --wall's route (record_wall_route()) */
 };
+
+/*
+ * --wall's route here: sched:sched_switch for root when tracefs has
+ * the event, context-switches samples up to perf_event_paranoid 1,
+ * switch records alone at 2 (no stacks at switch-out: off-CPU time is
+ * put on each thread's last sampled stack, marked inferred).  *why:
+ * a static sentence saying why a lesser route was taken, or NULL.
+ */
+enum perfcmd_wall record_wall_route(const struct sysprobe_kernel *k,
+				    const char **why);
 
 /*
  * Whether the recording goes through perf inject --jit: jit mode with a

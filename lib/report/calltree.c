@@ -268,6 +268,8 @@ void calltree_add(struct calltree *t, const struct profile *p, int slot)
 			n = node_child(t, n, fmap[id]);
 		}
 		t->nodes[n].self[slot] += st->weight;
+		if (t->stack_leaf && !slot)
+			t->stack_leaf[i] = n;
 	}
 	free(fmap);
 	free(tmap);

@@ -85,6 +85,11 @@ struct calltree {
 	uint32_t max_depth;
 	int nr_slots;		/* 1, or 2 for a diff */
 	unsigned flags;		/* enum calltree_flags */
+	/*
+	 * When the caller sets it (nr_stacks entries of the profile added
+	 * to slot 0), calltree_add() stores the node each stack ends in.
+	 */
+	uint32_t *stack_leaf;
 	void *priv;		/* hash tables */
 };
 

@@ -10,7 +10,9 @@
  * grouped profile and o->collapsed_pid, GROUP is "comm-PID" (per
  * process) or "comm-PID/TID" (per thread), as FlameGraph's
  * stackcollapse-perf.pl --pid/--tid.  Lines come in order of first
- * appearance.  man/pyperf-run-report.1 documents this exactly.
+ * appearance.  In the wall and off-cpu clocks COUNT is microseconds
+ * (the nanoseconds rounded; a stack of less than half a microsecond
+ * has no line), which flamegraph.pl's --countname=us reads.  man/pyperf-run-report.1 documents this exactly.
  */
 #include "compat.h"
 #include "report/fmt.h"
@@ -32,12 +34,13 @@ int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
 			FILE *fp, char *err, size_t errlen)
 {
 	size_t i, j;
+	int us = p->clock != PROFILE_CLOCK_CPU && p->unit == UNIT_NS;
 
 	for (i = 0; i < p->nr_stacks; i++) {
 		const struct stack *s = &p->stacks[i];
 		int sep = 0;
 
-		if (!s->weight)
+		if (!s->weight || (us && s->weight < 500))
 			continue;
 		if (o->collapsed_pid && s->task != PROFILE_NO_TASK &&
 		    s->task < p->nr_tasks) {
@@ -50,7 +53,8 @@ int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
 			fmt_collapsed_name(fp, &p->frames[s->frames[j]]);
 			sep = 1;
 		}
-		fprintf(fp, " %llu\n", (unsigned long long)s->weight);
+		fprintf(fp, " %llu\n", (unsigned long long)(us ?
+			(s->weight + 500) / 1000 : s->weight));
 	}
 	if (ferror(fp))
 		return set_err(err, errlen, "write error: %s",

@@ -5,6 +5,14 @@
  * table, a frame table and the merged call tree in preorder
  * ([frame, depth, self] per node).  The page builds its trees from that
  * and draws them on a canvas; it loads nothing from the network.
+ *
+ * In the wall and off-cpu clocks the page also gets each thread's
+ * timeline ("timeline": its threads, the wait reasons' names, and per
+ * span [thread, start, duration (microseconds from the first span),
+ * reason (-1: running), the tree node its stack ends in (the page's
+ * node index: 1 + its preorder position)]): drawn above the flame
+ * graph, a span or a dragged range of it shows the flame graph of that
+ * time alone.
  */
 #include "compat.h"
 #include "report/fmt.h"
@@ -27,6 +35,42 @@ static void json_kv_str(FILE *fp, const char *key, const char *val)
 	fputs("\",\n", fp);
 }
 
+/* The threads' spans (see above), after the nodes. */
+static void timeline(FILE *fp, const struct profile *p,
+		     const struct calltree *t, const uint32_t *pos)
+{
+	uint64_t t0 = UINT64_MAX;
+	size_t i;
+	int r;
+
+	for (i = 0; i < p->nr_spans; i++)
+		if (p->spans[i].start < t0)
+			t0 = p->spans[i].start;
+	fputs(",\n\"timeline\":{\"threads\":[", fp);
+	for (i = 0; i < p->nr_threads; i++) {
+		fprintf(fp, "%s[%ld,%ld,\"", i ? "," : "",
+			(long)p->threads[i].pid, (long)p->threads[i].tid);
+		html_str(fp, p->threads[i].comm ? p->threads[i].comm : "?");
+		fputs("\"]", fp);
+	}
+	fputs("],\n\"reasons\":[", fp);
+	for (r = 0; r < WAIT_NR; r++)
+		fprintf(fp, "%s\"%s\"", r ? "," : "", wait_reason_name(r));
+	fprintf(fp, "],\n\"t0\":%.6f,\n\"spans\":[",
+		(double)t0 / 1e9);
+	for (i = 0; i < p->nr_spans; i++) {
+		const struct profile_span *s = &p->spans[i];
+
+		fprintf(fp, "%s%u,%llu,%llu,%d,%u", i ? "," : "", s->thread,
+			(unsigned long long)((s->start - t0) / 1000),
+			(unsigned long long)((s->dur + 500) / 1000),
+			(int)s->reason, pos[t->stack_leaf[s->stack]]);
+		if (i % 8 == 7)
+			fputc('\n', fp);
+	}
+	fputs("]}", fp);
+}
+
 int flame_html_page(const struct calltree *t, const struct profile *p,
 		    const struct profile *old_p, const struct fmt_opts *o,
 		    FILE *fp, char *err, size_t errlen)
@@ -36,7 +80,7 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	char *vals[16];
 	size_t nmeta, nwarn, i;
 	char **warn;
-	uint32_t n, *fids;
+	uint32_t n, *fids, *pos;
 	int diff = old_p != NULL;
 	/* the page's tooltips and search say this after every weight */
 	const char *unit = weight_unit_info(p->unit)->name;
@@ -114,6 +158,7 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 			fputc('\n', fp);
 	}
 	fputs("],\n\"nodes\":[", fp);
+	pos = xcalloc(t->nr_nodes + 1, sizeof(*pos));
 	i = 0;
 	/*
 	 * The diff page draws the new profile (slot 0) and colours by the
@@ -132,10 +177,15 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 		else
 			fprintf(fp, "%s%u,%u,%llu", i ? "," : "", nd->frame,
 				nd->depth, (unsigned long long)nd->self[0]);
+		pos[n] = (uint32_t)i + 1;
 		if (++i % 16 == 0)
 			fputc('\n', fp);
 	}
-	fputs("]\n}</script>\n", fp);
+	fputs("]", fp);
+	if (!diff && p->nr_spans && t->stack_leaf)
+		timeline(fp, p, t, pos);
+	free(pos);
+	fputs("\n}</script>\n", fp);
 	fputs(flame_html_tail, fp);
 	free(fids);
 	strtab_release(&st);
@@ -154,9 +204,14 @@ int fmt_html_write(const struct profile *p, const struct fmt_opts *o,
 	int ret;
 
 	calltree_init(&t, 1, CALLTREE_TASKS);
+	if (p->nr_spans)
+		t.stack_leaf = xcalloc(p->nr_stacks + 1,
+				       sizeof(*t.stack_leaf));
 	calltree_add(&t, p, 0);
 	calltree_finish(&t);
 	ret = flame_html_page(&t, p, NULL, o, fp, err, errlen);
+	free(t.stack_leaf);
+	t.stack_leaf = NULL;
 	calltree_release(&t);
 	return ret;
 }

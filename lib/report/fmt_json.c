@@ -33,6 +33,13 @@
  * exactly as above.  In any other unit a "unit" key names it before
  * the total, and every "samples" is the unit's name: "unit":
  * "nanoseconds", "nanoseconds": N, "self_nanoseconds", ...
+ *
+ * The wall and off-cpu clocks (report --clock) add "clock": "wall" |
+ * "off-cpu" after "unit", "count" (samples and off-CPU intervals),
+ * "offcpu": { "intervals", "nanoseconds", "stack_inferred",
+ * "stack_inferred_nanoseconds", "gil_inferred",
+ * "gil_inferred_nanoseconds" }, and in each thread "waits": { REASON:
+ * nanoseconds, ... } for the reasons it waited for, "running" (wall).
  */
 #include "compat.h"
 #include "alloc.h"
@@ -167,6 +174,54 @@ static void warnings(struct json *j, const struct profile *p)
 	json_end_object(j);
 }
 
+/* The clock, its count and the off-CPU facts (wall, off-cpu). */
+static void clock_keys(struct json *j, const struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+
+	kv_str(j, "clock", profile_clock_name(p->clock));
+	json_key(j, "count");
+	json_uint(j, p->total_count);
+	json_key(j, "offcpu");
+	json_begin_object(j);
+	json_key(j, "intervals");
+	json_uint(j, q->offcpu);
+	json_key(j, "nanoseconds");
+	json_uint(j, q->offcpu_ns);
+	json_key(j, "stack_inferred");
+	json_uint(j, q->offcpu_nostack);
+	json_key(j, "stack_inferred_nanoseconds");
+	json_uint(j, q->offcpu_nostack_ns);
+	json_key(j, "gil_inferred");
+	json_uint(j, q->gil_inferred);
+	json_key(j, "gil_inferred_nanoseconds");
+	json_uint(j, q->gil_inferred_ns);
+	json_end_object(j);
+}
+
+/* A thread's time running and waiting by reason (nanoseconds). */
+static void thread_waits(struct json *j, const struct profile *p,
+			 const struct task *t)
+{
+	uint64_t off = 0;
+	int r;
+
+	json_key(j, "waits");
+	json_begin_object(j);
+	for (r = 0; r < WAIT_NR; r++) {
+		off += t->offcpu[r];
+		if (!t->offcpu[r])
+			continue;
+		json_key(j, wait_reason_name(r));
+		json_uint(j, t->offcpu[r]);
+	}
+	json_end_object(j);
+	if (p->clock == PROFILE_CLOCK_WALL) {
+		json_key(j, "running");
+		json_uint(j, t->weight - off);
+	}
+}
+
 /* Sum of per-task totals into acc for the tasks of pid. */
 static void add_task(const struct profile *p, uint32_t task, uint64_t *s,
 		     uint64_t *t, uint64_t *acc_s, uint64_t *acc_t)
@@ -224,6 +279,8 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	/* a samples profile has no "unit" (it is in its keys' names) */
 	if (p->unit != UNIT_SAMPLES)
 		kv_str(&j, "unit", keys.total);
+	if (p->clock != PROFILE_CLOCK_CPU)
+		clock_keys(&j, p);
 	json_key(&j, keys.total);
 	json_uint(&j, p->total_weight);
 	json_key(&j, "period");
@@ -294,6 +351,8 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 			json_uint(&j, t->weight);
 			json_key(&j, "share");
 			json_double(&j, share(t->weight, p->total_weight));
+			if (p->clock != PROFILE_CLOCK_CPU)
+				thread_waits(&j, p, t);
 			if (p->group == PROFILE_BY_THREAD) {
 				for (ti = 0; ti < p->nr_tasks; ti++)
 					if (p->tasks[ti].pid == t->pid &&

@@ -119,6 +119,34 @@ static const char *view_name(enum profile_view v)
 	}
 }
 
+/*
+ * The wall and off-cpu clocks' line: what the nanoseconds add up, the
+ * on-CPU part (samples weighed by their period) and the off-CPU part.
+ */
+static void clock_line(const struct profile *p, FILE *fp)
+{
+	const struct profile_quality *q = &p->quality;
+	uint64_t on = p->total_weight - q->offcpu_ns;
+
+	if (p->clock == PROFILE_CLOCK_WALL) {
+		fprintf(fp, "# wall:     %.3f s of thread time: %.3f s on CPU "
+			"(%llu samples", (double)p->total_weight / 1e9,
+			(double)on / 1e9,
+			(unsigned long long)(p->total_count - q->offcpu));
+		if (p->event)
+			fprintf(fp, " of %s", p->event);
+		if (p->frequency)
+			fprintf(fp, " at %lu Hz", p->frequency);
+		fprintf(fp, "), %.3f s off CPU (%llu intervals)",
+			(double)q->offcpu_ns / 1e9,
+			(unsigned long long)q->offcpu);
+	} else {
+		fprintf(fp, "# off-cpu:  %.3f s off CPU (%llu intervals)",
+			(double)q->offcpu_ns / 1e9,
+			(unsigned long long)q->offcpu);
+	}
+}
+
 static void header(const struct profile *p, FILE *fp)
 {
 	const char *unit = weight_unit_info(p->unit)->name;
@@ -141,6 +169,9 @@ static void header(const struct profile *p, FILE *fp)
 			p->python_version ? p->python_version : "",
 			p->python_version && p->python ? " " : "",
 			p->python ? p->python : "");
+	if (p->clock != PROFILE_CLOCK_CPU) {
+		clock_line(p, fp);
+	} else {
 	/* the label and its padding as wide as the others ("samples:  ") */
 	fprintf(fp, "# %s:%*s%llu", unit, len < 9 ? (int)(9 - len) : 1, "",
 		(unsigned long long)p->total_weight);
@@ -148,6 +179,7 @@ static void header(const struct profile *p, FILE *fp)
 		fprintf(fp, " of %s", p->event);
 	if (p->frequency)
 		fprintf(fp, " at %lu Hz", p->frequency);
+	}
 	if (p->duration >= 0)
 		fprintf(fp, ", %.2f s", p->duration);
 	fprintf(fp, ", %zu process%s, %zu thread%s\n", nproc,
@@ -211,6 +243,54 @@ static void tasks(const struct profile *p, FILE *fp)
 			pct(t->weight, p->total_weight), width,
 			(unsigned long long)t->weight, (long)t->pid,
 			(long)t->tid, t->comm ? t->comm : "?");
+	}
+}
+
+/*
+ * Wall and off-cpu clocks: each thread's time, running and waiting by
+ * reason, in seconds and shares of the thread's time (the columns of
+ * the reasons some thread waited for).
+ */
+static void waits(const struct profile *p, FILE *fp)
+{
+	int used[WAIT_NR], r;
+	size_t i;
+
+	if (p->clock == PROFILE_CLOCK_CPU || !p->nr_threads)
+		return;
+	for (r = 0; r < WAIT_NR; r++) {
+		used[r] = 0;
+		for (i = 0; i < p->nr_threads; i++)
+			if (p->threads[i].offcpu[r])
+				used[r] = 1;
+	}
+	fprintf(fp, "\nThreads: running and waiting (seconds, %% of the "
+		"thread's time)\n");
+	fprintf(fp, "%8s %8s %9s", "PID", "TID", "Time (s)");
+	if (p->clock == PROFILE_CLOCK_WALL)
+		fprintf(fp, " %16s", "running");
+	for (r = 0; r < WAIT_NR; r++)
+		if (used[r])
+			fprintf(fp, " %16s", wait_reason_name(r));
+	fprintf(fp, "  Command\n");
+	for (i = 0; i < p->nr_threads; i++) {
+		const struct task *t = &p->threads[i];
+		uint64_t off = 0;
+
+		for (r = 0; r < WAIT_NR; r++)
+			off += t->offcpu[r];
+		fprintf(fp, "%8ld %8ld %9.3f", (long)t->pid, (long)t->tid,
+			(double)t->weight / 1e9);
+		if (p->clock == PROFILE_CLOCK_WALL)
+			fprintf(fp, " %8.3f %6.2f%%",
+				(double)(t->weight - off) / 1e9,
+				pct(t->weight - off, t->weight));
+		for (r = 0; r < WAIT_NR; r++)
+			if (used[r])
+				fprintf(fp, " %8.3f %6.2f%%",
+					(double)t->offcpu[r] / 1e9,
+					pct(t->offcpu[r], t->weight));
+		fprintf(fp, "  %s\n", t->comm ? t->comm : "?");
 	}
 }
 
@@ -384,6 +464,7 @@ int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 	table(p, o, fp, "Top functions by total time (self + callees)",
 	      order, n, self, total, 1);
 	tasks(p, fp);
+	waits(p, fp);
 	if (o->tree)
 		call_tree(p, o, fp);
 	free(self);

@@ -6,6 +6,7 @@
  * share and each stage's entry points.  Not for writers or commands.
  *
  *   a source ──► pipeline_sample() (profile_load.c), for each sample:
+ *     agg_clock()       stage_aggregate.c  the clock's samples, weighed
  *     agg_accept()      stage_aggregate.c  the user's program, in the filter
  *     name_rebuild()    stage_name.c       context trampolines: the callers
  *     agg_task()        stage_aggregate.c  its thread and task
@@ -157,6 +158,17 @@ struct loader {
 	uint32_t startup_frame;	/* "[python start-up]" */
 	uint32_t cut_frame[CUT_NR];
 	uint32_t unnamed_example;	/* a frame of unnamed code shown */
+	/*
+	 * The clock's "[off-cpu REASON]" frames, interned when first
+	 * used (HTAB_NONE before): seen, the reason inferred, the stack
+	 * inferred.
+	 */
+	uint32_t offcpu_frame[WAIT_NR][3];
+	uint32_t cur_thread;	/* agg_task(): the sample's thread */
+	int clock_defaulted;	/* no --clock: the session's own */
+	int wall_session;	/* meta "wall": a record --wall session */
+	int offcpu_source;	/* perf.data has switch records or
+				   offcpu-time samples */
 
 	uint64_t next_progress;
 };
@@ -187,6 +199,9 @@ enum stack_cut judge_sample(struct loader *l, const struct sample *s,
 void judge_dumps(struct loader *l);
 
 /* stage_aggregate.c */
+void agg_set_clock(struct loader *l, enum profile_clock c);
+const struct sample *agg_clock(struct loader *l, const struct sample *s,
+			       struct sample *copy);
 int agg_accept(struct loader *l, const struct sample *s);
 uint32_t agg_task(struct loader *l, const struct sample *s);
 void agg_add(struct loader *l, const struct sample *s,

@@ -131,6 +131,45 @@ const struct weight_unit_info *weight_unit_info(enum weight_unit u)
 	return &unit_info[(unsigned)u < UNIT_NR ? u : UNIT_SAMPLES];
 }
 
+static const char *const clock_names[PROFILE_CLOCK_NR] = {
+	[PROFILE_CLOCK_CPU] = "cpu",
+	[PROFILE_CLOCK_WALL] = "wall",
+	[PROFILE_CLOCK_OFFCPU] = "off-cpu",
+};
+
+const char *profile_clock_name(enum profile_clock c)
+{
+	return clock_names[(unsigned)c < PROFILE_CLOCK_NR ? c :
+			   PROFILE_CLOCK_CPU];
+}
+
+int profile_clock_parse(const char *s, enum profile_clock *c)
+{
+	unsigned i;
+
+	for (i = 0; s && i < PROFILE_CLOCK_NR; i++)
+		if (!strcmp(s, clock_names[i])) {
+			*c = (enum profile_clock)i;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *const wait_names[WAIT_NR] = {
+	[WAIT_SLEEP] = "sleep",
+	[WAIT_IO] = "io",
+	[WAIT_LOCK] = "lock",
+	[WAIT_GIL] = "gil",
+	[WAIT_IDLE] = "idle",
+	[WAIT_RUNQUEUE] = "runqueue",
+	[WAIT_OTHER] = "other",
+};
+
+const char *wait_reason_name(enum wait_reason r)
+{
+	return wait_names[(unsigned)r < WAIT_NR ? r : WAIT_OTHER];
+}
+
 void profile_warn(struct profile *p, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -184,6 +223,7 @@ void profile_release(struct profile *p)
 	for (i = 0; i < p->nr_warnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
+	free(p->spans);
 	if (pp) {
 		htab_release(&pp->frame_tab);
 		htab_release(&pp->stack_tab);
@@ -413,10 +453,9 @@ static uint32_t task_intern(struct task **v, size_t *nr, size_t *alloc,
 		ALLOC_GROW(*v, *nr + 1, *alloc);
 		id = (uint32_t)(*nr)++;
 		t = &(*v)[id];
+		memset(t, 0, sizeof(*t));
 		t->pid = pid;
 		t->tid = tid;
-		t->comm = NULL;
-		t->weight = 0;
 		htab_insert(tab, h, id);
 	}
 	t = &(*v)[id];
@@ -491,6 +530,14 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 		       uint32_t depth, uint32_t task, uint64_t weight,
 		       uint64_t period)
 {
+	profile_stack_add_n(p, frames, depth, task, weight,
+			    p->unit == UNIT_SAMPLES ? weight : 1, period);
+}
+
+uint32_t profile_stack_add_n(struct profile *p, const uint32_t *frames,
+			     uint32_t depth, uint32_t task, uint64_t weight,
+			     uint64_t count, uint64_t period)
+{
 	struct profile_priv *pp = p->priv;
 	struct stack_key k = { p, frames, depth, task };
 	uint64_t h = prof_hash(frames, depth * sizeof(uint32_t), task);
@@ -515,6 +562,7 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 		s->depth = depth;
 		s->task = task;
 		s->weight = 0;
+		s->count = 0;
 		s->period = 0;
 		s->frames = pp->pool + pp->stack_off[id];
 		htab_insert(&pp->stack_tab, h, id);
@@ -523,11 +571,16 @@ void profile_stack_add(struct profile *p, const uint32_t *frames,
 	}
 	s = &p->stacks[id];
 	s->weight += weight;
+	s->count += count;
 	s->period += period;
 	p->total_weight += weight;
+	p->total_count += count;
 	p->total_period += period;
-	if (task != PROFILE_NO_TASK && task < p->nr_tasks)
+	if (task != PROFILE_NO_TASK && task < p->nr_tasks) {
 		p->tasks[task].weight += weight;
+		p->tasks[task].count += count;
+	}
+	return id;
 }
 
 /* ---- totals, pruning ------------------------------------------ */
@@ -570,7 +623,7 @@ void profile_prune(struct profile *p, double min_share)
 {
 	struct calltree t;
 	struct profile q;
-	uint32_t *buf = NULL;
+	uint32_t *buf = NULL, *remap = NULL, id;
 	size_t alloc = 0, i, j;
 	uint64_t limit;
 	uint32_t small;
@@ -598,6 +651,8 @@ void profile_prune(struct profile *p, double min_share)
 	}
 	small = profile_frame_intern(&q, FRAME_UNKNOWN, NATIVE_NONE,
 				     "[small frames]", NULL, NULL, NULL);
+	if (p->nr_spans)
+		remap = xmalloc(p->nr_stacks * sizeof(*remap));
 	for (i = 0; i < p->nr_tasks; i++) {
 		const struct task *tk = &p->tasks[i];
 
@@ -623,10 +678,16 @@ void profile_prune(struct profile *p, double min_share)
 			buf[d++] = s->frames[j];
 			node = c;
 		}
-		profile_stack_add(&q, buf, d, s->task, s->weight,
-				  s->period);
+		id = profile_stack_add_n(&q, buf, d, s->task, s->weight,
+					 s->count, s->period);
+		/* the spans follow their stacks into the pruned ones */
+		if (remap)
+			remap[i] = id;
 	}
 	free(buf);
+	for (i = 0; remap && i < p->nr_spans; i++)
+		p->spans[i].stack = remap[p->spans[i].stack];
+	free(remap);
 	calltree_release(&t);
 	/* move q's frames/stacks/tasks into p, keep p's metadata */
 	{

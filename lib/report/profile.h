@@ -83,6 +83,46 @@ struct weight_unit_info {
 const struct weight_unit_info *weight_unit_info(enum weight_unit u);
 
 /*
+ * What a profile's weights add up: PROFILE_CLOCK_CPU, the on-CPU
+ * samples (one sample each, as always); PROFILE_CLOCK_OFFCPU, the
+ * off-CPU intervals, each its length in nanoseconds, on the stack the
+ * thread left the CPU with; PROFILE_CLOCK_WALL, both, the on-CPU
+ * samples weighing their period (nanoseconds of a clock event): per
+ * thread, its lifetime.  The last two are in UNIT_NS.
+ */
+enum profile_clock {
+	PROFILE_CLOCK_CPU = 0,
+	PROFILE_CLOCK_WALL,
+	PROFILE_CLOCK_OFFCPU,
+	PROFILE_CLOCK_NR
+};
+
+/* "cpu", "wall", "off-cpu"; and back: 0, or -1 for another word. */
+const char *profile_clock_name(enum profile_clock c);
+int profile_clock_parse(const char *s, enum profile_clock *c);
+
+/*
+ * Why a thread was off CPU (lib/report/waitclass.c classifies an
+ * interval from its stack; its table is documented in
+ * pyperf-run-report(1)).  Each off-CPU stack ends in one frame
+ * "[off-cpu NAME]".
+ */
+enum wait_reason {
+	WAIT_SLEEP = 0,		/* nanosleep, clock_nanosleep */
+	WAIT_IO,		/* read/write/recv/send/accept/connect, poll
+				   on fds, fsync, D state */
+	WAIT_LOCK,		/* futex of a mutex, condition, semaphore */
+	WAIT_GIL,		/* waiting to take the GIL */
+	WAIT_IDLE,		/* an event loop waiting for any event */
+	WAIT_RUNQUEUE,		/* preempted, runnable: waiting for a CPU */
+	WAIT_OTHER,
+	WAIT_NR
+};
+
+/* "sleep", "io", "lock", "gil", "idle", "runqueue", "other". */
+const char *wait_reason_name(enum wait_reason r);
+
+/*
  * One interned frame.  Frames are identified by their index in
  * profile->frames (a frame id).  Two frames never have the same
  * (kind, func, file, dso).
@@ -131,6 +171,13 @@ struct task {
 	const char *comm;	/* last command name perf reported */
 	uint64_t weight;	/* of the stacks kept after filtering, in
 				   profile->unit */
+	uint64_t count;		/* samples and off-CPU intervals in it */
+	/*
+	 * profile->threads only, wall and off-cpu clocks: nanoseconds
+	 * off CPU by reason (the rest of weight, in the wall clock, is
+	 * the time it ran).
+	 */
+	uint64_t offcpu[WAIT_NR];
 };
 
 #define PROFILE_NO_TASK UINT32_MAX
@@ -148,6 +195,8 @@ struct stack {
 				   when merged */
 	uint64_t weight;	/* in profile->unit: with UNIT_SAMPLES, the
 				   number of samples */
+	uint64_t count;		/* samples (and off-CPU intervals) in it,
+				   whatever the unit (style.md 10) */
 	uint64_t period;	/* sum of the samples' periods (event units:
 				   nanoseconds for cpu-clock/task-clock) */
 };
@@ -203,11 +252,18 @@ struct profile_filter {
 		PROFILE_READER_NATIVE = 0,
 		PROFILE_READER_PERF_SCRIPT,
 	} reader;
+	/*
+	 * The clock (enum profile_clock) plus one: 0 takes the session's
+	 * own (wall for a `record --wall` session, else cpu).
+	 */
+	int clock;
+	/* wall and off-cpu clocks: keep every sample's span (p->spans) */
+	int spans;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
-			      PROFILE_READER_NATIVE }
+			      PROFILE_READER_NATIVE, 0, 0 }
 
 /* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
 int profile_reader_parse(const char *s, enum profile_reader *r);
@@ -290,6 +346,34 @@ struct profile_quality {
 	uint64_t walker_native_short;	/* Python frames past the native
 					   unwinding: the C frames between
 					   those calls are missing */
+	/* off-CPU intervals (wall and off-cpu clocks) */
+	uint64_t offcpu;	/* intervals kept */
+	uint64_t offcpu_ns;	/* ...their nanoseconds */
+	uint64_t offcpu_nostack;	/* ...with no stack at the switch
+					   (put on the thread's last
+					   sampled stack: inferred) */
+	uint64_t offcpu_nostack_ns;
+	uint64_t gil_inferred;	/* ...called gil from the interpreter's
+				   exported callers (no take_gil symbol) */
+	uint64_t gil_inferred_ns;
+	uint64_t offcpu_notime;	/* perf --off-cpu's accumulated samples:
+				   no time of their own */
+	uint64_t offcpu_broken;	/* intervals left out: perf lost one of
+				   their switch records */
+};
+
+/*
+ * When a thread ran or waited (the wall and off-cpu clocks, with
+ * profile_filter.spans): an on-CPU sample stands for the period before
+ * its time, an off-CPU interval for its own length; stack is the
+ * stack (index in p->stacks) it was added to.
+ */
+struct profile_span {
+	uint64_t start;		/* perf clock, nanoseconds */
+	uint64_t dur;		/* nanoseconds */
+	uint32_t thread;	/* index in p->threads */
+	uint32_t stack;
+	int32_t reason;		/* enum wait_reason, or -1: running */
 };
 
 /* One key=value line of the session's meta file. */
@@ -312,8 +396,10 @@ struct profile {
 	enum profile_group group;
 	enum weight_unit unit;	/* of every weight below and in stacks,
 				   tasks and threads */
+	enum profile_clock clock;	/* what the weights add up */
 
 	uint64_t total_weight;	/* sum of stacks[].weight */
+	uint64_t total_count;	/* sum of stacks[].count */
 	uint64_t total_period;	/* sum of stacks[].period */
 	uint64_t dropped;	/* samples filtered out (pid/tid/time): a
 				   count, whatever the unit */
@@ -349,6 +435,10 @@ struct profile {
 	 */
 	char **warnings;
 	size_t nr_warnings;
+
+	/* profile_filter.spans: in the order read (not sorted) */
+	struct profile_span *spans;
+	size_t nr_spans, alloc_spans;
 
 	void *priv;		/* interning tables (profile.c) */
 };
@@ -413,6 +503,14 @@ uint32_t profile_task_intern(struct profile *p, pid_t pid, pid_t tid,
 void profile_stack_add(struct profile *p, const uint32_t *frames,
 		       uint32_t depth, uint32_t task, uint64_t weight,
 		       uint64_t period);
+/*
+ * The same with the count of samples given (profile_stack_add() counts
+ * weight samples in UNIT_SAMPLES, one otherwise); returns the stack's
+ * index in p->stacks.
+ */
+uint32_t profile_stack_add_n(struct profile *p, const uint32_t *frames,
+			     uint32_t depth, uint32_t task, uint64_t weight,
+			     uint64_t count, uint64_t period);
 void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
 /* Append one warning (see struct profile). */

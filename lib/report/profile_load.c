@@ -27,7 +27,11 @@ void loader_init(struct loader *l, struct profile *p,
 	l->p = p;
 	l->f = f;
 	l->unnamed_example = HTAB_NONE;
+	memset(l->offcpu_frame, 0xff, sizeof(l->offcpu_frame));
 	htab_init(&l->raw_tab);
+	l->clock_defaulted = !f->clock;
+	agg_set_clock(l, f->clock ? (enum profile_clock)(f->clock - 1) :
+		      PROFILE_CLOCK_CPU);
 }
 
 /* The pseudo frames, and the callchain cap (after the meta is set). */
@@ -80,13 +84,14 @@ void loader_release(struct loader *l)
 int pipeline_sample(void *data, const struct sample *s)
 {
 	struct loader *l = data;
-	struct sample rebuilt;
+	struct sample rebuilt, clocked;
 	struct named nm;
 	enum stack_cut cut;
 	uint32_t task;
 
 	judge_observe(l, s);
-	if (!agg_accept(l, s))
+	s = agg_clock(l, s, &clocked);
+	if (!s || !agg_accept(l, s))
 		return 0;
 	s = name_rebuild(l, s, &rebuilt, &nm);
 	task = agg_task(l, s);
@@ -137,6 +142,19 @@ int profile_load(struct profile *p, const char *session,
 	if (ret < 0)
 		goto out;
 	l.helper_pid = meta_pid(p, "helper_pid");
+	/* a `record --wall` session reads in the wall clock by default */
+	l.wall_session = profile_meta_get(p, "wall") != NULL;
+	if (!f->clock && l.wall_session)
+		agg_set_clock(&l, PROFILE_CLOCK_WALL);
+	if (p->clock != PROFILE_CLOCK_CPU &&
+	    f->reader == PROFILE_READER_PERF_SCRIPT) {
+		ret = set_err(err, errlen, "the perf-script reader (--reader, "
+			      "or chosen by --perf or $PYPERF_PERF) reads "
+			      "only the cpu clock: give --reader native for "
+			      "--clock %s, or --clock cpu",
+			      profile_clock_name(p->clock));
+		goto out;
+	}
 	loader_frames(&l);
 	{
 		unsigned damaged;
@@ -158,6 +176,13 @@ int profile_load(struct profile *p, const char *session,
 			      "no samples in '%s/perf.data' (empty, "
 			      "truncated or not a recording with call "
 			      "graphs?)", session);
+		goto out;
+	}
+	if (p->clock != PROFILE_CLOCK_CPU && !l.offcpu_source) {
+		ret = set_err(err, errlen,
+			      "'%s' has no off-CPU data for --clock %s: record "
+			      "with 'pyperf-run record --wall'", session,
+			      profile_clock_name(p->clock));
 		goto out;
 	}
 	if (p->duration < 0 && p->last_time > p->first_time)

@@ -179,16 +179,16 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 	quality_cuts(p);
 	quality_dump_advice(p);
 	/*
-	 * These counts are samples, shared of total_weight: every source
-	 * weighs a sample 1 today (UNIT_SAMPLES).  A source with another
-	 * unit must give them a sample count to be shared of.
+	 * These counts are samples, shared of the profile's count of
+	 * samples (total_count), never of its weight: in the wall clock a
+	 * weight is nanoseconds.
 	 */
 	if (q->unnamed)
 		profile_warn(p, "%s of samples (%s) ran in code without "
 			     "symbols, shown as the object's name in brackets "
 			     "(e.g. %s), not credited to a named caller; "
 			     "debug symbols would name it",
-			     pct_str(q->unnamed, p->total_weight, pc,
+			     pct_str(q->unnamed, p->total_count, pc,
 				     sizeof(pc)),
 			     count_str(q->unnamed, a, sizeof(a)),
 			     unnamed_example);
@@ -197,7 +197,7 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     "start-up, before the trampoline started: their "
 			     "native stacks may be cut at the stack dump; they "
 			     "are under [python start-up]",
-			     pct_str(q->startup_cut, p->total_weight, pc,
+			     pct_str(q->startup_cut, p->total_count, pc,
 				     sizeof(pc)),
 			     count_str(q->startup_cut, a, sizeof(a)));
 	if (q->ctx_unknown)
@@ -215,6 +215,45 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     q->ctx_damaged == 1 ? "its" : "their",
 			     q->ctx_damaged == 1 ? "" : "es");
 	quality_walker(p);
+	if (q->offcpu_nostack)
+		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+			     "has no stack taken at the switch (switch records "
+			     "only, or perf lost the switch's sample): it is "
+			     "put on each thread's "
+			     "last sampled stack, under [off-cpu ..., stack "
+			     "inferred], not where it waited",
+			     pct_str(q->offcpu_nostack_ns, q->offcpu_ns, pc,
+				     sizeof(pc)),
+			     (double)q->offcpu_nostack_ns / 1e9,
+			     count_str(q->offcpu_nostack, a, sizeof(a)),
+			     q->offcpu_nostack == 1 ? "" : "s");
+	if (q->gil_inferred)
+		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+			     "is called a GIL wait from the interpreter's "
+			     "exported callers over a condition wait, not seen "
+			     "in take_gil (no symbol for it: debug symbols "
+			     "would show it): under [off-cpu gil, inferred]",
+			     pct_str(q->gil_inferred_ns, q->offcpu_ns, pc,
+				     sizeof(pc)),
+			     (double)q->gil_inferred_ns / 1e9,
+			     count_str(q->gil_inferred, a, sizeof(a)),
+			     q->gil_inferred == 1 ? "" : "s");
+	if (q->offcpu_notime)
+		profile_warn(p, "%s off-CPU sample%s of perf --off-cpu %s no "
+			     "time of its own (perf adds short waits up and "
+			     "writes them at the end): not on a timeline, "
+			     "left out of a time window",
+			     count_str(q->offcpu_notime, a, sizeof(a)),
+			     q->offcpu_notime == 1 ? "" : "s",
+			     q->offcpu_notime == 1 ? "has" : "have");
+	if (q->offcpu_broken)
+		profile_warn(p, "%s off-CPU interval%s left out: perf lost "
+			     "the switch record%s that began or ended %s, so "
+			     "the wall clock misses that waiting time",
+			     count_str(q->offcpu_broken, a, sizeof(a)),
+			     q->offcpu_broken == 1 ? "" : "s",
+			     q->offcpu_broken == 1 ? "" : "s",
+			     q->offcpu_broken == 1 ? "it" : "them");
 	if (q->bad_names)
 		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
 			     "control bytes or torn records in a perf map or "

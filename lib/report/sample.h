@@ -88,6 +88,19 @@ struct sample {
 	unsigned py_whole : 1;
 	/* ... or cut it: 1 at the frame cap, 2 at a frame it could not read */
 	unsigned py_cut : 2;
+	/*
+	 * An off-CPU interval (event "offcpu-time", whoever wrote it:
+	 * built from switch records here, perf --off-cpu, the frame
+	 * walker): weight = its nanoseconds (UNIT_NS), ending at time_ns
+	 * (0: perf --off-cpu's accumulated samples have no time); frames:
+	 * the stack it left the CPU with.  preempt: it left runnable;
+	 * have_state: prev_state is the kernel's task state at the switch
+	 * (0 runnable, 1 interruptible, 2 uninterruptible (D), ...);
+	 * stack_inferred: no stack was taken at the switch, frames are the
+	 * thread's last sampled stack.
+	 */
+	unsigned offcpu : 1, preempt : 1, have_state : 1, stack_inferred : 1;
+	uint64_t prev_state;
 	const struct sample_frame *frames;	/* leaf first */
 	size_t nr_frames;
 };

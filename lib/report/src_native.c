@@ -14,6 +14,7 @@
 #include "walker/pycode.h"
 #include <linux/types.h>
 #include "walker/walker_abi.h"
+#include "report/switches.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
 #include "unwind/hmap.h"
@@ -62,6 +63,7 @@ struct native_stream {
 	uint64_t samples, frames, bad_samples;
 	int cb_ret;
 	struct own_tasks own;	/* pyperf-run's tasks: samples marked */
+	struct switches sw;	/* off-CPU intervals (record --wall) */
 };
 
 struct reader {
@@ -136,12 +138,14 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	struct sample ps;
 	char buf[32];
 	const char *comm, *ev;
+	enum switch_event sev;
 	int n, i;
 
 	if (perfdata_decode_sample(r->d, rec->body, rec->len, &s) < 0) {
 		r->bad_samples++;
 		return;
 	}
+	sev = switches_event(&r->sw, s.attr);
 	n = unwind_sample(r->u, &s, r->uf, MAX_FRAMES, &res);
 	for (i = 0; i < n; i++) {
 		r->pf[i].kind = SAMPLE_FRAME_ADDR;
@@ -150,6 +154,11 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		r->pf[i].sym.len = strlen(r->uf[i].sym);
 		r->pf[i].dso.s = r->uf[i].dso;
 		r->pf[i].dso.len = strlen(r->uf[i].dso);
+	}
+	/* a stack at a switch-out: the interval ends at the switch-in */
+	if (sev == SWEV_CTXSW || sev == SWEV_SCHED) {
+		switches_stack(&r->sw, &s, sev, r->pf, (size_t)n);
+		return;
 	}
 	sample_init(&ps);
 	comm = comm_of(r, s.tid, buf, sizeof(buf));
@@ -160,6 +169,19 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	ps.time_ns = s.have_time ? s.time : 0;
 	ps.period = s.period;
 	ev = event_name(s.attr);
+	if (sev == SWEV_OFFCPU) {
+		/* period: nanoseconds off CPU, ending at the sample's time */
+		ev = "offcpu-time";
+		ps.offcpu = 1;
+		ps.unit = UNIT_NS;
+		ps.weight = s.period;
+		if (ps.time_ns >= OFFCPU_NO_TIMESTAMP)
+			ps.time_ns = 0;	/* perf's accumulated ones */
+		if (switches_walker_state(s.raw, s.raw_size, &ps.prev_state))
+			ps.have_state = 1;
+	} else {
+		switches_oncpu(&r->sw, s.tid, ps.time_ns, r->pf, (size_t)n);
+	}
 	ps.event.s = ev;
 	ps.event.len = strlen(ev);
 	ps.frames = r->pf;
@@ -205,6 +227,7 @@ int native_stream_new(struct native_stream **out, const struct perfdata *d,
 		return -1;
 	}
 	ns->d = d;
+	switches_init(&ns->sw, d);
 	ns->cb = cb;
 	ns->data = data;
 	ns->uf = xcalloc(MAX_FRAMES, sizeof(*ns->uf));
@@ -252,6 +275,7 @@ void native_stream_free(struct native_stream *ns)
 	umap_release(&ns->comms);
 	smap_release(&ns->names, NULL);
 	own_tasks_release(&ns->own);
+	switches_release(&ns->sw);
 	free(ns->uf);
 	free(ns->pf);
 	free(ns);
@@ -296,6 +320,23 @@ int native_stream_record(struct native_stream *r, const struct pd_record *rec)
 		if (!perfdata_decode_task(rec, &t))
 			own_tasks_exec(&r->own, t.tid);
 		unwind_record(r->u, rec);
+		break;
+	}
+	case PD_RECORD_SWITCH:
+	case PD_RECORD_SWITCH_CPU_WIDE: {
+		struct pd_switch sw;
+		struct sample ps;
+		char buf[32];
+		const char *comm;
+
+		if (perfdata_decode_switch(r->d, rec, &sw) ||
+		    !switches_record(&r->sw, &sw, &ps))
+			break;
+		comm = comm_of(r, ps.tid, buf, sizeof(buf));
+		ps.comm.s = comm;
+		ps.comm.len = strlen(comm);
+		ps.own = own_tasks_has(&r->own, ps.tid);
+		r->cb_ret = r->cb(r->data, &ps);
 		break;
 	}
 	default:
@@ -444,6 +485,8 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		st->unwind_fallbacks = us->fallbacks;
 		st->lost = r.d.lost > r.d.lost_samples ? r.d.lost :
 			   r.d.lost_samples;
+		st->switch_samples = r.ns->sw.switch_samples;
+		st->switch_broken = r.ns->sw.broken;
 	}
 	ret = 0;
 out:
@@ -458,6 +501,27 @@ out:
 /* ---- into the report's pipeline ---------------------------------------- */
 
 /*
+ * Can this perf.data give off-CPU intervals: switch records
+ * (attr.context_switch, bit 26 of its flags) or offcpu-time samples?
+ * A file of perf's --off-cpu reads in the wall clock by default.
+ */
+static void native_clock(struct loader *l, const struct perfdata *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_attrs; i++) {
+		if (d->attrs[i].flags & (1ULL << 26))
+			l->offcpu_source = 1;
+		if (d->attrs[i].name &&
+		    !strcmp(d->attrs[i].name, "offcpu-time")) {
+			l->offcpu_source = 1;
+			if (l->clock_defaulted)
+				agg_set_clock(l, PROFILE_CLOCK_WALL);
+		}
+	}
+}
+
+/*
  * The session's samples read from perf.data itself (native_load()),
  * unwound and named as perf script would, into the pipeline.
  */
@@ -470,6 +534,7 @@ static void native_header(void *data, const struct perfdata *d)
 	fa.max_stack = d->attrs[0].sample_max_stack;
 	fa.dump_size = d->attrs[0].sample_stack_user;
 	judge_use_facts(data, &fa);
+	native_clock(data, d);
 }
 
 int src_native_run(struct loader *l, char *err, size_t errlen)
@@ -491,8 +556,9 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	if (!ret) {
 		struct profile_quality *q = &l->p->quality;
 
-		l->recorded = st.samples + st.bad_samples;
+		l->recorded = st.samples + st.bad_samples + st.switch_samples;
 		l->lost = st.lost;
+		q->offcpu_broken = st.switch_broken;
 		q->walker_samples = st.walker.samples;
 		q->walker_py_frames = st.walker.py_frames;
 		q->walker_unnamed = st.walker.unnamed;

@@ -31,6 +31,10 @@ struct native_stats {
 	uint64_t unwind_fallbacks;	/* libdwfl single steps */
 	uint64_t lost;		/* samples perf lost (buffer full) */
 	struct walkmerge_stats walker;	/* the frame walker's samples */
+	uint64_t switch_samples;	/* stacks at switch-out (record
+					   --wall), not delivered */
+	uint64_t switch_broken;	/* off-CPU intervals left out: perf
+				   lost one of their switch records */
 };
 
 /* NATIVE_DWFL_ONLY: libdwfl for every frame (a cross-check, slow). */

@@ -14,6 +14,7 @@
 #include "compat.h"
 #include "alloc.h"
 #include "report/pipeline_priv.h"
+#include "report/waitclass.h"
 
 static int pid_in(const pid_t *v, size_t n, pid_t x)
 {
@@ -23,6 +24,90 @@ static int pid_in(const pid_t *v, size_t n, pid_t x)
 		if (v[i] == x)
 			return 1;
 	return 0;
+}
+
+/* The time window, from the session's first sample, whichever. */
+static void window_init(struct loader *l, const struct sample *s)
+{
+	const struct profile_filter *f = l->f;
+
+	if (l->have_first)
+		return;
+	l->have_first = 1;
+	l->first_ns = s->time_ns;
+	if (f->time_from > 0)
+		l->from_ns = s->time_ns + (uint64_t)(f->time_from * 1e9);
+	if (f->time_to >= 0)
+		l->to_ns = s->time_ns + (uint64_t)(f->time_to * 1e9);
+}
+
+/* The profile's clock, and the unit it weighs in. */
+void agg_set_clock(struct loader *l, enum profile_clock c)
+{
+	l->p->clock = c;
+	l->p->unit = c == PROFILE_CLOCK_CPU ? UNIT_SAMPLES : UNIT_NS;
+}
+
+/*
+ * The sample as the clock weighs it, or NULL when the clock leaves it
+ * out (not counted as dropped: another clock's).  cpu: the on-CPU
+ * samples as they are.  off-cpu: the intervals.  wall: both, an
+ * on-CPU sample weighing its period (nanoseconds of cpu-clock).  An
+ * interval in part inside the time window counts for that part.
+ */
+const struct sample *agg_clock(struct loader *l, const struct sample *s,
+			       struct sample *copy)
+{
+	enum profile_clock c = l->p->clock;
+
+	if (s->offcpu ? c == PROFILE_CLOCK_CPU : c == PROFILE_CLOCK_OFFCPU)
+		return NULL;
+	/*
+	 * A wall session's stacks at switch-out, from a source that gives
+	 * them as samples (perf script): not on-CPU time.
+	 */
+	if (l->wall_session && s->event.len >= 16 &&
+	    (!memcmp(s->event.s, "sched:sched_switch", 18 <= s->event.len ?
+		     18 : s->event.len) ||
+	     !memcmp(s->event.s, "context-switches", 16)))
+		return NULL;
+	if (c == PROFILE_CLOCK_CPU)
+		return s;
+	*copy = *s;
+	if (!s->offcpu) {
+		copy->weight = s->period;
+		copy->unit = UNIT_NS;
+		return copy;
+	}
+	/*
+	 * An interval has no CPU time: the stacks' period (the CPU time of
+	 * clock events, pprof's "cpu" beside the wall "time") stays the
+	 * on-CPU samples'.
+	 */
+	copy->period = 0;
+	if (!s->time_ns) {
+		/* perf --off-cpu's accumulated intervals: no time */
+		l->p->quality.offcpu_notime++;
+		if (l->f->time_from > 0 || l->f->time_to >= 0) {
+			l->p->dropped++;
+			return NULL;
+		}
+		return copy;
+	}
+	window_init(l, s);
+	{
+		uint64_t end = s->time_ns, start = end - s->weight;
+
+		if (end < s->weight)
+			start = 0;
+		if (l->from_ns && start < l->from_ns && end > l->from_ns)
+			start = l->from_ns;
+		if (l->f->time_to >= 0 && end > l->to_ns && start < l->to_ns)
+			end = l->to_ns;
+		copy->time_ns = end;
+		copy->weight = end - start;
+	}
+	return copy;
 }
 
 /*
@@ -35,15 +120,7 @@ int agg_accept(struct loader *l, const struct sample *s)
 	struct profile *p = l->p;
 	const struct profile_filter *f = l->f;
 
-	if (!l->have_first) {
-		l->have_first = 1;
-		l->first_ns = s->time_ns;
-		if (f->time_from > 0)
-			l->from_ns = s->time_ns +
-				(uint64_t)(f->time_from * 1e9);
-		if (f->time_to >= 0)
-			l->to_ns = s->time_ns + (uint64_t)(f->time_to * 1e9);
-	}
+	window_init(l, s);
 	/*
 	 * record's exec helper and the program's process before its exec
 	 * (report/owntasks.h): not the user's, so not counted anywhere in
@@ -77,6 +154,8 @@ uint32_t agg_task(struct loader *l, const struct sample *s)
 
 	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
 	p->threads[th].weight += s->weight;
+	p->threads[th].count++;
+	l->cur_thread = th;
 	if (l->f->group == PROFILE_BY_THREAD) {
 		task = prof_task_intern_len(p, s->pid, s->tid, s->comm.s,
 					    s->comm.len);
@@ -185,14 +264,82 @@ static size_t view_mixed(struct loader *l, const struct named *nm,
 }
 
 /*
+ * An off-CPU interval: its reason (waitclass.h, on every frame named,
+ * before a view drops some), counted for its thread and the warnings;
+ * returns the "[off-cpu REASON]" frame its stack ends in.
+ */
+static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
+			    size_t n, int *reason)
+{
+	struct profile *p = l->p;
+	struct wait_facts wf;
+	enum wait_reason r;
+	int inferred = 0, variant = 0;
+
+	memset(&wf, 0, sizeof(wf));
+	wf.preempt = s->preempt;
+	wf.have_state = s->have_state;
+	wf.prev_state = s->prev_state;
+	if (s->stack_inferred) {
+		/* the stack is where it last ran, not where it waits */
+		r = s->preempt ? WAIT_RUNQUEUE : WAIT_OTHER;
+		variant = 2;
+		p->quality.offcpu_nostack++;
+		p->quality.offcpu_nostack_ns += s->weight;
+	} else {
+		r = waitclass(p, l->ids, n, &wf, &inferred);
+		if (inferred) {
+			variant = 1;
+			p->quality.gil_inferred++;
+			p->quality.gil_inferred_ns += s->weight;
+		}
+	}
+	*reason = (int)r;
+	p->quality.offcpu++;
+	p->quality.offcpu_ns += s->weight;
+	p->threads[l->cur_thread].offcpu[r] += s->weight;
+	if (l->offcpu_frame[r][variant] == HTAB_NONE) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "[off-cpu %s%s]",
+			 wait_reason_name(r),
+			 variant == 1 ? ", inferred" :
+			 variant == 2 ? ", stack inferred" : "");
+		l->offcpu_frame[r][variant] =
+			profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+					     name, NULL, NULL, NULL);
+	}
+	return l->offcpu_frame[r][variant];
+}
+
+/* The sample's span: when its thread ran (reason -1) or waited. */
+static void add_span(struct loader *l, const struct sample *s,
+		     uint32_t stack, int reason)
+{
+	struct profile *p = l->p;
+	struct profile_span *sp;
+
+	ALLOC_GROW(p->spans, p->nr_spans + 1, p->alloc_spans);
+	sp = &p->spans[p->nr_spans++];
+	sp->dur = s->weight;
+	sp->start = s->time_ns > s->weight ? s->time_ns - s->weight : 0;
+	sp->thread = l->cur_thread;
+	sp->stack = stack;
+	sp->reason = reason;
+}
+
+/*
  * Add the sample's stack, as the view shows it, to the profile with
- * the sample's weight (one sample from every source today; the model
- * counts in one unit, the sources' weights are in it).
+ * the sample's weight (one sample, or the nanoseconds of the wall and
+ * off-cpu clocks) and a count of one; an off-CPU interval's stack ends
+ * in its reason's frame.
  */
 void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task)
 {
 	size_t n = nm->n, inner = n, d = 0, i;
+	int reason = -1;
+	uint32_t id;
 
 	if (nm->startup)
 		l->out[d++] = l->startup_frame;
@@ -217,8 +364,18 @@ void agg_add(struct loader *l, const struct sample *s,
 		d = view_mixed(l, nm, inner, d);
 		break;
 	}
+	if (s->offcpu) {
+		uint32_t leaf = offcpu_leaf(l, s, n, &reason);
+
+		/* a stack that says nothing but the reason */
+		if (d == 1 && l->out[0] == l->unknown_frame)
+			d = 0;
+		l->out[d++] = leaf;
+	}
 	if (!d)
 		l->out[d++] = l->unknown_frame;
-	profile_stack_add(l->p, l->out, (uint32_t)d, task, s->weight,
-			  s->period);
+	id = profile_stack_add_n(l->p, l->out, (uint32_t)d, task, s->weight,
+				 1, s->period);
+	if (l->f->spans && l->p->clock != PROFILE_CLOCK_CPU && s->time_ns)
+		add_span(l, s, id, reason);
 }

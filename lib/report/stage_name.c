@@ -547,11 +547,15 @@ const struct sample *name_rebuild(struct loader *l, const struct sample *s,
 	return rebuilt;
 }
 
+/*
+ * Room for n frames, and in out for the pseudo frames a stack may get
+ * around them (start-up, cut, the off-CPU reason).
+ */
 static void scratch_grow(struct loader *l, size_t n)
 {
-	if (n + 1 <= l->scratch_alloc)
+	if (n + 4 <= l->scratch_alloc)
 		return;
-	l->scratch_alloc = (n + 1) * 2;
+	l->scratch_alloc = (n + 4) * 2;
 	l->ids = xrealloc(l->ids, l->scratch_alloc * sizeof(*l->ids));
 	l->cls = xrealloc(l->cls, l->scratch_alloc);
 	l->startup = xrealloc(l->startup, l->scratch_alloc);

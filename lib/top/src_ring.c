@@ -68,32 +68,47 @@ static size_t unhex(const char *hex, unsigned char *out, size_t max)
 }
 
 /*
- * An in-memory perf.data with one attribute and no records: what the
- * unwinder and the sample decoder read the sample layout from.
- * Header: magic, size, attr size, attrs {offset, size}, data {offset,
- * size}, event types {0, 0}, 256 feature bits.  With vdso_id, the
+ * An in-memory perf.data with nr attributes (each with its nr_ids sample
+ * ids) and no records: what the unwinder and the sample decoder read
+ * the sample layout from.  Header: magic, size, attr size, attrs
+ * {offset, size}, data {offset, size}, event types {0, 0}, 256 feature
+ * bits; then the attributes, each followed by its ids' {offset, size};
+ * then the ids.  With vdso_id, the
  * build-id feature holds one entry, "[vdso]" with that id (a 48-byte
  * record: header, pid, 20 id bytes and their count, the name), so that
  * the unwinder finds the image saved in session_dir/buildid.
  */
 static void build_image(struct top *t, const struct perf_event_attr *a,
-			const char *vdso_id)
+			size_t nr, const uint64_t *const *ids,
+			const size_t *nr_ids, const char *vdso_id)
 {
-	size_t hdr = 104, asz = sizeof(*a) + 16, data, rec = 48;
+	size_t hdr = 104, asz = sizeof(*a) + 16, data, rec = 48, at, i;
 	unsigned char id[20];
 	size_t nid = vdso_id ? unhex(vdso_id, id, sizeof(id)) : 0;
 
-	data = hdr + asz;
+	at = hdr + nr * asz;	/* the ids */
+	data = at;
+	for (i = 0; i < nr; i++)
+		data += 8 * nr_ids[i];
 	t->image_len = data + (nid ? 16 + rec : 0);
 	t->image = xcalloc(1, t->image_len);
 	memcpy(t->image, "PERFILE2", 8);
 	put64(t->image + 8, hdr);
 	put64(t->image + 16, asz);
 	put64(t->image + 24, hdr);
-	put64(t->image + 32, asz);
+	put64(t->image + 32, nr * asz);
 	put64(t->image + 40, data);
 	put64(t->image + 48, 0);
-	memcpy(t->image + hdr, a, sizeof(*a));
+	for (i = 0; i < nr; i++) {
+		unsigned char *e = t->image + hdr + i * asz;
+
+		memcpy(e, &a[i], sizeof(*a));
+		put64(e + sizeof(*a), nr_ids[i] ? at : 0);
+		put64(e + sizeof(*a) + 8, 8 * nr_ids[i]);
+		if (nr_ids[i])
+			memcpy(t->image + at, ids[i], 8 * nr_ids[i]);
+		at += 8 * nr_ids[i];
+	}
 	if (nid) {
 		unsigned char *r = t->image + data + 16;
 		uint16_t misc = 2 | 1u << 15;	/* user; id size given */
@@ -195,10 +210,45 @@ static void drain(struct top *t)
 	}
 }
 
+/*
+ * --wall's second event: context-switches at every switch, with the
+ * cpu-clock event's sample layout (its call graph), and nothing else
+ * (the cpu-clock event tracks maps, tasks and switches).
+ */
+static void ctxsw_attr(struct perf_event_attr *b,
+		       const struct perf_event_attr *a)
+{
+	*b = *a;
+	b->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	b->freq = 0;
+	b->sample_period = 1;
+	b->mmap = b->mmap2 = b->comm = b->comm_exec = b->task = 0;
+	b->context_switch = 0;
+}
+
+/* The sample ids the kernel gave evsel's fds, one per CPU. */
+static size_t evsel_ids(struct top *t, struct perf_evsel *evsel,
+			uint64_t *ids)
+{
+	struct perf_counts_values c;
+	int i, n = perf_cpu_map__nr(t->cpus);
+	size_t k = 0;
+
+	if (n > TOP_MAX_CPUS)
+		n = TOP_MAX_CPUS;
+	for (i = 0; i < n; i++) {
+		memset(&c, 0, sizeof(c));
+		if (!perf_evsel__read(evsel, i, 0, &c) && c.id)
+			ids[k++] = c.id;
+	}
+	return k;
+}
+
 static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 		       size_t errlen)
 {
-	struct perf_evsel *evsel;
+	struct perf_evsel *evsel, *cs = NULL;
+	struct perf_event_attr b;
 	int rc;
 
 	t->cpus = perf_cpu_map__new_online_cpus();
@@ -210,6 +260,13 @@ static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 	if (!evsel)
 		return set_err(err, errlen, "libperf: out of memory");
 	perf_evlist__add(t->evlist, evsel);
+	if (t->o.wall) {
+		ctxsw_attr(&b, a);
+		cs = perf_evsel__new(&b);
+		if (!cs)
+			return set_err(err, errlen, "libperf: out of memory");
+		perf_evlist__add(t->evlist, cs);
+	}
 	perf_evlist__set_maps(t->evlist, t->cpus, t->threads);
 	rc = perf_evlist__open(t->evlist);
 	if (rc < 0 && !a->exclude_kernel) {
@@ -217,6 +274,8 @@ static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 		perf_evlist__close(t->evlist);
 		a->exclude_kernel = 1;
 		perf_evsel__attr(evsel)->exclude_kernel = 1;
+		if (cs)
+			perf_evsel__attr(cs)->exclude_kernel = 1;
 		rc = perf_evlist__open(t->evlist);
 	}
 	if (rc < 0)
@@ -226,6 +285,12 @@ static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 	if (rc < 0)
 		return set_err(err, errlen, "cannot map the ring buffers: %s",
 			       strerror(-rc));
+	if (cs) {
+		/* the decoder tells the two events' samples by their ids */
+		t->nr_ids[0] = evsel_ids(t, evsel, t->ids[0]);
+		t->nr_ids[1] = evsel_ids(t, cs, t->ids[1]);
+		t->wall_attr = *perf_evsel__attr(cs);
+	}
 	return 0;
 }
 
@@ -245,6 +310,12 @@ void ring_init(struct perf_event_attr *a, const struct top_opts *o)
 		a->sample_regs_user = USER_REGS;
 		a->sample_stack_user = o->stack_size;
 		a->exclude_callchain_user = 1;
+	}
+	if (o->wall) {
+		/* switch records; samples of two events told apart by id */
+		a->context_switch = 1;
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		a->read_format = PERF_FORMAT_ID;
 	}
 	a->disabled = 1;
 	a->enable_on_exec = 1;
@@ -267,7 +338,16 @@ int ring_open(struct top *t, struct perf_event_attr *a, char *err,
 {
 	if (open_events(t, a, err, errlen) < 0)
 		return -1;
-	build_image(t, a, t->o.vdso_id);
+	if (t->o.wall) {
+		struct perf_event_attr two[2];
+		const uint64_t *ids[2] = { t->ids[0], t->ids[1] };
+
+		two[0] = *a;
+		two[1] = t->wall_attr;
+		build_image(t, two, 2, ids, t->nr_ids, t->o.vdso_id);
+	} else {
+		build_image(t, a, 1, NULL, (size_t[]){ 0 }, t->o.vdso_id);
+	}
 	if (perfdata_open_mem(&t->d, t->image, t->image_len, err, errlen) < 0 ||
 	    native_stream_new(&t->ns, &t->d, t->o.session_dir, 0,
 			      top_keep_sample, t, err, errlen) < 0)
@@ -283,10 +363,18 @@ void ring_poll(struct top *t, int timeout_ms)
 }
 
 /*
+ * libperf's own (internal/evsel.h, not installed): the sample ids
+ * perf_evlist__mmap() allocates for an event read with PERF_FORMAT_ID
+ * (top --wall), which perf_evsel__delete() does not free either.
+ */
+void perf_evsel__free_id(struct perf_evsel *evsel);
+
+/*
  * libperf 6.12's perf_evsel__delete() frees the evsel without dropping
  * the references it holds on the CPU and thread maps the evlist gave
- * it (perf's own evsel code drops them): drop them here, once the
- * events are closed and unmapped, then delete the evlist and its evsel.
+ * it (perf's own evsel code drops them), nor its sample ids: drop them
+ * here, once the events are closed and unmapped, then delete the
+ * evlist and its evsel.
  */
 static void evlist_free(struct perf_evlist *evlist)
 {
@@ -297,6 +385,7 @@ static void evlist_free(struct perf_evlist *evlist)
 	perf_evlist__for_each_evsel(evlist, evsel) {
 		perf_cpu_map__put(perf_evsel__cpus(evsel));
 		perf_thread_map__put(perf_evsel__threads(evsel));
+		perf_evsel__free_id(evsel);
 	}
 	perf_evlist__delete(evlist);
 }

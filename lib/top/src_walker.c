@@ -61,6 +61,7 @@ int walker_src_open(struct top *t, char *err, size_t errlen)
 	wo.ustack_bytes = t->o.stack_size;
 	wo.max_py_frames = WALKER_MAX_PY_FRAMES;
 	wo.follow_children = 1;
+	wo.wall = t->o.wall;	/* switch-out stacks, walked too */
 	if (wrec_start(&t->wrec, &wo, &errnum, err, errlen) < 0)
 		return -1;
 	if (wrec_image(t->wrec, &t->image, &t->image_len, err, errlen) < 0 ||

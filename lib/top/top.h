@@ -31,6 +31,12 @@ struct top_opts {
 	int jit;		/* user registers and stack dumps (DWARF
 				   unwinding), else frame-pointer chains */
 	unsigned stack_size;	/* jit: bytes dumped per sample */
+	/*
+	 * --wall: switch records on the cpu-clock event and a
+	 * context-switches event sampled at every switch (the stack each
+	 * thread leaves with), as record --wall's context-switches route.
+	 */
+	int wall;
 	const char *const *dirs; /* where its perf maps and context tables
 				    go (NULL-terminated, at most 4) */
 	const struct profile_filter *filter;

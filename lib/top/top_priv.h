@@ -23,6 +23,9 @@
 #include <linux/perf_event.h>
 #include <time.h>
 
+/* --wall: the CPUs whose sample ids are kept (one fd per CPU) */
+#define TOP_MAX_CPUS 1024
+
 struct native_stream;
 struct wrec;
 struct perf_evlist;
@@ -51,6 +54,11 @@ struct top {
 	struct perf_thread_map *threads;
 	unsigned char *image;	/* a perf.data header with our attr */
 	size_t image_len;
+	/* --wall: the two events' sample ids (one per CPU), and the
+	   context-switches event's attributes */
+	uint64_t ids[2][TOP_MAX_CPUS];
+	size_t nr_ids[2];
+	struct perf_event_attr wall_attr;
 	struct perfdata d;
 	struct native_stream *ns;
 

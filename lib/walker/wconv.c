@@ -71,6 +71,7 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->ustack_bytes = o->ustack_bytes;
 	c->start_ns = o->start_ns;
 	c->hold_ns = o->hold_ns ? o->hold_ns : DEFAULT_HOLD_NS;
+	c->period_ns = o->freq ? (1000000000ull + o->freq / 2) / o->freq : 1;
 	c->maps_every_ns = o->maps_every_ns ? o->maps_every_ns :
 			   DEFAULT_MAPS_EVERY_NS;
 	c->hooks = o->hooks;
@@ -445,7 +446,8 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 	struct wproc *p = wconv_proc_find(c, (pid_t)d->hdr->pid);
 
 	count_sample(c, d);
-	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns, 1, err,
+	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns,
+			    c->period_ns, err,
 			    errlen);
 }
 
@@ -453,8 +455,17 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 		     char *err, size_t errlen)
 {
-	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
+	struct wthread *t;
 
+	/*
+	 * A thread's last switch-out, as it exits (TASK_DEAD, after its
+	 * exit event): no wait, it never runs again.
+	 */
+	if (d->sample && (d->sample->prev_state & WCONV_TASK_DEAD)) {
+		c->st.offcpu_exited++;
+		return 0;
+	}
+	t = wconv_thread_get(c, (pid_t)d->hdr->tid);
 	if (t->off) {
 		/* its switch-in was lost: that interval cannot be closed */
 		c->st.offcpu_dropped++;

@@ -9,7 +9,8 @@
  * walker's ring buffer.
  *
  * What goes into perf.data:
- *   - two events: "cpu-clock" (on-CPU samples, period 1) and
+ *   - two events: "cpu-clock" (on-CPU samples, period 1e9 / freq
+ *     nanoseconds, as perf's cpu-clock) and
  *     "offcpu-time" (one off-CPU interval of a thread, period = its
  *     nanoseconds, the sample's time its end), both with sample_type
  *     IDENTIFIER|IP|TID|TIME|CPU|PERIOD|CALLCHAIN|RAW|REGS_USER|
@@ -124,6 +125,8 @@ struct wconv_stats {
 	uint64_t offcpu_ns;		/* their nanoseconds */
 	uint64_t offcpu_open;		/* of them, still off CPU at the end
 					   (ended at the end time) */
+	uint64_t offcpu_exited;		/* last switch-outs of exiting
+					   threads: no wait, left out */
 	uint64_t offcpu_dropped;	/* switch-outs followed by another
 					   switch-out: the first dropped */
 	uint64_t oncpu_unpaired;	/* switch-ins without a switch-out */

@@ -16,6 +16,8 @@
 #define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
 #define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
 #define MAPS_MISS_NS 50000000ull		/* 50 ms */
+/* The kernel's TASK_DEAD state bit: an exiting task's last switch-out. */
+#define WCONV_TASK_DEAD 0x80u
 /*
  * After an exec the dynamic loader maps the program's libraries within
  * milliseconds, but the exec's event may be read before it has: the
@@ -81,6 +83,12 @@ struct wconv {
 	char *proc_root, *kallsyms;
 	unsigned ustack_bytes;
 	uint64_t start_ns, hold_ns, maps_every_ns;
+	/*
+	 * An on-CPU sample's period: the nanoseconds it stands for at the
+	 * asked frequency, as perf's cpu-clock periods are, so that the
+	 * wall clock adds on-CPU samples and off-CPU intervals alike.
+	 */
+	uint64_t period_ns;
 	struct wconv_hooks hooks;
 	uint64_t cpu_id, off_id;
 	/* the queue: event copies at 8-aligned offsets of arena */

@@ -182,7 +182,7 @@ static void check_sample(struct walk *w, const struct perfdata *d,
 	w->sample_seen = 1;
 	if (s->time == T0 + 2 * MS) {
 		w->e1_ok = s->tid == 100 && s->ip == 0x401100 &&
-			   s->period == 1 && s->nr_callchain == 0 &&
+			   s->period == 1001001 && s->nr_callchain == 0 &&
 			   (r->misc & 7) == PD_MISC_USER &&
 			   s->regs_abi == 2 && s->nr_regs == WALKER_NR_REGS &&
 			   s->user_sp == 0x7ffc00020000ull &&

@@ -14,6 +14,10 @@
  * Kinds: 0 python, 1 libpython, 2 extension, 3 system library,
  *   4 other native, 5 kernel, 6 interpreter plumbing, 7 unknown,
  *   8 process/thread.
+ *   timeline (wall and off-cpu clocks): threads: [[pid, tid, comm]...],
+ *   reasons: [name...], t0 (seconds, perf clock), spans: [thread,
+ *   start, duration (microseconds from t0), reason (-1 running), node
+ *   (index of the top-down tree's node the span's stack ends in)...].
  */
 (function () {
 "use strict";
@@ -635,8 +639,203 @@ window.addEventListener("resize", function () {
 	rt = setTimeout(function () { draw(true); }, 60);
 });
 
+/* --- the timeline (wall and off-cpu clocks) ------------------------------
+ * One lane per thread: when it ran and when it waited, coloured by the
+ * reason.  A click on a span, or a drag across the lanes, shows the
+ * flame graph of that time alone: each node's self weight is made of the
+ * spans ending there, cut to the range (microseconds, as the spans). */
+var tlRange = null;
+(function timeline() {
+	var T = D.timeline;
+	if (!T)
+		return;
+	var box = document.getElementById("timeline");
+	var cv = document.getElementById("tl"), c = cv.getContext("2d");
+	var info = document.getElementById("tl-info");
+	var all = document.getElementById("tl-all");
+	var SP = T.spans, NS = SP.length / 5, NT = T.threads.length;
+	var LANE = 15, LABEL = 150, end = 1, k;
+	var COL = { "-1": "#2e8b57", 0: "#4a78c2", 1: "#e08a1e",
+		    2: "#c2413b", 3: "#8e4fc0", 4: "#b9bec4", 5: "#e3c51b",
+		    6: "#8a6d55" };
+	var orig = topdown.self.slice(), TW = 0, drag = null;
+	box.hidden = false;
+	for (k = 0; k < NS; k++)
+		end = Math.max(end, SP[5 * k + 1] + SP[5 * k + 2]);
+	document.getElementById("tl-legend").innerHTML =
+		[["running", -1]].concat(T.reasons.map(function (r, i) {
+			return ["waiting: " + r, i];
+		})).map(function (e) {
+			return '<span><span class="sw" style="background:' +
+				COL[e[1]] + '"></span>' + esc(e[0]) + "</span>";
+		}).join("");
+	function size() {
+		var dpr = window.devicePixelRatio || 1;
+		TW = Math.max(300, box.clientWidth - 32);
+		var h = NT * LANE + 4;
+		cv.style.height = h + "px";
+		cv.width = Math.round(TW * dpr);
+		cv.height = Math.round(h * dpr);
+		c.setTransform(dpr, 0, 0, dpr, 0, 0);
+		c.font = "11px ui-monospace, 'DejaVu Sans Mono', monospace";
+	}
+	function xOf(t) { return LABEL + (TW - LABEL - 2) * t / end; }
+	function tOf(x) {
+		return Math.max(0, Math.min(end, (x - LABEL) * end /
+					    (TW - LABEL - 2)));
+	}
+	function secs(us) { return (us / 1e6).toFixed(us < 1e6 ? 4 : 3); }
+	function paint() {
+		c.clearRect(0, 0, TW, NT * LANE + 4);
+		c.textBaseline = "middle";
+		for (var i = 0; i < NT; i++) {
+			var th = T.threads[i];
+			c.fillStyle = "#1d232a";
+			c.fillText((th[1] + " " + th[2]).slice(0, 20), 2,
+				   i * LANE + LANE / 2);
+		}
+		for (var j = 0; j < NS; j++) {
+			var x0 = xOf(SP[5 * j + 1]);
+			var w = Math.max(0.5, xOf(SP[5 * j + 1] + SP[5 * j + 2]) - x0);
+			c.fillStyle = COL[SP[5 * j + 3]] || "#999";
+			c.fillRect(x0, SP[5 * j] * LANE + 1, w, LANE - 2);
+		}
+		var r = drag || tlRange;
+		if (r) {
+			c.fillStyle = "rgba(43,108,176,.18)";
+			c.strokeStyle = "#2b6cb0";
+			var a = xOf(Math.min(r[0], r[1])),
+				b = xOf(Math.max(r[0], r[1]));
+			c.fillRect(a, 0, Math.max(1, b - a), NT * LANE + 2);
+			c.strokeRect(a, 0, Math.max(1, b - a), NT * LANE + 2);
+		}
+	}
+	/* the flame graph of [a, b) (null: the whole run) */
+	function show(r) {
+		tlRange = r;
+		var s = topdown.self;
+		if (!r) {
+			s.set(orig);
+		} else {
+			s.fill(0);
+			for (var j = 0; j < NS; j++) {
+				var a = Math.max(SP[5 * j + 1], r[0]);
+				var b = Math.min(SP[5 * j + 1] + SP[5 * j + 2], r[1]);
+				if (b > a)
+					s[SP[5 * j + 4]] += (b - a) *
+						(D.unit === "nanoseconds" ? 1000 : 1);
+			}
+		}
+		topdown.tot.fill(0);
+		topdown.sum();
+		inverted = null;
+		if (isInverted) {
+			inverted = buildInverted(topdown);
+			tree = inverted;
+		}
+		zoom = 0;
+		all.disabled = !r;
+		info.textContent = r ? "showing " + secs(r[0]) + " s to " +
+			secs(r[1]) + " s of " + secs(end) + " s" :
+			"the whole run (" + secs(end) + " s): click a span or " +
+			"drag across the lanes to show that time";
+		paint();
+		search(true);
+	}
+	function spanAt(ev) {
+		var bx = cv.getBoundingClientRect();
+		var lane = Math.floor((ev.clientY - bx.top) / LANE);
+		var t = tOf(ev.clientX - bx.left);
+		var slack = 2 * end / (TW - LABEL);
+		for (var j = NS - 1; j >= 0; j--)
+			if (SP[5 * j] === lane && SP[5 * j + 1] - slack <= t &&
+			    t <= SP[5 * j + 1] + SP[5 * j + 2] + slack)
+				return j;
+		return -1;
+	}
+	cv.addEventListener("mousedown", function (ev) {
+		var bx = cv.getBoundingClientRect();
+		drag = [tOf(ev.clientX - bx.left), tOf(ev.clientX - bx.left)];
+		drag.x = ev.clientX;
+	});
+	cv.addEventListener("mousemove", function (ev) {
+		var bx = cv.getBoundingClientRect();
+		if (drag) {
+			drag[1] = tOf(ev.clientX - bx.left);
+			paint();
+			return;
+		}
+		var j = spanAt(ev);
+		if (j < 0) {
+			tip.style.display = "none";
+			return;
+		}
+		var th = T.threads[SP[5 * j]], r = SP[5 * j + 3];
+		tip.innerHTML = "<b>" + esc(th[1] + " " + th[2]) + "</b>" +
+			(r < 0 ? "running" : "waiting: " + esc(T.reasons[r])) +
+			"<br>" + secs(SP[5 * j + 1]) + " s, for " +
+			(SP[5 * j + 2] / 1000).toFixed(3) + " ms";
+		tip.style.display = "block";
+		tip.style.left = Math.min(ev.clientX + 14,
+			window.innerWidth - tip.offsetWidth - 8) + "px";
+		tip.style.top = (ev.clientY + 14) + "px";
+	});
+	window.addEventListener("mouseup", function (ev) {
+		if (!drag)
+			return;
+		var d = drag;
+		drag = null;
+		if (Math.abs(ev.clientX - d.x) > 3) {
+			show([Math.min(d[0], d[1]), Math.max(d[0], d[1])]);
+			return;
+		}
+		var j = spanAt(ev);
+		if (j >= 0)
+			show([SP[5 * j + 1], SP[5 * j + 1] +
+			      Math.max(1, SP[5 * j + 2])]);
+		else
+			paint();
+	});
+	cv.addEventListener("mouseleave", function () {
+		tip.style.display = "none";
+	});
+	all.onclick = function () { show(null); };
+	window.addEventListener("resize", function () {
+		size();
+		paint();
+	});
+	size();
+	info.textContent = "the whole run (" + secs(end) + " s): click a " +
+		"span or drag across the lanes to show that time";
+	paint();
+	/* for tests: where the longest span of lane (a reason's name, or
+	 * "running") is, in client coordinates; and the lanes' count */
+	window.pyperfTimeline = {
+		lanes: function () { return NT; },
+		longest: function (lane, reason) {
+			var r = reason === "running" ? -1 :
+				T.reasons.indexOf(reason), best = -1;
+			for (var j = 0; j < NS; j++)
+				if (SP[5 * j] === lane && SP[5 * j + 3] === r &&
+				    (best < 0 || SP[5 * j + 2] > SP[5 * best + 2]))
+					best = j;
+			if (best < 0)
+				return null;
+			var bx = cv.getBoundingClientRect();
+			return { x: bx.left + xOf(SP[5 * best + 1] +
+						  SP[5 * best + 2] / 2),
+				 y: bx.top + lane * LANE + LANE / 2,
+				 dur: SP[5 * best + 2] };
+		}
+	};
+})();
+
 /* For tests and scripts: the page's state. */
 window.pyperfFlame = {
+	/* the timeline's range shown ([from, to] microseconds), or null */
+	range: function () { return tlRange; },
+	/* the root's weight in the tree drawn */
+	total: function () { return tree.tot[0]; },
 	nodes: function () { return tree.n; },
 	zoomed: function () { return zoom === 0 ? null : label(zoom); },
 	inverted: function () { return isInverted; },
