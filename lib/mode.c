@@ -356,3 +356,23 @@ int mode_decide(const struct pyinfo *py, const struct perf_version *perf,
 	return decide_as(py, perf, pv, fp, jit_fix, MODE_PERF, 1, tramp, stack_size,
 			 embedded_ready, out);
 }
+
+int mode_walker_serves(const struct pyinfo *py, char *why, size_t len)
+{
+	if (!py->implementation || strcmp(py->implementation, "cpython")) {
+		snprintf(why, len, "%s is not CPython",
+			 py->implementation ? py->implementation : "it");
+		return 0;
+	}
+	if (py->free_threaded) {
+		snprintf(why, len, "python %s is a free-threaded build",
+			 py->version);
+		return 0;
+	}
+	if (py->major != 3 || py->minor < 8 || py->minor > 13) {
+		snprintf(why, len, "python %s: the frame walker knows "
+			 "CPython 3.8 to 3.13", py->version);
+		return 0;
+	}
+	return 1;
+}

@@ -84,6 +84,12 @@ int mode_trampoline_parse(const char *s, enum mode_trampoline *out);
 int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len);
 
 /*
+ * Can the in-kernel frame walker (bpf mode) serve this interpreter:
+ * CPython 3.8 to 3.13, not free-threaded?  why gets the reason when not.
+ */
+int mode_walker_serves(const struct pyinfo *py, char *why, size_t len);
+
+/*
  * Decide.  requested is MODE_AUTO, MODE_PERF or MODE_JIT; stack_size 0
  * means automatic.  jit_fix comes from perf_version_jit_fix() (or from
  * a probe).  embedded_ready says whether the embedded trampoline library

@@ -14,6 +14,7 @@
 #include "record/run.h"
 #include "doctor/probecache.h"
 #include "spawn.h"
+#include "walker/access.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -68,6 +69,36 @@ static void judge_wall(struct doctor *d)
 				  "perf runs only through sudo"));
 		break;
 	}
+}
+
+/*
+ * bpf mode (record --mode bpf, record -p, top -p): can the in-kernel
+ * frame walker run here, for this interpreter?  The same questions
+ * record asks (access_walker_ready(), mode_walker_serves()).
+ */
+static void judge_walker(struct doctor *d)
+{
+	char why[160], fix[320], pywhy[128];
+
+	if (!access_walker_ready(why, sizeof(why), fix, sizeof(fix))) {
+		add_check(d, "kernel", "kernel.walker", DOCTOR_WARNING,
+			  xasprintf("bpf mode (the in-kernel frame walker: "
+				    "record --mode bpf, record -p): %s", why),
+			  fix[0] ? xstrdup(fix) : NULL);
+		return;
+	}
+	if (d->python_ok && !mode_walker_serves(&d->py, pywhy,
+						sizeof(pywhy))) {
+		add_check(d, "kernel", "kernel.walker", DOCTOR_WARNING,
+			  xasprintf("bpf mode can run here (%s), but not for "
+				    "this interpreter: %s", why, pywhy), NULL);
+		return;
+	}
+	add_check(d, "kernel", "kernel.walker", DOCTOR_OK,
+		  xasprintf("bpf mode can run here (%s): record --mode bpf "
+			    "walks the Python frames in the kernel, the "
+			    "program unchanged; record -p PID and top -p PID "
+			    "attach to a running one", why), NULL);
 }
 
 /* What an earlier probe of this very perf binary found. */
@@ -1033,6 +1064,7 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	if (o->probe)
 		run_probe(d, o);
 	decide(d, o->trampoline);
+	judge_walker(d);
 	build_commands(d);
 
 	judge_perf(d);

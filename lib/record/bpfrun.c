@@ -22,8 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How often the loop looks at the program and the clock (ms). */
-#define BPF_POLL_MS 100
+/*
+ * How often the loop reads the walker's events (ms): the BPF programs
+ * do not wake the reader for each sample (a wake-up costs more than the
+ * walk), and code objects are named from the process when their first
+ * sample is read: a shorter wait names more of a process's last moments
+ * (module teardown frees code objects) before it is gone.
+ */
+#define BPF_POLL_MS 20
 /*
  * The user stack copied per sample: enough for the native frames below
  * the innermost Python frame (a C extension's, libc's) and for those
@@ -36,26 +42,6 @@
 int record_is_bpf(const struct record_options *o)
 {
 	return o->mode == MODE_BPF || o->kind == RECORD_TARGET_PIDS;
-}
-
-/* Can the walker serve this interpreter?  why says why not. */
-static int walker_serves(const struct pyinfo *py, char *why, size_t len)
-{
-	if (strcmp(py->implementation, "cpython")) {
-		snprintf(why, len, "%s is not CPython", py->implementation);
-		return 0;
-	}
-	if (py->free_threaded) {
-		snprintf(why, len, "python %s is a free-threaded build",
-			 py->version);
-		return 0;
-	}
-	if (py->major != 3 || py->minor < 8 || py->minor > 13) {
-		snprintf(why, len, "python %s: the frame walker knows "
-			 "CPython 3.8 to 3.13", py->version);
-		return 0;
-	}
-	return 1;
 }
 
 enum record_outcome record_bpf_decide(struct record_run *r)
@@ -92,7 +78,15 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 			 "attaching to %d process%s: Python frames walked in "
 			 "the kernel", o->nr_pids, o->nr_pids == 1 ? "" : "es");
 	} else {
-		if (!walker_serves(&r->py, why, sizeof(why))) {
+		char fix[320];
+
+		if (!access_walker_ready(why, sizeof(why), fix, sizeof(fix))) {
+			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", why);
+			if (fix[0])
+				record_say(r, RECORD_MSG_HINT, "%s", fix);
+			return RECORD_FAILED;
+		}
+		if (!mode_walker_serves(&r->py, why, sizeof(why))) {
 			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", why);
 			record_say(r, RECORD_MSG_HINT, "--mode jit or perf use "
 				   "a trampoline instead");

@@ -201,8 +201,11 @@ static enum wait_reason futex_reason(const struct profile *p,
 				     const uint32_t *ids, size_t n, size_t i,
 				     int cond, int *inferred)
 {
+	int named_c = 0;	/* a C function of its own crossed */
+
 	for (; i < n; i++) {
-		int c = class_of(&p->frames[ids[i]]);
+		const struct frame *f = &p->frames[ids[i]];
+		int c = class_of(f);
 
 		if (c == W_GIL)
 			return WAIT_GIL;
@@ -214,19 +217,26 @@ static enum wait_reason futex_reason(const struct profile *p,
 			*inferred = 1;
 			return WAIT_GIL;
 		}
-		if (p->frames[ids[i]].kind == FRAME_PYTHON) {
+		if (f->kind == FRAME_PYTHON) {
 			/*
 			 * A condition wait right under a Python frame, no lock
-			 * code between: the eval loop retaking the GIL (the
-			 * frame walker puts the Python frames in place of
-			 * _PyEval_EvalFrameDefault, the rule above)
+			 * code and no named C function between (only the
+			 * interpreter's unnamed static helpers): the eval loop
+			 * retaking the GIL (the frame walker puts the Python
+			 * frames in place of _PyEval_EvalFrameDefault, the
+			 * rule above)
 			 */
-			if (cond) {
+			if (cond && !named_c) {
 				*inferred = 1;
 				return WAIT_GIL;
 			}
 			break;	/* beyond the C call the wait is in */
 		}
+		/* (glibc's own helpers under the condition wait do not count) */
+		if (cond && c < 0 && f->kind == FRAME_NATIVE && f->func &&
+		    f->func[0] && f->func[0] != '[' &&
+		    strcmp(f->func, "[unknown]"))
+			named_c = 1;
 	}
 	return WAIT_LOCK;
 }

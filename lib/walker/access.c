@@ -285,6 +285,39 @@ static void judge_python(struct access_report *r)
 			 fixes[r->py_status] : NULL, "%s", t->why);
 }
 
+int access_walker_ready(char *why, size_t whylen, char *fix, size_t fixlen)
+{
+	unsigned long long caps = cap_eff();
+	int admin = !!(caps >> CAP_SYS_ADMIN_BIT & 1);
+
+	snprintf(fix, fixlen, "%s", "");
+#ifndef PPR_HAVE_BPF
+	snprintf(why, whylen, "this pyperf-run was built without libbpf");
+	snprintf(fix, fixlen, "install libbpf-dev, bpftool and clang, then "
+		 "./configure && make");
+	return 0;
+#endif
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, whylen, "the kernel has no BTF "
+			 "(/sys/kernel/btf/vmlinux: %s)", strerror(errno));
+		snprintf(fix, fixlen, "a kernel built with "
+			 "CONFIG_DEBUG_INFO_BTF=y");
+		return 0;
+	}
+	if (!admin && !((caps >> CAP_BPF_BIT & 1) &&
+			(caps >> CAP_PERFMON_BIT & 1))) {
+		snprintf(why, whylen, "loading BPF programs needs root, or "
+			 "CAP_BPF and CAP_PERFMON (kernel.unprivileged_bpf_"
+			 "disabled = %ld)",
+			 read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled"));
+		snprintf(fix, fixlen, "%s", SETCAP_FIX);
+		return 0;
+	}
+	snprintf(why, whylen, "%s", geteuid() == 0 ? "root" : admin ?
+		 "CAP_SYS_ADMIN" : "CAP_BPF and CAP_PERFMON");
+	return 1;
+}
+
 int access_check(pid_t pid, struct access_report *r)
 {
 	char path[64];

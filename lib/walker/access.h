@@ -62,6 +62,15 @@ struct access_report {
 				   tables", or the first thing missing */
 };
 
+/*
+ * Can this process load the walker at all, whatever the target: built
+ * with libbpf, the kernel's BTF there, and root or CAP_BPF + CAP_PERFMON
+ * (or CAP_SYS_ADMIN) in the effective set.  1, or 0 with why (one line)
+ * and fix (the exact fix, or "").  What --mode auto asks before it
+ * picks the walker.
+ */
+int access_walker_ready(char *why, size_t whylen, char *fix, size_t fixlen);
+
 /* Check everything for pid.  Returns r->ok. */
 int access_check(pid_t pid, struct access_report *r);
 

@@ -83,8 +83,10 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	     perfwrite_open(&c->pw, o->perf_data, err, errlen) < 0) ||
 	    perfwrite_add_attr(c->pw, &ca, "cpu-clock", &c->cpu_id, err,
 			       errlen) < 0 ||
-	    perfwrite_add_attr(c->pw, &oa, "offcpu-time", &c->off_id, err,
-			       errlen) < 0) {
+	    /* only a wall recording has off-CPU intervals (and reads in
+	       the wall clock by default, the event says so to report) */
+	    (o->wall && perfwrite_add_attr(c->pw, &oa, "offcpu-time",
+					   &c->off_id, err, errlen) < 0)) {
 		wconv_free(c);
 		return -1;
 	}

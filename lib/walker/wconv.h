@@ -98,6 +98,9 @@ struct wconv_opts {
 	unsigned freq;			/* cpu-clock samples a second */
 	unsigned ustack_bytes;		/* stack bytes asked per sample, a
 					   multiple of 8 */
+	int wall;			/* off-CPU intervals: the
+					   "offcpu-time" event (without it,
+					   switch events are dropped) */
 	const char *const *cmdline;	/* HEADER_CMDLINE (may be NULL) */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at the start */
 	uint64_t hold_ns;		/* 0: 20 ms */

@@ -316,6 +316,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	co.kallsyms = "/proc/kallsyms";
 	co.freq = o->freq;
 	co.ustack_bytes = o->ustack_bytes;
+	co.wall = o->wall;
 	co.cmdline = o->cmdline;
 	co.start_ns = mono_ns();
 	co.hooks.data = w;

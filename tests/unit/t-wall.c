@@ -251,7 +251,14 @@ static void test_waitclass(void)
 		  { N, "__new_sem_wait_slow64.constprop.0" },
 		  { N, "PyThread_acquire_lock_timed" },
 		  { N, "PyEval_RestoreThread" }, { P, "f" } } },
-		{ "a futex without a GIL caller", WAIT_LOCK, 0, {
+		{ "a condition wait in a C function, not the GIL's",
+		  WAIT_LOCK, 0, {
+		  { K, "futex_wait" }, { N, "pthread_cond_wait" },
+		  { N, "ext_wait" }, { P, "f" },
+		  { N, "PyEval_RestoreThread" } } },
+		/* the frame walker's stacks: the eval loop is its frames */
+		{ "a condition wait right under a Python frame: the GIL",
+		  WAIT_GIL, 1, {
 		  { K, "futex_wait" }, { N, "pthread_cond_wait" },
 		  { P, "f" }, { N, "PyEval_RestoreThread" } } },
 		{ "asyncio's idle loop", WAIT_IDLE, 0, { { K, "ep_poll" },

@@ -245,6 +245,7 @@ static void stream_mode(void)
 
 	memset(&o, 0, sizeof(o));
 	o.freq = 99;
+	o.wall = 1;	/* the off-CPU events too */
 	o.ustack_bytes = 64;
 	o.record_fn = count_record;
 	o.record_data = &records;
@@ -289,6 +290,7 @@ int main(void)
 	memset(&o, 0, sizeof(o));
 	o.session_dir = dir;
 	o.freq = 99;
+	o.wall = 1;	/* the off-CPU events too */
 	o.ustack_bytes = 256;
 	o.max_py_frames = 128;
 	o.follow_children = 1;

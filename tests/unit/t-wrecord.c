@@ -311,6 +311,7 @@ static void synthetic(void)
 	o.proc_root = proc;
 	o.kallsyms = "/proc/kallsyms";
 	o.freq = 999;
+	o.wall = 1;	/* the off-CPU events too */
 	o.ustack_bytes = 128;
 	o.cmdline = argv;
 	o.start_ns = T0;
@@ -723,6 +724,7 @@ static void real_python(void)
 	o.perf_data = path;
 	o.kallsyms = "/proc/kallsyms";
 	o.freq = 999;
+	o.wall = 1;	/* the off-CPU events too */
 	o.ustack_bytes = WALKER_USTACK_MAX;
 	/* the same event into a file and into a stream (top's way) */
 	so = o;
