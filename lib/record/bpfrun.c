@@ -225,6 +225,10 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "cannot start the frame "
 			   "walker: %s", err);
+		/* EPERM: privileges (walker.c), the fix record -p gives */
+		if (errnum == EPERM)
+			record_say(r, RECORD_MSG_HINT, "%s",
+				   ACCESS_SETCAP_FIX);
 		return RECORD_FAILED;
 	}
 	r->start = record_now();

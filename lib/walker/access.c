@@ -18,10 +18,6 @@
 #define CAP_PERFMON_BIT 38
 #define CAP_BPF_BIT 39
 
-#define SETCAP_FIX "run as root, or give pyperf-run the capabilities: " \
-	"sudo setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep \"$(command -v " \
-	"pyperf-run)\""
-
 const char *access_need_name(enum access_need n)
 {
 	static const char *const names[ACCESS_NR] = {
@@ -212,7 +208,7 @@ static void judge_privileges(struct access_report *r)
 			 r->caller_euid == 0 ? "root" : admin ?
 			 "CAP_SYS_ADMIN" : "CAP_BPF and CAP_PERFMON");
 	else
-		set_item(r, ACCESS_BPF, ACCESS_MISSING, SETCAP_FIX,
+		set_item(r, ACCESS_BPF, ACCESS_MISSING, ACCESS_SETCAP_FIX,
 			 "loading the walker's BPF programs needs root, or "
 			 "CAP_BPF and CAP_PERFMON (this process has %s%s%s); "
 			 "kernel.unprivileged_bpf_disabled = %ld",
@@ -231,7 +227,7 @@ static void judge_privileges(struct access_report *r)
 			 "kernel.perf_event_paranoid = %ld allows per-CPU "
 			 "sampling events", r->perf_event_paranoid);
 	else
-		set_item(r, ACCESS_PERF, ACCESS_MISSING, SETCAP_FIX,
+		set_item(r, ACCESS_PERF, ACCESS_MISSING, ACCESS_SETCAP_FIX,
 			 "per-CPU sampling events need CAP_PERFMON "
 			 "(kernel.perf_event_paranoid = %ld)",
 			 r->perf_event_paranoid);

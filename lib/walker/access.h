@@ -20,6 +20,14 @@
 #include "compat.h"
 #include "walker/pytarget.h"
 
+/*
+ * The fix for missing BPF or perf privileges, said by every refusal
+ * (record -p, record --mode bpf, doctor --pid).
+ */
+#define ACCESS_SETCAP_FIX "run as root, or give pyperf-run the " \
+	"capabilities: sudo setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep " \
+	"\"$(command -v pyperf-run)\""
+
 enum access_need {
 	ACCESS_PROCESS,		/* the process exists */
 	ACCESS_PTRACE,		/* the caller may read its memory */
