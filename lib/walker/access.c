@@ -306,7 +306,7 @@ int access_walker_ready(char *why, size_t whylen, char *fix, size_t fixlen)
 			 "CAP_BPF and CAP_PERFMON (kernel.unprivileged_bpf_"
 			 "disabled = %ld)",
 			 read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled"));
-		snprintf(fix, fixlen, "%s", SETCAP_FIX);
+		snprintf(fix, fixlen, "%s", ACCESS_SETCAP_FIX);
 		return 0;
 	}
 	snprintf(why, whylen, "%s", geteuid() == 0 ? "root" : admin ?
