@@ -144,7 +144,7 @@ test_expect_success NOBODY 'nobody, record --mode bpf of a program: no BPF privi
 		--python /usr/bin/python3 "$PROG" deep 10 0.2 >o5 2>e5; s=$? &&
 	cat e5 &&
 	test $s = 125 &&
-	test_grep "^pyperf-run record: cannot start the frame walker: cannot load the frame walker.s BPF programs: the frame walker needs root, or CAP_BPF and CAP_PERFMON \(kernel\.unprivileged_bpf_disabled is [0-9]+\)$" e5 &&
+	test_grep "^pyperf-run record: --mode bpf: loading BPF programs needs root, or CAP_BPF and CAP_PERFMON \(kernel\.unprivileged_bpf_disabled = [0-9]+\)$" e5 &&
 	test_grep "^hint: $fix$" e5 &&
 	! test -s o5 &&
 	nothing_left s5
