@@ -319,6 +319,25 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 		goto out;
 	}
 	say_stats(r, w);
+	{
+		struct wrec_stats st;
+
+		wrec_stats(w, &st);
+		if (!st.conv.samples && !st.conv.offcpu) {
+			/* an empty recording is no session to report */
+			record_say(r, RECORD_MSG_ERROR, "no samples: %s did "
+				   "not run on a CPU while %s",
+				   o->kind == RECORD_TARGET_PIDS ?
+				   "the processes" : "the program",
+				   o->kind == RECORD_TARGET_PIDS ?
+				   "attached" : "recorded");
+			if (!o->wall)
+				record_say(r, RECORD_MSG_HINT, "an idle "
+					   "process waits: --wall records "
+					   "where, and for what");
+			goto out;
+		}
+	}
 	ret = RECORD_OK;
 out:
 	wrec_free(w);
