@@ -96,12 +96,7 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 			 "python %s: Python frames walked in the kernel, the "
 			 "program unchanged", r->py.version);
 	}
-	r->freq = sysprobe_cap_frequency(&r->kernel, want);
-	if (r->freq != want)
-		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the "
-			   "kernel's maximum of %u "
-			   "(kernel.perf_event_max_sample_rate): using %u",
-			   want, r->freq, r->freq);
+	record_cap_frequency(r, want);
 	return RECORD_OK;
 }
 

@@ -273,3 +273,12 @@ enum record_outcome record_check_event_finish(struct record_run *r,
 	return ret;
 }
 
+void record_cap_frequency(struct record_run *r, unsigned long want)
+{
+	r->freq = sysprobe_cap_frequency(&r->kernel, want);
+	if (r->freq != want)
+		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the "
+			   "kernel's maximum of %u "
+			   "(kernel.perf_event_max_sample_rate): using %u",
+			   want, r->freq, r->freq);
+}

@@ -15,6 +15,12 @@
 #define RECORD_HELPER_STDERR_MAX 65536
 
 /* A message to the run's callback (printf-style). */
+/*
+ * r->freq: want (samples a second) capped at the kernel's
+ * perf_event_max_sample_rate, with a warning when it was lowered.
+ */
+void record_cap_frequency(struct record_run *r, unsigned long want);
+
 void record_say(struct record_run *r, enum record_msg_level level,
 		const char *fmt, ...) PPR_PRINTF(3, 4);
 /* A tool's own output lines, under the message before. */

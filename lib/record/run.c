@@ -305,12 +305,7 @@ static enum record_outcome decide(struct record_run *r)
 		record_say(r, RECORD_MSG_WARNING,
 		    "--stack-size only matters in jit mode");
 	want = o->freq ? o->freq : PERFCMD_FREQ_DEFAULT;
-	r->freq = sysprobe_cap_frequency(&r->kernel, want);
-	if (r->freq != want)
-		record_say(r, RECORD_MSG_WARNING, "-F %lu is above the "
-			   "kernel's maximum of %u "
-			   "(kernel.perf_event_max_sample_rate): using %u",
-			   want, r->freq, r->freq);
+	record_cap_frequency(r, want);
 	if (o->wall) {
 		const char *wev = o->event ? o->event : PERFCMD_EVENT_DEFAULT,
 			   *wwhy = NULL;
