@@ -155,7 +155,9 @@ static void read_maps(struct wconv *c, struct wproc *p, uint64_t time,
 		nm[nr] = m;
 		nm[nr++].name = xstrdup(m.name);
 	}
-	qsort(nm, nr, sizeof(*nm), map_cmp);
+	/* (an exiting process's maps file is empty: nothing to sort) */
+	if (nr)
+		qsort(nm, nr, sizeof(*nm), map_cmp);
 	forget_maps(p);
 	free(p->maps);
 	p->maps = nm;
