@@ -1539,7 +1539,7 @@ def part_i(args, pythons, tool, scratch):
                  None)
         if py:
             picks.append(py)
-    loads = [("fib(30)", [fib, "30"] if not args.quick else [fib, "27"]),
+    loads = [("fib(35)", [fib, "35"] if not args.quick else [fib, "27"]),
              ("docutils, 600 sections", [rst, "600" if not args.quick
                                          else "150"])]
     rows = []
