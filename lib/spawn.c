@@ -454,3 +454,13 @@ void spawn_gated_abandon(struct spawn_gate *g)
 	g->go = g->back = -1;
 	g->pid = -1;
 }
+
+int spawn_all_gone(const pid_t *pids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!kill(pids[i], 0) || errno != ESRCH)
+			return 0;
+	return 1;
+}

@@ -107,6 +107,13 @@ int spawn_gated_start(struct spawn_gate *g, const char *path,
 int spawn_gated_go(struct spawn_gate *g, int *wait_status);
 void spawn_gated_abandon(struct spawn_gate *g);
 
+/*
+ * None of these processes exists any more (kill(pid, 0) says ESRCH for
+ * each): running processes a profiler attached to, and did not start,
+ * have ended.
+ */
+int spawn_all_gone(const pid_t *pids, size_t n);
+
 /* "exited with status 3" / "killed by signal 9 (Killed)" into buf. */
 void spawn_describe_status(int status, char *buf, size_t len);
 

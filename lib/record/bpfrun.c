@@ -117,17 +117,6 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Are all the attached processes gone? */
-static int pids_gone(const struct record_options *o)
-{
-	int i;
-
-	for (i = 0; i < o->nr_pids; i++)
-		if (!kill(o->pids[i], 0) || errno != ESRCH)
-			return 0;
-	return 1;
-}
-
 /* Check each process before anything is loaded: the clearest error. */
 static enum record_outcome check_pids(struct record_run *r)
 {
@@ -304,7 +293,8 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 			break;
 		if (stop_at > 0 && mono_now() >= stop_at)
 			break;
-		if (o->kind == RECORD_TARGET_PIDS && pids_gone(o))
+		if (o->kind == RECORD_TARGET_PIDS &&
+		    spawn_all_gone(o->pids, (size_t)o->nr_pids))
 			break;
 	}
 	r->end = record_now();

@@ -35,21 +35,11 @@ void top_note_pid(struct top *t, pid_t pid)
 	t->pids[t->nr_pids++] = pid;
 }
 
-/* Attached: are all the processes gone? */
-static int attached_gone(const struct top *t)
-{
-	int i;
-
-	for (i = 0; i < t->o.nr_attach; i++)
-		if (!kill(t->o.attach[i], 0) || errno != ESRCH)
-			return 0;
-	return 1;
-}
-
 int top_poll(struct top *t, int timeout_ms)
 {
 	if (t->o.nr_attach) {
-		if (!t->exited && attached_gone(t))
+		if (!t->exited && spawn_all_gone(t->o.attach,
+						 (size_t)t->o.nr_attach))
 			t->exited = 1;
 		walker_src_poll(t, t->exited ? 0 : timeout_ms);
 		return t->exited;
