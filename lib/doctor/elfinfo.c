@@ -119,35 +119,49 @@ static void parse_dynamic(const unsigned char *dyn, uint64_t dsize,
 	}
 }
 
+/*
+ * Open path, a regular file, and read its ELF header into eh, checked to
+ * be a 64-bit little-endian ELF file: the descriptor (*fsize the file's
+ * size), or -1 with err.
+ */
+static int elf_open(const char *path, unsigned char eh[64], uint64_t *fsize,
+		    char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return set_err(err, errlen, "cannot open '%s': %s", path,
+			       strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		set_err(err, errlen, "'%s' is not a regular file", path);
+	} else if (read_at(fd, 0, 64, eh) || memcmp(eh, "\177ELF", 4)) {
+		set_err(err, errlen, "'%s' is not an ELF file", path);
+	} else if (eh[4] != 2 || eh[5] != 1) {
+		set_err(err, errlen, "'%s' is not a 64-bit little-endian ELF "
+			"file", path);
+	} else {
+		*fsize = (uint64_t)st.st_size;
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
 int elf_info_read(const char *path, struct elf_info *out, char *err,
 		  size_t errlen)
 {
 	unsigned char eh[64];
 	unsigned char *sh = NULL, *names = NULL;
 	struct img h = { eh, sizeof(eh) }, s;
-	struct stat st;
-	uint64_t shoff, shnum, shentsize, shstrndx, i, names_size = 0;
+	uint64_t shoff, shnum, shentsize, shstrndx, i, names_size = 0, fsize;
 	int fd, ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	strvec_init(&out->needed);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = elf_open(path, eh, &fsize, err, errlen);
 	if (fd < 0)
-		return set_err(err, errlen, "cannot open '%s': %s", path,
-			       strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		set_err(err, errlen, "'%s' is not a regular file", path);
-		goto out;
-	}
-	if (read_at(fd, 0, sizeof(eh), eh) || memcmp(eh, "\177ELF", 4)) {
-		set_err(err, errlen, "'%s' is not an ELF file", path);
-		goto out;
-	}
-	if (eh[4] != 2 || eh[5] != 1) {
-		set_err(err, errlen, "'%s' is not a 64-bit little-endian ELF "
-			"file", path);
-		goto out;
-	}
+		return -1;
 	shoff = rd(&h, 0x28, 8);
 	shentsize = rd(&h, 0x3a, 2);
 	shnum = rd(&h, 0x3c, 2);
@@ -157,7 +171,7 @@ int elf_info_read(const char *path, struct elf_info *out, char *err,
 			path);
 		goto out;
 	}
-	sh = load(fd, (uint64_t)st.st_size, shoff, shnum * shentsize,
+	sh = load(fd, fsize, shoff, shnum * shentsize,
 		  1 << 24);
 	if (!sh) {
 		set_err(err, errlen, "'%s' is damaged (section headers)",
@@ -170,7 +184,7 @@ int elf_info_read(const char *path, struct elf_info *out, char *err,
 		uint64_t o = shstrndx * shentsize;
 
 		names_size = rd(&s, o + 0x20, 8);
-		names = load(fd, (uint64_t)st.st_size, rd(&s, o + 0x18, 8),
+		names = load(fd, fsize, rd(&s, o + 0x18, 8),
 			     names_size, 1 << 24);
 	}
 	if (!names) {
@@ -197,7 +211,7 @@ int elf_info_read(const char *path, struct elf_info *out, char *err,
 		if (!strcmp(name, ".debug_info") && c.type != 8)
 			out->debug_info = 1;
 		if (c.type == 7 && !out->build_id[0]) {	/* SHT_NOTE */
-			unsigned char *n = load(fd, (uint64_t)st.st_size,
+			unsigned char *n = load(fd, fsize,
 						c.offset, c.size, 1 << 16);
 
 			if (n)
@@ -207,9 +221,9 @@ int elf_info_read(const char *path, struct elf_info *out, char *err,
 		if (c.type == 6 && c.link < shnum) {	/* SHT_DYNAMIC */
 			uint64_t lo = c.link * shentsize;
 			uint64_t ssize = rd(&s, lo + 0x20, 8);
-			unsigned char *dyn = load(fd, (uint64_t)st.st_size,
+			unsigned char *dyn = load(fd, fsize,
 						  c.offset, c.size, 1 << 20);
-			unsigned char *str = load(fd, (uint64_t)st.st_size,
+			unsigned char *str = load(fd, fsize,
 						  rd(&s, lo + 0x18, 8), ssize,
 						  1 << 24);
 
@@ -279,7 +293,6 @@ int elf_find_symbols(const char *path, struct elf_want *want, size_t n,
 	unsigned char eh[64];
 	unsigned char *sh = NULL, *ph = NULL, *names = NULL;
 	struct img h = { eh, sizeof(eh) }, s;
-	struct stat st;
 	uint64_t shoff, shnum, shentsize, shstrndx, phoff, phnum, phentsize;
 	uint64_t names_size = 0, i, fsize;
 	int fd, ret = -1, pass;
@@ -287,21 +300,9 @@ int elf_find_symbols(const char *path, struct elf_want *want, size_t n,
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n; i++)
 		want[i].found = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = elf_open(path, eh, &fsize, err, errlen);
 	if (fd < 0)
-		return set_err(err, errlen, "cannot open '%s': %s", path,
-			       strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		set_err(err, errlen, "'%s' is not a regular file", path);
-		goto out;
-	}
-	fsize = (uint64_t)st.st_size;
-	if (read_at(fd, 0, sizeof(eh), eh) || memcmp(eh, "\177ELF", 4) ||
-	    eh[4] != 2 || eh[5] != 1) {
-		set_err(err, errlen, "'%s' is not a 64-bit little-endian ELF "
-			"file", path);
-		goto out;
-	}
+		return -1;
 	phoff = rd(&h, 0x20, 8);
 	phentsize = rd(&h, 0x36, 2);
 	phnum = rd(&h, 0x38, 2);
