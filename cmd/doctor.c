@@ -71,10 +71,18 @@ static const char *level_color(const struct paint *p, enum doctor_level l)
 							   : p->problem;
 }
 
+/* What a decision line stands on, printed below it. */
 static void print_decision_details(const struct doctor *d,
+				   const struct doctor_check *c,
 				   const struct paint *p)
 {
-	if (d->mode.name == MODE_NONE)
+	if (!strcmp(c->id, "mode.walker")) {
+		printf("           %swhy:%s %s\n", p->dim, p->reset,
+		       d->walker_why);
+		return;
+	}
+	if (strcmp(c->id, "mode") || d->mode.name == MODE_NONE ||
+	    c->level != DOCTOR_OK)
 		return;
 	printf("           %swhy:%s %s\n", p->dim, p->reset, d->mode.reason);
 	if (!d->record_cmd)
@@ -99,8 +107,6 @@ static void print_text(const struct doctor *d)
 		const struct doctor_check *c = &d->checks[i];
 
 		if (!section || strcmp(section, c->section)) {
-			if (section && !strcmp(section, "decision"))
-				print_decision_details(d, &p);
 			section = c->section;
 			printf("%s%s%s\n", p.bold, section,
 			       p.reset);
@@ -110,11 +116,26 @@ static void print_text(const struct doctor *d)
 		if (c->fix)
 			printf("           %sfix:%s %s\n", p.dim, p.reset,
 			       c->fix);
+		if (!strcmp(section, "decision"))
+			print_decision_details(d, c, &p);
 	}
-	if (section && !strcmp(section, "decision"))
-		print_decision_details(d, &p);
 	putchar('\n');
-	if (doctor_ok(d)) {
+	if (d->walker && !doctor_ok(d)) {
+		/* the walker needs no perf: what is wrong is perf's */
+		printf("%sPython frames will work%s in bpf mode; perf "
+		       "record's modes will not: %zu problem%s.\n", p.ok,
+		       p.reset, d->nr_problems,
+		       d->nr_problems == 1 ? "" : "s");
+	} else if (d->walker) {
+		printf("%sPython frames will work%s: bpf mode (otherwise %s "
+		       "mode, %s trampoline)", p.ok, p.reset,
+		       mode_name_str(d->mode.name),
+		       mode_trampoline_str(d->mode.trampoline));
+		if (d->nr_warnings)
+			printf(" (%zu warning%s)", d->nr_warnings,
+			       d->nr_warnings == 1 ? "" : "s");
+		printf(".\n");
+	} else if (doctor_ok(d)) {
 		printf("%sPython frames will work%s: %s mode, %s trampoline",
 		       p.ok, p.reset, mode_name_str(d->mode.name),
 		       mode_trampoline_str(d->mode.trampoline));

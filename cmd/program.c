@@ -72,6 +72,7 @@ int program_option(int c, const char *optarg, struct record_options *ro,
 			usage_error(u, EXIT_INTERNAL, "--trampoline must be "
 				    "auto, native or embedded, not '%s'",
 				    optarg);
+		ro->trampoline_given = 1;
 		return 1;
 	case 'F':
 		if (parse_ulong(optarg, 10, 1000000, &ro->freq) || !ro->freq)

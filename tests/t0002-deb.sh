@@ -185,7 +185,7 @@ EOF
 
 test_expect_success INSTALLED,PERF 'record and report with the installed files use the prebuilt trampoline' '
 	py=$(deb_python) &&
-	installed /usr/bin/pyperf-run record -o sess --python "$py" \
+	installed /usr/bin/pyperf-run record --trampoline auto -o sess --python "$py" \
 		prog.py >rec.out 2>rec.err || { cat rec.out rec.err; false; } &&
 	test_grep "embedded trampoline" rec.err &&
 	! test -e "$TRASH/home/.cache/pyperf-run/trampoline" &&

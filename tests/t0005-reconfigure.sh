@@ -151,7 +151,7 @@ test_expect_success BUILD_TOOLS,LIBPERF_FOUND,PERF 'the rebuilt unit test sample
 
 # The embedded trampolines of the build under test (b/build has none)
 test_expect_success BUILD_TOOLS,LIBPERF_FOUND,PERF 'the rebuilt top names the running Python function' '
-	PYPERF_LIBDIR=$PPR_BUILD/trampoline "$B/build/pyperf-run" top -q \
+	PYPERF_LIBDIR=$PPR_BUILD/trampoline "$B/build/pyperf-run" top -q --trampoline auto \
 		--batch --duration 1 -s total -n 100 -o hot.txt -c "def spin():
     while True:
         pass

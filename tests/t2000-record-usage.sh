@@ -118,11 +118,23 @@ test_expect_success 'perf missing: 125 with the package to install' '
 	mkdir -p bin-noperf &&
 	py=$(python3 -c "import sys; print(sys.executable)") &&
 	test_expect_code 125 env PATH="$PWD/bin-noperf" "$PPR_BIN" record \
-		--python "$py" input/ok.py 2>err &&
+		--trampoline auto --python "$py" input/ok.py 2>err &&
 	test_grep "cannot run .perf.: No such file or directory" err &&
 	test_grep "^hint: install perf" err &&
 	rmdir bin-noperf &&
 	no_session
+'
+
+# --mode auto takes the frame walker as root, which runs no perf at all
+test_expect_success BPF 'perf missing: bpf mode needs none' '
+	mkdir -p bin-noperf &&
+	py=$(python3 -c "import sys; print(sys.executable)") &&
+	env PATH="$PWD/bin-noperf" "$PPR_BIN" record -o noperf \
+		--python "$py" input/ok.py >out 2>err &&
+	test_grep "^pyperf-run: bpf mode \(root, python [0-9.]+: Python frames walked in the kernel" err &&
+	test_grep "^pyperf-run: [0-9]+ samples" err &&
+	rmdir bin-noperf &&
+	rm -rf noperf
 '
 
 test_prereq_SETPRIV() {

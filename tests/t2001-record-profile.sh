@@ -11,7 +11,7 @@ test_have_prereq PERF,PY313 && PY313=$(record_python 3.13)
 
 test_expect_success PERF,PY313 'record the split program' '
 	ls /tmp >tmp.before &&
-	record_env "$PPR_BIN" record -o split --python "$PY313" \
+	record_env "$PPR_BIN" record --trampoline auto -o split --python "$PY313" \
 		"$FIX/record-split.py" 1.0 >out 2>err &&
 	test_grep "^record-split: done$" out &&
 	test_grep "^pyperf-run: jit mode, embedded trampoline \(python 3\.13\.[0-9]+ has no frame pointers; [0-9]+-byte stack dumps reach the innermost Python frame, whose context trampoline names every caller.*\)$" err &&

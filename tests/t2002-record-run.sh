@@ -10,7 +10,7 @@ test_prereq_PY313() {
 test_have_prereq PERF,PY313 && PY313=$(record_python 3.13)
 
 test_expect_success PERF,PY313 'the exit status is the program'"'"'s (-c)' '
-	test_expect_code 3 record_env "$PPR_BIN" record -q --python "$PY313" \
+	test_expect_code 3 record_env "$PPR_BIN" record --trampoline auto -q --python "$PY313" \
 		-c "import sys; sys.exit(3)" 2>err &&
 	test "$(meta pyperf.data exit_status)" = 3 &&
 	meta pyperf.data command | grep -q -- "-c .import sys; sys.exit(3).$"
@@ -18,7 +18,7 @@ test_expect_success PERF,PY313 'the exit status is the program'"'"'s (-c)' '
 
 test_expect_success PERF,PY313 'a signal death becomes 128+N; -F is capped; --perf-arg reaches perf' '
 	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate) &&
-	test_expect_code 143 record_env "$PPR_BIN" record -q --python "$PY313" \
+	test_expect_code 143 record_env "$PPR_BIN" record --trampoline auto -q --python "$PY313" \
 		-F $((max + 1000)) --perf-arg=--mmap-pages=64 \
 		-c "import os, signal; os.kill(os.getpid(), signal.SIGTERM)" 2>err &&
 	test_grep "warning: -F $((max + 1000)) is above the kernel.s maximum" err &&
@@ -35,7 +35,7 @@ test_expect_success PERF,PY313 'an existing session is kept as .old' '
 
 test_expect_success PERF,PY313 'stdin, stdout and stderr pass through byte for byte' '
 	printf "line one\nbin\000\001\377 end" >in.bin &&
-	record_env "$PPR_BIN" record -q -o io --python "$PY313" -c "
+	record_env "$PPR_BIN" record --trampoline auto -q -o io --python "$PY313" -c "
 import sys
 data = sys.stdin.buffer.read()
 sys.stdout.buffer.write(data)
@@ -49,7 +49,7 @@ sys.stderr.write(\"to stderr\\n\")
 test_expect_success PERF,PY313 '-m runs a module with its arguments' '
 	mkdir -p mods &&
 	printf "import sys\nprint(\"recmod\", sys.argv[1:])\n" >mods/recmod.py &&
-	(cd mods && record_env "$PPR_BIN" record -q -o ../msession \
+	(cd mods && record_env "$PPR_BIN" record --trampoline auto -q -o ../msession \
 		--python "$PY313" -m recmod a "b c") >out 2>err &&
 	test_grep "^recmod \[.a., .b c.\]$" out &&
 	meta msession command | grep -q -- "-m recmod a .b c.$"
@@ -61,7 +61,7 @@ test_expect_success PERF,PY313 '-- command: a shell script that starts Python is
 	exec "$PY313" "$FIX/record-small.py" 0.4
 	EOF
 	chmod +x run.sh &&
-	record_env "$PPR_BIN" record -o cmd --python "$PY313" -- ./run.sh >out 2>err &&
+	record_env "$PPR_BIN" record --trampoline auto -o cmd --python "$PY313" -- ./run.sh >out 2>err &&
 	test_grep "^record-small: done$" out &&
 	test "$(meta cmd exit_status)" = 0 &&
 	session_script cmd >script.txt &&
@@ -72,7 +72,7 @@ test_expect_success PERF,PY313 '-- command: a shell script that starts Python is
 '
 
 test_expect_success PERF,PY313 'Ctrl-C reaches the program; the recording so far is kept' '
-	setsid "$PPR_BIN" record -q -o intr --python "$PY313" \
+	setsid "$PPR_BIN" record --trampoline auto -q -o intr --python "$PY313" \
 		"$FIX/record-spin.py" >out 2>err &
 	pid=$! &&
 	wait_for 30 grep -q ready out &&
@@ -91,10 +91,10 @@ test_expect_success PERF,PY313 'Ctrl-C reaches the program; the recording so far
 
 test_expect_success PERF,PY313 'two runs at once in different directories keep apart' '
 	mkdir -p a b
-	(cd a && record_env "$PPR_BIN" record -q --python "$PY313" \
+	(cd a && record_env "$PPR_BIN" record --trampoline auto -q --python "$PY313" \
 		"$FIX/record-small.py" 0.4 >out 2>err) &
 	pa=$! &&
-	(cd b && record_env "$PPR_BIN" record -q --python "$PY313" \
+	(cd b && record_env "$PPR_BIN" record --trampoline auto -q --python "$PY313" \
 		"$FIX/record-small.py" 0.4 >out 2>err) &
 	pb=$! &&
 	wait $pa && wait $pb &&
@@ -115,7 +115,7 @@ test_expect_success PERF,PY313 'two runs at once in different directories keep a
 # CPython's own trampoline: context trampolines (the default) need only
 # the bytes down to the innermost Python frame, 1 KiB often enough.
 test_expect_success PERF,PY313 'a stack dump too small is noticed; a size is advised only when measured, and then it helps' '
-	record_env "$PPR_BIN" record -q -o small --stack-size 1024 \
+	record_env "$PPR_BIN" record --trampoline auto -q -o small --stack-size 1024 \
 		--trampoline native \
 		--python "$PY313" "$FIX/record-small.py" 0.3 >out 2>err &&
 	cat err &&
@@ -125,7 +125,7 @@ test_expect_success PERF,PY313 'a stack dump too small is noticed; a size is adv
 	size=$(sed -n "s/^hint: record again with --stack-size \([0-9]*\): .*/\1/p" err) &&
 	if test -n "$size"; then
 		test "$size" -gt 1024 && test "$size" -le 65528 &&
-		record_env "$PPR_BIN" record -q -o bigger --stack-size "$size" \
+		record_env "$PPR_BIN" record --trampoline auto -q -o bigger --stack-size "$size" \
 			--trampoline native --python "$PY313" \
 			"$FIX/record-small.py" 0.3 >out 2>err2 &&
 		awk "BEGIN { exit !($(meta bigger truncated) < 0.05) }"
@@ -153,7 +153,7 @@ test_expect_success PERF,PY313 'perf killed mid-recording: the samples it wrote 
 	except KeyboardInterrupt:
 	    sys.exit(5)
 	EOF
-	{ record_env "$PPR_BIN" record -q -o killed --python "$PY313" \
+	{ record_env "$PPR_BIN" record --trampoline auto -q -o killed --python "$PY313" \
 		spin.py >out 2>err & } &&
 	rp=$! &&
 	wait_for 30 grep -q ready out &&
@@ -186,7 +186,7 @@ test_expect_success PERF,PY313 'interpreters started by subprocess: every child 
 	ps = [subprocess.Popen([sys.executable, __file__, "c"]) for i in range(4)]
 	sys.exit(any(p.wait() for p in ps))
 	EOF
-	record_env "$PPR_BIN" record -q -o spawned -F 2000 --python "$PY313" \
+	record_env "$PPR_BIN" record --trampoline auto -q -o spawned -F 2000 --python "$PY313" \
 		spawn.py 2>err &&
 	"$PPR_BIN" report -i spawned --per-process --format collapsed >c &&
 	n=$(grep "child_work (.*spawn.py)" c | cut -d";" -f1 | sort -u | wc -l) &&

@@ -61,7 +61,7 @@ thread_samples() {
 
 test_expect_success PERF,PY313 'python 3.13 by default: the embedded trampoline, whole thread stacks' '
 	py=$(record_python 3.13) &&
-	record_env "$PPR_BIN" record -o split13 --python "$py" \
+	record_env "$PPR_BIN" record --trampoline auto -o split13 --python "$py" \
 		"$FIX/record-split.py" 0.5 >out 2>err &&
 	test_grep "^pyperf-run: jit mode, embedded trampoline \(python 3\.13\..*; the embedded trampoline, not CPython.s own \(whole thread stacks, names after fork\)\)$" err &&
 	test "$(meta split13 trampoline)" = embedded &&
@@ -89,7 +89,7 @@ test_expect_success PERF,PY313 'python 3.13 --trampoline native: CPython'"'"'s o
 # clean and the workers' share is what their own CPU clocks measured.
 test_expect_success PERF,PY313 'python 3.13 fork pool: clean names, the workers'"'"' share right' '
 	py=$(record_python 3.13) &&
-	record_env "$PPR_BIN" record -q -o pool13 --python "$py" \
+	record_env "$PPR_BIN" record --trampoline auto -q -o pool13 --python "$py" \
 		"$FIX/load-mp-pool.py" fork split.pool 0.5 >out 2>err &&
 	test "$(meta pool13 trampoline)" = embedded &&
 	for f in text collapsed json; do
@@ -121,7 +121,7 @@ for v in 3.12 3.13; do
 		test_expect_success PERF,PY$(echo $v | tr -d .) "python $v --trampoline $t: record does what doctor shows" "
 			py=\$(record_python $v) &&
 			ppr doctor --json --trampoline $t --python \"\$py\" >doc.json;
-			want=\$(json_get doc.json mode.name)/\$(json_get doc.json mode.trampoline) &&
+			want=\$(json_get doc.json perf_mode.name)/\$(json_get doc.json perf_mode.trampoline) &&
 			echo \"doctor: \$want\" &&
 			rm -rf agree &&
 			record_env \"\$PPR_BIN\" record -q -o agree --trampoline $t \\
@@ -129,7 +129,7 @@ for v in 3.12 3.13; do
 			code=\$? &&
 			if test \"\$want\" = none/none; then
 				test \$code = 125 &&
-				problem=\$(json_get doc.json mode.problem) &&
+				problem=\$(json_get doc.json perf_mode.problem) &&
 				test -n \"\$problem\" &&
 				grep -F \"Python frames are not available: \$problem\" err
 			else
@@ -153,14 +153,14 @@ no_embedded() {
 test_expect_success PERF,PY313 'no compiler, no build: 3.13 falls back to CPython'"'"'s own, and says why' '
 	py=$(record_python 3.13) &&
 	mkdir -p home &&
-	no_embedded "$PPR_BIN" record -o fallback --python "$py" \
+	no_embedded "$PPR_BIN" record --trampoline auto -o fallback --python "$py" \
 		"$FIX/record-small.py" 0.2 >out 2>err &&
 	test "$(meta fallback trampoline)" = native &&
 	test_grep "^pyperf-run: jit mode \(python 3\.13\..*; CPython.s own trampoline: the embedded one is not available\)$" err &&
 	test_grep "^pyperf-run record: warning: using CPython.s own trampoline: the embedded one cannot be used: no C compiler .*no-such-cc.* is installed" err &&
 	no_embedded "$PPR_BIN" doctor --json --python "$py" >doc.json &&
-	test "$(json_get doc.json mode.trampoline)" = native &&
-	test_expect_code 125 no_embedded "$PPR_BIN" record -o forced \
+	test "$(json_get doc.json perf_mode.trampoline)" = native &&
+	test_expect_code 125 no_embedded "$PPR_BIN" record --trampoline auto -o forced \
 		--trampoline embedded --python "$py" "$FIX/record-small.py" 0.2 \
 		>out 2>err &&
 	test_grep "^pyperf-run record: Python frames are not available: the embedded trampoline for Python 3\.13\.[0-9]+ is not available" err &&
@@ -203,8 +203,8 @@ test_expect_success PERF,FPPY,REPORT 'a frame-pointer build records in perf mode
 test_expect_success PERF,FPPY 'the automatic mode of a frame-pointer build is the one doctor shows' '
 	fp=$(ppr_fp_python) &&
 	"$PPR_BIN" doctor --json --python "$fp" >doc.json &&
-	want=$(json_get doc.json mode.name) &&
-	record_env "$PPR_BIN" record -o fpauto --python "$fp" \
+	want=$(json_get doc.json perf_mode.name) &&
+	record_env "$PPR_BIN" record --trampoline auto -o fpauto --python "$fp" \
 		"$FIX/record-small.py" 0.3 >out 2>err &&
 	test "$(meta fpauto mode)" = "$want" &&
 	if test "$(json_get doc.json perf.jit_fix)" = yes; then

@@ -9,7 +9,7 @@ test_description='record: cut stacks judged truthfully in both modes, hints only
 test_prereq_NOFP311() {
 	NOFP=$(record_python 3.11) || { echo "$NOFP"; return 1; }
 	"$PPR_BIN" doctor --json --python "$NOFP" >nofp.json 2>/dev/null
-	test "$(json_get nofp.json mode.name)" = jit ||
+	test "$(json_get nofp.json perf_mode.name)" = jit ||
 		{ echo "$NOFP does not get jit mode"; return 1; }
 }
 test_prereq_CEXT() {
@@ -66,7 +66,7 @@ close() {
 }
 
 test_expect_success PERF,NATIVE313 'jit mode, 40 Python frames: complete, and record says so' '
-	record_env "$PPR_BIN" record -o d40 $NATIVE --python "$N313" \
+	record_env "$PPR_BIN" record --trampoline auto -o d40 $NATIVE --python "$N313" \
 		"$FIX/rec-deep.py" 1.5 40 >out 2>err &&
 	cat err &&
 	test "$(meta d40 mode)" = jit &&
@@ -79,7 +79,7 @@ test_expect_success PERF,NATIVE313 'jit mode, 40 Python frames: complete, and re
 # 3.13's frames take less C stack than 3.11's: 200 Python frames are
 # well past what 65528 bytes hold (100 were close to it).
 test_expect_success PERF,NATIVE313 'jit mode, 200 Python frames: the cut share is right and no bigger dump is advised' '
-	record_env "$PPR_BIN" record -o d100 $NATIVE --python "$N313" \
+	record_env "$PPR_BIN" record --trampoline auto -o d100 $NATIVE --python "$N313" \
 		"$FIX/rec-deep.py" 1.5 200 >out 2>err &&
 	cat err &&
 	real=$(cut_share d100) && echo "cut: meta $(meta d100 truncated), perf script $real" &&
@@ -91,7 +91,7 @@ test_expect_success PERF,NATIVE313 'jit mode, 200 Python frames: the cut share i
 '
 
 test_expect_success PERF,NATIVE313 'jit mode, 60 Python frames: the --stack-size advised is measured, and it helps' '
-	record_env "$PPR_BIN" record -o d60 $NATIVE --python "$N313" \
+	record_env "$PPR_BIN" record --trampoline auto -o d60 $NATIVE --python "$N313" \
 		"$FIX/rec-deep.py" 1.5 60 >out 2>err &&
 	cat err &&
 	awk "BEGIN { exit !($(meta d60 truncated) > 0.5) }" &&
@@ -108,7 +108,7 @@ test_expect_success PERF,NATIVE313 'jit mode, 60 Python frames: the --stack-size
 '
 
 test_expect_success PERF,CEXT 'perf mode, a C leaf without frame pointers: record says so and hints jit mode' '
-	PYTHONPATH="$TRASH/ext" record_env "$PPR_BIN" record -o cperf \
+	PYTHONPATH="$TRASH/ext" record_env "$PPR_BIN" record --trampoline auto -o cperf \
 		--mode perf --python "$FPPY" "$FIX/rec-cext.py" 2 >out 2>err &&
 	cat out err &&
 	own=$(sed -n "s/.*crunch=\([0-9.]*\).*/\1/p" out) &&
@@ -135,7 +135,7 @@ shares() {
 }
 
 test_expect_success PERF,CEXT 'the automatic mode gets the C leaf and its caller right' '
-	PYTHONPATH="$TRASH/ext" record_env "$PPR_BIN" record -o cauto \
+	PYTHONPATH="$TRASH/ext" record_env "$PPR_BIN" record --trampoline auto -o cauto \
 		--python "$FPPY" "$FIX/rec-cext.py" 2.5 >out 2>err &&
 	cat out err &&
 	"$PPR_BIN" report -i cauto --format json -o cauto.json &&

@@ -54,7 +54,7 @@ program_only() {
 # and with its stack (vfork_exec, spawn_start, ...): a certain case.
 # The program's own exec of /bin/true is the one sample that stays.
 test_expect_success PERF,PY313,EXECVE_TP 'syscalls:sys_enter_execve: only the program'"'"'s own exec' '
-	record_env "$PPR_BIN" record -q -o exec -e syscalls:sys_enter_execve \
+	record_env "$PPR_BIN" record --trampoline auto -q -o exec -e syscalls:sys_enter_execve \
 		--python "$PY313" -c "import os; os.execv(\"/bin/true\", [\"true\"])" \
 		2>err &&
 	test -n "$(meta exec program_pid)" &&
@@ -64,24 +64,24 @@ test_expect_success PERF,PY313,EXECVE_TP 'syscalls:sys_enter_execve: only the pr
 '
 
 test_expect_success PERF,PY313 'page-faults: only the program' '
-	record_env "$PPR_BIN" record -q -o faults -e page-faults \
+	record_env "$PPR_BIN" record --trampoline auto -q -o faults -e page-faults \
 		--python "$PY313" -c "x = [bytearray(4096) for i in range(20000)]" \
 		2>err &&
 	program_only faults
 '
 
 test_expect_success PERF,PY313 'cpu-clock: only the program' '
-	record_env "$PPR_BIN" record -q -o clock --python "$PY313" \
+	record_env "$PPR_BIN" record --trampoline auto -q -o clock --python "$PY313" \
 		-c "sum(i * i for i in range(300000))" 2>err &&
 	program_only clock
 '
 
 test_expect_success PERF 'the program gets the PATH record was given, not perf'"'"'s' '
-	PATH="$TRASH/bin-first:$PATH" "$PPR_BIN" record -q -o path -- \
+	PATH="$TRASH/bin-first:$PATH" "$PPR_BIN" record --trampoline auto -q -o path -- \
 		/usr/bin/python3 -c "import os; print(os.environ.get(\"PATH\"))" \
 		>path.out 2>err &&
 	test "$(cat path.out)" = "$TRASH/bin-first:$PATH" &&
-	env -u PATH "$PPR_BIN" record -q -o nopath -- \
+	env -u PATH "$PPR_BIN" record --trampoline auto -q -o nopath -- \
 		/usr/bin/python3 -c "import os; print(os.environ.get(\"PATH\"))" \
 		>nopath.out 2>err &&
 	test "$(cat nopath.out)" = None

@@ -21,7 +21,7 @@ test_prereq_SESSION() {
 }
 
 test_expect_success PERF,PY313 'record the workload' '
-	ppr record -q -o wl --python "$(ppr_python 3.13)" "$WORKLOAD" split \
+	ppr record --trampoline auto -q -o wl --python "$(ppr_python 3.13)" "$WORKLOAD" split \
 		>out 2>err &&
 	test -s wl/perf.data && test -s split &&
 	grep "^child_pid " split
@@ -190,7 +190,7 @@ test_prereq_S312() {
 }
 
 test_expect_success PERF,PY312 'record the workload with 3.12' '
-	ppr record -q -o s312 --python "$(ppr_python 3.12)" "$WORKLOAD" \
+	ppr record --trampoline auto -q -o s312 --python "$(ppr_python 3.12)" "$WORKLOAD" \
 		split312 >out 2>err &&
 	test -s s312/perf.data
 '

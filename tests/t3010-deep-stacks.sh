@@ -20,7 +20,7 @@ near() {
 # default cap of 127, and 60 KiB of C stack: with default settings
 # (a 6 KiB dump) context trampolines still give whole stacks.
 test_expect_success PERF,STRIPPED_PY311 'record 65 Python frames deep (default settings)' '
-	ppr record -q --python "$STRIPPED_PY311" -o deep "$PROG" 2 >out 2>err &&
+	ppr record --trampoline auto -q --python "$STRIPPED_PY311" -o deep "$PROG" 2 >out 2>err &&
 	sed -n "s/^total=.* parse=\([0-9.]*\) render=\([0-9.]*\)$/\1 \2/p" \
 		out >split && test -s split
 '

@@ -89,10 +89,10 @@ runs() {
 }
 
 test_expect_success PERF,PYTHON 'record a program with deep stacks' '
-	ppr record -q -o s --python "$(cat .python)" prog.py child 1 \
+	ppr record --trampoline auto -q -o s --python "$(cat .python)" prog.py child 1 \
 		>out 2>err &&
 	test -s s/perf.data && test -s child &&
-	ppr record -q -o longer --python "$(cat .python)" prog.py child2 1.6 \
+	ppr record --trampoline auto -q -o longer --python "$(cat .python)" prog.py child2 1.6 \
 		>out 2>err &&
 	test -s longer/perf.data
 '

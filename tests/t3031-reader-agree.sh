@@ -41,7 +41,7 @@ agree() {
 PY=/usr/bin/python3
 
 test_expect_success PERF 'jit mode: the default view agrees' '
-	ppr record -q -o jit -- $PY "$PROG" >out 2>rec.err &&
+	ppr record --trampoline auto -q -o jit -- $PY "$PROG" >out 2>rec.err &&
 	grep "^mode=jit$" jit/meta &&
 	agree jit
 '
@@ -78,11 +78,11 @@ test_expect_success PERF 'jit mode: the Python view agrees' '
 # straight from one Python frame to the next; so there the Python view
 # is compared.
 test_expect_success PERF 'jit mode: threads-deep.py and deep-kinds.py agree' '
-	ppr record -q -o td -- $PY "$PPR_SRCDIR/tests/fixtures/threads-deep.py" 0.6 \
+	ppr record --trampoline auto -q -o td -- $PY "$PPR_SRCDIR/tests/fixtures/threads-deep.py" 0.6 \
 		>out 2>rec.err &&
 	agree td &&
 	agree td --view python &&
-	ppr record -q -o dk -- $PY "$PPR_SRCDIR/tests/fixtures/deep-kinds.py" 150 1 \
+	ppr record --trampoline auto -q -o dk -- $PY "$PPR_SRCDIR/tests/fixtures/deep-kinds.py" 150 1 \
 		>out 2>rec.err &&
 	agree dk --view python
 '
@@ -136,7 +136,7 @@ whole_thread() {
 test_expect_success PERF,PY313 'CPython perf_jit: a thread under jitted code keeps its callers' '
 	if ! whole_thread pj; then
 		echo "pj: $(grep -c "incomplete stack" pj.thread) of $(wc -l <pj.thread) thread stacks cut; recording again" &&
-		ppr record -q -o pj2 --python "$(ppr_python 3.13)" \
+		ppr record --trampoline auto -q -o pj2 --python "$(ppr_python 3.13)" \
 			--trampoline native "$PROG" >out 2>rec.err &&
 		if test "${PPR_SANITIZE:-}" = 1 && ! whole_thread pj2; then
 			test_diag "known weak (ASan pass): the thread under jitted code cut in both recordings, $(grep -c "incomplete stack" pj2.thread) of $(wc -l <pj2.thread) stacks in the second"
@@ -162,7 +162,7 @@ test_prereq_CXX() {
 
 test_expect_success PERF,CXX 'C++ names: demangled without parameters, as perf script shows them' '
 	g++ -O1 -g -fno-omit-frame-pointer -o cxx "$PPR_SRCDIR/tests/fixtures/reader-cxx.cc" &&
-	ppr record -q -o cx -- ./cxx >out 2>rec.err &&
+	ppr record --trampoline auto -q -o cx -- ./cxx >out 2>rec.err &&
 	agree cx --all &&
 	test_grep "spinner::Work::burn [0-9]+$" cx.native &&
 	test_grep "\(anonymous namespace\)::outer;" cx.native

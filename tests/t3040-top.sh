@@ -39,7 +39,7 @@ export TMPDIR
 
 test_expect_success PERF,LIBPERF 'jit mode: every part of the split program has its share' '
 	ls /tmp >tmp.before &&
-	ppr top --batch -s total -n 60 --view python "$SPLIT" >table 2>err &&
+	ppr top --trampoline auto --batch -s total -n 60 --view python "$SPLIT" >table 2>err &&
 	cat err &&
 	test_grep "^record-split: done$" table &&
 	test_grep "^pyperf-run: jit mode, embedded trampoline" err &&
@@ -58,14 +58,14 @@ test_expect_success PERF,LIBPERF 'nothing is left in /tmp or TMPDIR' '
 '
 
 test_expect_success PERF,LIBPERF 'the program output and exit status pass through' '
-	test_expect_code 3 ppr top -q --batch -c "print(\"hello from the program\"); raise SystemExit(3)" >out 2>err &&
+	test_expect_code 3 ppr top --trampoline auto -q --batch -c "print(\"hello from the program\"); raise SystemExit(3)" >out 2>err &&
 	test_grep "^hello from the program$" out &&
 	test_grep "^Top functions by self time" out &&
 	! test -s err
 '
 
 test_expect_success PERF,LIBPERF '--duration ends a program that runs on; -o takes the table; the vDSO is named' '
-	ppr top -q --batch --duration 1 -s total -n 100 -o hot.txt -c "import time
+	ppr top --trampoline auto -q --batch --duration 1 -s total -n 100 -o hot.txt -c "import time
 while True: time.thread_time()" >out 2>err &&
 	! test -s out &&
 	n=$(sed -n "s/^# samples:  \([0-9]*\) in .*/\1/p" hot.txt) &&
@@ -98,14 +98,14 @@ test_expect_success PERF,LIBPERF '-- command: a bare name is found in PATH, as r
 	py=$(python3 -c "import sys; print(sys.executable)") &&
 	mkdir -p bin &&
 	ln -sf "$py" bin/py-in-path &&
-	PATH=$PWD/bin:$PATH ppr top -q --batch -n 5 --python "$py" -- py-in-path -c "
+	PATH=$PWD/bin:$PATH ppr top --trampoline auto -q --batch -n 5 --python "$py" -- py-in-path -c "
 import sys, time
 print(\"argv0\", sys.orig_argv[0])
 t = time.time()
 while time.time() - t < 0.3: pass" >out 2>err &&
 	test_grep "^Top functions by self time" out &&
 	! test -s err &&
-	PATH=$PWD/bin:$PATH ppr record -q -o inpath --python "$py" -- py-in-path -c "
+	PATH=$PWD/bin:$PATH ppr record --trampoline auto -q -o inpath --python "$py" -- py-in-path -c "
 import sys
 print(\"argv0\", sys.orig_argv[0])" >rout 2>rerr &&
 	test_grep "^argv0 py-in-path$" rout &&
@@ -114,8 +114,8 @@ print(\"argv0\", sys.orig_argv[0])" >rout 2>rerr &&
 '
 
 test_expect_success LIBPERF 'a command not in PATH: 127, and the words record says' '
-	test_expect_code 127 ppr top --batch -- no-such-command-here 2>err &&
-	test_expect_code 127 ppr record -o nosession -- no-such-command-here 2>rerr &&
+	test_expect_code 127 ppr top --trampoline auto --batch -- no-such-command-here 2>err &&
+	test_expect_code 127 ppr record --trampoline auto -o nosession -- no-such-command-here 2>rerr &&
 	sed "s/^pyperf-run top: //" err >said.top &&
 	sed "s/^pyperf-run record: //" rerr >said.record &&
 	test_cmp said.record said.top &&
@@ -124,13 +124,13 @@ test_expect_success LIBPERF 'a command not in PATH: 127, and the words record sa
 '
 
 test_expect_success 'bad options are refused with the reason' '
-	test_expect_code 125 ppr top --sort nope -c pass 2>err &&
+	test_expect_code 125 ppr top --trampoline auto --sort nope -c pass 2>err &&
 	test_grep "sort must be self or total, not .nope." err &&
 	test_expect_code 125 ppr top -p 1 --mode jit 2>err &&
 	test_grep "p watches with the frame walker: --mode bpf" err &&
 	test_expect_code 125 ppr top -p 1 -c pass 2>err &&
 	test_grep "p attaches to running processes: give no program too" err &&
-	test_expect_code 125 ppr top --batch 2>err &&
+	test_expect_code 125 ppr top --trampoline auto --batch 2>err &&
 	test_grep "nothing to run" err
 '
 

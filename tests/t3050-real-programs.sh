@@ -55,7 +55,7 @@ compare() {
 # Django here: two runs differed by 0.8 to 2.2 points in 7 runs, the
 # bound is 4.
 test_expect_success DJANGO 'a Django site: its output and status, whole stacks, right shares' '
-	ppr record -q -o dj --python "$DJ_PY" "$REF" dj.ref --hz 1000 \
+	ppr record --trampoline auto -q -o dj --python "$DJ_PY" "$REF" dj.ref --hz 1000 \
 		"$SITE" 800 >dj.out 2>dj.err &&
 	test "$(cat dj.out)" = "done 800" &&
 	test "$(meta dj exit_status)" = 0 &&
@@ -75,7 +75,7 @@ test_expect_success DJANGO 'a Django site: its output and status, whole stacks, 
 test_expect_success SYMPY 'pytest on sympy: its status, whole stacks, right shares' '
 	PYTHONHASHSEED=0 &&
 	export PYTHONHASHSEED &&
-	ppr record -q -o sy --python "$SY_PY" "$REF" sy.ref --hz 1000 \
+	ppr record --trampoline auto -q -o sy --python "$SY_PY" "$REF" sy.ref --hz 1000 \
 		-m pytest -q -p no:cacheprovider "$SY_TEST" >sy.out 2>sy.err &&
 	test_grep " passed" sy.out &&
 	test "$(meta sy exit_status)" = 0 &&

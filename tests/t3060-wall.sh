@@ -42,11 +42,14 @@ test_have_prereq FP_PYTHON && FPPY=$(ppr_fp_python)
 
 # wall NAME PYTHON ARGS...: record --wall, then the main thread's wall
 # clock in collapsed form (NAME.col, microseconds) and JSON.  The
-# route must give stacks at switch-out (root: sched_switch).
+# route must give stacks at switch-out (root: sched_switch).  WMODE=bpf:
+# the frame walker; otherwise perf record's route (--trampoline auto).
 wall() {
 	wn_=$1 wpy_=$2 &&
 	shift 2 &&
-	record_env "$PPR_BIN" record -q --wall ${WMODE:+--mode "$WMODE"} \
+	if test "${WMODE:-}" = bpf; then wroute_="--mode bpf"
+	else wroute_="--trampoline auto"; fi &&
+	record_env "$PPR_BIN" record -q --wall $wroute_ \
 		-o "$wn_" --python "$wpy_" "$@" >"$wn_.out" 2>"$wn_.err" &&
 	test "$(meta "$wn_" exit_status)" = 0 &&
 	test "$(meta "$wn_" wall)" = "$(test "${WMODE:-}" = bpf &&
@@ -210,7 +213,7 @@ test_prereq_LIBPERF() {
 # each (the main thread, the pipe's writer, the Lock's holder) show as
 # 1.2 s of [off-cpu sleep], and the header splits the thread time.
 test_expect_success PERF,ROOT,DEB,LIBPERF 'top --wall: which functions wait, and for what, live' '
-	record_env "$PPR_BIN" top --wall --batch -q -o top.txt --python "$DEB" \
+	record_env "$PPR_BIN" top --trampoline auto --wall --batch -q -o top.txt --python "$DEB" \
 		"$FIX/wall-truth.py" top.truth >/dev/null 2>top.err &&
 	test_grep "^# wall: +[0-9.]+ s of thread time: [0-9.]+ s on CPU, [0-9.]+ s off CPU \([0-9]+ intervals\)$" top.txt &&
 	ns=$(sed -n "s/^ *[0-9.]*% *[0-9.]*% *\([0-9]*\)  \[off-cpu sleep\]$/\1/p" top.txt | head -n 1) &&
@@ -232,7 +235,7 @@ assert c and c[0][\"level\"] == \"ok\" and \"sched:sched_switch\" in c[0][\"text
 '
 
 test_expect_success PERF,ROOT,DEB 'a session without --wall has no wall clock' '
-	record_env "$PPR_BIN" record -q -o plain --python "$DEB" \
+	record_env "$PPR_BIN" record --trampoline auto -q -o plain --python "$DEB" \
 		"$FIX/wall-truth.py" plain.truth >/dev/null 2>&1 &&
 	test_must_fail ppr report -i plain --clock wall 2>err &&
 	test_grep "no off-CPU data for --clock wall: record with .pyperf-run record --wall." err

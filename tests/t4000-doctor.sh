@@ -34,8 +34,8 @@ test_expect_success '--json --python <missing file>: one object, ok false, exit 
 	! test -s err &&
 	python3 -m json.tool out >/dev/null &&
 	test "$(json_get out ok)" = false &&
-	test "$(json_get out mode.name)" = none &&
-	test "$(json_get out mode.trampoline)" = none &&
+	test "$(json_get out perf_mode.name)" = none &&
+	test "$(json_get out perf_mode.trampoline)" = none &&
 	json_get out problems >problems &&
 	test_grep "cannot run .*no-such-python.*No such file or directory" problems
 '
@@ -68,11 +68,11 @@ test_expect_success PY313 '--json has every documented key' '
 	for k in python.executable python.version python.native_perf \
 		python.native_perf_jit python.frame_pointers perf.path \
 		perf.version perf.jit_fix kernel.perf_event_paranoid \
-		mode.name mode.trampoline mode.call_graph problems ok \
+		perf_mode.name perf_mode.trampoline perf_mode.call_graph problems ok \
 		warnings commands.record housekeeping.stale_files \
 		housekeeping.tmp_free_bytes housekeeping.buildid_dir checks \
 		reader.libdw reader.libperf reader.perf_libtraceevent \
-		reader.kallsyms.readable reader.kallsyms.addresses
+		reader.kallsyms.readable reader.kallsyms.addresses mode.name mode.walker
 	do
 		json_get out $k >/dev/null || { echo "missing $k"; return 1; }
 	done &&

@@ -65,16 +65,23 @@ for py in $pythons; do
 	want_code=$1 want_mode=$2 want_tramp=$3
 	v=$(ppr_python_version "$py")
 
+	# as root the frame walker takes CPython 3.8-3.13 (record --mode
+	# auto, doctor's first decision line); perf_mode is perf record's
+	walks=no
+	case $v in 3.8|3.9|3.1[0-3]) test_have_prereq BPF && walks=yes ;; esac
+	test "$walks" = yes && want_auto=bpf || want_auto=$want_mode
+
 	test_expect_success "$v ($py): JSON says $want_mode/$want_tramp" "
 		ppr doctor --json --python '$py' >out.$n 2>err.$n; code=\$? &&
 		! test -s err.$n &&
 		python3 -m json.tool out.$n >/dev/null &&
 		test \"\$(json_get out.$n python.version | cut -d. -f1-2)\" = '$v' &&
-		test \"\$(json_get out.$n mode.name)\" = '$want_mode' &&
-		test \"\$(json_get out.$n mode.trampoline)\" = '$want_tramp' &&
+		test \"\$(json_get out.$n mode.name)\" = '$want_auto' &&
+		test \"\$(json_get out.$n perf_mode.name)\" = '$want_mode' &&
+		test \"\$(json_get out.$n perf_mode.trampoline)\" = '$want_tramp' &&
 		case '$want_mode' in
-		jit) json_get out.$n mode.call_graph | grep -E '^dwarf,[0-9]+\$' ;;
-		perf) test \"\$(json_get out.$n mode.call_graph)\" = fp ;;
+		jit) json_get out.$n perf_mode.call_graph | grep -E '^dwarf,[0-9]+\$' ;;
+		perf) test \"\$(json_get out.$n perf_mode.call_graph)\" = fp ;;
 		none) test \"\$(json_get out.$n ok)\" = false &&
 		      test \$code = 1 &&
 		      json_get out.$n problems | grep 'is not supported' ;;
@@ -93,7 +100,12 @@ for py in $pythons; do
 			test_grep '^Python frames will not work: ' text.$n &&
 			test_grep -v '^decision' text.$n
 		else
-			test_grep '^  ok       $want_mode mode, $want_tramp trampoline, call graph ' text.$n &&
+			if test '$walks' = yes; then
+				test_grep '^  ok       bpf mode: the in-kernel frame walker' text.$n &&
+				test_grep '^  ok       with --mode jit or perf, or without these privileges: $want_mode mode, $want_tramp trampoline, call graph ' text.$n
+			else
+				test_grep '^  ok       $want_mode mode, $want_tramp trampoline, call graph ' text.$n
+			fi &&
 			test_grep '^  ok       CPython $v' text.$n &&
 			test_grep 'record runs:' text.$n &&
 			case '$want_tramp/$want_mode' in
@@ -102,7 +114,7 @@ for py in $pythons; do
 			embedded/*) test_grep '^ +(PYTHONPATH=.* PYPERF_TRAMPOLINE=$want_mode .*perf|.*note: the embedded trampoline is built on first use)' text.$n ;;
 			esac &&
 			if test \$code = 0; then
-				test_grep '^Python frames will work: $want_mode mode, $want_tramp trampoline' text.$n
+				test_grep '^Python frames will work: (bpf mode \(otherwise )?$want_mode mode, $want_tramp trampoline' text.$n
 			fi
 		fi
 	"
@@ -121,7 +133,7 @@ test_expect_success PY311_313 "--trampoline native: 3.13 gets CPython's own, 3.1
 	test_grep "CPython.s own trampoline \(--trampoline native\)" text &&
 	test_grep "^ +PYTHON(_PERF_JIT_SUPPORT|PERFSUPPORT)=1 " text &&
 	ppr doctor --json --trampoline embedded --python "$P313" >j &&
-	test "$(json_get j mode.trampoline)" = embedded &&
+	test "$(json_get j perf_mode.trampoline)" = embedded &&
 	test_expect_code 1 ppr doctor --trampoline native --python "$P311" >text 2>err &&
 	test_grep "^  problem  Python 3\.11\.[0-9]+ has no native (jit|perf) trampoline \(it came in 3\.12\): --trampoline native cannot work" text
 '

@@ -31,8 +31,8 @@ test_expect_success PERF,PY313 '--probe on 3.13 (jit, native): frames down to <m
 	test "$(json_get out probe.reached_module)" = true &&
 	test "$(json_get out perf.jit_fix)" = yes &&
 	test "$(json_get out perf.jit_fix_source)" = probe &&
-	test "$(json_get out mode.name)" = jit &&
-	test "$(json_get out mode.trampoline)" = native &&
+	test "$(json_get out perf_mode.name)" = jit &&
+	test "$(json_get out perf_mode.trampoline)" = native &&
 	test "$(json_get out ok)" = true &&
 	case $(json_get out probe.workdir) in "$TRASH/tmp/pyperf-doctor-"*) ;; *) false ;; esac &&
 	no_leftovers out
@@ -53,7 +53,7 @@ test_expect_success PERF,PY312 '--probe on 3.12 (jit, embedded trampoline)' '
 	py=$(ppr_python 3.12) &&
 	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$py" >out 2>err ||
 		{ cat out err; false; } &&
-	test "$(json_get out mode.trampoline)" = embedded &&
+	test "$(json_get out perf_mode.trampoline)" = embedded &&
 	test "$(json_get out probe.ok)" = true &&
 	test "$(json_get out probe.reached_module)" = true &&
 	no_leftovers out
@@ -62,7 +62,7 @@ test_expect_success PERF,PY312 '--probe on 3.12 (jit, embedded trampoline)' '
 test_expect_success PERF,FPPY '--probe on the frame-pointer Python (embedded trampoline)' '
 	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" ppr doctor --probe --json --python "$(ppr_fp_python)" >out 2>err ||
 		{ cat out err; false; } &&
-	test "$(json_get out probe.mode)" = "$(json_get out mode.name)" &&
+	test "$(json_get out probe.mode)" = "$(json_get out perf_mode.name)" &&
 	test "$(json_get out probe.ok)" = true &&
 	no_leftovers out
 '

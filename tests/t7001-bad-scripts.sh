@@ -12,7 +12,7 @@ test_have_prereq PERF,PY && PY=$(robust_any_python)
 # rec ARGS...: record quietly with $PY and a private HOME; status in
 # ./code, stderr in ./err.
 rec() {
-	robust_env ppr record -q --python "$PY" "$@" 2>"$TRASH/err"
+	robust_env ppr record --trampoline auto -q --python "$PY" "$@" 2>"$TRASH/err"
 	echo $? >"$TRASH/code"
 }
 

@@ -56,7 +56,7 @@ report_any() {
 }
 
 test_expect_success PERF,PY 'setup: a good jit-or-auto session' '
-	robust_env ppr record -q -o good --python "$PY" "$PROG" exit 0 0.3 &&
+	robust_env ppr record --trampoline auto -q -o good --python "$PY" "$PROG" exit 0 0.3 &&
 	collapsed good good.c &&
 	test "$(samples_in good.c busy_a robust-prog.py)" -gt 30
 '

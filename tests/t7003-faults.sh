@@ -84,7 +84,7 @@ perf_recording_in() {
 }
 
 test_expect_success PERF,PY 'the program killed by SIGKILL: 137, recorded samples reported' '
-	robust_env ppr record -q -o k9 --python "$PY" "$PROG" signal KILL 0.4 2>err;
+	robust_env ppr record --trampoline auto -q -o k9 --python "$PY" "$PROG" signal KILL 0.4 2>err;
 	code=$? &&
 	test $code = 137 &&
 	test "$(meta k9 exit_status)" = 137 &&
@@ -94,7 +94,7 @@ test_expect_success PERF,PY 'the program killed by SIGKILL: 137, recorded sample
 '
 
 test_expect_success PERF,PY 'the program crashing with SIGSEGV: 139, recorded samples reported' '
-	robust_env ppr record -q -o segv --python "$PY" "$PROG" segv x 0.4 2>err;
+	robust_env ppr record --trampoline auto -q -o segv --python "$PY" "$PROG" segv x 0.4 2>err;
 	code=$? &&
 	test $code = 139 &&
 	test "$(meta segv exit_status)" = 139 &&
@@ -107,7 +107,7 @@ test_expect_success PERF,PY 'the program crashing with SIGSEGV: 139, recorded sa
 # how it went.
 record_then_interrupt() {
 	rm -rf ci ci.old sent perf.seen &&
-	env HOME="$TRASH/home" setsid $SIGDFL "$PPR_BIN" record -q -o ci \
+	env HOME="$TRASH/home" setsid $SIGDFL "$PPR_BIN" record --trampoline auto -q -o ci \
 		--python "$PY" -F 4000 "$PROG" exit 0 1.5 >out 2>err &
 	rp=$!
 	wait_for -i 0.01 60 interrupt_postprocessing $rp || return 1
@@ -140,7 +140,7 @@ test_expect_success PERF,PY 'Ctrl-C while record post-processes: no crash, no le
 '
 
 test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file, perf gone' '
-	test -d ci || robust_env ppr record -q -o ci --python "$PY" -F 4000 \
+	test -d ci || robust_env ppr record --trampoline auto -q -o ci --python "$PY" -F 4000 \
 		"$PROG" exit 0 1.5 &&
 	ppr report -i ci --format collapsed >full.txt &&
 	# the perf script reader, without the session cache, so that perf
@@ -176,7 +176,7 @@ test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file
 test_expect_success PERF,PY 'perf killed while recording: clear message, no hang, what was recorded kept' '
 	mkdir -p home &&
 	env HOME="$TRASH/home" ROBUST_PIDFILE="$TRASH/spin.pid" \
-		"$PPR_BIN" record -q -o pk --python "$PY" "$PROG" spin x 0.9 >out 2>err &
+		"$PPR_BIN" record --trampoline auto -q -o pk --python "$PY" "$PROG" spin x 0.9 >out 2>err &
 	rp=$! &&
 	wait_for 30 grep -q ready out &&
 	pp=$(perf_recording_in pk) &&
@@ -214,7 +214,7 @@ test_expect_success PERF,PY,MOUNTNS,TREE_NOT_IN_TMP '/tmp read-only and TMPDIR m
 	" "$PPR_BIN" "$PY" "$PROG" 2>err &&
 	collapsed ro c &&
 	test "$(samples_in c busy_a robust-prog.py)" -gt 30 &&
-	TMPDIR=/nonexistent robust_env ppr record -q -o ro2 --python "$PY" \
+	TMPDIR=/nonexistent robust_env ppr record --trampoline auto -q -o ro2 --python "$PY" \
 		"$PROG" exit 0 0.4 2>err2 &&
 	collapsed ro2 c2 &&
 	test "$(samples_in c2 busy_a robust-prog.py)" -gt 30
@@ -248,7 +248,7 @@ test_expect_success PERF,NOBODY,NOBODY_PY 'an unprivileged user (paranoid <= 2) 
 	cp -r "$PPR_BUILD/trampoline" nb/lib && chmod -R a+rX nb/lib &&
 	(cd nb && as_nobody \
 		env HOME="$PWD" XDG_CACHE_HOME="$PWD/cache" PYPERF_LIBDIR="$PWD/lib" \
-		"$PPR_BIN" record -q -o s --python "$NOBODY_PY" p.py exit 0 0.4) 2>err;
+		"$PPR_BIN" record --trampoline auto -q -o s --python "$NOBODY_PY" p.py exit 0 0.4) 2>err;
 	code=$? &&
 	cat err &&
 	test $code = 0 &&

@@ -26,10 +26,10 @@ missing_funcs() {
 
 test_expect_success PERF,PY 'two record runs at once into the same directory' '
 	cp "$PROG" a.py && cp "$PROG" b.py &&
-	{ robust_env ppr record -q -o same --python "$PY" a.py exit 3 0.5 \
+	{ robust_env ppr record --trampoline auto -q -o same --python "$PY" a.py exit 3 0.5 \
 		2>err.a & } &&
 	pa=$! &&
-	{ robust_env ppr record -q -o same --python "$PY" b.py exit 4 0.5 \
+	{ robust_env ppr record --trampoline auto -q -o same --python "$PY" b.py exit 4 0.5 \
 		2>err.b & } &&
 	pb=$! &&
 	{ wait $pa; ca=$?; } && { wait $pb; cb=$?; } &&
@@ -55,7 +55,7 @@ test_expect_success PERF,PY 'two record runs at once into the same directory' '
 test_expect_success PERF,PY 'three record runs at once in different directories' '
 	for n in 1 2 3; do
 		cp "$PROG" p$n.py &&
-		{ robust_env ppr record -q -o d$n --python "$PY" p$n.py exit $n 0.4 \
+		{ robust_env ppr record --trampoline auto -q -o d$n --python "$PY" p$n.py exit $n 0.4 \
 			2>err.$n & } || return 1
 	done &&
 	wait &&
@@ -71,7 +71,7 @@ test_expect_success PERF,PY 'three record runs at once in different directories'
 '
 
 test_expect_success PERF,PY '50 forked short-lived children: every child resolved' '
-	robust_env ppr record -q -o fork -F 2000 --python "$PY" \
+	robust_env ppr record --trampoline auto -q -o fork -F 2000 --python "$PY" \
 		"$PROG" fork 50 0.04 2>err &&
 	pids=$(meta fork pids | wc -w) &&
 	echo "processes: $pids" &&
@@ -106,14 +106,14 @@ test_expect_success PERF,PY 'a map or dump file for every process, none left in 
 '
 
 test_expect_success PERF,PY '10 spawned interpreters (subprocess): every child resolved' '
-	robust_env ppr record -q -o spawn -F 2000 --python "$PY" \
+	robust_env ppr record --trampoline auto -q -o spawn -F 2000 --python "$PY" \
 		"$PROG" spawn 10 0.08 2>err &&
 	collapsed spawn spawn.c &&
 	missing_funcs spawn.c child 10 robust-prog.py
 '
 
 test_expect_success PERF,PY '32 threads: every thread function resolved' '
-	robust_env ppr record -q -o thr -F 2000 --python "$PY" \
+	robust_env ppr record --trampoline auto -q -o thr -F 2000 --python "$PY" \
 		"$PROG" threads 32 0.05 2>err &&
 	collapsed thr thr.c &&
 	missing_funcs thr.c thread 32 robust-prog.py &&

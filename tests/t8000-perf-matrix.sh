@@ -122,9 +122,9 @@ for pn in $PERFS; do
 			py=$(py_path '"$pv"') &&
 			echo "perf $perf ($(ppr_perf_version "$perf")), $py" &&
 			s=$TRASH/s-'"$pn-$pv"' &&
-			ppr_with_perf "$perf" ppr record -q --python "$py" \
+			ppr_with_perf "$perf" ppr record --trampoline auto -q --python "$py" \
 				-o "$s-split" "$TEST_DIR/fixtures/record-split.py" &&
-			ppr_with_perf "$perf" ppr record -q --python "$py" \
+			ppr_with_perf "$perf" ppr record --trampoline auto -q --python "$py" \
 				-o "$s-deep" "$TEST_DIR/fixtures/threads-deep.py" 0.6 &&
 			ppr_with_perf "$perf" check_threads "$s-split" 100 &&
 			ppr_with_perf "$perf" check_threads "$s-deep" 400

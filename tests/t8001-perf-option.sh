@@ -22,7 +22,7 @@ EOF
 
 test_expect_success PERF_612_LIBUNWIND 'record --perf keeps the perf in the session' '
 	p612=$(ppr_perf_612 libunwind) &&
-	ppr record -q --perf "$p612" -o s612 small.py 2>err &&
+	ppr record --trampoline auto -q --perf "$p612" -o s612 small.py 2>err &&
 	test "$(sed -n "s/^perf=//p" s612/meta)" = "$(readlink -f "$p612")" &&
 	grep "^perf_version=6\.12" s612/meta
 '
@@ -54,7 +54,7 @@ test_expect_success PERF_612_LIBUNWIND 'an explicit older perf that cannot read 
 '
 
 test_expect_success PERF 'PYPERF_PERF wins over the recorded perf, --perf over both' '
-	ppr record -q -o s61 small.py &&
+	ppr record --trampoline auto -q -o s61 small.py &&
 	cat >fakeperf <<-\EOF &&
 	#!/bin/sh
 	echo "fake perf ran" >&2
@@ -76,9 +76,9 @@ test_expect_success PERF 'a recorded perf that is gone falls back to perf on PAT
 '
 
 test_expect_success PERF 'record --perf with a missing program says so' '
-	test_expect_code 125 ppr record --perf /nonexistent/perf small.py 2>err ||
-	test_expect_code 126 ppr record --perf /nonexistent/perf small.py 2>err ||
-	test_expect_code 127 ppr record --perf /nonexistent/perf small.py 2>err &&
+	test_expect_code 125 ppr record --trampoline auto --perf /nonexistent/perf small.py 2>err ||
+	test_expect_code 126 ppr record --trampoline auto --perf /nonexistent/perf small.py 2>err ||
+	test_expect_code 127 ppr record --trampoline auto --perf /nonexistent/perf small.py 2>err &&
 	test_grep "cannot run ./nonexistent/perf.: No such file" err
 '
 

@@ -441,7 +441,7 @@ try:
 except Exception as e:
     print("doctor --json gave no JSON: %s" % e)
     sys.exit(1)
-m = d.get("mode") or {}
+m = d.get("perf_mode") or {}
 if m.get("name") not in ("perf", "jit") or m.get("problem"):
     print("doctor says no Python frames: %s" % m.get("problem"))
     sys.exit(1)

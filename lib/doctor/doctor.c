@@ -685,15 +685,23 @@ static void judge_python(struct doctor *d)
 
 /* --- the decision and the commands ---------------------------------------- */
 
-static void decide(struct doctor *d, enum mode_trampoline tramp)
+static void decide(struct doctor *d, const struct doctor_options *o)
 {
 	const struct perf_version *pv =
 		d->perf_version_ok ? &d->perf_version : NULL;
+	const char *env = getenv("PYPERF_PERF");
+	struct record_auto_ask ask;
 
 	if (!d->python_ok)
 		return;
-	mode_decide(&d->py, pv, d->jit_fix, MODE_AUTO, tramp, 0,
+	mode_decide(&d->py, pv, d->jit_fix, MODE_AUTO, o->trampoline, 0,
 		    d->embedded_available, &d->mode);
+	/* record's own question, with doctor's --perf and --trampoline */
+	memset(&ask, 0, sizeof(ask));
+	ask.perf_named = (o->perf && *o->perf) || (env && *env);
+	ask.trampoline_given = o->trampoline != TRAMPOLINE_NONE;
+	d->walker = record_auto_walker(&ask, &d->py, d->walker_why,
+				       sizeof(d->walker_why));
 }
 
 /*
@@ -773,8 +781,14 @@ static void judge_decision(struct doctor *d)
 				  : xstrdup("see the checks above"));
 		return;
 	}
+	if (d->walker)
+		add_check(d, "decision", "mode.walker", DOCTOR_OK,
+			  xstrdup("bpf mode: the in-kernel frame walker, no "
+				  "trampoline, no perf record"), NULL);
 	add_check(d, "decision", "mode", DOCTOR_OK,
-		  xasprintf("%s mode, %s trampoline, call graph %s",
+		  xasprintf("%s%s mode, %s trampoline, call graph %s",
+			    d->walker ? "with --mode jit or perf, or "
+					"without these privileges: " : "",
 			    mode_name_str(m->name),
 			    mode_trampoline_str(m->trampoline),
 			    m->call_graph), NULL);
@@ -1063,12 +1077,12 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	doctor_reader_gather(d);
 	if (o->probe)
 		run_probe(d, o);
-	decide(d, o->trampoline);
-	judge_walker(d);
+	decide(d, o);
 	build_commands(d);
 
 	judge_perf(d);
 	judge_kernel(d);
+	judge_walker(d);
 	judge_python(d);
 	judge_decision(d);
 	judge_housekeeping(d);

@@ -182,7 +182,15 @@ struct doctor {
 	size_t nr_syms;
 	int perf_debuginfod;		/* built with debuginfod: 1, 0, or
 					   -1 unknown */
-	/* the decision (valid when python_ok) */
+	/*
+	 * The decision (valid when python_ok).  walker: --mode auto
+	 * records with the frame walker here (record_auto_walker());
+	 * walker_why says why, or why not.  mode: perf record's route,
+	 * what record runs otherwise (--mode jit/perf, or without the
+	 * privileges).
+	 */
+	int walker;
+	char walker_why[256];
 	struct mode mode;
 	/* what record would run ("script.py" stands for the program) */
 	struct strvec record_env;	/* NAME=value the child gets */

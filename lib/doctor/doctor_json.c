@@ -281,7 +281,18 @@ void doctor_write_json(const struct doctor *d, FILE *fp)
 		json_open(&j, "dwarf", &k->dwarf);
 	json_end_object(&j);
 
+	/* what --mode auto records with: the walker, or perf_mode */
 	json_key(&j, "mode");
+	json_begin_object(&j);
+	json_kv_str(&j, "name", d->walker ? "bpf" :
+		    d->python_ok ? mode_name_str(d->mode.name) : "none");
+	json_kv_str(&j, "reason", d->walker ? d->walker_why :
+		    d->mode.reason[0] ? d->mode.reason : NULL);
+	json_kv_str(&j, "walker", d->python_ok ? d->walker_why : NULL);
+	json_end_object(&j);
+
+	/* perf record's route: --mode jit/perf, or without privileges */
+	json_key(&j, "perf_mode");
 	json_begin_object(&j);
 	json_kv_str(&j, "name", mode_name_str(d->mode.name));
 	json_kv_str(&j, "trampoline", mode_trampoline_str(d->mode.trampoline));

@@ -44,6 +44,45 @@ int record_is_bpf(const struct record_options *o)
 	return o->mode == MODE_BPF || o->kind == RECORD_TARGET_PIDS;
 }
 
+int record_auto_walker(const struct record_auto_ask *a,
+		       const struct pyinfo *py, char *why, size_t len)
+{
+	char ready[160], fix[320], pywhy[160];
+	const char *opt = NULL;
+
+	if (a->event && strcmp(a->event, "cpu-clock"))
+		opt = "an event other than cpu-clock (-e)";
+	else if (a->perf_args)
+		opt = "--perf-arg";
+	else if (a->trampoline_given)
+		opt = "--trampoline";
+	else if (a->perf_named)
+		opt = "a perf named by --perf or $PYPERF_PERF";
+	else if (a->stack_size > WALKER_USTACK_MAX)
+		opt = "a --stack-size beyond the walker's copy";
+	if (opt) {
+		snprintf(why, len, "not bpf mode: %s asks for perf record",
+			 opt);
+		return 0;
+	}
+	if (!access_walker_ready(ready, sizeof(ready), fix, sizeof(fix))) {
+		snprintf(why, len, "not bpf mode: %s", ready);
+		return 0;
+	}
+	if (!py) {
+		snprintf(why, len, "%s", ready);
+		return 1;
+	}
+	if (!mode_walker_serves(py, pywhy, sizeof(pywhy))) {
+		snprintf(why, len, "not bpf mode: %s", pywhy);
+		return 0;
+	}
+	snprintf(why, len, "%s, python %s: Python frames walked in the "
+		 "kernel, the program unchanged (no trampoline, no PEP 523 "
+		 "hook)", ready, py->version);
+	return 1;
+}
+
 enum record_outcome record_bpf_decide(struct record_run *r)
 {
 	const struct record_options *o = r->o;
@@ -55,7 +94,7 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 			   "cpu-clock only, not '%s'", o->event);
 		return RECORD_FAILED;
 	}
-	if (o->perf_args || o->trampoline != TRAMPOLINE_AUTO) {
+	if (o->perf_args || o->trampoline_given) {
 		record_say(r, RECORD_MSG_ERROR, "%s is for perf record's "
 			   "modes: bpf mode runs no perf and no trampoline",
 			   o->perf_args ? "--perf-arg" : "--trampoline");
@@ -80,6 +119,8 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 	} else {
 		char fix[320];
 
+		struct record_auto_ask ask;
+
 		if (!access_walker_ready(why, sizeof(why), fix, sizeof(fix))) {
 			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", why);
 			if (fix[0])
@@ -92,9 +133,11 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 				   "a trampoline instead");
 			return RECORD_FAILED;
 		}
-		snprintf(r->mode.reason, sizeof(r->mode.reason),
-			 "python %s: Python frames walked in the kernel, the "
-			 "program unchanged", r->py.version);
+		memset(&ask, 0, sizeof(ask));
+		record_auto_walker(&ask, &r->py, why, sizeof(why));
+		/* the same words --mode auto chose it with */
+		snprintf(r->mode.reason, sizeof(r->mode.reason), "%s",
+			 why);
 	}
 	record_cap_frequency(r, want);
 	return RECORD_OK;

@@ -164,6 +164,15 @@ void record_init(struct record_run *r, const struct record_options *o,
 	perfdata_scan_init(&r->scan);
 }
 
+/* perf's event check and its --no-bpf-event answer, started. */
+static void start_perf_checks(struct record_run *r, struct event_check *ev,
+			      const char *event)
+{
+	record_check_event_start(ev, r->perf, event);
+	perfcmd_record_takes_start(&r->bpf_ask, r->perf,
+				   PERFCMD_NO_BPF_EVENT_OPT);
+}
+
 /* The facts and the decision: nothing is created yet. */
 static enum record_outcome decide(struct record_run *r)
 {
@@ -171,13 +180,15 @@ static enum record_outcome decide(struct record_run *r)
 	char err[PPR_ERR_LEN], why[PPR_ERR_LEN];
 	enum tristate fix;
 	enum record_outcome ret;
-	int embedded_ready = 0, perf_errno;
+	int embedded_ready = 0, perf_errno, walker = 0;
 	const char *py = o->python ? o->python : "python3";
 	const char *event = o->event ? o->event : PERFCMD_EVENT_DEFAULT;
 	unsigned long want;
 	struct event_check ev;
+	struct record_auto_ask ask;
 
 	memset(&ev, 0, sizeof(ev));
+	memset(&ask, 0, sizeof(ask));
 
 	/* attaching: nothing to run, no perf, the processes say the rest */
 	if (o->kind == RECORD_TARGET_PIDS)
@@ -192,17 +203,30 @@ static enum record_outcome decide(struct record_run *r)
 		return ret;
 
 	/*
+	 * --mode auto takes the frame walker where it can run and nothing
+	 * asks for perf (record_auto_walker()); the interpreter has the
+	 * last word, once probed.
+	 */
+	if (o->mode == MODE_AUTO && o->kind != RECORD_TARGET_PIDS) {
+		const char *env = getenv("PYPERF_PERF");
+
+		ask.event = o->event;
+		ask.perf_args = o->perf_args != NULL;
+		ask.perf_named = (o->perf && *o->perf) || (env && *env);
+		ask.trampoline_given = o->trampoline_given;
+		ask.stack_size = o->stack_size;
+		walker = record_auto_walker(&ask, NULL, why, sizeof(why));
+	}
+	/*
 	 * perf's event check, and whether it takes --no-bpf-event, run
-	 * while the interpreter is probed.
+	 * while the interpreter is probed (not when the walker will
+	 * likely record: then after the probe, if at all).
 	 */
 	r->perf = record_is_bpf(o) ? NULL :
 		spawn_which(perfcmd_perf(o->perf, NULL));
 	perf_errno = errno;
-	if (r->perf) {
-		record_check_event_start(&ev, r->perf, event);
-		perfcmd_record_takes_start(&r->bpf_ask, r->perf,
-					   PERFCMD_NO_BPF_EVENT_OPT);
-	}
+	if (r->perf && !walker)
+		start_perf_checks(r, &ev, event);
 
 	r->python = spawn_which(py);
 	if (!r->python) {
@@ -237,7 +261,17 @@ static enum record_outcome decide(struct record_run *r)
 		r->python = xstrdup(r->py.executable);
 	}
 
-	if (record_is_bpf(o)) {
+	if (walker) {
+		walker = record_auto_walker(&ask, &r->py, why, sizeof(why));
+		if (walker) {
+			free(r->perf);
+			r->perf = NULL;
+			r->auto_walker = xstrdup(why);
+		} else if (r->perf) {
+			start_perf_checks(r, &ev, event);
+		}
+	}
+	if (record_is_bpf(o) || walker) {
 		/* the walker: no perf, no trampoline */
 		target_argv(o, r->python, &r->target);
 		if (!r->program_path)
@@ -1123,6 +1157,7 @@ void record_release(struct record_run *r)
 	if (r->have_py)
 		pyinfo_release(&r->py);
 	free(r->perf);
+	free(r->auto_walker);
 	free(r->python);
 	free(r->program_path);
 	free(r->tmp);

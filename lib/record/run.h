@@ -77,6 +77,8 @@ struct record_options {
 	const char *perf;	/* --perf, or NULL */
 	enum mode_name mode;
 	enum mode_trampoline trampoline;
+	int trampoline_given;	/* --trampoline, even auto: a trampoline,
+				   perf record's route (not bpf mode) */
 	unsigned long freq;	/* 0: PERFCMD_FREQ_DEFAULT */
 	unsigned long stack_size; /* 0: by build */
 	const char *event;	/* NULL: PERFCMD_EVENT_DEFAULT */
@@ -117,6 +119,7 @@ struct record_run {
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
 	struct mode mode;
 	char *perf;		/* resolved perf path */
+	char *auto_walker;	/* --mode auto took the walker: why */
 	char *python;		/* resolved interpreter path */
 	unsigned freq;		/* capped */
 	enum perfcmd_wall wall;	/* --wall's route, or NONE */
@@ -166,6 +169,34 @@ struct record_run {
  */
 int record_is_bpf(const struct record_options *o);
 enum record_outcome record_bpf_decide(struct record_run *r);
+
+/*
+ * What --mode auto needs to know to pick the frame walker.  Everything
+ * but py comes from the command line; doctor asks with none of them.
+ */
+struct record_auto_ask {
+	const char *event;	/* -e, or NULL */
+	int perf_args;		/* --perf-arg given */
+	int perf_named;		/* --perf or $PYPERF_PERF names a perf */
+	int trampoline_given;	/* --trampoline, any value */
+	unsigned long stack_size; /* --stack-size, or 0 */
+};
+
+/*
+ * Does --mode auto record with the frame walker (bpf mode)?  Yes where
+ * it can run here (root, or CAP_BPF and CAP_PERFMON: access_walker_
+ * ready()) for this interpreter (mode_walker_serves()), and nothing on
+ * the command line is for perf record's modes: an event other than
+ * cpu-clock, --perf-arg, --trampoline (even auto: "use a trampoline"),
+ * a named perf, a --stack-size
+ * beyond what the walker copies.  It samples the program unchanged
+ * (no PEP 523 hook: 3.11+ keeps its inlined calls) and costs less.
+ * why gets one line either way: what made it, or what kept it out.
+ * py NULL: the interpreter is not known yet; the rest is asked.
+ * The one decision record (run.c) follows and doctor shows.
+ */
+int record_auto_walker(const struct record_auto_ask *a,
+		       const struct pyinfo *py, char *why, size_t len);
 enum record_outcome record_bpf_execute(struct record_run *r);
 
 void record_init(struct record_run *r, const struct record_options *o,
