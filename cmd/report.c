@@ -549,15 +549,15 @@ static void warn_export_cut(const struct export_perf_stats *st,
  * perf.data (or pycode) is newer.  0, or -1 said.
  */
 static int session_export(const struct session *s, const char *out,
-			  const char *maps, char **argv)
+			  const char *maps, char **argv,
+			  struct export_perf_stats *st)
 {
 	struct export_perf_opts eo;
-	struct export_perf_stats st;
 	char err[PPR_ERR_LEN];
 
 	if (export_perf_fresh(s->dir, out, maps) &&
-	    !export_perf_stats_read(maps, &st)) {
-		warn_export_cut(&st, out);
+	    !export_perf_stats_read(maps, st)) {
+		warn_export_cut(st, out);
 		return 0;
 	}
 	memset(&eo, 0, sizeof(eo));
@@ -565,11 +565,11 @@ static int session_export(const struct session *s, const char *out,
 	eo.out = out;
 	eo.maps_dir = maps;
 	eo.cmdline = (const char *const *)argv;
-	if (export_perf(&eo, &st, err, sizeof(err)) < 0) {
+	if (export_perf(&eo, st, err, sizeof(err)) < 0) {
 		error("%s", err);
 		return -1;
 	}
-	warn_export_cut(&st, out);
+	warn_export_cut(st, out);
 	return 0;
 }
 
@@ -628,6 +628,7 @@ static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 	char err[PPR_ERR_LEN];
 	char *xdata = NULL, *xmaps = NULL;
 	const char *input, *maps;
+	struct export_perf_stats st;
 	int status, ret = EXIT_FAIL, i, r;
 
 	/* perf report reads any perf.data: meta is optional here */
@@ -642,6 +643,7 @@ static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 	}
 	input = s.perf_data;
 	maps = s.maps;
+	memset(&st, 0, sizeof(st));
 	/*
 	 * perf cannot put the frame walker's Python frames into the
 	 * stacks it unwinds: it reads the session's export instead
@@ -649,7 +651,7 @@ static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 	if (is_bpf_session(&s)) {
 		xdata = xasprintf("%s/perf-python.data", s.dir);
 		xmaps = xasprintf("%s/perf-python.maps", s.dir);
-		if (session_export(&s, xdata, xmaps, cmd_argv) < 0) {
+		if (session_export(&s, xdata, xmaps, cmd_argv, &st) < 0) {
 			free(xdata);
 			free(xmaps);
 			session_close(&s);
@@ -662,6 +664,13 @@ static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 	perfcmd_report_argv(perfcmd_perf(o->filter.perf,
 					 session_meta_get(&s.meta, "perf")),
 			    s.buildid, input, &argv);
+	/*
+	 * perf cuts callchains at 127 frames by default: the export's
+	 * deepest goes whole (the arguments after -- may say otherwise)
+	 */
+	if (xdata && st.max_chain > 127)
+		strvec_pushf(&argv, "--max-stack=%llu",
+			     (unsigned long long)st.max_chain + 8);
 	for (i = 0; i < o->nr_perf_args; i++)
 		strvec_push(&argv, o->perf_args[i]);
 
