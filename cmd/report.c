@@ -45,7 +45,7 @@ static const char report_options[] =
 "                        session as a perf.data perf reads with the\n"
 "                        Python frames in place, -o FILE, its perf maps\n"
 "                        in FILE.maps/: copy them to /tmp, then perf\n"
-"                        script -i FILE, perf report -i FILE, hotspot)\n"
+"                        script -i FILE or perf report -i FILE)\n"
 "      --python-only     only Python frames\n"
 "      --all             every frame, the interpreter's plumbing too\n"
 "                        (default: Python, native and kernel frames,\n"
