@@ -626,7 +626,7 @@ static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 	struct sigaction ign, old_int, old_quit, old_term;
 	struct session s;
 	char err[PPR_ERR_LEN];
-	char *xdata = NULL, *xmaps = NULL;
+	char *xdata = NULL, *xmaps = NULL, *xdir = NULL;
 	const char *input, *maps;
 	struct export_perf_stats st;
 	int status, ret = EXIT_FAIL, i, r;
@@ -651,12 +651,26 @@ static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 	if (is_bpf_session(&s)) {
 		xdata = xasprintf("%s/perf-python.data", s.dir);
 		xmaps = xasprintf("%s/perf-python.maps", s.dir);
-		if (session_export(&s, xdata, xmaps, cmd_argv, &st) < 0) {
+		if (!export_perf_fresh(s.dir, xdata, xmaps) &&
+		    access(s.dir, W_OK) < 0) {
+			/* not ours to write: made for this run only */
+			const char *t = getenv("TMPDIR");
+
+			xdir = xasprintf("%s/pyperf-run-perf.XXXXXX",
+					 t && *t ? t : "/tmp");
+			if (!mkdtemp(xdir)) {
+				error_errno("cannot create '%s'", xdir);
+				free(xdir);
+				xdir = NULL;
+				goto out_session;
+			}
 			free(xdata);
 			free(xmaps);
-			session_close(&s);
-			return EXIT_FAIL;
+			xdata = xasprintf("%s/perf-python.data", xdir);
+			xmaps = xasprintf("%s/perf-python.maps", xdir);
 		}
+		if (session_export(&s, xdata, xmaps, cmd_argv, &st) < 0)
+			goto out_session;
 		input = xdata;
 		maps = xmaps;
 	}
@@ -703,6 +717,15 @@ out:
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	strvec_clear(&argv);
+out_session:
+	if (xdir) {
+		if (export_perf_remove(xdata, xmaps, err, sizeof(err)) < 0)
+			warning("%s", err);
+		else if (rmdir(xdir) < 0)
+			warning("cannot remove '%s': %s", xdir,
+				strerror(errno));
+		free(xdir);
+	}
 	session_close(&s);
 	free(xdata);
 	free(xmaps);

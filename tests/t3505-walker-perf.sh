@@ -158,7 +158,10 @@ check_python() {
 		test -s $n/perf-python.data &&
 		test -s $n/perf-python.maps/perf-\$pid.map &&
 		ppr report -i $n --view all --format collapsed -o $n.col 2>/dev/null &&
-		shares $n.pr $n.col c
+		{ shares $n.pr $n.col c >$n.share; st=\$?; } &&
+		cat $n.share &&
+		test_diag \"$n: \$(cat $n.share)\" &&
+		test \$st = 0
 	"
 
 	test_expect_success "BPF$3" "$n: --perf-report reads the export again, made once" "
@@ -178,7 +181,10 @@ check_python() {
 		with_maps $n.data perf script -i $n.data >$n.ps 2>$n.pserr &&
 		no_maps_for $n.data &&
 		test_grep 'c \\(.*walker-perf.py:[0-9]+\\)\\+0x0 \\(/tmp/perf-[0-9]+\\.map\\)' $n.ps &&
-		callers $n.ps
+		{ callers $n.ps >$n.callers; st=\$?; } &&
+		cat $n.callers &&
+		test_diag \"$n: \$(cat $n.callers)\" &&
+		test \$st = 0
 	"
 }
 
@@ -220,6 +226,30 @@ test_expect_success BPF 'a stack past the frame cap keeps its pseudo frame, coun
 test_expect_success BPF 'perf-data: the filter leaves samples out, and says how many' '
 	ppr report -i deb --format perf-data --time 0,0.5 -o half.data 2>half.err &&
 	test_grep "wrote .half.data.: [0-9]+ samples \([0-9]+ with an incomplete stack, [1-9][0-9]* left out by the filter\)" half.err
+'
+
+# the user nobody can run pyperf-run and reach this directory
+test_prereq_NOBODY() {
+	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
+	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
+		{ echo "nobody cannot run $PPR_BIN"; return 1; }
+	as_nobody test -x "$PWD" || { echo "nobody cannot reach $PWD"; return 1; }
+}
+
+test_expect_success BPF,NOBODY '--perf-report on a session it cannot write to: an export for the run, removed after' '
+	cp -r deb ro &&
+	rm -rf ro/perf-python.data ro/perf-python.maps &&
+	chown -R 65534 ro &&
+	chmod 555 ro &&
+	mkdir xtmp &&
+	chmod 777 xtmp &&
+	TMPDIR=$PWD/xtmp as_nobody "$PPR_BIN" report -i ro --perf-report -- \
+		--stdio --no-children --sort sym -g none >ro.pr 2>ro.err &&
+	test_grep "\[\.\] c \(.*walker-perf.py:[0-9]+\)" ro.pr &&
+	! test -e ro/perf-python.data &&
+	test -z "$(ls xtmp)" &&
+	pid=$(sed -n "s/^program_pid=//p" ro/meta) &&
+	! test -e /tmp/perf-$pid.map
 '
 
 test_expect_success BPF 'perf-data needs -o, and is not for other sessions' '

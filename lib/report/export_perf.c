@@ -849,6 +849,15 @@ out:
 	return ret;
 }
 
+int export_perf_remove(const char *out, const char *maps_dir, char *err,
+		       size_t errlen)
+{
+	if (unlink(out) < 0 && errno != ENOENT)
+		return set_err(err, errlen, "cannot remove '%s': %s", out,
+			       strerror(errno));
+	return remove_maps_dir(maps_dir, err, errlen);
+}
+
 /* Is a not older than b (modification times)? */
 static int not_older(const struct stat *a, const struct stat *b)
 {

@@ -82,6 +82,13 @@ int export_perf_fresh(const char *session, const char *out,
 		      const char *maps_dir);
 
 /*
+ * Remove out and maps_dir, as export_perf() wrote them (a maps_dir
+ * holding other files stays).  0, or -1 with err.
+ */
+int export_perf_remove(const char *out, const char *maps_dir, char *err,
+		       size_t errlen);
+
+/*
  * The stats of the export in maps_dir (export_perf() writes them as
  * maps_dir/export.stats): 0, or -1 when there are none.
  */
