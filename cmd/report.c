@@ -7,6 +7,7 @@
 #include "compat.h"
 #include "alloc.h"
 #include "fileio.h"
+#include "report/export_perf.h"
 #include "report/flame.h"
 #include "report/fmt.h"
 #include "numparse.h"
@@ -40,7 +41,11 @@ static const char report_options[] =
 "  -i, --input <dir>     the session (default: pyperf.data)\n"
 "  -o, --output <file>   write the report to <file> (default: stdout)\n"
 "  -f, --format <format> text (default), collapsed, json, html, svg,\n"
-"                        speedscope or pprof\n"
+"                        speedscope, pprof, or perf-data (a bpf-mode\n"
+"                        session as a perf.data perf reads with the\n"
+"                        Python frames in place, -o FILE, its perf maps\n"
+"                        in FILE.maps/: copy them to /tmp, then perf\n"
+"                        script -i FILE or perf report -i FILE)\n"
 "      --python-only     only Python frames\n"
 "      --all             every frame, the interpreter's plumbing too\n"
 "                        (default: Python, native and kernel frames,\n"
@@ -73,7 +78,9 @@ static const char report_options[] =
 "                        unwinds and names the samples itself) or\n"
 "                        perf-script (parse `perf script`, for comparison)\n"
 "      --perf-report     run perf report on the session, with the map\n"
-"                        files where perf looks for them\n"
+"                        files where perf looks for them (a bpf-mode\n"
+"                        session: on its perf-data export, made once\n"
+"                        into the session, with the Python frames)\n"
 "      --diff <old> <new>  what changed from session <old> to <new>\n"
 "  -h, --help            this help\n";
 
@@ -256,7 +263,8 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 			if (o->format < 0)
 				bad_usage("unknown format '%s' (text, "
 					  "collapsed, json, html, svg, "
-					  "speedscope, pprof)", optarg);
+					  "speedscope, pprof, perf-data)",
+					  optarg);
 			o->format_set = 1;
 			break;
 		case OPT_PY:
@@ -513,7 +521,104 @@ static void maps_remove(struct tmp_maps *tm)
 	strvec_clear(&tm->created);
 }
 
-static int run_perf_report(const struct report_opts *o)
+/* ---- a bpf-mode session for perf itself ------------------------------- */
+
+static int is_bpf_session(const struct session *s)
+{
+	const char *m = session_meta_get(&s->meta, "mode");
+
+	return m && !strcmp(m, "bpf");
+}
+
+/* What the export cut, on stderr: perf shows it, but not why. */
+static void warn_export_cut(const struct export_perf_stats *st,
+			    const char *out)
+{
+	if (st->cut)
+		warning("%llu of the %llu samples in '%s' have an incomplete "
+			"stack: it ends in an \"[incomplete stack: ...]\" "
+			"frame%s", (unsigned long long)st->cut,
+			(unsigned long long)st->samples, out,
+			st->too_deep ? ", some because they were too deep "
+			"for a perf.data record" : "");
+}
+
+/*
+ * The session's export for --perf-report: SESSION/perf-python.data and
+ * its perf maps in SESSION/perf-python.maps/, made again only when
+ * perf.data (or pycode) is newer.  0, or -1 said.
+ */
+static int session_export(const struct session *s, const char *out,
+			  const char *maps, char **argv,
+			  struct export_perf_stats *st)
+{
+	struct export_perf_opts eo;
+	char err[PPR_ERR_LEN];
+
+	if (export_perf_fresh(s->dir, out, maps) &&
+	    !export_perf_stats_read(maps, st)) {
+		warn_export_cut(st, out);
+		return 0;
+	}
+	memset(&eo, 0, sizeof(eo));
+	eo.session = s->dir;
+	eo.out = out;
+	eo.maps_dir = maps;
+	eo.cmdline = (const char *const *)argv;
+	if (export_perf(&eo, st, err, sizeof(err)) < 0) {
+		error("%s", err);
+		return -1;
+	}
+	warn_export_cut(st, out);
+	return 0;
+}
+
+/* --format perf-data -o FILE: FILE and FILE.maps/. */
+static int write_perf_data(struct report_opts *o, char **argv)
+{
+	struct export_perf_opts eo;
+	struct export_perf_stats st;
+	char err[PPR_ERR_LEN];
+	char *maps;
+
+	if (!o->output || !strcmp(o->output, "-")) {
+		if (isatty(1)) {
+			error("not writing perf-data (binary) to a terminal");
+			hint("use -o <file> (its perf maps go into "
+			     "<file>.maps/)");
+		} else {
+			error("--format perf-data writes a file and its perf "
+			      "maps (<file>.maps/): give -o <file>");
+		}
+		return EXIT_FAIL;
+	}
+	maps = xasprintf("%s.maps", o->output);
+	memset(&eo, 0, sizeof(eo));
+	eo.session = o->input;
+	eo.out = o->output;
+	eo.maps_dir = maps;
+	eo.filter = &o->filter;
+	eo.cmdline = (const char *const *)argv;
+	if (export_perf(&eo, &st, err, sizeof(err)) < 0) {
+		error("%s", err);
+		if (strstr(err, "-mode session"))
+			hint("perf reads it as it is: perf report -i %s/"
+			     "perf.data, or pyperf-run report -i %s "
+			     "--perf-report", o->input, o->input);
+		free(maps);
+		return EXIT_FAIL;
+	}
+	fprintf(stderr, "%s: wrote '%s': %llu samples (%llu with an "
+		"incomplete stack, %llu left out by the filter); the Python "
+		"frames of %llu processes are named in '%s/'\n", ppr_prog,
+		o->output, (unsigned long long)st.samples,
+		(unsigned long long)st.cut, (unsigned long long)st.left_out,
+		(unsigned long long)st.processes, maps);
+	free(maps);
+	return EXIT_OK;
+}
+
+static int run_perf_report(const struct report_opts *o, char **cmd_argv)
 {
 	struct strvec argv = STRVEC_INIT;
 	struct tmp_maps tm = { STRVEC_INIT };
@@ -521,6 +626,9 @@ static int run_perf_report(const struct report_opts *o)
 	struct sigaction ign, old_int, old_quit, old_term;
 	struct session s;
 	char err[PPR_ERR_LEN];
+	char *xdata = NULL, *xmaps = NULL, *xdir = NULL;
+	const char *input, *maps;
+	struct export_perf_stats st;
 	int status, ret = EXIT_FAIL, i, r;
 
 	/* perf report reads any perf.data: meta is optional here */
@@ -533,10 +641,50 @@ static int run_perf_report(const struct report_opts *o)
 		session_close(&s);
 		return EXIT_FAIL;
 	}
+	input = s.perf_data;
+	maps = s.maps;
+	memset(&st, 0, sizeof(st));
+	/*
+	 * perf cannot put the frame walker's Python frames into the
+	 * stacks it unwinds: it reads the session's export instead
+	 */
+	if (is_bpf_session(&s)) {
+		xdata = xasprintf("%s/perf-python.data", s.dir);
+		xmaps = xasprintf("%s/perf-python.maps", s.dir);
+		if (!export_perf_fresh(s.dir, xdata, xmaps) &&
+		    access(s.dir, W_OK) < 0) {
+			/* not ours to write: made for this run only */
+			const char *t = getenv("TMPDIR");
+
+			xdir = xasprintf("%s/pyperf-run-perf.XXXXXX",
+					 t && *t ? t : "/tmp");
+			if (!mkdtemp(xdir)) {
+				error_errno("cannot create '%s'", xdir);
+				free(xdir);
+				xdir = NULL;
+				goto out_session;
+			}
+			free(xdata);
+			free(xmaps);
+			xdata = xasprintf("%s/perf-python.data", xdir);
+			xmaps = xasprintf("%s/perf-python.maps", xdir);
+		}
+		if (session_export(&s, xdata, xmaps, cmd_argv, &st) < 0)
+			goto out_session;
+		input = xdata;
+		maps = xmaps;
+	}
 	/* the perf that recorded the session, as profile_load() does */
 	perfcmd_report_argv(perfcmd_perf(o->filter.perf,
 					 session_meta_get(&s.meta, "perf")),
-			    s.buildid, s.perf_data, &argv);
+			    s.buildid, input, &argv);
+	/*
+	 * perf cuts callchains at 127 frames by default: the export's
+	 * deepest goes whole (the arguments after -- may say otherwise)
+	 */
+	if (xdata && st.max_chain > 127)
+		strvec_pushf(&argv, "--max-stack=%llu",
+			     (unsigned long long)st.max_chain + 8);
 	for (i = 0; i < o->nr_perf_args; i++)
 		strvec_push(&argv, o->perf_args[i]);
 
@@ -547,7 +695,7 @@ static int run_perf_report(const struct report_opts *o)
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &ign, &old_term);
-	maps_install(s.maps, &tm);
+	maps_install(maps, &tm);
 	sp.argv = argv.v;
 	sp.flags = SPAWN_DEFAULT_SIGS;
 	if (spawn_start(&sp, err, sizeof(err)) < 0) {
@@ -569,7 +717,18 @@ out:
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	strvec_clear(&argv);
+out_session:
+	if (xdir) {
+		if (export_perf_remove(xdata, xmaps, err, sizeof(err)) < 0)
+			warning("%s", err);
+		else if (rmdir(xdir) < 0)
+			warning("cannot remove '%s': %s", xdir,
+				strerror(errno));
+		free(xdir);
+	}
 	session_close(&s);
+	free(xdata);
+	free(xmaps);
 	return ret;
 }
 
@@ -667,7 +826,11 @@ int cmd_report(int argc, char **argv)
 	signal(SIGPIPE, SIG_DFL);
 
 	if (o.perf) {
-		ret = run_perf_report(&o);
+		ret = run_perf_report(&o, argv);
+		goto out_opts;
+	}
+	if (o.format == FMT_PERF_DATA) {
+		ret = write_perf_data(&o, argv);
 		goto out_opts;
 	}
 	if (fmt_unavailable(o.fo.format)) {

@@ -594,6 +594,24 @@ int perfwrite_lost(struct perfwrite *w, uint64_t ev_id, uint64_t lost,
 	return end_record(w, err, errlen);
 }
 
+int perfwrite_record(struct perfwrite *w, uint32_t type, uint16_t misc,
+		     const void *body, size_t len, const struct pw_id *id,
+		     char *err, size_t errlen)
+{
+	if (type == PERF_RECORD_SAMPLE || type >= 64)
+		return set_err(err, errlen, "record type %u is not one to "
+			       "copy with a sample_id", type);
+	if (len > PW_RECORD_MAX)
+		return set_err(err, errlen, "a record of %zu bytes", len);
+	if (begin_record(w, type, misc, err, errlen) < 0)
+		return -1;
+	if (len)
+		strbuf_add(&w->rec, body, len);
+	add_zeros(&w->rec, (8 - w->rec.len % 8) % 8);
+	add_sample_id(w, id);
+	return end_record(w, err, errlen);
+}
+
 int perfwrite_finished_round(struct perfwrite *w, char *err, size_t errlen)
 {
 	if (begin_record(w, PW_RECORD_FINISHED_ROUND, 0, err, errlen) < 0)

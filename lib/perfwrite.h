@@ -152,6 +152,15 @@ int perfwrite_task(struct perfwrite *w, uint32_t type, uint32_t pid,
 /* PERF_RECORD_LOST: lost records of the event with sample id ev_id. */
 int perfwrite_lost(struct perfwrite *w, uint64_t ev_id, uint64_t lost,
 		   const struct pw_id *id, char *err, size_t errlen);
+/*
+ * Any other record of the kernel's (type < 64): body is its contents
+ * without a sample_id trailer (len bytes, padded by the writer); the
+ * trailer is added from id, as for the records above.  For records
+ * carried over from another perf.data (report/export_perf.h).
+ */
+int perfwrite_record(struct perfwrite *w, uint32_t type, uint16_t misc,
+		     const void *body, size_t len, const struct pw_id *id,
+		     char *err, size_t errlen);
 /* PERF_RECORD_FINISHED_ROUND: readers may sort what came before. */
 int perfwrite_finished_round(struct perfwrite *w, char *err, size_t errlen);
 

@@ -10,7 +10,8 @@
 #include "utf8.h"
 
 static const char *const names[FMT_NR] = {
-	"text", "collapsed", "json", "html", "svg", "speedscope", "pprof"
+	"text", "collapsed", "json", "html", "svg", "speedscope", "pprof",
+	"perf-data"
 };
 
 /* pprof is gzipped protobuf: built only with libprotobuf-c (configure) */
@@ -30,9 +31,19 @@ static int pprof_missing(const struct profile *p, const struct fmt_opts *o,
 #define PPROF_WRITER pprof_missing
 #endif
 
+/* perf-data is written from the session (report/export_perf.h) */
+static int perf_data_from_profile(const struct profile *p,
+				  const struct fmt_opts *o, FILE *fp,
+				  char *err, size_t errlen)
+{
+	return set_err(err, errlen, "--format perf-data is written from the "
+		       "session (export_perf()), not from a loaded profile");
+}
+
 static const fmt_write_fn writers[FMT_NR] = {
 	fmt_text_write, fmt_collapsed_write, fmt_json_write, fmt_html_write,
-	fmt_svg_write, fmt_speedscope_write, PPROF_WRITER
+	fmt_svg_write, fmt_speedscope_write, PPROF_WRITER,
+	perf_data_from_profile
 };
 
 const char *fmt_unavailable(enum fmt_format f)
@@ -59,7 +70,7 @@ const char *fmt_name(enum fmt_format f)
 
 int fmt_is_binary(enum fmt_format f)
 {
-	return f == FMT_PPROF;
+	return f == FMT_PPROF || f == FMT_PERF_DATA;
 }
 
 fmt_write_fn fmt_writer(enum fmt_format f)

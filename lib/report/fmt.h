@@ -26,6 +26,12 @@ enum fmt_format {
 	FMT_SVG,
 	FMT_SPEEDSCOPE,
 	FMT_PPROF,
+	/*
+	 * perf.data with the Python frames in place, and its perf maps
+	 * (report/export_perf.h): written from the session, not from a
+	 * profile; its writer here only fails, saying so.
+	 */
+	FMT_PERF_DATA,
 	FMT_NR
 };
 
@@ -50,7 +56,10 @@ struct fmt_opts {
 /* "text" -> FMT_TEXT ...; -1 when unknown. */
 int fmt_parse(const char *name);
 const char *fmt_name(enum fmt_format f);
-/* Is the output binary (pprof: gzipped protobuf)?  cmd/ refuses a tty. */
+/*
+ * Is the output binary (pprof: gzipped protobuf; perf-data)?  cmd/
+ * refuses a tty.
+ */
 int fmt_is_binary(enum fmt_format f);
 
 typedef int (*fmt_write_fn)(const struct profile *p,

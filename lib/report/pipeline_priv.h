@@ -99,6 +99,15 @@ struct cut_dump {
 
 /* ---- the loader ------------------------------------------------------ */
 
+/*
+ * A tap on the pipeline (report/export_perf.c): each sample the
+ * aggregation takes, as the stages leave it (clocked, accepted by the
+ * filter, its stack judged: cut is CUT_NONE or why it is cut), just
+ * before it goes into the model.
+ */
+typedef void (*pipeline_tap_fn)(void *data, const struct sample *s,
+				enum stack_cut cut);
+
 struct loader {
 	struct profile *p;
 	const struct profile_filter *f;
@@ -171,6 +180,9 @@ struct loader {
 				   offcpu-time samples */
 
 	uint64_t next_progress;
+
+	pipeline_tap_fn tap;	/* or NULL */
+	void *tap_data;
 };
 
 /* profile_load.c: the loader's life, and one sample through the stages */
@@ -179,6 +191,10 @@ void loader_init(struct loader *l, struct profile *p,
 void loader_frames(struct loader *l);
 void loader_release(struct loader *l);
 int pipeline_sample(void *data, const struct sample *s);
+/* profile_load() with a tap on its samples (tap NULL: profile_load()) */
+int profile_load_tap(struct profile *p, const char *session,
+		     const struct profile_filter *f, pipeline_tap_fn tap,
+		     void *tap_data, char *err, size_t errlen);
 
 /* stage_name.c */
 void name_init(void);

@@ -97,6 +97,8 @@ int pipeline_sample(void *data, const struct sample *s)
 	task = agg_task(l, s);
 	name_frames(l, s, &nm);
 	cut = judge_sample(l, s, &nm);
+	if (l->tap)
+		l->tap(l->tap_data, s, cut);
 	agg_add(l, s, &nm, cut, task);
 	return 0;
 }
@@ -114,6 +116,13 @@ static pid_t meta_pid(const struct profile *p, const char *key)
 int profile_load(struct profile *p, const char *session,
 		 const struct profile_filter *f, char *err, size_t errlen)
 {
+	return profile_load_tap(p, session, f, NULL, NULL, err, errlen);
+}
+
+int profile_load_tap(struct profile *p, const char *session,
+		     const struct profile_filter *f, pipeline_tap_fn tap,
+		     void *tap_data, char *err, size_t errlen)
+{
 	static const struct profile_filter defaults = PROFILE_FILTER_INIT;
 	struct loader l;
 	struct session s;
@@ -123,6 +132,8 @@ int profile_load(struct profile *p, const char *session,
 	if (!f)
 		f = &defaults;
 	loader_init(&l, p, f);
+	l.tap = tap;
+	l.tap_data = tap_data;
 	p->session = xstrdup(session);
 	l.s = &s;
 
