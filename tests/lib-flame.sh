@@ -93,7 +93,7 @@ flame_session() {
 	shift
 	test $# -gt 0 || set -- 0.4
 	flame_program prog.py &&
-	ppr record -q --python "$(ppr_python 3.13)" -o "$dir" prog.py "$@" \
+	ppr record -q --trampoline auto --python "$(ppr_python 3.13)" -o "$dir" prog.py "$@" \
 		>/dev/null
 }
 

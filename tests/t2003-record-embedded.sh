@@ -14,7 +14,7 @@ for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
 	pre=PERF,PY$(echo $v | tr -d .)
 	test_expect_success $pre "python $v: record, with the embedded trampoline" "
 		py=\$(record_python $v) &&
-		record_env \"\$PPR_BIN\" record -o s$v --python \"\$py\" \
+		record_env \"\$PPR_BIN\" record --trampoline auto -o s$v --python \"\$py\" \
 			\"\$FIX/record-small.py\" 0.3 >out 2>err &&
 		test_grep '^record-small: done\$' out &&
 		test_grep '^pyperf-run: (jit|perf) mode, embedded trampoline \\(python $v\\.' err &&

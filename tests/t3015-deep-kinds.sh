@@ -71,7 +71,9 @@ compare() {
 # diagnostic line with the three comparisons.
 check_run() {
 	name=r-$(echo "$1" | tr -c "a-z0-9\n" _)-$2-${3:-auto} &&
-	ppr record -q --python "$1" ${3:+--mode "$3"} -o "$name" \
+	# no MODE: perf record's route, its automatic mode (--trampoline auto)
+	ppr record -q --python "$1" $(test -n "${3:-}" && echo "--mode $3" ||
+				      echo "--trampoline auto") -o "$name" \
 		"$REF" "$name.hook" --hz 1000 "$PROG" "$2" 2 \
 		>"$name.out" 2>"$name.err" &&
 	test_grep "^split " "$name.out" &&
