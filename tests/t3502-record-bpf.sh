@@ -66,6 +66,49 @@ assert fr and all(f.get(\"line\", 0) > 20 for f in fr), fr
 	test_grep "down \\(.*walker-target.py:[0-9]+\\);leaf" col
 '
 
+# A function called from two lines of its caller: one row in the
+# function tables (its total counts each stack once), and its lines in
+# the table of lines.  Without --mode: --mode auto takes the walker here.
+test_expect_success BPF 'text: functions add their lines up, the lines table splits them' '
+	cat >twolines.py <<-\EOF &&
+	import time
+	def leaf(n):
+	    s = 0
+	    for i in range(n):
+	        s += i
+	    return s
+	def caller():
+	    t = time.time() + 1.5
+	    while time.time() < t:
+	        leaf(30000)
+	        leaf(30000)
+	caller()
+	EOF
+	ppr record -q -o two --python /usr/bin/python3 twolines.py 2>rec.err &&
+	test_grep "^mode=bpf$" two/meta &&
+	ppr report -i two --format text >two.txt &&
+	sed -n "/^Top functions by total time/,/^\$/p" two.txt >two.total &&
+	test $(grep -c " caller (twolines.py)$" two.total) = 1 &&
+	test $(grep -c " leaf (twolines.py)$" two.total) = 1 &&
+	! grep "twolines.py:" two.total &&
+	sed -n "/^Top Python lines by self time/,/^\$/p" two.txt >two.lines &&
+	test_grep " leaf \(twolines.py:5\)$" two.lines &&
+	ppr report -i two --format collapsed >two.col &&
+	python3 - two.col two.total <<-\PY
+	import re, sys
+	n = inside = 0
+	for line in open(sys.argv[1]):
+	    stack, _, w = line.rstrip("\n").rpartition(" ")
+	    n += int(w)
+	    if re.search(r"(^|;)caller \([^)]*twolines\.py:[0-9]+\)", stack):
+	        inside += int(w)
+	row = [l for l in open(sys.argv[2]) if l.endswith(" caller (twolines.py)\n")][0]
+	total = int(row.split()[2])
+	print("caller: %d samples in the table, %d in the collapsed stacks" % (total, inside))
+	sys.exit(total != inside)
+	PY
+'
+
 test_expect_success BPF 'record --mode bpf: perf itself reads the session' '
 	perf script -i s1/perf.data >ps 2>pserr &&
 	test_grep "_PyEval_EvalFrameDefault" ps

@@ -23,12 +23,13 @@ static const char *basename_of(const char *path)
 }
 
 /* The name as the text report shows it. */
-static void text_name(struct strbuf *sb, const struct frame *f)
+/* A frame's name in text; a function's (no line) with !lines. */
+static void text_name_as(struct strbuf *sb, const struct frame *f, int lines)
 {
 	strbuf_reset(sb);
 	switch (f->kind) {
 	case FRAME_PYTHON:
-		if (f->func && f->file && *f->file && f->line)
+		if (f->func && f->file && *f->file && f->line && lines)
 			strbuf_addf(sb, "%s (%s:%u)", f->func,
 				    basename_of(f->file), (unsigned)f->line);
 		else if (f->func && f->file && *f->file)
@@ -53,6 +54,11 @@ static void text_name(struct strbuf *sb, const struct frame *f)
 	default:
 		strbuf_addstr(sb, f->name);
 	}
+}
+
+static void text_name(struct strbuf *sb, const struct frame *f)
+{
+	text_name_as(sb, f, 1);
 }
 
 static const char *color_of(const struct fmt_opts *o, const struct frame *f)
@@ -195,10 +201,14 @@ static void header(const struct profile *p, FILE *fp)
 	fprintf(fp, "# view:     %s\n", view_name(p->view));
 }
 
+/*
+ * One table: rows in order, up to --top.  lines: name Python frames
+ * with their line (a table of lines), else by function.
+ */
 static void table(const struct profile *p, const struct fmt_opts *o,
 		  FILE *fp, const char *title, const uint32_t *order,
 		  size_t n, const uint64_t *self, const uint64_t *total,
-		  int by_total)
+		  int by_total, int lines)
 {
 	struct strbuf sb = STRBUF_INIT;
 	unsigned top = o->top ? o->top : 20;
@@ -208,7 +218,8 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 	fprintf(fp, "\n%s\n", title);
 	fprintf(fp, "%8s %8s %*s  %s\n", by_total ? "Total%" : "Self%",
 		by_total ? "Self%" : "Total%", width,
-		weight_unit_info(p->unit)->column, "Function");
+		weight_unit_info(p->unit)->column,
+		lines ? "Line" : "Function");
 	for (i = 0; i < n && i < top; i++) {
 		uint32_t f = order[i];
 		uint64_t a = by_total ? total[f] : self[f];
@@ -216,7 +227,7 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 
 		if (!a)
 			break;
-		text_name(&sb, &p->frames[f]);
+		text_name_as(&sb, &p->frames[f], lines);
 		fprintf(fp, "%7.2f%% %7.2f%% %*llu  %s%s%s\n",
 			pct(a, p->total_weight), pct(b, p->total_weight),
 			width, (unsigned long long)a,
@@ -419,23 +430,81 @@ static void call_tree(const struct profile *p, const struct fmt_opts *o,
 	calltree_release(&t);
 }
 
+/* Per-function totals (profile_function_map()) and their order. */
+struct fn_totals {
+	uint64_t *self, *total;
+	uint32_t *order, *map;
+	size_t n;
+};
+
+static void fn_totals(const struct profile *p, struct fn_totals *t)
+{
+	size_t i;
+
+	t->n = p->nr_frames;
+	t->self = xcalloc(t->n ? t->n : 1, sizeof(*t->self));
+	t->total = xcalloc(t->n ? t->n : 1, sizeof(*t->total));
+	t->order = xmalloc((t->n ? t->n : 1) * sizeof(*t->order));
+	t->map = profile_function_map(p);
+	profile_frame_totals_by(p, PROFILE_NO_TASK, t->map, t->self,
+				t->total);
+	for (i = 0; i < t->n; i++)
+		t->order[i] = (uint32_t)i;
+}
+
+static void fn_sort(struct fn_totals *t, int by_total)
+{
+	sort_key = by_total ? t->total : t->self;
+	sort_key2 = by_total ? t->self : t->total;
+	qsort(t->order, t->n, sizeof(*t->order), by_key);
+}
+
+static void fn_release(struct fn_totals *t)
+{
+	free(t->self);
+	free(t->total);
+	free(t->order);
+	free(t->map);
+}
+
 void fmt_text_top(const struct profile *p, const struct fmt_opts *o,
 		  FILE *fp, int by_total)
 {
-	size_t n = p->nr_frames, i;
+	struct fn_totals t;
+
+	fn_totals(p, &t);
+	fn_sort(&t, by_total);
+	table(p, o, fp, by_total ?
+	      "Top functions by total time (self + callees)" :
+	      "Top functions by self time", t.order, t.n, t.self, t.total,
+	      by_total, 0);
+	fn_release(&t);
+}
+
+/*
+ * The Python lines by self time, when the frames have lines (the frame
+ * walker's): the function tables add a function's lines up, this one
+ * says which of them.
+ */
+static void line_table(const struct profile *p, const struct fmt_opts *o,
+		       FILE *fp)
+{
+	size_t n = p->nr_frames, nr = 0, i;
 	uint64_t *self = xcalloc(n ? n : 1, sizeof(*self));
 	uint64_t *total = xcalloc(n ? n : 1, sizeof(*total));
 	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
 
-	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
 	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	sort_key = by_total ? total : self;
-	sort_key2 = by_total ? self : total;
-	qsort(order, n, sizeof(*order), by_key);
-	table(p, o, fp, by_total ?
-	      "Top functions by total time (self + callees)" :
-	      "Top functions by self time", order, n, self, total, by_total);
+		if (p->frames[i].kind == FRAME_PYTHON && p->frames[i].line)
+			order[nr++] = (uint32_t)i;
+	if (nr) {
+		profile_frame_totals(p, PROFILE_NO_TASK, self, total);
+		sort_key = self;
+		sort_key2 = total;
+		qsort(order, nr, sizeof(*order), by_key);
+		table(p, o, fp, "Top Python lines by self time", order, nr,
+		      self, total, 0, 1);
+	}
 	free(self);
 	free(total);
 	free(order);
@@ -444,32 +513,22 @@ void fmt_text_top(const struct profile *p, const struct fmt_opts *o,
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen)
 {
-	size_t n = p->nr_frames, i;
-	uint64_t *self = xcalloc(n ? n : 1, sizeof(*self));
-	uint64_t *total = xcalloc(n ? n : 1, sizeof(*total));
-	uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
+	struct fn_totals t;
 
 	header(p, fp);
-	profile_frame_totals(p, PROFILE_NO_TASK, self, total);
-	for (i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	sort_key = self;
-	sort_key2 = total;
-	qsort(order, n, sizeof(*order), by_key);
-	table(p, o, fp, "Top functions by self time", order, n, self, total,
-	      0);
-	sort_key = total;
-	sort_key2 = self;
-	qsort(order, n, sizeof(*order), by_key);
+	fn_totals(p, &t);
+	fn_sort(&t, 0);
+	table(p, o, fp, "Top functions by self time", t.order, t.n, t.self,
+	      t.total, 0, 0);
+	line_table(p, o, fp);
+	fn_sort(&t, 1);
 	table(p, o, fp, "Top functions by total time (self + callees)",
-	      order, n, self, total, 1);
+	      t.order, t.n, t.self, t.total, 1, 0);
 	tasks(p, fp);
 	waits(p, fp);
 	if (o->tree)
 		call_tree(p, o, fp);
-	free(self);
-	free(total);
-	free(order);
+	fn_release(&t);
 	if (ferror(fp))
 		return set_err(err, errlen, "write error: %s",
 			       strerror(errno));

@@ -588,6 +588,13 @@ uint32_t profile_stack_add_n(struct profile *p, const uint32_t *frames,
 void profile_frame_totals(const struct profile *p, uint32_t task,
 			  uint64_t *self, uint64_t *total)
 {
+	profile_frame_totals_by(p, task, NULL, self, total);
+}
+
+void profile_frame_totals_by(const struct profile *p, uint32_t task,
+			     const uint32_t *map, uint64_t *self,
+			     uint64_t *total)
+{
 	uint32_t *seen = xcalloc(p->nr_frames ? p->nr_frames : 1,
 				 sizeof(*seen));
 	uint32_t mark = 0;
@@ -606,9 +613,10 @@ void profile_frame_totals(const struct profile *p, uint32_t task,
 			memset(seen, 0, p->nr_frames * sizeof(*seen));
 			mark = 1;
 		}
-		self[s->frames[s->depth - 1]] += s->weight;
+		self[map ? map[s->frames[s->depth - 1]]
+			 : s->frames[s->depth - 1]] += s->weight;
 		for (j = 0; j < s->depth; j++) {
-			uint32_t f = s->frames[j];
+			uint32_t f = map ? map[s->frames[j]] : s->frames[j];
 
 			if (seen[f] != mark) {
 				seen[f] = mark;
@@ -617,6 +625,53 @@ void profile_frame_totals(const struct profile *p, uint32_t task,
 		}
 	}
 	free(seen);
+}
+
+/* qsort's order for profile_function_map(): function, then id */
+static const struct profile *fmap_p;
+
+static int str_cmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int by_function(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct frame *f = &fmap_p->frames[x], *g = &fmap_p->frames[y];
+	int c = str_cmp0(f->func, g->func);
+
+	if (!c)
+		c = str_cmp0(f->file, g->file);
+	if (!c)
+		c = (x > y) - (x < y);
+	return c;
+}
+
+uint32_t *profile_function_map(const struct profile *p)
+{
+	size_t n = p->nr_frames, nr_py = 0, i;
+	uint32_t *map = xmalloc((n ? n : 1) * sizeof(*map));
+	uint32_t *py = xmalloc((n ? n : 1) * sizeof(*py));
+
+	for (i = 0; i < n; i++) {
+		map[i] = (uint32_t)i;
+		/* named Python frames only: pseudo frames stay apart */
+		if (p->frames[i].kind == FRAME_PYTHON && p->frames[i].func &&
+		    p->frames[i].file && p->frames[i].file[0])
+			py[nr_py++] = (uint32_t)i;
+	}
+	fmap_p = p;
+	qsort(py, nr_py, sizeof(*py), by_function);
+	for (i = 1; i < nr_py; i++) {
+		const struct frame *f = &p->frames[py[i]];
+		const struct frame *g = &p->frames[py[i - 1]];
+
+		if (!str_cmp0(f->func, g->func) && !str_cmp0(f->file, g->file))
+			map[py[i]] = map[py[i - 1]];
+	}
+	free(py);
+	return map;
 }
 
 void profile_prune(struct profile *p, double min_share)

@@ -526,6 +526,25 @@ void profile_frame_totals(const struct profile *p, uint32_t task,
 			  uint64_t *self, uint64_t *total);
 
 /*
+ * The same, for groups of frames: map[i] is the group of frame i (a
+ * frame id standing for it; NULL: every frame its own).  A stack counts
+ * once in a group's total however many of its frames are in it.
+ */
+void profile_frame_totals_by(const struct profile *p, uint32_t task,
+			     const uint32_t *map, uint64_t *self,
+			     uint64_t *total);
+
+/*
+ * Frames by function (p->nr_frames entries, to free): a Python frame
+ * with a line maps to the lowest-numbered frame of the same function
+ * (kind, qualified name and file) whatever its line, every other frame
+ * to itself.  The function tables use it: a function called from two
+ * lines of its caller is one function there, and its total counts each
+ * stack once.
+ */
+uint32_t *profile_function_map(const struct profile *p);
+
+/*
  * Hide frames below a share: every stack prefix (call-tree node) whose
  * inclusive weight is below min_share * total_weight is cut; the
  * weight under it is kept, ending in the nearest kept ancestor
