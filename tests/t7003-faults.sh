@@ -210,7 +210,7 @@ test_prereq_TREE_NOT_IN_TMP() {
 test_expect_success PERF,PY,MOUNTNS,TREE_NOT_IN_TMP '/tmp read-only and TMPDIR missing: recording still works' '
 	robust_env unshare -m sh -c "
 		mount -t tmpfs -o ro,size=1m tmpfs /tmp &&
-		\"\$0\" record -q -o ro --python \"\$1\" \"\$2\" exit 0 0.4
+		\"\$0\" record -q --trampoline auto -o ro --python \"\$1\" \"\$2\" exit 0 0.4
 	" "$PPR_BIN" "$PY" "$PROG" 2>err &&
 	collapsed ro c &&
 	test "$(samples_in c busy_a robust-prog.py)" -gt 30 &&
@@ -225,7 +225,7 @@ test_expect_success PERF,PY,MOUNTNS 'disk full: the program'"'"'s status, the re
 	robust_env unshare -m sh -c "
 		mount -t tmpfs -o size=1m tmpfs full &&
 		cd full &&
-		\"\$0\" record -q -o s --python \"\$1\" \"\$2\" exit 7 1.0
+		\"\$0\" record -q --trampoline auto -o s --python \"\$1\" \"\$2\" exit 7 1.0
 		echo \$? >../code
 		ls -A >../ls
 		if test -d s; then
