@@ -272,6 +272,7 @@ int cmd_record(int argc, char **argv)
 	struct record_run r;
 	struct printer pr;
 	enum record_outcome outcome;
+	int status;
 
 	if (argc >= 2 && !strcmp(argv[1], RECORD_INTERNAL_EXEC))
 		return record_internal_exec(argc, argv);
@@ -301,7 +302,11 @@ int cmd_record(int argc, char **argv)
 		debug_symbols_hint(&r);
 	if (!outcome && !o.quiet)
 		print_summary(&r, o.ro.output);
+	/* a recording lost while the program ran: the program's status */
+	if (outcome == RECORD_FAILED && r.program_ended)
+		outcome = RECORD_OK;
+	status = r.wait_status;
 	record_release(&r);
 	strvec_clear(&o.perf_args);
-	return outcome ? exit_code(outcome) : spawn_exit_code(r.wait_status);
+	return outcome ? exit_code(outcome) : spawn_exit_code(status);
 }

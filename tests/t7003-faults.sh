@@ -242,6 +242,25 @@ test_expect_success PERF,PY,MOUNTNS 'disk full: the program'"'"'s status, the re
 	fi
 '
 
+# The frame walker writes its perf.data itself: a failed write ends the
+# recording, not the program, whose status record still ends with.
+test_expect_success PY,MOUNTNS,BPF 'disk full, bpf mode: the program runs to its end, its status, no leftovers' '
+	mkdir fullb &&
+	robust_env unshare -m sh -c "
+		mount -t tmpfs -o size=1m tmpfs fullb &&
+		cd fullb &&
+		\"\$0\" record --mode bpf -o s --python \"\$1\" \"\$2\" exit 7 1.0 >../outb
+		echo \$? >../codeb
+		ls -A >../lsb
+	" "$PPR_BIN" "$PY" "$PROG" 2>errb;
+	cat errb &&
+	test "$(cat codeb)" = 7 &&
+	test_grep "^pyperf-run record: cannot write .*No space left on device" errb &&
+	test_grep "^hint: free some space there" errb &&
+	test_grep "^pyperf-run: no longer recording: waiting for the program to end" errb &&
+	! test -s lsb
+'
+
 test_expect_success PERF,NOBODY,NOBODY_PY 'an unprivileged user (paranoid <= 2) records its own program' '
 	mkdir -m 777 nb &&
 	cp "$PROG" nb/p.py && chmod 644 nb/p.py &&

@@ -160,6 +160,36 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * Wait for the program to end, passing SIGTERM and SIGHUP on to it
+ * (bpf_note_signal() notes them; Ctrl-C is ignored here and reaches the
+ * program from the terminal).  1 when it ended and *status holds how.
+ */
+static int wait_program(pid_t pid, int *status)
+{
+	for (;;) {
+		pid_t p = waitpid(pid, status, 0);
+
+		if (p == pid)
+			return 1;
+		if (p < 0 && errno != EINTR)
+			return 0;
+		if (bpf_sig) {
+			kill(pid, bpf_sig);
+			bpf_sig = 0;
+		}
+	}
+}
+
+/* The recording's error, and where the disk is full what to do. */
+static void say_write_error(struct record_run *r, const char *err)
+{
+	record_say(r, RECORD_MSG_ERROR, "%s", err);
+	if (strstr(err, strerror(ENOSPC)))
+		record_say(r, RECORD_MSG_HINT, "free some space there, or "
+			   "record into another file system with -o");
+}
+
 /* Check each process before anything is loaded: the clearest error. */
 static enum record_outcome check_pids(struct record_run *r)
 {
@@ -235,7 +265,7 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 	enum record_outcome ret = RECORD_FAILED;
 	char err[PPR_ERR_LEN];
 	double stop_at = -1;
-	int exited = 0, sigs = 0, errnum = 0, i, e;
+	int exited = 0, sigs = 0, errnum = 0, failed = 0, i, e;
 
 	if (o->kind == RECORD_TARGET_PIDS && (ret = check_pids(r)))
 		return ret;
@@ -315,7 +345,8 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 	sigs = 1;
 	for (;;) {
 		if (wrec_poll(w, BPF_POLL_MS, err, sizeof(err)) < 0) {
-			record_say(r, RECORD_MSG_WARNING, "%s", err);
+			say_write_error(r, err);
+			failed = 1;
 			break;
 		}
 		if (g.pid > 0 && !exited) {
@@ -341,9 +372,26 @@ enum record_outcome record_bpf_execute(struct record_run *r)
 			break;
 	}
 	r->end = record_now();
+	if (failed) {
+		/*
+		 * The recording is lost (a write failed: the disk is full),
+		 * the program is not: the walker lets go of it, and record
+		 * waits for it and ends with its status.
+		 */
+		wrec_free(w);
+		w = NULL;
+		if (g.pid > 0 && !exited) {
+			record_say(r, RECORD_MSG_NOTE, "no longer recording: "
+				   "waiting for the program to end");
+			exited = wait_program(g.pid, &r->wait_status);
+		}
+		r->program_ended = exited;
+		goto out;
+	}
 	/* drains the ring buffer, writes perf.data and pycode */
 	if (wrec_finish(w, err, sizeof(err))) {
-		record_say(r, RECORD_MSG_ERROR, "%s", err);
+		say_write_error(r, err);
+		r->program_ended = exited;
 		goto out;
 	}
 	say_stats(r, w);

@@ -145,6 +145,9 @@ struct record_run {
 	/* execute */
 	double start, end;
 	int wait_status;	/* the program's wait status */
+	int program_ended;	/* the recording failed after the program
+				   ran to its end: wait_status is its
+				   status, which record exits with */
 	int nospace;		/* perf ran out of space */
 	pid_t helper_pid;	/* the exec helper (not the program's) */
 	pid_t program_pid;	/* the program's first process, or 0 */
