@@ -264,9 +264,9 @@ static enum record_outcome decide(struct record_run *r)
 	if (walker) {
 		walker = record_auto_walker(&ask, &r->py, why, sizeof(why));
 		if (walker) {
+			/* record_bpf_decide() gives the reason again */
 			free(r->perf);
 			r->perf = NULL;
-			r->auto_walker = xstrdup(why);
 		} else if (r->perf) {
 			start_perf_checks(r, &ev, event);
 		}
@@ -1157,7 +1157,6 @@ void record_release(struct record_run *r)
 	if (r->have_py)
 		pyinfo_release(&r->py);
 	free(r->perf);
-	free(r->auto_walker);
 	free(r->python);
 	free(r->program_path);
 	free(r->tmp);

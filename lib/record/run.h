@@ -119,7 +119,6 @@ struct record_run {
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
 	struct mode mode;
 	char *perf;		/* resolved perf path */
-	char *auto_walker;	/* --mode auto took the walker: why */
 	char *python;		/* resolved interpreter path */
 	unsigned freq;		/* capped */
 	enum perfcmd_wall wall;	/* --wall's route, or NONE */
