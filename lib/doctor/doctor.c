@@ -771,9 +771,16 @@ static void judge_decision(struct doctor *d)
 
 	if (!d->python_ok || !d->python_supported)
 		return;
+	/* what --mode auto takes first; perf record's route below it */
+	if (d->walker)
+		add_check(d, "decision", "mode.walker", DOCTOR_OK,
+			  xstrdup("bpf mode: the in-kernel frame walker, no "
+				  "trampoline, no perf record"), NULL);
 	if (m->problem[0]) {
 		add_check(d, "decision", "mode", DOCTOR_PROBLEM,
-			  xstrdup(m->problem),
+			  xasprintf("%s%s", d->walker ? "with --mode jit or "
+				    "perf, or without these privileges: " :
+				    "", m->problem),
 			  d->jit_fix == TRI_NO && m->name != MODE_PERF
 				  ? xstrdup("install perf 6.8 or later, or "
 					    "use a Python built with frame "
@@ -781,10 +788,6 @@ static void judge_decision(struct doctor *d)
 				  : xstrdup("see the checks above"));
 		return;
 	}
-	if (d->walker)
-		add_check(d, "decision", "mode.walker", DOCTOR_OK,
-			  xstrdup("bpf mode: the in-kernel frame walker, no "
-				  "trampoline, no perf record"), NULL);
 	add_check(d, "decision", "mode", DOCTOR_OK,
 		  xasprintf("%s%s mode, %s trampoline, call graph %s",
 			    d->walker ? "with --mode jit or perf, or "
