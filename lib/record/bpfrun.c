@@ -44,6 +44,16 @@ int record_is_bpf(const struct record_options *o)
 	return o->mode == MODE_BPF || o->kind == RECORD_TARGET_PIDS;
 }
 
+/* Why bpf mode records: who may load it, and the interpreter. */
+static void walker_reason(const char *ready, const struct pyinfo *py,
+			  char *why, size_t len)
+{
+	/* both are short: "root", "CAP_BPF and CAP_PERFMON"; "3.11.2" */
+	snprintf(why, len, "%.40s, python %.24s: Python frames walked in the "
+		 "kernel, the program unchanged (no trampoline, no PEP 523 "
+		 "hook)", ready, py->version);
+}
+
 int record_auto_walker(const struct record_auto_ask *a,
 		       const struct pyinfo *py, char *why, size_t len)
 {
@@ -77,9 +87,7 @@ int record_auto_walker(const struct record_auto_ask *a,
 		snprintf(why, len, "not bpf mode: %s", pywhy);
 		return 0;
 	}
-	snprintf(why, len, "%s, python %s: Python frames walked in the "
-		 "kernel, the program unchanged (no trampoline, no PEP 523 "
-		 "hook)", ready, py->version);
+	walker_reason(ready, py, why, len);
 	return 1;
 }
 
@@ -117,12 +125,11 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 			 "attaching to %d process%s: Python frames walked in "
 			 "the kernel", o->nr_pids, o->nr_pids == 1 ? "" : "es");
 	} else {
-		char fix[320];
+		char ready[160], fix[320];
 
-		struct record_auto_ask ask;
-
-		if (!access_walker_ready(why, sizeof(why), fix, sizeof(fix))) {
-			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", why);
+		if (!access_walker_ready(ready, sizeof(ready), fix,
+					 sizeof(fix))) {
+			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", ready);
 			if (fix[0])
 				record_say(r, RECORD_MSG_HINT, "%s", fix);
 			return RECORD_FAILED;
@@ -133,11 +140,9 @@ enum record_outcome record_bpf_decide(struct record_run *r)
 				   "a trampoline instead");
 			return RECORD_FAILED;
 		}
-		memset(&ask, 0, sizeof(ask));
-		record_auto_walker(&ask, &r->py, why, sizeof(why));
 		/* the same words --mode auto chose it with */
-		snprintf(r->mode.reason, sizeof(r->mode.reason), "%s",
-			 why);
+		walker_reason(ready, &r->py, r->mode.reason,
+			      sizeof(r->mode.reason));
 	}
 	record_cap_frequency(r, want);
 	return RECORD_OK;

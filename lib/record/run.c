@@ -262,7 +262,8 @@ static enum record_outcome decide(struct record_run *r)
 	}
 
 	if (walker) {
-		walker = record_auto_walker(&ask, &r->py, why, sizeof(why));
+		/* the rest was asked above: only the interpreter is new */
+		walker = mode_walker_serves(&r->py, why, sizeof(why));
 		if (walker) {
 			/* record_bpf_decide() gives the reason again */
 			free(r->perf);
