@@ -18,16 +18,8 @@ fix='run as root, or give pyperf-run the capabilities: sudo setcap cap_bpf,cap_p
 test_prereq_NOBODY() {
 	ppr --version | grep -q " bpf=yes" ||
 		{ echo "pyperf-run was built without libbpf"; return 1; }
-	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
-	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
-	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
-		{ echo "nobody cannot run $PPR_BIN"; return 1; }
+	test_prereq_NOBODY_PPR &&
 	ppr_nobody_python >/dev/null
-}
-# Only a missing setcap skips: one that fails fails the test.
-test_prereq_SETCAP() {
-	command -v setcap >/dev/null ||
-		{ echo "setcap is not installed (apt-get install libcap2-bin)"; return 1; }
 }
 # With kernel.yama.ptrace_scope 1 or more, nobody could not ptrace its own
 # process either, and that refusal would come first.

@@ -230,10 +230,8 @@ test_expect_success BPF 'perf-data: the filter leaves samples out, and says how 
 
 # the user nobody can run pyperf-run and reach this directory
 test_prereq_NOBODY() {
-	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
-	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
-		{ echo "nobody cannot run $PPR_BIN"; return 1; }
-	as_nobody test -x "$PWD" || { echo "nobody cannot reach $PWD"; return 1; }
+	test_prereq_NOBODY_PPR &&
+	{ as_nobody test -x "$PWD" || { echo "nobody cannot reach $PWD"; return 1; }; }
 }
 
 test_expect_success BPF,NOBODY '--perf-report on a session it cannot write to: an export for the run, removed after' '

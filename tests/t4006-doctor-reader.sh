@@ -108,14 +108,7 @@ test_expect_success ROOT "as root (kptr_restrict=$kptr): kallsyms as the kernel 
 	fi
 '
 
-test_prereq_NOBODY() {
-	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
-	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
-	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
-		{ echo "nobody cannot run $PPR_BIN"; return 1; }
-}
-
-test_expect_success NOBODY "as nobody (kptr_restrict=$kptr, perf_event_paranoid=$paranoid): which one hides kallsyms, and the fix" '
+test_expect_success NOBODY_PPR "as nobody (kptr_restrict=$kptr, perf_event_paranoid=$paranoid): which one hides kallsyms, and the fix" '
 	as_nobody env HOME="$TRASH/nohome" "$PPR_BIN" doctor --json >out 2>err &&
 	! test -s err &&
 	as_nobody env HOME="$TRASH/nohome" "$PPR_BIN" doctor >text &&

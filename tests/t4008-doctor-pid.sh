@@ -34,17 +34,8 @@ test_prereq_PY27() {
 	ppr_python 2.7 >/dev/null || { echo "no python2.7"; return 1; }
 }
 test_prereq_NOBODY() {
-	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
-	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
-	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
-		{ echo "nobody cannot run $PPR_BIN"; return 1; }
+	test_prereq_NOBODY_PPR &&
 	ppr_nobody_python >/dev/null
-}
-# Only a missing setcap skips the capability tests: a setcap that is
-# there but fails (a file system without xattrs) fails them.
-test_prereq_SETCAP() {
-	command -v setcap >/dev/null ||
-		{ echo "setcap is not installed (apt-get install libcap2-bin)"; return 1; }
 }
 
 test_expect_success DEBIAN311 'a running Debian python3.11: attaching would work, layout from tables' '

@@ -349,6 +349,23 @@ test_prereq_ROOT() {
 	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
 }
 
+# The user nobody can run the pyperf-run under test (as_nobody: root and
+# setpriv).  Tests that need more of nobody add to it in their own
+# test_prereq_NOBODY.
+test_prereq_NOBODY_PPR() {
+	test "$(id -u)" = 0 || { echo "not running as root"; return 1; }
+	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; return 1; }
+	as_nobody "$PPR_BIN" --version >/dev/null 2>&1 ||
+		{ echo "nobody cannot run $PPR_BIN"; return 1; }
+}
+
+# Only a missing setcap skips: a setcap that is there but fails (a file
+# system without xattrs) fails the test.
+test_prereq_SETCAP() {
+	command -v setcap >/dev/null ||
+		{ echo "setcap is not installed (apt-get install libcap2-bin)"; return 1; }
+}
+
 test_prereq_VALGRIND() {
 	command -v valgrind >/dev/null || { echo "valgrind is not installed"; return 1; }
 }
