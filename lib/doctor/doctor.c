@@ -8,11 +8,11 @@
 #include "compat.h"
 #include "doctor/doctor.h"
 #include "alloc.h"
-#include "doctor/elfinfo.h"
+#include "elfinfo.h"
 #include "embedded.h"
 #include "perfcmd.h"
 #include "record/run.h"
-#include "doctor/probecache.h"
+#include "probecache.h"
 #include "spawn.h"
 #include "walker/access.h"
 

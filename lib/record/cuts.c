@@ -1,27 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Cut stacks: where a stack starts, the share of cut ones, and the
- * hints record gives from profile_load()'s judgement (see cuts.h).
+ * Cut stacks: the share of cut ones, and the hints record gives from
+ * profile_load()'s judgement (see cuts.h).
  */
 #include "compat.h"
 #include "record/cuts.h"
 #include "perfdata.h"
-
-int record_is_root_symbol(const char *sym)
-{
-	static const char *const roots[] = {
-		"_start", "__libc_start_main", "__libc_start_call_main",
-		"clone", "clone3", "__clone", "__clone3", "__clone_internal",
-		"start_thread", "_dl_start", "_dl_start_user",
-		"ret_from_fork", "ret_from_fork_asm",
-	};
-	size_t i, n = strcspn(sym, "@");
-
-	for (i = 0; i < ARRAY_SIZE(roots); i++)
-		if (strlen(roots[i]) == n && !strncmp(sym, roots[i], n))
-			return 1;
-	return 0;
-}
 
 double record_cut_share(const struct record_cut_facts *f)
 {
@@ -30,19 +14,19 @@ double record_cut_share(const struct record_cut_facts *f)
 
 	if (!f->judged)
 		return 0.0;
-	for (i = RECORD_CUT_DUMP; i < RECORD_CUT_NR; i++)
+	for (i = CUT_DUMP; i < CUT_NR; i++)
 		cut += f->cut[i];
 	return (double)cut / (double)f->judged;
 }
 
-static double cut_share(const struct record_cut_facts *f, enum record_cut c)
+static double cut_share(const struct record_cut_facts *f, enum stack_cut c)
 {
 	return f->judged ? (double)f->cut[c] / (double)f->judged : 0.0;
 }
 
 static void dump_hint(const struct record_cut_facts *f, struct strvec *out)
 {
-	double share = cut_share(f, RECORD_CUT_DUMP);
+	double share = cut_share(f, CUT_DUMP);
 	uint64_t need = f->dump_needed;
 
 	/* without a measure of the stacks' size, no size is advised */
@@ -79,27 +63,27 @@ size_t record_cut_hints(const struct record_cut_facts *f, struct strvec *out)
 
 	if (!f->judged)
 		return 0;
-	if (f->jit && cut_share(f, RECORD_CUT_DUMP) >= RECORD_HINT_SHARE)
+	if (f->jit && cut_share(f, CUT_DUMP) >= CUT_ADVICE_SHARE)
 		dump_hint(f, out);
 	/*
 	 * Unwinder cuts: the dump held more, so a bigger one cannot help.
 	 * Stops at Python frames are an old perf's missing unwinding of
 	 * jitted code.
 	 */
-	if (f->jit && cut_share(f, RECORD_CUT_UNWIND) >= RECORD_HINT_SHARE &&
+	if (f->jit && cut_share(f, CUT_UNWIND) >= CUT_ADVICE_SHARE &&
 	    (!f->unwind_known ||
-	     f->unwind_at_python * 2 > f->cut[RECORD_CUT_UNWIND]) &&
+	     f->unwind_at_python * 2 > f->cut[CUT_UNWIND]) &&
 	    !f->jit_fix_known)
 		strvec_push(out, "perf 6.8 or later (or 6.1.91+, 6.6.14+, "
 			    "6.7.2+) unwinds jitted code; 'pyperf-run doctor "
 			    "--probe' checks this perf");
-	if (!f->jit && cut_share(f, RECORD_CUT_NOROOT) >= RECORD_HINT_SHARE)
+	if (!f->jit && cut_share(f, CUT_NOROOT) >= CUT_ADVICE_SHARE)
 		strvec_pushf(out, "record again with --mode jit: %.0f%% of "
 			     "the stacks broke off in code built without "
 			     "frame pointers (C extensions, BLAS), which jit "
 			     "mode unwinds through",
-			     cut_share(f, RECORD_CUT_NOROOT) * 100);
-	if (!f->jit && cut_share(f, RECORD_CUT_DEPTH) >= RECORD_HINT_SHARE) {
+			     cut_share(f, CUT_NOROOT) * 100);
+	if (!f->jit && cut_share(f, CUT_DEPTH) >= CUT_ADVICE_SHARE) {
 		char now[40] = "";
 
 		if (f->max_stack)

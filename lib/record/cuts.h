@@ -2,16 +2,14 @@
 #ifndef PPR_RECORD_CUTS_H
 #define PPR_RECORD_CUTS_H
 #include "compat.h"
+#include "report/profile.h"
 #include "strbuf.h"
 
 /*
- * Cut stacks: whether a frame is where a stack starts, and the hints
- * record gives from profile_load()'s judgement of a session's stacks
- * (lib/report/profile.h).
+ * Cut stacks: the hints record gives from profile_load()'s judgement of
+ * a session's stacks (lib/report/profile.h; where a stack starts is
+ * stackroot.h's).
  */
-
-/* Is frame symbol sym where a process or thread starts? */
-int record_is_root_symbol(const char *sym);
 
 /*
  * What the hints after a recording are made from: the mode and its
@@ -19,21 +17,12 @@ int record_is_root_symbol(const char *sym);
  * (struct profile_quality) with the facts behind them.  Unknown facts
  * are 0.
  */
-enum record_cut {
-	RECORD_CUT_NONE = 0,	/* the order of enum stack_cut */
-	RECORD_CUT_DUMP,	/* jit: the stack dump was full */
-	RECORD_CUT_UNWIND,	/* jit: the unwinder stopped inside it */
-	RECORD_CUT_DEPTH,	/* perf: the kernel's frame cap */
-	RECORD_CUT_NOROOT,	/* perf: the chain broke (no frame pointers) */
-	RECORD_CUT_NR
-};
-
 struct record_cut_facts {
 	int jit;		/* jit mode (else perf mode) */
 	unsigned stack_size;	/* jit: bytes dumped per sample */
 	unsigned max_stack;	/* kernel.perf_event_max_stack, 0 unknown */
 	uint64_t judged;	/* samples with user frames */
-	uint64_t cut[RECORD_CUT_NR];
+	uint64_t cut[CUT_NR];	/* by enum stack_cut */
 	/*
 	 * Dump cuts: how many have a measure of the stack they needed,
 	 * how many of those a 65528-byte dump would complete, and the
@@ -50,9 +39,6 @@ struct record_cut_facts {
 	int unwind_known;	/* unwind_at_python was counted */
 	int jit_fix_known;	/* perf is known to unwind jitted code */
 };
-
-/* Below this share of the judged samples a reason gets no hint. */
-#define RECORD_HINT_SHARE 0.05
 
 /*
  * The hints (one line each, without "hint: ") that would help with the

@@ -6,7 +6,7 @@
 #include "compat.h"
 #include "record/run.h"
 #include "alloc.h"
-#include "doctor/probecache.h"
+#include "probecache.h"
 #include "embedded.h"
 #include "fileio.h"
 #include "numparse.h"
@@ -1035,7 +1035,7 @@ static void judge_session(struct record_run *r)
 		      r->kernel.max_stack.value > 0 ?
 		      (unsigned)r->kernel.max_stack.value : 0;
 	f.judged = p.quality.judged;
-	for (c = 0; c < CUT_NR && c < RECORD_CUT_NR; c++)
+	for (c = 0; c < CUT_NR; c++)
 		f.cut[c] = p.quality.cut[c];
 	dump_facts(&p, &f);
 	f.jit_fix_known = r->fix == TRI_YES;

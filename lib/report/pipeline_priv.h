@@ -28,7 +28,7 @@
 #include "report/profile_priv.h"
 #include "report/report_cache.h"
 #include "report/sample.h"
-#include "record/cuts.h"
+#include "stackroot.h"
 
 struct session;
 

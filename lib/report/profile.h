@@ -271,7 +271,7 @@ int profile_reader_parse(const char *s, enum profile_reader *r);
 /*
  * Why a sample's stack is incomplete.  profile_load() judges every
  * sample that has user-space frames: complete when its outermost user
- * frame is where a process or thread starts (record_is_root_symbol()).
+ * frame is where a process or thread starts (stack_is_root_symbol()).
  * A cut stack is kept under one pseudo root frame naming the reason
  * ("[incomplete stack: ...]", FRAME_UNKNOWN), never merged with the
  * complete ones, so that no format shows a made-up root.
@@ -289,6 +289,11 @@ enum stack_cut {
 			   jit mode: cut, and perf.data did not say why */
 	CUT_NR
 };
+/*
+ * Below this share of the judged samples a reason for cut stacks gets
+ * no advice (report's warnings, record's hints).
+ */
+#define CUT_ADVICE_SHARE 0.05
 
 
 /*

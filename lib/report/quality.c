@@ -121,7 +121,7 @@ static void quality_dump_advice(struct profile *p)
 	 * for a handful of samples would multiply the data for nothing.
 	 */
 	if (q->cut[CUT_DUMP] && q->dump_known &&
-	    (double)q->cut[CUT_DUMP] >= RECORD_HINT_SHARE * (double)q->judged) {
+	    (double)q->cut[CUT_DUMP] >= CUT_ADVICE_SHARE * (double)q->judged) {
 		if (q->dump_need99 && q->dump_need99 <= PERF_STACK_DUMP_MAX)
 			profile_warn(p, "a %llu-byte stack dump would complete "
 				     "99%% of the %s samples whose dump was "

@@ -317,7 +317,7 @@ static void raw_address(struct loader *l, struct rframe *r,
 		unknown_sym = 1;
 	}
 	r->map_pid = map_dso_pid(dso, f->dso.len);
-	r->root = !unknown_sym && record_is_root_symbol(sym);
+	r->root = !unknown_sym && stack_is_root_symbol(sym);
 	/* perf ends some DWARF chains with an all-ones address */
 	r->marker = unknown_sym && f->ip == UINT64_MAX;
 	if (!unknown_sym && has_prefix(sym, f->sym.len, "py::")) {

@@ -39,7 +39,7 @@
  */
 #include "compat.h"
 #include "walker/pytarget.h"
-#include "doctor/elfinfo.h"
+#include "elfinfo.h"
 #include "strbuf.h"
 #include "alloc.h"
 

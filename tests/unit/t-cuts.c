@@ -9,6 +9,7 @@
 #include "perfdata.h"
 #include "record/record.h"
 #include "session.h"
+#include "stackroot.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -41,17 +42,17 @@ static void test_hints(void)
 	struct record_cut_facts f;
 	char *h;
 
-	TAP_OK(record_is_root_symbol("__libc_start_main@@GLIBC_2.34"),
+	TAP_OK(stack_is_root_symbol("__libc_start_main@@GLIBC_2.34"),
 	       "root: versioned symbol");
-	TAP_OK(!record_is_root_symbol("_start_x"), "root: not a prefix match");
+	TAP_OK(!stack_is_root_symbol("_start_x"), "root: not a prefix match");
 
 	/* jit, the dump full in 60 %, and 48 KiB would complete them */
 	memset(&f, 0, sizeof(f));
 	f.jit = 1;
 	f.stack_size = 32768;
 	f.judged = 1000;
-	f.cut[RECORD_CUT_NONE] = 400;
-	f.cut[RECORD_CUT_DUMP] = 600;
+	f.cut[CUT_NONE] = 400;
+	f.cut[CUT_DUMP] = 600;
 	f.dump_measured = 600;
 	f.dump_fixable = 590;
 	f.dump_needed = 49150;
@@ -87,7 +88,7 @@ static void test_hints(void)
 	f.jit = 1;
 	f.stack_size = 16384;
 	f.judged = 1000;
-	f.cut[RECORD_CUT_UNWIND] = 500;
+	f.cut[CUT_UNWIND] = 500;
 	f.unwind_known = 1;
 	f.unwind_at_python = 450;
 	h = hints_of(&f);
@@ -102,15 +103,15 @@ static void test_hints(void)
 	/* a few cut stacks: nothing to say */
 	memset(&f, 0, sizeof(f));
 	f.judged = 1000;
-	f.cut[RECORD_CUT_NOROOT] = 30;
-	f.cut[RECORD_CUT_DEPTH] = 10;
+	f.cut[CUT_NOROOT] = 30;
+	f.cut[CUT_DEPTH] = 10;
 	h = hints_of(&f);
 	TAP_STR(h, "", "perf: 4 %% cut gets no hint");
 	free(h);
 
 	/* perf mode: broken chains and the frame cap */
-	f.cut[RECORD_CUT_NOROOT] = 350;
-	f.cut[RECORD_CUT_DEPTH] = 600;
+	f.cut[CUT_NOROOT] = 350;
+	f.cut[CUT_DEPTH] = 600;
 	f.max_stack = 127;
 	h = hints_of(&f);
 	TAP_OK(has(h, "--mode jit: 35% of the stacks broke off") &&

@@ -3,7 +3,7 @@
  * The probe's verdicts per perf binary (see probecache.h).
  */
 #include "compat.h"
-#include "doctor/probecache.h"
+#include "probecache.h"
 #include "alloc.h"
 #include "fileio.h"
 #include "numparse.h"

@@ -5,7 +5,7 @@
  * Every offset and size is checked against the file before use.
  */
 #include "compat.h"
-#include "doctor/elfinfo.h"
+#include "elfinfo.h"
 #include "alloc.h"
 
 #include <fcntl.h>
