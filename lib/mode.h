@@ -7,8 +7,8 @@
 #include "pyinfo.h"
 
 /*
- * The one decision that doctor shows and record follows: how to get
- * Python frames into perf for this interpreter and this perf.
+ * perf record's part of the one decision (route.h): how to get Python
+ * frames into perf for this interpreter and this perf.
  *
  *   perf mode: perf map files (/tmp/perf-PID.map), frame-pointer
  *              unwinding (perf record -g).  Needs a frame-pointer build.
@@ -88,6 +88,15 @@ int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len);
  * CPython 3.8 to 3.13, not free-threaded?  why gets the reason when not.
  */
 int mode_walker_serves(const struct pyinfo *py, char *why, size_t len);
+
+/*
+ * Whether a recording goes through perf inject --jit: jit mode with a
+ * jitdump (CPython's own -X perf_jit); context trampolines need none.
+ */
+static inline int mode_needs_inject(const struct mode *m)
+{
+	return m->name == MODE_JIT && !m->contexts;
+}
 
 /*
  * Decide.  requested is MODE_AUTO, MODE_PERF or MODE_JIT; stack_size 0

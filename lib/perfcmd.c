@@ -4,6 +4,7 @@
  */
 #include "compat.h"
 #include "perfcmd.h"
+#include "alloc.h"
 #include "spawn.h"
 
 #include <sys/wait.h>
@@ -340,4 +341,35 @@ const char *perfcmd_perf(const char *explicit_perf, const char *fallback)
 	if (fallback && fallback[0] == '/' && !access(fallback, X_OK))
 		return fallback;
 	return "perf";
+}
+
+void perfcmd_session_argv(const struct perfcmd_session *s,
+			  struct strvec *record_argv,
+			  struct strvec *inject_argv)
+{
+	struct perfcmd_record pc;
+	char *bid = xasprintf("%s/buildid", s->session);
+	char *raw = xasprintf("%s/perf.raw", s->session);
+	char *data = xasprintf("%s/perf.data", s->session);
+
+	perfcmd_record_init(&pc);
+	perfcmd_record_set_mode(&pc, s->mode);
+	pc.perf = s->perf;
+	pc.frequency = s->freq;
+	pc.event = s->event;
+	pc.output = mode_needs_inject(s->mode) ? raw : data;
+	pc.buildid_dir = bid;
+	pc.extra = s->extra;
+	pc.target = s->target;
+	/* not PERFCMD_QUIET: see perfcmd.h */
+	pc.flags = PERFCMD_NO_BUILDID_CACHE;
+	pc.wall = s->wall;
+	if (s->no_bpf_event)
+		pc.flags |= PERFCMD_NO_BPF_EVENT;
+	perfcmd_record_argv(&pc, record_argv);
+	if (mode_needs_inject(s->mode))
+		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);
+	free(bid);
+	free(raw);
+	free(data);
 }

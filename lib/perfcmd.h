@@ -7,9 +7,9 @@
 
 /*
  * The perf command lines pyperf-run runs, built in one place.  record
- * builds its commands with record_perf_commands() (lib/record/run.h),
- * and doctor shows what that same function builds, so that `record`
- * runs exactly what `doctor` shows.
+ * builds its commands with perfcmd_session_argv(), and doctor shows
+ * what that same function builds, so that `record` runs exactly what
+ * `doctor` shows.
  *
  *   perf mode:  perf [--buildid-dir D] record -e EV -F HZ -g
  *                    [-N] [--no-bpf-event] -o OUT [EXTRA...] -- TARGET...
@@ -139,6 +139,35 @@ int perfcmd_record_takes_start(struct spawn *sp, const char *perf,
 			       const char *option);
 /* Wait for the answer: 1 or 0 (also when sp was never started). */
 int perfcmd_record_takes_finish(struct spawn *sp);
+
+/*
+ * What record's perf commands are made from.  session is the directory
+ * perf writes into (its perf.data or perf.raw, and buildid/); target
+ * the command perf starts.
+ */
+struct perfcmd_session {
+	const char *perf;
+	const struct mode *mode;
+	unsigned freq;		/* already capped */
+	const char *event;	/* NULL: PERFCMD_EVENT_DEFAULT */
+	const char *const *extra; /* --perf-arg, NULL-terminated or NULL */
+	const char *session;
+	const char *const *target;
+	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
+	enum perfcmd_wall wall;	/* --wall's route (route_wall()) */
+};
+
+/*
+ * The one builder of the commands record runs, which doctor shows:
+ * perf record into the session (without -q: perf then keeps its error
+ * messages, such as "failed to write perf data, error: No space left
+ * on device", to itself; record drops its "[ perf record: ... ]"
+ * progress lines from what it says), and when mode_needs_inject() perf
+ * inject --jit into inject_argv.
+ */
+void perfcmd_session_argv(const struct perfcmd_session *s,
+			  struct strvec *record_argv,
+			  struct strvec *inject_argv);
 
 /*
  * Append `perf [--buildid-dir D] inject --jit -i IN -o OUT` to out.

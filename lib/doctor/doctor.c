@@ -11,10 +11,11 @@
 #include "elfinfo.h"
 #include "embedded.h"
 #include "perfcmd.h"
-#include "record/run.h"
 #include "probecache.h"
+#include "route.h"
 #include "spawn.h"
 #include "walker/access.h"
+#include "walker/walker_abi.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -39,15 +40,15 @@ static void add_check(struct doctor *d, const char *section, const char *id,
 static void build_options(struct doctor *d);
 
 /*
- * record --wall's route here (record_wall_route(), the one decision
- * record follows): where the stacks at switch-out come from, or why
- * there are none and what would give them.
+ * record --wall's route here (route_wall(), the one decision record
+ * follows): where the stacks at switch-out come from, or why there are
+ * none and what would give them.
  */
 static void judge_wall(struct doctor *d)
 {
 	const char *why;
 
-	switch (record_wall_route(&d->kernel, &why)) {
+	switch (route_wall(&d->kernel, &why)) {
 	case PERFCMD_WALL_SCHED:
 		add_check(d, "kernel", "kernel.wall", DOCTOR_OK,
 			  xstrdup("record --wall: a stack and the task's state "
@@ -71,34 +72,47 @@ static void judge_wall(struct doctor *d)
 	}
 }
 
+/* Can the in-kernel frame walker load here (the fact route.h asks). */
+static void gather_walker(struct doctor *d)
+{
+	struct route_walker *w = &d->walker_here;
+
+	w->ready = access_walker_ready(w->why.text, sizeof(w->why.text),
+				       w->why.hint, sizeof(w->why.hint));
+	w->stack_max = WALKER_USTACK_MAX;
+}
+
 /*
  * bpf mode (record --mode bpf, record -p, top -p): can the in-kernel
- * frame walker run here, for this interpreter?  The same questions
- * record asks (access_walker_ready(), mode_walker_serves()).
+ * frame walker run here, for this interpreter?  The same facts and
+ * questions record asks (route.h, mode_walker_serves()).
  */
 static void judge_walker(struct doctor *d)
 {
-	char why[160], fix[320], pywhy[128];
+	const struct route_walker *w = &d->walker_here;
+	char pywhy[PPR_ERR_LEN];
 
-	if (!access_walker_ready(why, sizeof(why), fix, sizeof(fix))) {
+	if (!w->ready) {
 		add_check(d, "kernel", "kernel.walker", DOCTOR_WARNING,
 			  xasprintf("bpf mode (the in-kernel frame walker: "
-				    "record --mode bpf, record -p): %s", why),
-			  fix[0] ? xstrdup(fix) : NULL);
+				    "record --mode bpf, record -p): %s",
+				    w->why.text),
+			  w->why.hint[0] ? xstrdup(w->why.hint) : NULL);
 		return;
 	}
 	if (d->python_ok && !mode_walker_serves(&d->py, pywhy,
 						sizeof(pywhy))) {
 		add_check(d, "kernel", "kernel.walker", DOCTOR_WARNING,
 			  xasprintf("bpf mode can run here (%s), but not for "
-				    "this interpreter: %s", why, pywhy), NULL);
+				    "this interpreter: %s", w->why.text, pywhy),
+			  NULL);
 		return;
 	}
 	add_check(d, "kernel", "kernel.walker", DOCTOR_OK,
 		  xasprintf("bpf mode can run here (%s): record --mode bpf "
 			    "walks the Python frames in the kernel, the "
 			    "program unchanged; record -p PID and top -p PID "
-			    "attach to a running one", why), NULL);
+			    "attach to a running one", w->why.text), NULL);
 }
 
 /* What an earlier probe of this very perf binary found. */
@@ -685,28 +699,42 @@ static void judge_python(struct doctor *d)
 
 /* --- the decision and the commands ---------------------------------------- */
 
+/* What record asks, with doctor's --perf and --trampoline. */
+static void ask_route(struct doctor *d, const struct doctor_options *o,
+			enum tristate jit_fix, struct route_ask *a,
+			struct route_facts *f)
+{
+	const char *env = getenv("PYPERF_PERF");
+
+	memset(a, 0, sizeof(*a));
+	a->mode = MODE_AUTO;
+	a->trampoline = o->trampoline;
+	a->trampoline_given = o->trampoline != TRAMPOLINE_NONE;
+	a->perf_named = (o->perf && *o->perf) || (env && *env);
+	memset(f, 0, sizeof(*f));
+	f->py = &d->py;
+	f->perf = d->perf_version_ok ? &d->perf_version : NULL;
+	f->jit_fix = jit_fix;
+	f->embedded_ready = d->embedded_available;
+	f->walker = &d->walker_here;
+}
+
 static void decide(struct doctor *d, const struct doctor_options *o)
 {
-	const struct perf_version *pv =
-		d->perf_version_ok ? &d->perf_version : NULL;
-	const char *env = getenv("PYPERF_PERF");
-	struct record_auto_ask ask;
+	struct route_ask a;
+	struct route_facts f;
 
 	if (!d->python_ok)
 		return;
-	mode_decide(&d->py, pv, d->jit_fix, MODE_AUTO, o->trampoline, 0,
-		    d->embedded_available, &d->mode);
-	/* record's own question, with doctor's --perf and --trampoline */
-	memset(&ask, 0, sizeof(ask));
-	ask.perf_named = (o->perf && *o->perf) || (env && *env);
-	ask.trampoline_given = o->trampoline != TRAMPOLINE_NONE;
-	d->walker = record_auto_walker(&ask, &d->py, d->walker_why,
-				       sizeof(d->walker_why));
+	ask_route(d, o, d->jit_fix, &a, &f);
+	route_perf(&a, &f, &d->mode);
+	d->walker = route_auto_walker(&a, &f, d->walker_why,
+				      sizeof(d->walker_why));
 }
 
 /*
  * What record runs, built by record's own builder
- * (record_perf_commands(), as record_prepare() calls it): the native
+ * (perfcmd_session_argv(), as record_prepare() calls it): the native
  * trampoline is switched on through the environment, the embedded one
  * through embedded_env() with its files in the session; perf gets -N
  * and not -q, --no-bpf-event when it takes it, and the frequency is
@@ -717,7 +745,7 @@ static void decide(struct doctor *d, const struct doctor_options *o)
  */
 static void build_commands(struct doctor *d)
 {
-	struct record_perf_spec spec;
+	struct perfcmd_session spec;
 	struct strbuf sb = STRBUF_INIT;
 	const char *target[3];
 
@@ -756,7 +784,7 @@ static void build_commands(struct doctor *d)
 	spec.target = target;
 	spec.no_bpf_event = d->perf_path &&
 		perfcmd_record_takes(d->perf_path, PERFCMD_NO_BPF_EVENT_OPT);
-	record_perf_commands(&spec, &d->record_argv, &d->inject_argv);
+	perfcmd_session_argv(&spec, &d->record_argv, &d->inject_argv);
 	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
 	d->record_cmd = strbuf_detach(&sb, NULL);
 	if (d->inject_argv.nr) {
@@ -907,8 +935,8 @@ static void judge_housekeeping(struct doctor *d)
 static void run_probe(struct doctor *d, const struct doctor_options *o)
 {
 	struct mode m;
-	const struct perf_version *pv =
-		d->perf_version_ok ? &d->perf_version : NULL;
+	struct route_ask a;
+	struct route_facts f;
 	const char *tmpdir = o->tmpdir;
 	struct doctor_probe *p = &d->probe;
 	unsigned max_stack = 0;
@@ -922,8 +950,8 @@ static void run_probe(struct doctor *d, const struct doctor_options *o)
 	}
 	/* The mode the probe tests: the decision without the version's
 	 * verdict on unwinding, which is what the probe finds out. */
-	mode_decide(&d->py, pv, TRI_YES, MODE_AUTO, o->trampoline, 0,
-		    d->embedded_available, &m);
+	ask_route(d, o, TRI_YES, &a, &f);
+	route_perf(&a, &f, &m);
 	if (m.name == MODE_NONE) {
 		p->unavailable = 1;
 		set_err(p->detail, sizeof(p->detail),
@@ -1075,6 +1103,7 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	d->reader.perf_libtraceevent = -1;
 	gather_perf(d, o->perf);
 	sysprobe_kernel(&d->kernel);
+	gather_walker(d);
 	gather_python(d, o->python);
 	gather_housekeeping(d, o->tmpdir);
 	doctor_reader_gather(d);

@@ -3,10 +3,10 @@
 #define PPR_DOCTOR_H
 #include "compat.h"
 #include "doctor/debugpkg.h"
-#include "mode.h"
 #include "perfversion.h"
 #include "report/profile.h"
 #include "pyinfo.h"
+#include "route.h"
 #include "strbuf.h"
 #include "sysprobe.h"
 #include "walker/access.h"
@@ -14,8 +14,8 @@
 /*
  * Everything `pyperf-run doctor` checks, gathered silently into one
  * struct: facts (perf, kernel, interpreter, housekeeping), the decision
- * (lib/mode.h), the perf commands record would run (built by record's
- * own record_perf_commands(), lib/record/run.h), an optional
+ * (lib/route.h, as record asks it), the perf commands record would run
+ * (built by record's own builder, perfcmd_session_argv()), an optional
  * self-test, and a list of judged checks (ok / warning / problem, each
  * with a one-line fix) for cmd/doctor.c to print.
  */
@@ -166,6 +166,7 @@ struct doctor {
 	int jit_fix_from_cache;		/* an earlier probe of this perf */
 	/* kernel */
 	struct sysprobe_kernel kernel;
+	struct route_walker walker_here; /* can the frame walker load */
 	/* the interpreter */
 	char *python_arg;		/* what was asked for */
 	int python_ok;			/* py is filled */
@@ -184,7 +185,7 @@ struct doctor {
 					   -1 unknown */
 	/*
 	 * The decision (valid when python_ok).  walker: --mode auto
-	 * records with the frame walker here (record_auto_walker());
+	 * records with the frame walker here (route_auto_walker());
 	 * walker_why says why, or why not.  mode: perf record's route,
 	 * what record runs otherwise (--mode jit/perf, or without the
 	 * privileges).

@@ -30,122 +30,22 @@
  * (module teardown frees code objects) before it is gone.
  */
 #define BPF_POLL_MS 20
-/*
- * The user stack copied per sample: enough for the native frames below
- * the innermost Python frame (a C extension's, libc's) and for those
- * between Python calls on 3.11+, whose Python-to-Python calls take no C
- * stack; deeper native stacks come out with every Python frame and the
- * missing C frames said (report/walkmerge.h).
- */
-#define BPF_STACK_DEFAULT 8192u
-
 int record_is_bpf(const struct record_options *o)
 {
 	return o->mode == MODE_BPF || o->kind == RECORD_TARGET_PIDS;
 }
 
-/* Why bpf mode records: who may load it, and the interpreter. */
-static void walker_reason(const char *ready, const struct pyinfo *py,
-			  char *why, size_t len)
+const struct route_walker *record_walker_here(struct record_run *r)
 {
-	/* both are short: "root", "CAP_BPF and CAP_PERFMON"; "3.11.2" */
-	snprintf(why, len, "%.40s, python %.24s: Python frames walked in the "
-		 "kernel, the program unchanged (no trampoline, no PEP 523 "
-		 "hook)", ready, py->version);
-}
+	struct route_walker *w = &r->walker;
 
-int record_auto_walker(const struct record_auto_ask *a,
-		       const struct pyinfo *py, char *why, size_t len)
-{
-	char ready[160], fix[320], pywhy[160];
-	const char *opt = NULL;
-
-	if (a->event && strcmp(a->event, "cpu-clock"))
-		opt = "an event other than cpu-clock (-e)";
-	else if (a->perf_args)
-		opt = "--perf-arg";
-	else if (a->trampoline_given)
-		opt = "--trampoline";
-	else if (a->perf_named)
-		opt = "a perf named by --perf or $PYPERF_PERF";
-	else if (a->stack_size > WALKER_USTACK_MAX)
-		opt = "a --stack-size beyond the walker's copy";
-	if (opt) {
-		snprintf(why, len, "not bpf mode: %s asks for perf record",
-			 opt);
-		return 0;
+	if (!r->walker_asked) {
+		w->ready = access_walker_ready(w->why.text, sizeof(w->why.text),
+					       w->why.hint, sizeof(w->why.hint));
+		w->stack_max = WALKER_USTACK_MAX;
+		r->walker_asked = 1;
 	}
-	if (!access_walker_ready(ready, sizeof(ready), fix, sizeof(fix))) {
-		snprintf(why, len, "not bpf mode: %s", ready);
-		return 0;
-	}
-	if (!py) {
-		snprintf(why, len, "%s", ready);
-		return 1;
-	}
-	if (!mode_walker_serves(py, pywhy, sizeof(pywhy))) {
-		snprintf(why, len, "not bpf mode: %s", pywhy);
-		return 0;
-	}
-	walker_reason(ready, py, why, len);
-	return 1;
-}
-
-enum record_outcome record_bpf_decide(struct record_run *r)
-{
-	const struct record_options *o = r->o;
-	char why[256];
-	unsigned long want = o->freq ? o->freq : 999;
-
-	if (o->event && strcmp(o->event, "cpu-clock")) {
-		record_say(r, RECORD_MSG_ERROR, "the frame walker samples "
-			   "cpu-clock only, not '%s'", o->event);
-		return RECORD_FAILED;
-	}
-	if (o->perf_args || o->trampoline_given) {
-		record_say(r, RECORD_MSG_ERROR, "%s is for perf record's "
-			   "modes: bpf mode runs no perf and no trampoline",
-			   o->perf_args ? "--perf-arg" : "--trampoline");
-		return RECORD_FAILED;
-	}
-	memset(&r->mode, 0, sizeof(r->mode));
-	r->mode.name = MODE_BPF;
-	r->mode.trampoline = TRAMPOLINE_NONE;
-	r->mode.stack_size = o->stack_size ? (unsigned)o->stack_size :
-		BPF_STACK_DEFAULT;
-	if (r->mode.stack_size > WALKER_USTACK_MAX) {
-		record_say(r, RECORD_MSG_ERROR, "--stack-size %u is more than "
-			   "the frame walker copies (%u bytes)",
-			   r->mode.stack_size, (unsigned)WALKER_USTACK_MAX);
-		return RECORD_FAILED;
-	}
-	snprintf(r->mode.call_graph, sizeof(r->mode.call_graph), "walker");
-	if (o->kind == RECORD_TARGET_PIDS) {
-		snprintf(r->mode.reason, sizeof(r->mode.reason),
-			 "attaching to %d process%s: Python frames walked in "
-			 "the kernel", o->nr_pids, o->nr_pids == 1 ? "" : "es");
-	} else {
-		char ready[160], fix[320];
-
-		if (!access_walker_ready(ready, sizeof(ready), fix,
-					 sizeof(fix))) {
-			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", ready);
-			if (fix[0])
-				record_say(r, RECORD_MSG_HINT, "%s", fix);
-			return RECORD_FAILED;
-		}
-		if (!mode_walker_serves(&r->py, why, sizeof(why))) {
-			record_say(r, RECORD_MSG_ERROR, "--mode bpf: %s", why);
-			record_say(r, RECORD_MSG_HINT, "--mode jit or perf use "
-				   "a trampoline instead");
-			return RECORD_FAILED;
-		}
-		/* the same words --mode auto chose it with */
-		walker_reason(ready, &r->py, r->mode.reason,
-			      sizeof(r->mode.reason));
-	}
-	record_cap_frequency(r, want);
-	return RECORD_OK;
+	return w;
 }
 
 /* --- execute ------------------------------------------------------------- */

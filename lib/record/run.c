@@ -12,6 +12,7 @@
 #include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
+#include "route.h"
 #include "record/checks.h"
 #include "record/collect.h"
 #include "record/cuts.h"
@@ -44,65 +45,22 @@
 
 /* --- the commands -------------------------------------------------------- */
 
-/* Does tracefs have sched:sched_switch (perf needs its id)? */
-static int have_sched_switch(void)
+/* The perf record commands of r's session (see perfcmd_session_argv()). */
+static void perf_commands(struct record_run *r, const char *const *target)
 {
-	static const char *const ids[] = {
-		"/sys/kernel/tracing/events/sched/sched_switch/id",
-		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
-	};
-	size_t i;
+	struct perfcmd_session spec;
 
-	for (i = 0; i < ARRAY_SIZE(ids); i++)
-		if (!access(ids[i], R_OK))
-			return 1;
-	return 0;
-}
-
-enum perfcmd_wall record_wall_route(const struct sysprobe_kernel *k,
-				    const char **why)
-{
-	*why = NULL;
-	if (k->privileged && have_sched_switch())
-		return PERFCMD_WALL_SCHED;
-	if (k->privileged || !k->paranoid.have || k->paranoid.value <= 1)
-		return PERFCMD_WALL_CTXSW;
-	*why = "kernel.perf_event_paranoid is 2 or more: perf records when "
-	       "each thread waits but not the stack it waits on, so off-CPU "
-	       "time is put on each thread's last sampled stack and marked "
-	       "'stack inferred'";
-	return PERFCMD_WALL_NOSTACK;
-}
-
-void record_perf_commands(const struct record_perf_spec *s,
-			  struct strvec *record_argv,
-			  struct strvec *inject_argv)
-{
-	struct perfcmd_record pc;
-	char *bid = xasprintf("%s/buildid", s->session);
-	char *raw = xasprintf("%s/perf.raw", s->session);
-	char *data = xasprintf("%s/perf.data", s->session);
-
-	perfcmd_record_init(&pc);
-	perfcmd_record_set_mode(&pc, s->mode);
-	pc.perf = s->perf;
-	pc.frequency = s->freq;
-	pc.event = s->event;
-	pc.output = record_needs_inject(s->mode) ? raw : data;
-	pc.buildid_dir = bid;
-	pc.extra = s->extra;
-	pc.target = s->target;
-	/* not PERFCMD_QUIET: see run.h */
-	pc.flags = PERFCMD_NO_BUILDID_CACHE;
-	pc.wall = s->wall;
-	if (s->no_bpf_event)
-		pc.flags |= PERFCMD_NO_BPF_EVENT;
-	perfcmd_record_argv(&pc, record_argv);
-	if (record_needs_inject(s->mode))
-		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);
-	free(bid);
-	free(raw);
-	free(data);
+	memset(&spec, 0, sizeof(spec));
+	spec.perf = r->perf;
+	spec.mode = &r->mode;
+	spec.freq = r->freq;
+	spec.event = r->o->event;
+	spec.extra = r->o->perf_args;
+	spec.session = r->abs_tmp;
+	spec.target = target;
+	spec.no_bpf_event = r->no_bpf_event;
+	spec.wall = r->wall;
+	perfcmd_session_argv(&spec, &r->perf_argv, &r->inject_argv);
 }
 
 static void target_argv(const struct record_options *o, const char *python,
@@ -173,6 +131,45 @@ static void start_perf_checks(struct record_run *r, struct event_check *ev,
 				   PERFCMD_NO_BPF_EVENT_OPT);
 }
 
+/* What the command line asks of the decision (route.h). */
+static void route_ask_of(const struct record_options *o,
+			 struct route_ask *a)
+{
+	const char *env = getenv("PYPERF_PERF");
+
+	memset(a, 0, sizeof(*a));
+	a->mode = o->mode;
+	a->trampoline = o->trampoline;
+	a->trampoline_given = o->trampoline_given;
+	a->event = o->event;
+	a->perf_args = o->perf_args != NULL;
+	a->perf_named = (o->perf && *o->perf) || (env && *env);
+	a->stack_size = o->stack_size;
+	if (o->kind == RECORD_TARGET_PIDS)
+		a->nr_pids = o->nr_pids;
+}
+
+/* bpf mode's settings (route_bpf()), or its problem said. */
+static enum record_outcome decide_bpf(struct record_run *r,
+				      const struct route_ask *a,
+				      unsigned long want)
+{
+	struct route_facts f;
+	struct route_problem p;
+
+	memset(&f, 0, sizeof(f));
+	f.py = r->have_py ? &r->py : NULL;
+	f.walker = record_walker_here(r);
+	if (route_bpf(a, &f, &r->mode, &p)) {
+		record_say(r, RECORD_MSG_ERROR, "%s", p.text);
+		if (p.hint[0])
+			record_say(r, RECORD_MSG_HINT, "%s", p.hint);
+		return RECORD_FAILED;
+	}
+	record_cap_frequency(r, want);
+	return RECORD_OK;
+}
+
 /* The facts and the decision: nothing is created yet. */
 static enum record_outcome decide(struct record_run *r)
 {
@@ -183,16 +180,18 @@ static enum record_outcome decide(struct record_run *r)
 	int embedded_ready = 0, perf_errno, walker = 0;
 	const char *py = o->python ? o->python : "python3";
 	const char *event = o->event ? o->event : PERFCMD_EVENT_DEFAULT;
-	unsigned long want;
+	unsigned long want = o->freq ? o->freq : PERFCMD_FREQ_DEFAULT;
 	struct event_check ev;
-	struct record_auto_ask ask;
+	struct route_ask ask;
+	struct route_facts facts;
 
 	memset(&ev, 0, sizeof(ev));
-	memset(&ask, 0, sizeof(ask));
+	memset(&facts, 0, sizeof(facts));
+	route_ask_of(o, &ask);
 
 	/* attaching: nothing to run, no perf, the processes say the rest */
 	if (o->kind == RECORD_TARGET_PIDS)
-		return record_bpf_decide(r);
+		return decide_bpf(r, &ask, want);
 
 	/* The target first: the clearest message wins. */
 	if (o->kind == RECORD_TARGET_SCRIPT &&
@@ -204,18 +203,12 @@ static enum record_outcome decide(struct record_run *r)
 
 	/*
 	 * --mode auto takes the frame walker where it can run and nothing
-	 * asks for perf (record_auto_walker()); the interpreter has the
+	 * asks for perf (route_auto_walker()); the interpreter has the
 	 * last word, once probed.
 	 */
-	if (o->mode == MODE_AUTO && o->kind != RECORD_TARGET_PIDS) {
-		const char *env = getenv("PYPERF_PERF");
-
-		ask.event = o->event;
-		ask.perf_args = o->perf_args != NULL;
-		ask.perf_named = (o->perf && *o->perf) || (env && *env);
-		ask.trampoline_given = o->trampoline_given;
-		ask.stack_size = o->stack_size;
-		walker = record_auto_walker(&ask, NULL, why, sizeof(why));
+	if (o->mode == MODE_AUTO) {
+		facts.walker = record_walker_here(r);
+		walker = route_auto_walker(&ask, &facts, why, sizeof(why));
 	}
 	/*
 	 * perf's event check, and whether it takes --no-bpf-event, run
@@ -252,6 +245,7 @@ static enum record_outcome decide(struct record_run *r)
 		return RECORD_FAILED;
 	}
 	r->have_py = 1;
+	facts.py = &r->py;
 	/*
 	 * Run the interpreter itself, not a launcher in front of it (pyenv's
 	 * shims are shell scripts that would be profiled too).
@@ -262,10 +256,10 @@ static enum record_outcome decide(struct record_run *r)
 	}
 
 	if (walker) {
-		/* the rest was asked above: only the interpreter is new */
-		walker = mode_walker_serves(&r->py, why, sizeof(why));
+		/* the same question, now with the interpreter */
+		walker = route_auto_walker(&ask, &facts, why, sizeof(why));
 		if (walker) {
-			/* record_bpf_decide() gives the reason again */
+			/* route_bpf() gives the reason */
 			free(r->perf);
 			r->perf = NULL;
 		} else if (r->perf) {
@@ -277,7 +271,7 @@ static enum record_outcome decide(struct record_run *r)
 		target_argv(o, r->python, &r->target);
 		if (!r->program_path)
 			r->program_path = xstrdup(r->python);
-		return record_bpf_decide(r);
+		return decide_bpf(r, &ask, want);
 	}
 	if (!r->perf) {
 		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
@@ -307,8 +301,10 @@ static enum record_outcome decide(struct record_run *r)
 	}
 	r->fix = fix;
 	embedded_ready = embedded_available(&r->py);
-	mode_decide(&r->py, &r->pv, fix, o->mode, o->trampoline,
-		    (unsigned)o->stack_size, embedded_ready, &r->mode);
+	facts.perf = &r->pv;
+	facts.jit_fix = fix;
+	facts.embedded_ready = embedded_ready;
+	route_perf(&ask, &facts, &r->mode);
 	if (r->mode.problem[0]) {
 		record_say(r, RECORD_MSG_ERROR,
 			   "Python frames are not available: %s",
@@ -339,7 +335,6 @@ static enum record_outcome decide(struct record_run *r)
 	if (o->stack_size && r->mode.name == MODE_PERF)
 		record_say(r, RECORD_MSG_WARNING,
 		    "--stack-size only matters in jit mode");
-	want = o->freq ? o->freq : PERFCMD_FREQ_DEFAULT;
 	record_cap_frequency(r, want);
 	if (o->wall) {
 		const char *wev = o->event ? o->event : PERFCMD_EVENT_DEFAULT,
@@ -352,7 +347,7 @@ static enum record_outcome decide(struct record_run *r)
 				   "its periods are the on-CPU time", wev);
 			return RECORD_FAILED;
 		}
-		r->wall = record_wall_route(&r->kernel, &wwhy);
+		r->wall = route_wall(&r->kernel, &wwhy);
 		/*
 		 * Measured (wall-truth.py, frame-pointer CPython 3.11):
 		 * a Lock's and the GIL's waits lost every Python caller
@@ -403,7 +398,6 @@ static void reserve_space(const char *path)
 enum record_outcome record_prepare(struct record_run *r)
 {
 	const struct record_options *o = r->o;
-	struct record_perf_spec spec;
 	struct strvec work = STRVEC_INIT;
 	enum record_outcome ret;
 	char err[PPR_ERR_LEN];
@@ -446,7 +440,7 @@ enum record_outcome record_prepare(struct record_run *r)
 
 	if (r->mode.trampoline == TRAMPOLINE_EMBEDDED) {
 		/* see record_jit_dir(): libdw-unwinding perfs need it */
-		if (record_needs_inject(&r->mode)) {
+		if (mode_needs_inject(&r->mode)) {
 			r->jit_dir = record_jit_dir(err, sizeof(err));
 			if (!r->jit_dir)
 				record_say(r, RECORD_MSG_WARNING, "%s: a perf "
@@ -455,7 +449,7 @@ enum record_outcome record_prepare(struct record_run *r)
 		}
 		r->dump_dir = r->jit_dir ? xstrdup(r->jit_dir) :
 			xasprintf("%s/%s", r->abs_tmp,
-				  record_needs_inject(&r->mode) ? "jit"
+				  mode_needs_inject(&r->mode) ? "jit"
 								: "maps");
 		r->srcdirs[1] = r->dump_dir;
 		/*
@@ -498,17 +492,7 @@ enum record_outcome record_prepare(struct record_run *r)
 	strvec_push(&work, "--");
 	strvec_pushv(&work, r->target.v);
 
-	memset(&spec, 0, sizeof(spec));
-	spec.perf = r->perf;
-	spec.mode = &r->mode;
-	spec.freq = r->freq;
-	spec.event = o->event;
-	spec.extra = o->perf_args;
-	spec.session = r->abs_tmp;
-	spec.target = work.v;
-	spec.no_bpf_event = r->no_bpf_event;
-	spec.wall = r->wall;
-	record_perf_commands(&spec, &r->perf_argv, &r->inject_argv);
+	perf_commands(r, (const char *const *)work.v);
 	strvec_clear(&work);
 	return RECORD_OK;
 }
@@ -744,7 +728,7 @@ static void inject(struct record_run *r)
 enum record_outcome record_execute(struct record_run *r)
 {
 	const struct record_options *o = r->o;
-	const char *output = record_needs_inject(&r->mode) ? r->raw : r->data;
+	const char *output = mode_needs_inject(&r->mode) ? r->raw : r->data;
 	struct strbuf perr = STRBUF_INIT;
 	enum record_status_kind kind;
 	enum record_outcome ret = RECORD_FAILED;
@@ -822,7 +806,7 @@ enum record_outcome record_execute(struct record_run *r)
 		record_say_output(r, perr.buf);
 		goto out;
 	}
-	if (record_needs_inject(&r->mode))
+	if (mode_needs_inject(&r->mode))
 		inject(r);
 	ret = RECORD_OK;
 out:

@@ -2,11 +2,11 @@
 #ifndef PPR_RECORD_RUN_H
 #define PPR_RECORD_RUN_H
 #include "compat.h"
-#include "mode.h"
 #include "perfcmd.h"
 #include "perfdata.h"
 #include "perfversion.h"
 #include "pyinfo.h"
+#include "route.h"
 #include "session.h"
 #include "spawn.h"
 #include "strbuf.h"
@@ -16,8 +16,9 @@
  * The pipeline of `pyperf-run record`, in three stages:
  *
  *   record_prepare()  check the target, probe the interpreter and perf,
- *                     decide the mode, create the temporary session and
- *                     build the perf command (record_perf_commands());
+ *                     ask the decision (lib/route.h), create the
+ *                     temporary session and build the perf command
+ *                     (perfcmd_session_argv());
  *   record_execute()  run perf record (and perf inject) with the
  *                     program under the internal exec helper;
  *   record_finish()   fix and complete the session, judge its stacks
@@ -117,6 +118,8 @@ struct record_run {
 	struct spawn bpf_ask;	/* asking perf about --no-bpf-event */
 	int no_bpf_event;	/* ...its answer: perf takes it */
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
+	struct route_walker walker; /* can the frame walker load here */
+	int walker_asked;	/* ...asked (record_walker_here()) */
 	struct mode mode;
 	char *perf;		/* resolved perf path */
 	char *python;		/* resolved interpreter path */
@@ -170,35 +173,8 @@ struct record_run {
  * program (--mode bpf) or running processes (-p).
  */
 int record_is_bpf(const struct record_options *o);
-enum record_outcome record_bpf_decide(struct record_run *r);
-
-/*
- * What --mode auto needs to know to pick the frame walker.  Everything
- * but py comes from the command line; doctor asks with none of them.
- */
-struct record_auto_ask {
-	const char *event;	/* -e, or NULL */
-	int perf_args;		/* --perf-arg given */
-	int perf_named;		/* --perf or $PYPERF_PERF names a perf */
-	int trampoline_given;	/* --trampoline, any value */
-	unsigned long stack_size; /* --stack-size, or 0 */
-};
-
-/*
- * Does --mode auto record with the frame walker (bpf mode)?  Yes where
- * it can run here (root, or CAP_BPF and CAP_PERFMON: access_walker_
- * ready()) for this interpreter (mode_walker_serves()), and nothing on
- * the command line is for perf record's modes: an event other than
- * cpu-clock, --perf-arg, --trampoline (even auto: "use a trampoline"),
- * a named perf, a --stack-size
- * beyond what the walker copies.  It samples the program unchanged
- * (no PEP 523 hook: 3.11+ keeps its inlined calls) and costs less.
- * why gets one line either way: what made it, or what kept it out.
- * py NULL: the interpreter is not known yet; the rest is asked.
- * The one decision record (run.c) follows and doctor shows.
- */
-int record_auto_walker(const struct record_auto_ask *a,
-		       const struct pyinfo *py, char *why, size_t len);
+/* r->walker: can the frame walker load here (asked once). */
+const struct route_walker *record_walker_here(struct record_run *r);
 enum record_outcome record_bpf_execute(struct record_run *r);
 
 void record_init(struct record_run *r, const struct record_options *o,
@@ -208,54 +184,6 @@ enum record_outcome record_execute(struct record_run *r);
 enum record_outcome record_finish(struct record_run *r);
 /* Remove the temporary session unless committed or kept; free all. */
 void record_release(struct record_run *r);
-
-/*
- * What record's perf commands are made from.  session is the directory
- * perf writes into (its perf.data or perf.raw, and buildid/); target
- * the command perf starts.
- */
-struct record_perf_spec {
-	const char *perf;
-	const struct mode *mode;
-	unsigned freq;		/* already capped */
-	const char *event;	/* NULL: PERFCMD_EVENT_DEFAULT */
-	const char *const *extra; /* --perf-arg, NULL-terminated or NULL */
-	const char *session;
-	const char *const *target;
-	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
-	enum perfcmd_wall wall;	/* --wall's route (record_wall_route()) */
-};
-
-/*
- * --wall's route here: sched:sched_switch for root when tracefs has
- * the event, context-switches samples up to perf_event_paranoid 1,
- * switch records alone at 2 (no stacks at switch-out: off-CPU time is
- * put on each thread's last sampled stack, marked inferred).  *why:
- * a static sentence saying why a lesser route was taken, or NULL.
- */
-enum perfcmd_wall record_wall_route(const struct sysprobe_kernel *k,
-				    const char **why);
-
-/*
- * Whether the recording goes through perf inject --jit: jit mode with a
- * jitdump (CPython's own -X perf_jit); context trampolines need none.
- */
-static inline int record_needs_inject(const struct mode *m)
-{
-	return m->name == MODE_JIT && !m->contexts;
-}
-
-/*
- * The one builder of the commands record runs, which doctor shows:
- * perf record into the session (without -q: perf then keeps its error
- * messages, such as "failed to write perf data, error: No space left
- * on device", to itself; its "[ perf record: ... ]" progress lines are
- * dropped from what it says), and when record_needs_inject() perf
- * inject --jit into inject_argv.
- */
-void record_perf_commands(const struct record_perf_spec *s,
-			  struct strvec *record_argv,
-			  struct strvec *inject_argv);
 
 /*
  * The internal exec helper: write our pid to statusf, start file with

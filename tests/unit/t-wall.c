@@ -10,6 +10,7 @@
 #include "perfcmd.h"
 #include "perfdata.h"
 #include "record/run.h"
+#include "route.h"
 #include "report/profile.h"
 #include "report/src_native.h"
 #include "report/switches.h"
@@ -314,15 +315,15 @@ static void test_route_and_argv(void)
 	memset(&k, 0, sizeof(k));
 	k.paranoid.have = 1;
 	k.paranoid.value = 2;
-	TAP_INT(record_wall_route(&k, &why), PERFCMD_WALL_NOSTACK,
+	TAP_INT(route_wall(&k, &why), PERFCMD_WALL_NOSTACK,
 		"unprivileged at paranoid 2: switch records alone");
 	TAP_OK(why && strstr(why, "stack inferred"), "...and says why");
 	k.paranoid.value = 1;
-	TAP_INT(record_wall_route(&k, &why), PERFCMD_WALL_CTXSW,
+	TAP_INT(route_wall(&k, &why), PERFCMD_WALL_CTXSW,
 		"unprivileged at paranoid 1: context-switches samples");
 	TAP_OK(!why, "...with nothing to say");
 	k.privileged = 1;
-	TAP_OK(record_wall_route(&k, &why) != PERFCMD_WALL_NOSTACK && !why,
+	TAP_OK(route_wall(&k, &why) != PERFCMD_WALL_NOSTACK && !why,
 	       "root: stacks at every switch-out");
 
 	perfcmd_record_init(&o);
