@@ -99,6 +99,15 @@ static inline int mode_needs_inject(const struct mode *m)
 }
 
 /*
+ * Are a session's native stacks unwound from copies of the user stack
+ * (jit mode; bpf mode, whose walker copies it too), not frame pointers?
+ */
+static inline int mode_copies_stacks(const struct mode *m)
+{
+	return m->name == MODE_JIT || m->name == MODE_BPF;
+}
+
+/*
  * Decide.  requested is MODE_AUTO, MODE_PERF or MODE_JIT; stack_size 0
  * means automatic.  jit_fix comes from perf_version_jit_fix() (or from
  * a probe).  embedded_ready says whether the embedded trampoline library

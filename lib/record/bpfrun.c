@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * record in bpf mode (run.h): the in-kernel frame walker (lib/walker/)
- * instead of perf record.  The program is started held back before its
- * exec (spawn_gated_*), watched by the walker, then let go; or running
- * processes (-p) are watched as they are.  The walker's events become
- * the session's perf.data and pycode file (walker/wrecord.h); the rest
- * of the session (kallsyms, the vDSO, meta, the judgement) is record's
- * usual finish.
+ * record in bpf mode (run_priv.h's record_walker_backend): the in-kernel
+ * frame walker (lib/walker/) instead of perf record.  The program is
+ * started held back before its exec (spawn_gated_*), watched by the
+ * walker, then let go; or running processes (-p) are watched as they
+ * are.  The walker's events become the session's perf.data and pycode
+ * file (walker/wrecord.h); the rest of the session (kallsyms, the vDSO,
+ * meta, the judgement) is record's usual finish.
  */
 #include "compat.h"
-#include "record/run.h"
+#include "record/run_priv.h"
 #include "alloc.h"
 #include "record/checks.h"
 #include "record/collect.h"
@@ -40,8 +40,9 @@ const struct route_walker *record_walker_here(struct record_run *r)
 	struct route_walker *w = &r->walker;
 
 	if (!r->walker_asked) {
-		w->ready = access_walker_ready(w->why.text, sizeof(w->why.text),
-					       w->why.hint, sizeof(w->why.hint));
+		w->ready = access_walker_ready(w->why.text,
+					       sizeof(w->why.text), w->why.hint,
+					       sizeof(w->why.hint));
 		w->stack_max = WALKER_USTACK_MAX;
 		r->walker_asked = 1;
 	}
@@ -160,7 +161,7 @@ static void say_stats(struct record_run *r, struct wrec *w)
 	strvec_clear(&lines);
 }
 
-enum record_outcome record_bpf_execute(struct record_run *r)
+static enum record_outcome bpf_execute(struct record_run *r)
 {
 	const struct record_options *o = r->o;
 	struct wrec_opts wo;
@@ -329,3 +330,17 @@ out:
 	}
 	return ret;
 }
+
+/* The program gets our environment as it is. */
+static enum record_outcome bpf_prepare(struct record_run *r)
+{
+	spawn_env_build(&r->env, NULL);
+	return RECORD_OK;
+}
+
+/* The walker writes the session itself: nothing to collect. */
+const struct record_backend record_walker_backend = {
+	.prepare = bpf_prepare,
+	.execute = bpf_execute,
+	.collect = NULL,
+};

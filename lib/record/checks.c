@@ -282,3 +282,24 @@ void record_cap_frequency(struct record_run *r, unsigned long want)
 			   "(kernel.perf_event_max_sample_rate): using %u",
 			   want, r->freq, r->freq);
 }
+
+#define PERF_PROGRESS_PREFIX "[ perf record: "
+
+/* Drop perf record's "[ perf record: ... ]" progress lines. */
+void record_drop_perf_progress(struct strbuf *perr)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p = perr->buf;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if (strncmp(p, PERF_PROGRESS_PREFIX,
+			    strlen(PERF_PROGRESS_PREFIX)))
+			strbuf_add(&out, p, n + (p[n] == '\n'));
+		p += n + (p[n] == '\n');
+	}
+	strbuf_reset(perr);
+	strbuf_add(perr, out.buf, out.len);
+	strbuf_release(&out);
+}

@@ -61,6 +61,12 @@ enum record_outcome record_check_event_finish(struct record_run *r,
 					      struct event_check *c,
 					      const char *event);
 
+/*
+ * perf's stderr filter: drop perf record's "[ perf record: ... ]"
+ * progress lines from perr.
+ */
+void record_drop_perf_progress(struct strbuf *perr);
+
 /* Read fd to its end into sb (may be NULL), keeping at most max bytes. */
 void record_read_all(int fd, struct strbuf *sb, size_t max);
 

@@ -4,65 +4,28 @@
  * finish.  Messages go to the caller's callback; nothing prints.
  */
 #include "compat.h"
-#include "record/run.h"
+#include "record/run_priv.h"
 #include "alloc.h"
-#include "probecache.h"
 #include "embedded.h"
 #include "fileio.h"
-#include "numparse.h"
 #include "paths.h"
 #include "perfcmd.h"
-#include "route.h"
+#include "probecache.h"
 #include "record/checks.h"
 #include "record/collect.h"
-#include "record/cuts.h"
 #include "record/jitdump.h"
 #include "record/pycache.h"
-#include "record/status.h"
-#include "report/profile.h"
+#include "route.h"
 #include "spawn.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-/* Fewer samples than this show nothing worth a warning. */
-#define JUDGE_MIN_SAMPLES 50
-/* How much of perf record's stderr is kept, and of a helper's. */
-#define PERF_STDERR_MAX (1 << 20)
-/* How long to wait between looks at an orphaned exec helper (ns). */
-#define HELPER_POLL_NS 100000000L
 /* Disk space set aside for the metadata: RESERVE_CHUNKS of zeros. */
 #define RESERVE_CHUNK 16384
 #define RESERVE_CHUNKS 4
-#define PERF_PROGRESS_PREFIX "[ perf record: "
 
-/* --- the commands -------------------------------------------------------- */
-
-/* The perf record commands of r's session (see perfcmd_session_argv()). */
-static void perf_commands(struct record_run *r, const char *const *target)
-{
-	struct perfcmd_session spec;
-
-	memset(&spec, 0, sizeof(spec));
-	spec.perf = r->perf;
-	spec.mode = &r->mode;
-	spec.freq = r->freq;
-	spec.event = r->o->event;
-	spec.extra = r->o->perf_args;
-	spec.session = r->abs_tmp;
-	spec.target = target;
-	spec.no_bpf_event = r->no_bpf_event;
-	spec.wall = r->wall;
-	perfcmd_session_argv(&spec, &r->perf_argv, &r->inject_argv);
-}
-
+/* The program's argv: the interpreter's, or the command's. */
 static void target_argv(const struct record_options *o, const char *python,
 			struct strvec *argv)
 {
@@ -166,6 +129,7 @@ static enum record_outcome decide_bpf(struct record_run *r,
 			record_say(r, RECORD_MSG_HINT, "%s", p.hint);
 		return RECORD_FAILED;
 	}
+	r->backend = &record_walker_backend;
 	record_cap_frequency(r, want);
 	return RECORD_OK;
 }
@@ -319,7 +283,7 @@ static enum record_outcome decide(struct record_run *r)
 	}
 	/*
 	 * When neither perf's version nor a probe tells whether it unwinds
-	 * through jitted code, the recording does: see judge_session().
+	 * through jitted code, the recording does: see record_judge_session().
 	 */
 	if (r->mode.warning[0] &&
 	    !(r->mode.name == MODE_JIT && fix == TRI_UNKNOWN))
@@ -371,6 +335,7 @@ static enum record_outcome decide(struct record_run *r)
 	target_argv(o, r->python, &r->target);
 	if (!r->program_path)
 		r->program_path = xstrdup(r->python);
+	r->backend = &record_perf_backend;
 	return RECORD_OK;
 }
 
@@ -398,7 +363,6 @@ static void reserve_space(const char *path)
 enum record_outcome record_prepare(struct record_run *r)
 {
 	const struct record_options *o = r->o;
-	struct strvec work = STRVEC_INIT;
 	enum record_outcome ret;
 	char err[PPR_ERR_LEN];
 	int exists;
@@ -432,636 +396,22 @@ enum record_outcome record_prepare(struct record_run *r)
 	r->raw = xasprintf("%s/perf.raw", r->abs_tmp);
 	r->data = xasprintf("%s/perf.data", r->abs_tmp);
 	r->srcdirs[0] = "/tmp";
-	if (r->mode.name == MODE_BPF) {
-		/* the program gets our environment as it is */
-		spawn_env_build(&r->env, NULL);
-		return RECORD_OK;
-	}
-
-	if (r->mode.trampoline == TRAMPOLINE_EMBEDDED) {
-		/* see record_jit_dir(): libdw-unwinding perfs need it */
-		if (mode_needs_inject(&r->mode)) {
-			r->jit_dir = record_jit_dir(err, sizeof(err));
-			if (!r->jit_dir)
-				record_say(r, RECORD_MSG_WARNING, "%s: a perf "
-					   "that unwinds with libdw will miss "
-					   "the Python frames", err);
-		}
-		r->dump_dir = r->jit_dir ? xstrdup(r->jit_dir) :
-			xasprintf("%s/%s", r->abs_tmp,
-				  mode_needs_inject(&r->mode) ? "jit"
-								: "maps");
-		r->srcdirs[1] = r->dump_dir;
-		/*
-		 * Context trampolines write perf maps in both modes: jit
-		 * mode only needs perf to unwind native code up to them.
-		 */
-		if (embedded_prepare(&r->py, r->mode.contexts ? MODE_PERF :
-				     r->mode.name, r->dump_dir, &r->env_set,
-				     err, sizeof(err))) {
-			record_say(r, RECORD_MSG_ERROR, "cannot prepare the "
-				   "embedded trampoline: %s", err);
-			return RECORD_FAILED;
-		}
-		if (r->mode.contexts)
-			strvec_push(&r->env_set, EMBEDDED_CONTEXTS_ENV);
-	} else {
-		perfcmd_python_switches(r->mode.name, NULL, &r->env_set);
-	}
-	/*
-	 * perf puts its own directories before the caller's PATH (its
-	 * perf-core and bin directories) in what its workload inherits:
-	 * the exec helper gives the program the PATH record was given.
-	 */
-	if (getenv("PATH"))
-		strvec_pushf(&r->env_set, RECORD_PATH_ENV "=%s", getenv("PATH"));
-	spawn_env_build(&r->env, r->env_set.v);
-
-	r->errfd = fcntl(STDERR_FILENO, F_DUPFD, 10);
-	if (r->errfd < 0) {
-		record_say(r, RECORD_MSG_ERROR, "cannot duplicate stderr: %s",
-		    strerror(errno));
-		return RECORD_FAILED;
-	}
-	strvec_push(&work, r->self);
-	strvec_push(&work, "record");
-	strvec_push(&work, RECORD_INTERNAL_EXEC);
-	strvec_push(&work, r->statusf);
-	strvec_pushf(&work, "%d", r->errfd);
-	strvec_push(&work, r->program_path);
-	strvec_push(&work, "--");
-	strvec_pushv(&work, r->target.v);
-
-	perf_commands(r, (const char *const *)work.v);
-	strvec_clear(&work);
-	return RECORD_OK;
+	return r->backend->prepare(r);
 }
 
 /* --- execute ------------------------------------------------------------- */
 
-static volatile sig_atomic_t forward_sig;
-
-static void note_signal(int sig)
-{
-	forward_sig = sig;
-}
-
-/* Pass a SIGTERM/SIGHUP we got on to the exec helper, hence the program. */
-static void forward_to_program(const char *statusf, pid_t perf_pid)
-{
-	int value, sig = forward_sig;
-	pid_t exec_pid = 0;
-
-	if (!sig)
-		return;
-	forward_sig = 0;
-	record_status_read(statusf, &value, &exec_pid, NULL);
-	if (exec_pid > 0)
-		kill(exec_pid, sig);
-	else
-		kill(perf_pid, sig);	/* not started yet: stop perf */
-}
-
-/*
- * The exec helper outlived perf: it is our child now (we are a child
- * subreaper), or at least still there.  Wait for it and read the
- * program's status.
- */
-static enum record_status_kind wait_for_program(const char *statusf,
-						pid_t exec_pid, int *value)
-{
-	enum record_status_kind kind;
-	int st;
-
-	while (waitpid(exec_pid, &st, 0) < 0 && errno == EINTR)
-		;
-	while (kill(exec_pid, 0) == 0) {
-		struct timespec ts = { 0, HELPER_POLL_NS };
-
-		nanosleep(&ts, NULL);
-		/* a zombie that is not ours still answers kill() */
-		kind = record_status_read(statusf, value, NULL, NULL);
-		if (kind != RECORD_STATUS_NONE)
-			return kind;
-	}
-	return record_status_read(statusf, value, NULL, NULL);
-}
-
-/*
- * Run perf record with its stderr into perr; returns its wait status or
- * -errno.  Ctrl-C is for the program (and perf): we ignore it; a
- * SIGTERM/SIGHUP sent to us alone is passed to perf, which stops and
- * passes it on to the program.
- */
-static int run_perf(const char *const *argv, const char *const *env,
-		    const char *statusf, struct strbuf *perr,
-		    char *err, size_t errlen)
-{
-	struct spawn sp = SPAWN_INIT;
-	struct sigaction sa, old_term, old_hup;
-	int r, fd;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	/*
-	 * SIGINT and SIGQUIT stay ignored afterwards: a late Ctrl-C must
-	 * not lose the recording half-processed (the helpers that follow
-	 * run in their own process group and do not get it either).
-	 */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sa.sa_handler = note_signal;	/* no SA_RESTART: read() returns */
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-
-	sp.argv = argv;
-	sp.env = env;
-	sp.err = SPAWN_PIPE;
-	sp.flags = SPAWN_DEFAULT_SIGS;
-	r = spawn_start(&sp, err, errlen);
-	if (r < 0)
-		goto out;
-	fd = sp.err;
-	for (;;) {
-		char buf[4096];
-		ssize_t n;
-
-		forward_to_program(statusf, sp.pid);
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (perr->len < PERF_STDERR_MAX)
-			strbuf_add(perr, buf, (size_t)n);
-	}
-	close(fd);
-	r = spawn_finish(&sp);
-out:
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	return r;
-}
-
-/*
- * Run a helper perf command (its output dropped, its stderr into
- * errout), not on the tty's process group so that a late Ctrl-C does
- * not cut it short.
- */
-static int run_quiet(const char *const *argv, struct strbuf *errout)
-{
-	struct spawn sp = SPAWN_INIT;
-	char err[PPR_ERR_LEN];
-	int r;
-
-	sp.argv = argv;
-	sp.in = SPAWN_DEVNULL;
-	sp.out = SPAWN_DEVNULL;
-	sp.err = SPAWN_PIPE;
-	sp.flags = SPAWN_NEW_PGRP;
-	r = spawn_start(&sp, err, sizeof(err));
-	if (r < 0) {
-		if (errout)
-			strbuf_addstr(errout, err);
-		return r;
-	}
-	record_read_all(sp.err, errout, RECORD_HELPER_STDERR_MAX);
-	close(sp.err);
-	return spawn_finish(&sp);
-}
-
-/* Drop perf record's "[ perf record: ... ]" progress lines. */
-static void drop_perf_progress(struct strbuf *perr)
-{
-	struct strbuf out = STRBUF_INIT;
-	const char *p = perr->buf;
-
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-
-		if (strncmp(p, PERF_PROGRESS_PREFIX,
-			    strlen(PERF_PROGRESS_PREFIX)))
-			strbuf_add(&out, p, n + (p[n] == '\n'));
-		p += n + (p[n] == '\n');
-	}
-	strbuf_reset(perr);
-	strbuf_add(perr, out.buf, out.len);
-	strbuf_release(&out);
-}
-
-/*
- * CPython 3.13.0's jitdump breaks when the process forks (see
- * record_repair_jitdump()): mend, before perf inject reads them, the
- * dumps written during the run by our processes that have ended.  A
- * dump of another run is mended correctly too, so no pid list is
- * needed; one still being written is left alone.
- */
-static void repair_dumps(struct record_run *r)
-{
-	size_t j;
-
-	for (j = 0; r->srcdirs[j]; j++) {
-		DIR *d = opendir(r->srcdirs[j]);
-		struct dirent *de;
-
-		if (!d)
-			continue;
-		while ((de = readdir(d))) {
-			unsigned long v;
-			const char *end;
-			struct stat st;
-			char *path;
-			long dropped;
-
-			if (strncmp(de->d_name, "jit-", 4) ||
-			    parse_uint_prefix(de->d_name + 4, &v, &end) ||
-			    strcmp(end, ".dump") || !v || v > INT32_MAX)
-				continue;
-			if (kill((pid_t)v, 0) == 0 || errno != ESRCH)
-				continue;
-			path = xasprintf("%s/%s", r->srcdirs[j], de->d_name);
-			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-			    st.st_uid == geteuid() &&
-			    st.st_mtim.tv_sec + 1 >= (time_t)r->start) {
-				dropped = record_repair_jitdump(path,
-							       (pid_t)v);
-				if (dropped < 0)
-					record_say(r, RECORD_MSG_WARNING,
-					    "cannot repair '%s': %s", path,
-					    strerror((int)-dropped));
-			}
-			free(path);
-		}
-		closedir(d);
-	}
-}
-
-/* perf inject --jit: raw into data, or raw kept as data on failure. */
-static void inject(struct record_run *r)
-{
-	struct strbuf ierr = STRBUF_INIT;
-	int st;
-
-	repair_dumps(r);
-	st = run_quiet(r->inject_argv.v, &ierr);
-	if (st != 0) {
-		if (strstr(ierr.buf, strerror(ENOSPC)) || r->nospace)
-			record_say(r, RECORD_MSG_WARNING, "no space left for "
-				   "perf inject --jit in '%s': Python frames "
-				   "will be missing", r->o->output);
-		else
-			record_say(r, RECORD_MSG_WARNING, "perf inject --jit "
-				   "failed: Python frames will be missing");
-		record_say_output(r, ierr.buf);
-		unlink(r->data);
-		if (rename(r->raw, r->data) < 0)
-			record_say(r, RECORD_MSG_ERROR,
-				   "cannot rename '%s': %s", r->raw,
-				   strerror(errno));
-	} else {
-		unlink(r->raw);
-	}
-	strbuf_release(&ierr);
-}
-
 enum record_outcome record_execute(struct record_run *r)
 {
-	const struct record_options *o = r->o;
-	const char *output = mode_needs_inject(&r->mode) ? r->raw : r->data;
-	struct strbuf perr = STRBUF_INIT;
-	enum record_status_kind kind;
-	enum record_outcome ret = RECORD_FAILED;
-	char err[PPR_ERR_LEN];
-	long long recovered;
-	int st, value = 0;
-
-	if (r->mode.name == MODE_BPF)
-		return record_bpf_execute(r);
-	/* so that a helper orphaned by a dying perf is still ours */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	r->start = record_now();
-	st = run_perf((const char *const *)r->perf_argv.v,
-		      (const char *const *)r->env.v, r->statusf, &perr, err,
-		      sizeof(err));
-	r->end = record_now();
-	drop_perf_progress(&perr);
-	close(r->errfd);
-	r->errfd = -1;
-	if (st < 0) {
-		record_say(r, RECORD_MSG_ERROR, "%s", err);
-		goto out;
-	}
-	kind = record_status_read(r->statusf, &value, &r->helper_pid,
-				  &r->program_pid);
-	if (kind == RECORD_STATUS_NONE && r->helper_pid > 0) {
-		/*
-		 * perf ended (killed?) while the program runs on: wait for
-		 * it, so that its status is still ours, and keep what perf
-		 * wrote.
-		 */
-		char desc[128];
-
-		spawn_describe_status(st, desc, sizeof(desc));
-		record_say(r, RECORD_MSG_WARNING, "perf record %s before the "
-			   "program ended: the recording stops there", desc);
-		kind = wait_for_program(r->statusf, r->helper_pid, &value);
-	}
-	unlink(r->statusf);
-	if (kind == RECORD_STATUS_NONE) {
-		ret = record_explain_perf_failure(r, st, perr.buf);
-		goto out;
-	}
-	if (kind == RECORD_STATUS_ERRNO) {
-		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
-			   r->target.v[0], strerror(value));
-		ret = value == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
-		goto out;
-	}
-	r->wait_status = value;
-	r->nospace = strstr(perr.buf, strerror(ENOSPC)) != NULL;
-	if (r->nospace) {
-		record_say(r, RECORD_MSG_ERROR, "perf record could not write "
-		    "'%s/perf.data': %s", o->output, strerror(ENOSPC));
-		record_say(r, RECORD_MSG_HINT, "free some space there, or "
-			   "record into another file system with -o");
-	} else if (perr.len) {
-		record_say(r, RECORD_MSG_NOTE, "perf record said:");
-		record_say_output(r, perr.buf);
-	}
-	/*
-	 * perf record ended before finishing its file (killed, or out of
-	 * space): its header says there is no data.  Count the records
-	 * that did reach the file.
-	 */
-	recovered = perfdata_recover(output);
-	if (recovered > 0)
-		record_say(r, RECORD_MSG_WARNING, "perf record did not finish "
-		    "'%s/perf.data'%s: keeping the %lld bytes of samples it "
-		    "wrote", o->output, r->nospace ? " (no space left)" :
-		    (WIFSIGNALED(st) ? " (it was killed)" : ""), recovered);
-
-	if (access(output, F_OK) < 0) {
-		record_say(r, RECORD_MSG_ERROR, "perf record wrote no data");
-		record_say_output(r, perr.buf);
-		goto out;
-	}
-	if (mode_needs_inject(&r->mode))
-		inject(r);
-	ret = RECORD_OK;
-out:
-	strbuf_release(&perr);
-	return ret;
+	return r->backend->execute(r);
 }
 
 /* --- finish -------------------------------------------------------------- */
-
-static void write_meta(struct record_run *r)
-{
-	struct session_meta *m = &r->meta;
-	struct strbuf sb = STRBUF_INIT;
-	char pv[64], cwd[4096];
-	char *abs;
-	size_t i;
-
-	if (r->perf)
-		perf_version_format(&r->pv, pv, sizeof(pv));
-	else
-		pv[0] = '\0';
-	session_meta_set(m, "format", "%d", SESSION_META_FORMAT);
-	session_meta_set(m, "mode", "%s", mode_name_str(r->mode.name));
-	session_meta_set(m, "trampoline", "%s",
-			 mode_trampoline_str(r->mode.trampoline));
-	if (r->python)
-		session_meta_set(m, "python", "%s", r->python);
-	if (r->have_py)
-		session_meta_set(m, "python_version", "%s", r->py.version);
-	if (r->perf) {
-		session_meta_set(m, "perf_version", "%s", pv);
-		/* absolute, so that report finds it from anywhere */
-		abs = realpath(r->perf, NULL);
-		session_meta_set(m, "perf", "%s", abs ? abs : r->perf);
-		free(abs);
-	}
-	session_meta_set(m, "call_graph", "%s", r->mode.call_graph);
-	session_meta_set(m, "stack_size", "%u", r->mode.stack_size);
-	session_meta_set(m, "frequency", "%u", r->freq);
-	session_meta_set(m, "event", "%s",
-			 r->o->event ? r->o->event : PERFCMD_EVENT_DEFAULT);
-	/* a wall session: how its off-CPU intervals were recorded */
-	if (r->wall != PERFCMD_WALL_NONE)
-		session_meta_set(m, "wall", "%s", perfcmd_wall_name(r->wall));
-	else if (r->mode.name == MODE_BPF && r->o->wall)
-		session_meta_set(m, "wall", "walker");
-	if (r->o->kind == RECORD_TARGET_PIDS) {
-		for (i = 0; i < (size_t)r->o->nr_pids; i++)
-			strbuf_addf(&sb, "%s%d", i ? "," : "-p ",
-				    (int)r->o->pids[i]);
-		session_meta_set(m, "attached", "%s", sb.buf + 3);
-	} else {
-		perfcmd_quote_argv(&sb, NULL,
-				   (const char *const *)r->target.v);
-	}
-	session_meta_set(m, "command", "%s", sb.buf);
-	strbuf_reset(&sb);
-	if (r->o->kind != RECORD_TARGET_PIDS)
-		session_meta_set(m, "exit_status", "%d",
-				 spawn_exit_code(r->wait_status));
-	session_meta_set(m, "start_time", "%.6f", r->start);
-	session_meta_set(m, "end_time", "%.6f", r->end);
-	session_meta_set(m, "samples", "%lu", r->scan.samples);
-	if (r->kernel.max_stack.have && r->kernel.max_stack.value > 0)
-		session_meta_set(m, "max_stack", "%ld",
-				 r->kernel.max_stack.value);
-	for (i = 0; i < r->scan.nr_pids; i++)
-		if (r->scan.pids[i] != r->helper_pid)
-			strbuf_addf(&sb, "%s%d", sb.len ? " " : "",
-				    (int)r->scan.pids[i]);
-	session_meta_set(m, "pids", "%s", sb.buf);
-	if (r->helper_pid > 0)
-		session_meta_set(m, "helper_pid", "%d", (int)r->helper_pid);
-	/*
-	 * The program's first process: from its start to its exec it ran
-	 * the helper's last lines (vfork, execve), under the helper's comm;
-	 * the report drops its samples taken before that exec.
-	 */
-	if (r->program_pid > 0)
-		session_meta_set(m, "program_pid", "%d", (int)r->program_pid);
-	if (getcwd(cwd, sizeof(cwd)))
-		session_meta_set(m, "cwd", "%s", cwd);
-	strbuf_release(&sb);
-}
-
-/* The dump-size facts of profile_load()'s judgement. */
-static void dump_facts(const struct profile *p, struct record_cut_facts *f)
-{
-	const struct profile_quality *q = &p->quality;
-
-	f->dump_measured = q->dump_known;
-	f->dump_fixable = q->dump_fixable;
-	f->dump_needed = q->dump_need99;
-	if (!f->max_stack)
-		f->max_stack = q->max_stack;
-}
-
-/* Is anything wrong with 1 % or more of the samples? */
-static int significant(const struct profile *p)
-{
-	const struct profile_quality *q = &p->quality;
-	uint64_t cut = q->judged - q->cut[CUT_NONE];
-
-	return q->bad_names ||
-	       (q->judged && (cut * 100 >= q->judged ||
-			      q->unnamed * 100 >= q->judged));
-}
-
-/*
- * The objects whose code without symbols the samples show (native
- * frames "[object]": no symbol, a file), by the samples showing them,
- * at most max, each in at least min samples, into out.
- */
-static void unnamed_objects(const struct profile *p, struct strvec *out,
-			    size_t max, uint64_t min)
-{
-	struct { const char *dso; uint64_t samples; } obj[64];
-	size_t nr = 0, i, j, k;
-
-	for (i = 0; i < p->nr_stacks; i++) {
-		const struct stack *s = &p->stacks[i];
-
-		for (j = 0; j < s->depth; j++) {
-			const struct frame *f = &p->frames[s->frames[j]];
-
-			if (f->kind != FRAME_NATIVE || f->func || !f->dso ||
-			    f->dso[0] != '/')
-				continue;
-			for (k = 0; k < nr && strcmp(obj[k].dso, f->dso); k++)
-				;
-			if (k == nr) {
-				if (nr == ARRAY_SIZE(obj))
-					continue;
-				obj[nr].dso = f->dso;
-				obj[nr++].samples = 0;
-			}
-			/* a recording's profile is in samples */
-			obj[k].samples += s->weight;
-		}
-	}
-	while (out->nr < max && nr) {
-		for (k = 0, j = 1; j < nr; j++)
-			if (obj[j].samples > obj[k].samples)
-				k = j;
-		if (obj[k].samples < min)
-			break;
-		strvec_push(out, obj[k].dso);
-		obj[k] = obj[--nr];
-	}
-}
-
-/*
- * --wall: the switches' share of perf.data, said when the data grew
- * faster than WALL_BYTES_RATE_MAX (a program switching tens of
- * thousands of times a second, each switch with its stack).
- */
-#define WALL_BYTES_RATE_MAX 8000000u	/* bytes per second */
-
-static void wall_volume(struct record_run *r, const struct profile *p)
-{
-	struct stat st;
-	double secs = r->end - r->start, rate, per;
-
-	if (r->wall == PERFCMD_WALL_NONE || secs <= 0 || !p->quality.offcpu ||
-	    stat(r->data, &st) < 0)
-		return;
-	rate = (double)st.st_size / secs;
-	per = (double)st.st_size / (double)(p->quality.offcpu +
-					    p->total_count);
-	session_meta_set(&r->meta, "switches", "%llu",
-			 (unsigned long long)p->quality.offcpu);
-	if (rate <= WALL_BYTES_RATE_MAX)
-		return;
-	record_say(r, RECORD_MSG_WARNING, "--wall: the recording grew by "
-		   "%.1f MB/s (%.0f context switches/s, about %.0f bytes "
-		   "each with its stack), above the %u MB/s this stays "
-		   "usable at: a program that switches this often makes "
-		   "big sessions and slow reports",
-		   rate / 1e6, (double)p->quality.offcpu / secs, per,
-		   WALL_BYTES_RATE_MAX / 1000000);
-}
-
-/*
- * Read the finished session (still in r->tmp) back as report does
- * (profile_load(), which judges every sample's stack and leaves the
- * report cache behind, so that the first report is fast), say its
- * warnings and the hints the judgement backs, and keep the share of cut
- * stacks in meta.
- */
-static void judge_session(struct record_run *r)
-{
-	struct profile p;
-	struct record_cut_facts f;
-	struct strvec hints = STRVEC_INIT;
-	char err[PPR_ERR_LEN];
-	size_t i;
-	int c;
-
-	r->complete = -1.0;
-	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
-		record_say(r, RECORD_MSG_WARNING, "cannot read the recording "
-			   "back to check its stacks: %s", err);
-		profile_release(&p);
-		return;
-	}
-	memset(&f, 0, sizeof(f));
-	f.jit = r->mode.name == MODE_JIT || r->mode.name == MODE_BPF;
-	f.stack_size = r->mode.stack_size;
-	f.max_stack = r->kernel.max_stack.have &&
-		      r->kernel.max_stack.value > 0 ?
-		      (unsigned)r->kernel.max_stack.value : 0;
-	f.judged = p.quality.judged;
-	for (c = 0; c < CUT_NR; c++)
-		f.cut[c] = p.quality.cut[c];
-	dump_facts(&p, &f);
-	f.jit_fix_known = r->fix == TRI_YES;
-
-	/*
-	 * A handful of samples shows nothing worth a warning (a program
-	 * that ran for milliseconds); report still shows them all.
-	 */
-	if (p.total_count >= JUDGE_MIN_SAMPLES) {
-		/*
-		 * Below 1 % nothing changes a conclusion: the summary line
-		 * gives the complete share and every report format still
-		 * carries each warning.
-		 */
-		if (significant(&p))
-			for (i = 0; i < p.nr_warnings; i++)
-				record_say(r, RECORD_MSG_WARNING, "%s",
-				    p.warnings[i]);
-		if (p.quality.unnamed &&
-		    p.quality.unnamed * 100 >= p.quality.judged)
-			unnamed_objects(&p, &r->unnamed_objects, 3,
-					(p.quality.judged + 99) / 100);
-		record_cut_hints(&f, &hints);
-		for (i = 0; i < hints.nr; i++)
-			record_say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
-	}
-
-	wall_volume(r, &p);
-	r->complete = p.quality.judged ?
-		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
-	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));
-	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err)))
-		record_say(r, RECORD_MSG_WARNING, "%s", err);
-	strvec_clear(&hints);
-	profile_release(&p);
-}
 
 enum record_outcome record_finish(struct record_run *r)
 {
 	const struct record_options *o = r->o;
 	char err[PPR_ERR_LEN];
-	unsigned moved = 0;
 	int st;
 
 	/*
@@ -1074,26 +424,12 @@ enum record_outcome record_finish(struct record_run *r)
 		record_say(r, RECORD_MSG_WARNING, "cannot update '%s': %s",
 			   r->data, strerror(-st));
 
-	if (r->mode.name != MODE_BPF &&
-	    record_collect(r->abs_tmp, r->srcdirs, r->scan.pids,
-			   r->scan.nr_pids, r->start, &moved, err,
-			   sizeof(err)))
-		record_say(r, RECORD_MSG_WARNING, "%s", err);
-	if (r->mode.contexts) {
-		char *maps = xasprintf("%s/maps", r->abs_tmp);
-		unsigned packed;
-
-		if (record_pack_contexts(maps, &packed, err, sizeof(err)))
-			record_say(r, RECORD_MSG_WARNING, "%s", err);
-		free(maps);
-	}
-	if (r->jit_dir && record_jit_dir_remove(r->jit_dir) < 0)
-		record_say(r, RECORD_MSG_WARNING, "cannot remove '%s'",
-			   r->jit_dir);
+	if (r->backend->collect)
+		r->backend->collect(r);
 	if (record_prune_buildid(r->bid) < 0)
 		record_say(r, RECORD_MSG_WARNING,
 			   "cannot trim the build-id cache " "'%s'", r->bid);
-	if ((r->mode.name == MODE_JIT || r->mode.name == MODE_BPF) &&
+	if (mode_copies_stacks(&r->mode) &&
 	    (st = record_save_vdso(r->bid, NULL, 0)) < 0)
 		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in "
 			   "'%s': %s: samples in it will stop there", r->bid,
@@ -1105,7 +441,7 @@ enum record_outcome record_finish(struct record_run *r)
 	record_save_kallsyms(r->tmp);
 	/* room for meta when perf filled the disk */
 	unlink(r->reserve);
-	write_meta(r);
+	record_write_meta(r);
 	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		return RECORD_FAILED;
@@ -1114,7 +450,7 @@ enum record_outcome record_finish(struct record_run *r)
 	 * Judged before it is committed: once renamed into place, another
 	 * record into the same directory may move it to <dir>.old.
 	 */
-	judge_session(r);
+	record_judge_session(r);
 	if (session_commit(r->tmp, o->output, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
 		record_say(r, RECORD_MSG_HINT, "the recording is in '%s'",

@@ -103,6 +103,8 @@ enum record_outcome {
 	RECORD_CANNOT_EXEC,	/* ...or found and cannot be run */
 };
 
+struct record_backend;
+
 struct record_run {
 	const struct record_options *o;
 	record_msg_fn *msg;
@@ -121,6 +123,8 @@ struct record_run {
 	struct route_walker walker; /* can the frame walker load here */
 	int walker_asked;	/* ...asked (record_walker_here()) */
 	struct mode mode;
+	const struct record_backend *backend; /* perf record or the walker,
+				   chosen with the mode (run_priv.h) */
 	char *perf;		/* resolved perf path */
 	char *python;		/* resolved interpreter path */
 	unsigned freq;		/* capped */
@@ -175,7 +179,6 @@ struct record_run {
 int record_is_bpf(const struct record_options *o);
 /* r->walker: can the frame walker load here (asked once). */
 const struct route_walker *record_walker_here(struct record_run *r);
-enum record_outcome record_bpf_execute(struct record_run *r);
 
 void record_init(struct record_run *r, const struct record_options *o,
 		 record_msg_fn *msg, void *msg_data);

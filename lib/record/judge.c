@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The finished session read back as report reads it, judged: its
+ * warnings, the hints the judgement backs, the share of cut stacks
+ * (see run_priv.h).  record -> report, one way.
+ */
+#include "compat.h"
+#include "record/run_priv.h"
+#include "record/checks.h"
+#include "record/cuts.h"
+#include "report/profile.h"
+
+#include <sys/stat.h>
+
+/* Fewer samples than this show nothing worth a warning. */
+#define JUDGE_MIN_SAMPLES 50
+
+/* The dump-size facts of profile_load()'s judgement. */
+static void dump_facts(const struct profile *p, struct record_cut_facts *f)
+{
+	const struct profile_quality *q = &p->quality;
+
+	f->dump_measured = q->dump_known;
+	f->dump_fixable = q->dump_fixable;
+	f->dump_needed = q->dump_need99;
+	if (!f->max_stack)
+		f->max_stack = q->max_stack;
+}
+
+/* Is anything wrong with 1 % or more of the samples? */
+static int significant(const struct profile *p)
+{
+	const struct profile_quality *q = &p->quality;
+	uint64_t cut = q->judged - q->cut[CUT_NONE];
+
+	return q->bad_names ||
+	       (q->judged && (cut * 100 >= q->judged ||
+			      q->unnamed * 100 >= q->judged));
+}
+
+/*
+ * The objects whose code without symbols the samples show (native
+ * frames "[object]": no symbol, a file), by the samples showing them,
+ * at most max, each in at least min samples, into out.
+ */
+static void unnamed_objects(const struct profile *p, struct strvec *out,
+			    size_t max, uint64_t min)
+{
+	struct { const char *dso; uint64_t samples; } obj[64];
+	size_t nr = 0, i, j, k;
+
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		for (j = 0; j < s->depth; j++) {
+			const struct frame *f = &p->frames[s->frames[j]];
+
+			if (f->kind != FRAME_NATIVE || f->func || !f->dso ||
+			    f->dso[0] != '/')
+				continue;
+			for (k = 0; k < nr && strcmp(obj[k].dso, f->dso); k++)
+				;
+			if (k == nr) {
+				if (nr == ARRAY_SIZE(obj))
+					continue;
+				obj[nr].dso = f->dso;
+				obj[nr++].samples = 0;
+			}
+			/* a recording's profile is in samples */
+			obj[k].samples += s->weight;
+		}
+	}
+	while (out->nr < max && nr) {
+		for (k = 0, j = 1; j < nr; j++)
+			if (obj[j].samples > obj[k].samples)
+				k = j;
+		if (obj[k].samples < min)
+			break;
+		strvec_push(out, obj[k].dso);
+		obj[k] = obj[--nr];
+	}
+}
+
+/*
+ * --wall: the switches' share of perf.data, said when the data grew
+ * faster than WALL_BYTES_RATE_MAX (a program switching tens of
+ * thousands of times a second, each switch with its stack).
+ */
+#define WALL_BYTES_RATE_MAX 8000000u	/* bytes per second */
+
+static void wall_volume(struct record_run *r, const struct profile *p)
+{
+	struct stat st;
+	double secs = r->end - r->start, rate, per;
+
+	if (r->wall == PERFCMD_WALL_NONE || secs <= 0 || !p->quality.offcpu ||
+	    stat(r->data, &st) < 0)
+		return;
+	rate = (double)st.st_size / secs;
+	per = (double)st.st_size / (double)(p->quality.offcpu +
+					    p->total_count);
+	session_meta_set(&r->meta, "switches", "%llu",
+			 (unsigned long long)p->quality.offcpu);
+	if (rate <= WALL_BYTES_RATE_MAX)
+		return;
+	record_say(r, RECORD_MSG_WARNING, "--wall: the recording grew by "
+		   "%.1f MB/s (%.0f context switches/s, about %.0f bytes "
+		   "each with its stack), above the %u MB/s this stays "
+		   "usable at: a program that switches this often makes "
+		   "big sessions and slow reports",
+		   rate / 1e6, (double)p->quality.offcpu / secs, per,
+		   WALL_BYTES_RATE_MAX / 1000000);
+}
+
+/*
+ * Read the finished session (still in r->tmp) back as report does
+ * (profile_load(), which judges every sample's stack and leaves the
+ * report cache behind, so that the first report is fast), say its
+ * warnings and the hints the judgement backs, and keep the share of cut
+ * stacks in meta.
+ */
+void record_judge_session(struct record_run *r)
+{
+	struct profile p;
+	struct record_cut_facts f;
+	struct strvec hints = STRVEC_INIT;
+	char err[PPR_ERR_LEN];
+	size_t i;
+	int c;
+
+	r->complete = -1.0;
+	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
+		record_say(r, RECORD_MSG_WARNING, "cannot read the recording "
+			   "back to check its stacks: %s", err);
+		profile_release(&p);
+		return;
+	}
+	memset(&f, 0, sizeof(f));
+	f.jit = mode_copies_stacks(&r->mode);
+	f.stack_size = r->mode.stack_size;
+	f.max_stack = r->kernel.max_stack.have &&
+		      r->kernel.max_stack.value > 0 ?
+		      (unsigned)r->kernel.max_stack.value : 0;
+	f.judged = p.quality.judged;
+	for (c = 0; c < CUT_NR; c++)
+		f.cut[c] = p.quality.cut[c];
+	dump_facts(&p, &f);
+	f.jit_fix_known = r->fix == TRI_YES;
+
+	/*
+	 * A handful of samples shows nothing worth a warning (a program
+	 * that ran for milliseconds); report still shows them all.
+	 */
+	if (p.total_count >= JUDGE_MIN_SAMPLES) {
+		/*
+		 * Below 1 % nothing changes a conclusion: the summary line
+		 * gives the complete share and every report format still
+		 * carries each warning.
+		 */
+		if (significant(&p))
+			for (i = 0; i < p.nr_warnings; i++)
+				record_say(r, RECORD_MSG_WARNING, "%s",
+				    p.warnings[i]);
+		if (p.quality.unnamed &&
+		    p.quality.unnamed * 100 >= p.quality.judged)
+			unnamed_objects(&p, &r->unnamed_objects, 3,
+					(p.quality.judged + 99) / 100);
+		record_cut_hints(&f, &hints);
+		for (i = 0; i < hints.nr; i++)
+			record_say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
+	}
+
+	wall_volume(r, &p);
+	r->complete = p.quality.judged ?
+		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;
+	session_meta_set(&r->meta, "truncated", "%.4f", record_cut_share(&f));
+	if (session_meta_write(r->tmp, &r->meta, err, sizeof(err)))
+		record_say(r, RECORD_MSG_WARNING, "%s", err);
+	strvec_clear(&hints);
+	profile_release(&p);
+}

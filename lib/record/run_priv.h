@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_RECORD_RUN_PRIV_H
+#define PPR_RECORD_RUN_PRIV_H
+#include "compat.h"
+#include "record/run.h"
+#include "record/status.h"
+#include "strbuf.h"
+
+/*
+ * The parts of record's pipeline (run.h), internal to lib/record/: the
+ * backend the decision chose, and the jobs run.c hands out.
+ */
+
+/*
+ * What records: perf record (perfrun.c) or the frame walker (bpfrun.c),
+ * chosen once by the decision (r->backend, record_prepare()).
+ */
+struct record_backend {
+	/*
+	 * The session directory exists: the program's environment, and
+	 * what runs it (perf record's commands, the exec helper).
+	 */
+	enum record_outcome (*prepare)(struct record_run *r);
+	/* Run the program (or attach) and record. */
+	enum record_outcome (*execute)(struct record_run *r);
+	/* finish: the run's own files into the session; may be NULL. */
+	void (*collect)(struct record_run *r);
+};
+
+extern const struct record_backend record_perf_backend;
+extern const struct record_backend record_walker_backend;
+
+/* supervise.c: perf and its helpers run, signals passed on, waits. */
+
+/*
+ * Run perf record with its stderr into perr; returns its wait status or
+ * -errno.  Ctrl-C is for the program (and perf): we ignore it; a
+ * SIGTERM/SIGHUP sent to us alone is passed through the exec helper
+ * (its pid in statusf) to the program.
+ */
+int record_run_perf(const char *const *argv, const char *const *env,
+		    const char *statusf, struct strbuf *perr,
+		    char *err, size_t errlen);
+/*
+ * The exec helper outlived perf: wait for it and read the program's
+ * status from statusf.
+ */
+enum record_status_kind record_wait_helper(const char *statusf,
+					   pid_t exec_pid, int *value);
+/*
+ * Run a helper perf command (its output dropped, its stderr into
+ * errout), in its own process group: a late Ctrl-C does not cut it.
+ */
+int record_run_quiet(const char *const *argv, struct strbuf *errout);
+
+/*
+ * inject.c: mend the jitdumps the run's ended processes wrote, then
+ * perf inject --jit r->raw into r->data (raw kept as data on failure,
+ * said).
+ */
+void record_inject(struct record_run *r);
+
+/* meta.c: r's facts into r->meta (written by the caller). */
+void record_write_meta(struct record_run *r);
+
+/*
+ * judge.c: read the finished session (still in r->tmp) back as report
+ * does (profile_load(), which judges every sample's stack and leaves
+ * the report cache behind, so that the first report is fast), say its
+ * warnings and the hints the judgement backs, and keep the share of cut
+ * stacks in meta (written again).
+ */
+void record_judge_session(struct record_run *r);
+
+#endif
