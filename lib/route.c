@@ -72,7 +72,7 @@ int route_auto_walker(const struct route_ask *a, const struct route_facts *f,
 }
 
 int route_bpf(const struct route_ask *a, const struct route_facts *f,
-	      struct mode *out, struct route_problem *p)
+	      struct mode *out, struct problem *p)
 {
 	const struct route_walker *w = f->walker;
 	char why[PPR_ERR_LEN];

@@ -5,6 +5,7 @@
 #include "mode.h"
 #include "perfcmd.h"
 #include "perfversion.h"
+#include "problem.h"
 #include "pyinfo.h"
 #include "sysprobe.h"
 
@@ -31,18 +32,9 @@ struct route_ask {
 	int trampoline_given;		/* --trampoline, any value */
 	const char *event;		/* -e, or NULL */
 	int perf_args;			/* --perf-arg given */
-	int perf_named;			/* --perf or $PYPERF_PERF names a perf */
+	int perf_named;			/* --perf or $PYPERF_PERF name one */
 	unsigned long stack_size;	/* --stack-size, or 0 */
 	int nr_pids;			/* -p: attaching to this many */
-};
-
-/*
- * A message and the hint that goes with it ("" when none), filled with
- * set_err(): how a route's problem comes back to record and doctor.
- */
-struct route_problem {
-	char text[PPR_ERR_LEN];
-	char hint[PPR_ERR_LEN];
 };
 
 /*
@@ -54,7 +46,7 @@ struct route_problem {
  */
 struct route_walker {
 	int ready;
-	struct route_problem why;
+	struct problem why;
 	unsigned stack_max;
 };
 
@@ -92,7 +84,7 @@ int route_auto_walker(const struct route_ask *a, const struct route_facts *f,
  * of the last two: the processes are checked one by one.
  */
 int route_bpf(const struct route_ask *a, const struct route_facts *f,
-	      struct mode *out, struct route_problem *p);
+	      struct mode *out, struct problem *p);
 
 /*
  * perf record's route: mode_decide() with a's mode (MODE_AUTO, _PERF

@@ -1091,8 +1091,9 @@ static void judge_probe(struct doctor *d)
 				    p->pass[0].deep_complete, p->pass[0].deep,
 				    DOCTOR_PROBE_DEPTH,
 				    probe_limit_name(p->limit),
-				    p->limit_text),
-			  p->limit_fix[0] ? xstrdup(p->limit_fix) : NULL);
+				    p->limit_why.text),
+			  p->limit_why.hint[0] ? xstrdup(p->limit_why.hint)
+					       : NULL);
 }
 
 /* --- all of it ------------------------------------------------------------ */

@@ -119,9 +119,8 @@ struct doctor_probe {
 	pid_t pid;		/* the first probe interpreter's pid, or 0 */
 	char workdir[256];	/* the private directory (removed) */
 	char detail[PPR_ERR_LEN]; /* one line: what went wrong, or "" */
-	char limit_text[PPR_ERR_LEN]; /* one line: why deep stacks are
-					 cut, or "" */
-	char limit_fix[256];	/* what would help, or "" */
+	struct problem limit_why; /* why deep stacks are cut (one
+				   line), and what would help or "" */
 };
 
 /* Whether an object of the interpreter has names for all its code. */

@@ -181,9 +181,10 @@ static void json_probe(struct json *j, const struct doctor_probe *p)
 	json_kv_bool(j, "deep_complete", p->deep_complete);
 	json_kv_str(j, "limit", p->recorded && p->names_found
 					? probe_limit_name(p->limit) : NULL);
-	json_kv_str(j, "limit_text", p->limit_text[0] ? p->limit_text
-						      : NULL);
-	json_kv_str(j, "limit_fix", p->limit_fix[0] ? p->limit_fix : NULL);
+	json_kv_str(j, "limit_text", p->limit_why.text[0] ? p->limit_why.text
+							  : NULL);
+	json_kv_str(j, "limit_fix", p->limit_why.hint[0] ? p->limit_why.hint
+							 : NULL);
 	json_key(j, "needed_stack_size");
 	if (p->needed_stack)
 		json_uint(j, p->needed_stack);

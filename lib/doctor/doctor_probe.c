@@ -528,7 +528,8 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 	}
 	if (!a->deep) {
 		p->limit = PROBE_LIMIT_UNKNOWN;
-		set_err(p->limit_text, sizeof(p->limit_text),
+		set_err(p->limit_why.text,
+			sizeof(p->limit_why.text),
 			"no sample of the deep stack has the probe's "
 			"functions");
 		return;
@@ -548,24 +549,28 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 	case CUT_DEPTH:
 		p->limit = PROBE_LIMIT_DEPTH;
 		p->frame_cap = max_stack ? max_stack : a->deep_frames_max;
-		set_err(p->limit_text, sizeof(p->limit_text),
+		set_err(p->limit_why.text,
+			sizeof(p->limit_why.text),
 			"call chains stop at the kernel's cap of %u frames "
 			"(kernel.perf_event_max_stack); a %d-level Python "
 			"stack has more", p->frame_cap, DOCTOR_PROBE_DEPTH);
-		set_err(p->limit_fix, sizeof(p->limit_fix),
+		set_err(p->limit_why.hint,
+			sizeof(p->limit_why.hint),
 			"sudo sysctl kernel.perf_event_max_stack=4096");
 		return;
 	case CUT_DUMP:
 		p->needed_stack = dump_for(p->deep_bytes);
 		if (b_whole) {
 			p->limit = PROBE_LIMIT_DUMP;
-			set_err(p->limit_text, sizeof(p->limit_text),
+			set_err(p->limit_why.text,
+				sizeof(p->limit_why.text),
 				"the stack dump was full: a %d-level Python "
 				"stack takes %lu bytes of C stack, more than "
 				"the %u-byte dump; it is whole at %u",
 				DOCTOR_PROBE_DEPTH, p->deep_bytes,
 				a->stack_size, b->stack_size);
-			set_err(p->limit_fix, sizeof(p->limit_fix),
+			set_err(p->limit_why.hint,
+				sizeof(p->limit_why.hint),
 				"for programs this deep, record with "
 				"--stack-size %u", p->needed_stack);
 			return;
@@ -574,8 +579,8 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 		    (b && main_cut(b) == CUT_DUMP)) {
 			p->limit = PROBE_LIMIT_DUMP_MAX;
 			if (per)
-				set_err(p->limit_text,
-					sizeof(p->limit_text),
+				set_err(p->limit_why.text,
+					sizeof(p->limit_why.text),
 					"the stack dump was full: a %d-level "
 					"Python stack takes %lu bytes of C "
 					"stack (%lu a level) and perf copies "
@@ -587,12 +592,13 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 					PERF_STACK_DUMP_MAX / per,
 					a->stack_size / per, a->stack_size);
 			else
-				set_err(p->limit_text,
-					sizeof(p->limit_text),
+				set_err(p->limit_why.text,
+					sizeof(p->limit_why.text),
 					"the stack dump was full even at %u "
 					"bytes, the most perf copies",
 					PERF_STACK_DUMP_MAX);
-			set_err(p->limit_fix, sizeof(p->limit_fix),
+			set_err(p->limit_why.hint,
+				sizeof(p->limit_why.hint),
 				"no --stack-size helps deeper programs; "
 				"perf mode (a Python built with frame "
 				"pointers) has no such limit once "
@@ -600,18 +606,21 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 			return;
 		}
 		p->limit = PROBE_LIMIT_DUMP;
-		set_err(p->limit_text, sizeof(p->limit_text),
+		set_err(p->limit_why.text,
+			sizeof(p->limit_why.text),
 			"the stack dump was full: a %d-level Python stack "
 			"takes %lu bytes of C stack, more than the %u-byte "
 			"dump", DOCTOR_PROBE_DEPTH, p->deep_bytes,
 			a->stack_size);
-		set_err(p->limit_fix, sizeof(p->limit_fix),
+		set_err(p->limit_why.hint,
+			sizeof(p->limit_why.hint),
 			"for programs this deep, record with --stack-size %u",
 			p->needed_stack);
 		return;
 	case CUT_UNWIND:
 		p->limit = PROBE_LIMIT_UNWIND;
-		set_err(p->limit_text, sizeof(p->limit_text),
+		set_err(p->limit_why.text,
+			sizeof(p->limit_why.text),
 			"the %s unwinder stopped at '%s' before the end of "
 			"the %u-byte dump", p->unwinder[0] ? p->unwinder
 							   : "DWARF",
@@ -619,12 +628,14 @@ static void diagnose(struct doctor_probe *p, unsigned max_stack)
 		return;
 	default:
 		p->limit = PROBE_LIMIT_NOROOT;
-		set_err(p->limit_text, sizeof(p->limit_text),
+		set_err(p->limit_why.text,
+			sizeof(p->limit_why.text),
 			"the call chain stops at '%s' (%u Python frames) "
 			"before the process's start", a->deep_stop,
 			a->deep_py_max);
 		if (p->mode != MODE_JIT)
-			set_err(p->limit_fix, sizeof(p->limit_fix),
+			set_err(p->limit_why.hint,
+				sizeof(p->limit_why.hint),
 				"code without frame pointers is on the "
 				"stack: record in jit mode (--mode jit)");
 		return;

@@ -118,7 +118,7 @@ static enum record_outcome decide_bpf(struct record_run *r,
 				      unsigned long want)
 {
 	struct route_facts f;
-	struct route_problem p;
+	struct problem p;
 
 	memset(&f, 0, sizeof(f));
 	f.py = r->have_py ? &r->py : NULL;

@@ -110,7 +110,7 @@ static void test_bpf(void)
 	struct route_walker w;
 	struct route_ask a;
 	struct route_facts f;
-	struct route_problem p;
+	struct problem p;
 	struct pyinfo py, old;
 	struct mode m;
 
