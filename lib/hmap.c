@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Small open-addressing hash maps for the unwinder (see hmap.h).
+ * Small open-addressing hash maps (see hmap.h).
  */
 #include "compat.h"
 #include "alloc.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 
 static char *memdup0(const char *s, size_t len)
 {

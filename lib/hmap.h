@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef PPR_UNWIND_HMAP_H
-#define PPR_UNWIND_HMAP_H
+#ifndef PPR_HMAP_H
+#define PPR_HMAP_H
 /*
  * Two small open-addressing hash maps: byte-string keys (owned copies,
  * NUL bytes allowed) and u64 keys.  Values are pointers or u64 counts.

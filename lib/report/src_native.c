@@ -9,15 +9,15 @@
 #include "alloc.h"
 #include "byteorder.h"
 #include "perfdata.h"
-#include "report/owntasks.h"
+#include "report/src_owntasks.h"
 #include "report/src_native.h"
 #include "walker/pycode.h"
 #include <linux/types.h>
 #include "walker/walker_abi.h"
-#include "report/switches.h"
+#include "report/src_native_switches.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 #include "unwind/unwind.h"
 
 #include <unistd.h>

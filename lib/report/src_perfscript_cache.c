@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The session's cache of perf script output (see report_cache.h for the
+ * The session's cache of perf script output (see src_perfscript_cache.h for the
  * file format).
  */
 #include "compat.h"
@@ -8,7 +8,7 @@
 #include "byteorder.h"
 #include "fileio.h"
 #include "report/profile_priv.h"
-#include "report/report_cache.h"
+#include "report/src_perfscript_cache.h"
 #include "spawn.h"
 
 #include <fcntl.h>

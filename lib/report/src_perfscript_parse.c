@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "compat.h"
 #include "alloc.h"
-#include "report/perfscript.h"
+#include "report/src_perfscript_parse.h"
 
 void perfscript_init(struct perfscript *ps, sample_fn cb, void *data)
 {

@@ -13,7 +13,7 @@
  * frame as it is.  Each distinct frame is classified once (the raw
  * table).  Before naming, name_rebuild() replaces the Python callers
  * of a sample that holds a context trampoline by those its context
- * table names (report/contexts.h).
+ * table names (report/stage_name_contexts.h).
  */
 #include "compat.h"
 #include "alloc.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "compat.h"
 #include "alloc.h"
-#include "report/perfmap.h"
+#include "report/stage_name_perfmap.h"
 #include "strbuf.h"
 
 void perfmap_init(struct perfmap *m)

@@ -38,7 +38,7 @@
  */
 #include "compat.h"
 #include "walker/pycode.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 #include "alloc.h"
 #include "strbuf.h"
 #include "fileio.h"

@@ -9,7 +9,7 @@
 #include "compat.h"
 #include "perfwrite.h"
 #include "strbuf.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 #include "walker/walker.h"
 #include "walker/wconv.h"
 
