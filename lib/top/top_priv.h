@@ -17,6 +17,7 @@
  */
 #include "compat.h"
 #include "perfdata.h"
+#include "timeq.h"
 #include "report/sample.h"
 #include "top/top.h"
 
@@ -31,12 +32,6 @@ struct wrec;
 struct perf_evlist;
 struct perf_cpu_map;
 struct perf_thread_map;
-
-/* A record copied out of a ring buffer. */
-struct rec {
-	uint64_t time, seq;
-	size_t off;		/* in the batch buffer */
-};
 
 /* A sample waiting for top_update(): frames index into t->frames. */
 struct pending {
@@ -62,11 +57,11 @@ struct top {
 	struct perfdata d;
 	struct native_stream *ns;
 
+	/* the records copied out of the ring buffers, and their queue
+	   (timeq.h: off is a record's in batch) */
 	unsigned char *batch;
 	size_t batch_len, batch_alloc;
-	struct rec *recs;
-	size_t nr_recs, recs_alloc;
-	uint64_t seq;
+	struct timeq recs;
 
 	struct pending *pend;
 	size_t nr_pend, pend_alloc;

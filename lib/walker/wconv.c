@@ -129,7 +129,7 @@ void wconv_free(struct wconv *c)
 	umap_release(&c->threads);
 	strbuf_release(&c->raw);
 	free(c->arena);
-	free(c->q);
+	timeq_release(&c->q);
 	free(c->proc_root);
 	free(c->kallsyms);
 	free(c);
@@ -199,14 +199,7 @@ static size_t arena_take(struct wconv *c, size_t len)
 
 static void enqueue(struct wconv *c, size_t off, size_t len, uint64_t time)
 {
-	struct qent *e;
-
-	ALLOC_GROW(c->q, c->nr_q + 1, c->alloc_q);
-	e = &c->q[c->nr_q++];
-	e->time = time;
-	e->seq = c->seq++;
-	e->off = off;
-	e->len = len;
+	timeq_push(&c->q, time, off)->len = len;
 	if (time > c->newest)
 		c->newest = time;
 }
@@ -245,15 +238,6 @@ void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
 void wconv_lost(struct wconv *c, uint64_t lost)
 {
 	c->pending_lost += lost;
-}
-
-static int qent_cmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 int wconv_event(struct wconv *c, const void *ev, size_t len)
@@ -603,7 +587,7 @@ static int write_lost(struct wconv *c, uint64_t lost, uint64_t time,
 	return perfwrite_lost(c->pw, c->cpu_id, lost, &id, err, errlen);
 }
 
-static int process(struct wconv *c, const struct qent *q, char *err,
+static int process(struct wconv *c, const struct tq_ent *q, char *err,
 		   size_t errlen)
 {
 	const struct int_rec *ir = (const void *)(c->arena + q->off);
@@ -622,7 +606,7 @@ static int process(struct wconv *c, const struct qent *q, char *err,
 	if (ir->hdr.type == INT_MMAP2)
 		return write_mmap2(c, ir, err, errlen);
 	/* checked when queued: cannot fail here */
-	if (walker_decode(c->arena + q->off, q->len, &d, why,
+	if (walker_decode(c->arena + q->off, (size_t)q->len, &d, why,
 			  sizeof(why)) < 0)
 		return 0;
 	switch (d.hdr->type) {
@@ -665,14 +649,12 @@ static int flush_until(struct wconv *c, uint64_t limit, char *err,
 
 	if (start(c, err, errlen) < 0)
 		return -1;
-	if (c->nr_q > 1)
-		qsort(c->q, c->nr_q, sizeof(*c->q), qent_cmp);
-	while (n < c->nr_q && c->q[n].time <= limit)
-		n++;
+	timeq_sort(&c->q);
+	n = timeq_due(&c->q, limit);
 	if (limit > c->written_limit)
 		c->written_limit = limit;
 	for (i = 0; i < n && !r; i++)
-		r = process(c, &c->q[i], err, errlen);
+		r = process(c, &c->q.e[i], err, errlen);
 	if (r < 0)
 		return -1;
 	if (c->pending_lost) {
@@ -685,21 +667,20 @@ static int flush_until(struct wconv *c, uint64_t limit, char *err,
 	if (n && perfwrite_finished_round(c->pw, err, errlen) < 0)
 		return -1;
 	/* the events held back move to the front of a new arena */
-	for (i = n; i < c->nr_q; i++) {
-		struct qent *q = &c->q[i];
-		size_t len8 = (q->len + 7) & ~(size_t)7;
+	for (i = n; i < c->q.nr; i++) {
+		struct tq_ent *q = &c->q.e[i];
+		size_t len8 = ((size_t)q->len + 7) & ~(size_t)7;
 
 		ALLOC_GROW(keep, keep_len + len8, keep_alloc);
-		memcpy(keep + keep_len, c->arena + q->off, q->len);
+		memcpy(keep + keep_len, c->arena + q->off, (size_t)q->len);
 		q->off = keep_len;
 		keep_len += len8;
-		c->q[i - n] = *q;
 	}
+	timeq_drop(&c->q, n);
 	free(c->arena);
 	c->arena = keep;
 	c->arena_len = keep_len;
 	c->arena_alloc = keep_alloc;
-	c->nr_q -= n;
 	c->st.bytes = perfwrite_data_bytes(c->pw);
 	return 0;
 }

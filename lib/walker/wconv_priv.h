@@ -10,6 +10,7 @@
 #include "perfwrite.h"
 #include "strbuf.h"
 #include "hmap.h"
+#include "timeq.h"
 #include "walker/walker.h"
 #include "walker/wconv.h"
 
@@ -33,11 +34,6 @@
 #define REG_SP 7				/* in perf's x86-64 order */
 #define REG_IP 8
 #define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
-
-struct qent {
-	uint64_t time, seq;
-	size_t off, len;
-};
 
 /*
  * Records read from /proc when an event arrived, queued as internal
@@ -91,12 +87,14 @@ struct wconv {
 	uint64_t period_ns;
 	struct wconv_hooks hooks;
 	uint64_t cpu_id, off_id;
-	/* the queue: event copies at 8-aligned offsets of arena */
+	/*
+	 * the queue (timeq.h): event copies at 8-aligned offsets (off) of
+	 * arena, len bytes each
+	 */
 	unsigned char *arena;
 	size_t arena_len, arena_alloc;
-	struct qent *q;
-	size_t nr_q, alloc_q;
-	uint64_t seq, newest;
+	struct timeq q;
+	uint64_t newest;
 	uint64_t last_written;
 	uint64_t written_limit;	/* everything up to it is written */
 	int written_any, started, finished;
