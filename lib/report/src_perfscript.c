@@ -146,16 +146,6 @@ static void keep_cache(const struct cache_tee *t, const char *dir,
 	strbuf_release(&now);
 }
 
-/* The last non-empty line of perf's stderr, for messages. */
-static void last_line(struct strbuf *sb, char *buf, size_t len)
-{
-	char *e;
-
-	strbuf_rtrim(sb);
-	e = strrchr(sb->buf, '\n');
-	snprintf(buf, len, "%s", e ? e + 1 : sb->buf);
-}
-
 /*
  * The perf to read the session with (perfcmd_perf()): the one that
  * recorded it, when no other is asked for and it is still there (perf
@@ -280,7 +270,7 @@ static int perf_status(const struct loader *l, int status,
 		char desc[128];
 
 		spawn_describe_status(status, desc, sizeof(desc));
-		last_line(errout, line, sizeof(line));
+		str_last_line(errout->buf, errout->len, line, sizeof(line));
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
 		    !ps->bytes) {
 			perf_missing(l, err, errlen);
@@ -293,7 +283,7 @@ static int perf_status(const struct loader *l, int status,
 	}
 	if (!ps->samples && !ps->bytes && errout->len) {
 		/* perf said why it produced nothing */
-		last_line(errout, line, sizeof(line));
+		str_last_line(errout->buf, errout->len, line, sizeof(line));
 		set_err(err, errlen, "perf script produced no samples: %s",
 			line);
 		perf_mismatch(l, err, errlen);
