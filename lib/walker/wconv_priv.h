@@ -2,9 +2,13 @@
 #ifndef PPR_WALKER_WCONV_PRIV_H
 #define PPR_WALKER_WCONV_PRIV_H
 /*
- * What the conversion's two files share (walker/wconv.h): wconv.c, the
- * queue and the records written in time order; wconv_proc.c, what is
- * read from /proc when an event arrives.
+ * What the conversion's three files share (walker/wconv.h), each
+ * calling only the ones after it:
+ *
+ *   wconv.c        events in, records written in time order at a flush
+ *   wconv_proc.c   the processes' and threads' state, and what is read
+ *                  from /proc when an event arrives
+ *   wconv_queue.c  the queue: event and record copies in an arena
  */
 #include "compat.h"
 #include "perfwrite.h"
@@ -105,12 +109,16 @@ struct wconv {
 	struct wconv_stats st;
 };
 
-/* A process's and a thread's state: found, or made empty. */
+/* wconv_proc.c: a process's and a thread's state, found or made empty */
 struct wproc *wconv_proc_find(struct wconv *c, pid_t pid);
 struct wproc *wconv_proc_new(struct wconv *c, pid_t pid);
 void wconv_proc_free(struct wproc *p);
 struct wthread *wconv_thread_get(struct wconv *c, pid_t tid);
+/* every process's and thread's state freed */
+void wconv_procs_release(struct wconv *c);
 
+/* wconv_queue.c: an event's copy, len bytes at off in the arena */
+void wconv_enqueue(struct wconv *c, size_t off, size_t len, uint64_t time);
 /* Queue a record read from /proc (m NULL: a comm, name the comm). */
 void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
 		       pid_t tid, uint64_t time, uint32_t cpu,
