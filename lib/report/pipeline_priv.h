@@ -5,7 +5,7 @@
  * The report's sample pipeline, inside: the loader state its stages
  * share and each stage's entry points.  Not for writers or commands.
  *
- *   a source ──► pipeline_sample() (profile_load.c), for each sample:
+ *   a source ──► pipeline_sample() (pipeline.c), for each sample:
  *     agg_clock()       stage_aggregate.c  the clock's samples, weighed
  *     agg_accept()      stage_aggregate.c  the user's program, in the filter
  *     name_rebuild()    stage_name.c       context trampolines: the callers
@@ -185,7 +185,7 @@ struct loader {
 	void *tap_data;
 };
 
-/* profile_load.c: the loader's life, and one sample through the stages */
+/* pipeline.c: the loader's life, and one sample through the stages */
 void loader_init(struct loader *l, struct profile *p,
 		 const struct profile_filter *f);
 void loader_frames(struct loader *l);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The profile model: interning of frames, tasks and stacks, totals and
- * pruning.  Loading a session (perf script, parsing,
- * classification and folding) is in profile_load.c.
+ * pruning.  Loading a session into it is profile_load.c's (the
+ * sources, and the stages pipeline.c runs each sample through).
  */
 #include "compat.h"
 #include "alloc.h"
