@@ -102,14 +102,17 @@ cycles() {
 			more = nwhy[p[i], p[i + 1]] - 5
 			if (more > 0) print "\t\t(and " more " more)"
 		}
-		found = 1
+		cycles[++found] = line
 	}
 	END {
 		for (s in node) {
 			delete onpath
 			walk(s, s, s, 0)
 		}
-		exit found
+		# the list again at the end, where a failed test shows it
+		if (found) print found " cycle(s) between folders:"
+		for (i = 1; i <= found; i++) print "  " cycles[i]
+		exit found > 0
 	}'
 }
 
@@ -124,8 +127,8 @@ test_expect_success 'the #include edges between lib/ folders' '
 
 test_expect_success 'no cycle of #include edges between lib/ folders' '
 	include_edges >edges &&
-	if ! cycles <edges >found; then
-		cat found
+	if ! cycles <edges >found-includes; then
+		cat found-includes
 		return 1
 	fi
 '
@@ -133,8 +136,8 @@ test_expect_success 'no cycle of #include edges between lib/ folders' '
 test_expect_success 'no cycle of calls between lib/ folders (nm of the objects)' '
 	call_edges >calls &&
 	test_grep "^report lib .* uses xmalloc" calls &&
-	if ! cycles <calls >found; then
-		cat found
+	if ! cycles <calls >found-calls; then
+		cat found-calls
 		return 1
 	fi
 '
@@ -148,6 +151,7 @@ test_expect_success 'the cycle check finds a cycle and names its files' '
 	test_grep "^cycle: a -> b -> c -> a\$" found &&
 	test_grep "lib/c/z.c includes" found &&
 	test $(grep -c "^cycle:" found) = 1 &&
+	test_grep "^1 cycle\(s\) between folders:" found &&
 	printf "%s\n" "a b x" "b c y" >fake &&
 	cycles <fake
 '
