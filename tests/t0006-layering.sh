@@ -43,9 +43,13 @@ include_edges() {
 
 # call_edges: one line per symbol an object of one folder uses and an
 # object of another defines, "FROM TO lib/FROM/file.o uses SYMBOL",
-# from nm on the build's objects (calls and data alike).
+# from nm on the build's objects (calls and data alike): the objects of
+# today's sources only, not those a renamed file left in the build.
 call_edges() {
-	(cd "$PPR_BUILD" && find lib -name '*.o' | sort | xargs nm -A) |
+	(cd "$PPR_SRCDIR" && find lib -name '*.c' ! -name '*.bpf.c' | sort) |
+	sed 's/\.c$/.o/' | (cd "$PPR_BUILD" &&
+		while read -r o; do test -e "$o" && echo "$o"; done) >objects &&
+	(cd "$PPR_BUILD" && xargs nm -A) <objects |
 	awk '
 	{
 		# "lib/report/x.o: 0000000000000010 T name" or "...:  U name"
