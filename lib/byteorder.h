@@ -34,4 +34,14 @@ static inline void put_le64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* The bits set in v: how many registers a sample's regs mask holds. */
+static inline int popcount64(uint64_t v)
+{
+	int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
 #endif

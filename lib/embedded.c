@@ -10,6 +10,7 @@
 #include "fileio.h"
 #include "paths.h"
 #include "spawn.h"
+#include "strbuf.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -274,8 +275,8 @@ int embedded_available(const struct pyinfo *py)
  */
 static void last_line(const char *text, char *buf, size_t len)
 {
-	const char *msg = NULL, *hnt = NULL, *last = NULL, *p;
-	int mn = 0, hn = 0, ln = 0;
+	const char *msg = NULL, *hnt = NULL, *p;
+	int mn = 0, hn = 0;
 
 	for (p = text; *p; ) {
 		const char *nl = strchrnul(p, '\n');
@@ -288,10 +289,6 @@ static void last_line(const char *text, char *buf, size_t len)
 			hnt = p + 6;
 			hn = n - 6;
 		}
-		if (n > 0) {
-			last = p;
-			ln = n;
-		}
 		p = *nl ? nl + 1 : nl;
 	}
 	if (msg && hnt)
@@ -299,7 +296,7 @@ static void last_line(const char *text, char *buf, size_t len)
 	else if (msg)
 		snprintf(buf, len, "%.*s", mn, msg);
 	else
-		snprintf(buf, len, "%.*s", ln, last ? last : "");
+		str_last_line(text, strlen(text), buf, len);
 }
 
 /* "<real path of the interpreter>\n", for ORIGIN files; NULL if unknown. */

@@ -58,3 +58,14 @@ int parse_uint_prefix(const char *s, unsigned long *out, const char **end)
 	*end = p;
 	return 0;
 }
+
+int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

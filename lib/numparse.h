@@ -13,5 +13,7 @@ int parse_ulong(const char *s, int base, unsigned long max,
 		unsigned long *out);
 /* Parse a decimal prefix of s; *end points past it.  -EINVAL if none. */
 int parse_uint_prefix(const char *s, unsigned long *out, const char **end);
+/* A hex digit's value (0-9, a-f, A-F), or -1. */
+int hexval(int c);
 
 #endif

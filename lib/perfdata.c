@@ -71,15 +71,6 @@ static int in_bounds(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
-static int popcount64(uint64_t v)
-{
-	int n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
-}
-
 static int read_attrs(struct perfdata *d, uint64_t off, uint64_t size,
 		      uint64_t entry, char *err, size_t errlen)
 {

@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "perfwrite.h"
 #include "alloc.h"
+#include "byteorder.h"
 #include "fileio.h"
 #include "strbuf.h"
 
@@ -112,15 +113,6 @@ static void add_string(struct strbuf *b, const char *s)
 	add32(b, (uint32_t)padded);
 	strbuf_add(b, s, n);
 	add_zeros(b, padded - n);
-}
-
-static int popcount64(uint64_t v)
-{
-	int n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
 }
 
 static int write_err(struct perfwrite *w, char *err, size_t errlen)

@@ -156,7 +156,7 @@ int perfwrite_lost(struct perfwrite *w, uint64_t ev_id, uint64_t lost,
  * Any other record of the kernel's (type < 64): body is its contents
  * without a sample_id trailer (len bytes, padded by the writer); the
  * trailer is added from id, as for the records above.  For records
- * carried over from another perf.data (report/export_perf.h).
+ * carried over from another perf.data (report/fmt_perfdata.h).
  */
 int perfwrite_record(struct perfwrite *w, uint32_t type, uint16_t misc,
 		     const void *body, size_t len, const struct pw_id *id,

@@ -122,6 +122,18 @@ void strbuf_rtrim(struct strbuf *sb)
 		sb->buf[sb->len] = '\0';
 }
 
+void str_last_line(const char *s, size_t n, char *buf, size_t len)
+{
+	const char *end = s + n, *start;
+
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	snprintf(buf, len, "%.*s", (int)(end - start), start);
+}
+
 ssize_t strbuf_read_fd(struct strbuf *sb, int fd, size_t max)
 {
 	size_t start = sb->len;

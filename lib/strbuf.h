@@ -32,6 +32,12 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
 /* Remove trailing white space. */
 void strbuf_rtrim(struct strbuf *sb);
 /*
+ * The last line of the text [s, s + n) into buf (at most len - 1 bytes),
+ * trailing white space and empty lines left out; "" if none: a
+ * program's last word on its stderr, for a one-line reason.
+ */
+void str_last_line(const char *s, size_t n, char *buf, size_t len);
+/*
  * Read the whole of fd into sb (appending).  Returns the number of bytes
  * read or -errno.  Stops after max bytes when max > 0 (returns -EFBIG).
  */

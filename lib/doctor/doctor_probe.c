@@ -261,19 +261,6 @@ static int write_script(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-/* The last non-empty line of perf's stderr, for a one-line reason. */
-static void last_line(const struct strbuf *sb, char *buf, size_t len)
-{
-	const char *end = sb->buf + sb->len, *start;
-
-	while (end > sb->buf && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
-	start = end;
-	while (start > sb->buf && start[-1] != '\n')
-		start--;
-	snprintf(buf, len, "%.*s", (int)(end - start), start);
-}
-
 /* Run argv; 0 when it exits 0, else -1 with p->detail set. */
 static int run(const char *what, const char *const *argv,
 	       const char *const *env, struct strbuf *out,
@@ -291,7 +278,7 @@ static int run(const char *what, const char *const *argv,
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		spawn_describe_status(st, how, sizeof(how));
-		last_line(&errout, line, sizeof(line));
+		str_last_line(errout.buf, errout.len, line, sizeof(line));
 		set_err(p->detail, sizeof(p->detail), "%s %s%s%s", what, how,
 			line[0] ? ": " : "", line);
 		goto out;

@@ -5,6 +5,7 @@
 #include "compat.h"
 #include "report/calltree.h"
 #include "alloc.h"
+#include "hmap.h"
 
 /* --- hash tables ------------------------------------------------------- */
 
@@ -19,15 +20,6 @@ struct calltree_priv {
 	struct node_slot *nhash;
 	size_t ncap;
 };
-
-static uint64_t hash_str(const char *s, uint64_t h)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
 
 static uint64_t mix64(uint64_t x)
 {

@@ -31,7 +31,7 @@ static int pprof_missing(const struct profile *p, const struct fmt_opts *o,
 #define PPROF_WRITER pprof_missing
 #endif
 
-/* perf-data is written from the session (report/export_perf.h) */
+/* perf-data is written from the session (report/fmt_perfdata.h) */
 static int perf_data_from_profile(const struct profile *p,
 				  const struct fmt_opts *o, FILE *fp,
 				  char *err, size_t errlen)

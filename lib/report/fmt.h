@@ -28,7 +28,7 @@ enum fmt_format {
 	FMT_PPROF,
 	/*
 	 * perf.data with the Python frames in place, and its perf maps
-	 * (report/export_perf.h): written from the session, not from a
+	 * (report/fmt_perfdata.h): written from the session, not from a
 	 * profile; its writer here only fails, saying so.
 	 */
 	FMT_PERF_DATA,

@@ -17,7 +17,7 @@
 #include "compat.h"
 #include "report/fmt.h"
 #include "strtab.h"
-#include "report/flame.h"
+#include "report/fmt_flame.h"
 #include "report/flame_assets.h"
 #include "json.h"
 #include "alloc.h"

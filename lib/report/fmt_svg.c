@@ -9,7 +9,7 @@
  */
 #include "compat.h"
 #include "report/fmt.h"
-#include "report/flame.h"
+#include "report/fmt_flame.h"
 #include "report/flame_assets.h"
 #include "xml.h"
 #include "alloc.h"

@@ -5,7 +5,7 @@
  * The report's sample pipeline, inside: the loader state its stages
  * share and each stage's entry points.  Not for writers or commands.
  *
- *   a source ──► pipeline_sample() (profile_load.c), for each sample:
+ *   a source ──► pipeline_sample() (pipeline.c), for each sample:
  *     agg_clock()       stage_aggregate.c  the clock's samples, weighed
  *     agg_accept()      stage_aggregate.c  the user's program, in the filter
  *     name_rebuild()    stage_name.c       context trampolines: the callers
@@ -15,18 +15,18 @@
  *     agg_add()         stage_aggregate.c  the view's stack, into the model
  *   then, once every sample is in:
  *     judge_dumps()     stage_judge.c      what a bigger dump would do
- *     quality_warnings(), quality_lost()   quality.c
+ *     quality_warnings(), quality_lost()   stage_quality.c
  *
  * Sources: src_native.c (perf.data read here), src_perfscript.c (perf
  * script, or the session's cache of it), lib/top/ (libperf's ring
  * buffers, through profile_live.c).
  */
 #include "compat.h"
-#include "report/contexts.h"
-#include "report/perfmap.h"
+#include "report/stage_name_contexts.h"
+#include "report/stage_name_perfmap.h"
 #include "report/profile.h"
 #include "report/profile_priv.h"
-#include "report/report_cache.h"
+#include "report/src_perfscript_cache.h"
 #include "report/sample.h"
 #include "stackroot.h"
 
@@ -100,7 +100,7 @@ struct cut_dump {
 /* ---- the loader ------------------------------------------------------ */
 
 /*
- * A tap on the pipeline (report/export_perf.c): each sample the
+ * A tap on the pipeline (report/fmt_perfdata.c): each sample the
  * aggregation takes, as the stages leave it (clocked, accepted by the
  * filter, its stack judged: cut is CUT_NONE or why it is cut), just
  * before it goes into the model.
@@ -140,7 +140,7 @@ struct loader {
 	uint64_t from_ns, to_ns;	/* absolute window; 0 = open */
 	int have_first;
 	pid_t helper_pid;	/* record's exec helper: the sources follow
-				   its tasks (report/owntasks.h) */
+				   its tasks (report/src_owntasks.h) */
 
 	/* judging */
 	int jit;		/* DWARF unwinding (jit mode) */
@@ -185,7 +185,7 @@ struct loader {
 	void *tap_data;
 };
 
-/* profile_load.c: the loader's life, and one sample through the stages */
+/* pipeline.c: the loader's life, and one sample through the stages */
 void loader_init(struct loader *l, struct profile *p,
 		 const struct profile_filter *f);
 void loader_frames(struct loader *l);
@@ -223,7 +223,7 @@ uint32_t agg_task(struct loader *l, const struct sample *s);
 void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task);
 
-/* quality.c */
+/* stage_quality.c */
 void quality_warnings(struct profile *p, const char *unnamed_example);
 void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded);
 

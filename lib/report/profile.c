@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The profile model: interning of frames, tasks and stacks, totals and
- * pruning.  Loading a session (perf script, parsing,
- * classification and folding) is in profile_load.c.
+ * pruning.  Loading a session into it is profile_load.c's (the
+ * sources, and the stages pipeline.c runs each sample through).
  */
 #include "compat.h"
 #include "alloc.h"
+#include "hmap.h"
 #include "report/profile.h"
 #include "report/profile_priv.h"
 #include "report/calltree.h"
@@ -15,30 +16,6 @@
 #include <limits.h>
 
 /* ---- hashing ------------------------------------------------------- */
-
-uint64_t prof_hash(const void *data, size_t len, uint64_t seed)
-{
-	const unsigned char *p = data;
-	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ULL), w;
-
-	while (len >= 8) {
-		memcpy(&w, p, 8);
-		h ^= w * 0xbf58476d1ce4e5b9ULL;
-		h = (h << 27 | h >> 37) * 0x94d049bb133111ebULL;
-		p += 8;
-		len -= 8;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		h ^= w * 0xbf58476d1ce4e5b9ULL;
-		h = (h << 27 | h >> 37) * 0x94d049bb133111ebULL;
-	}
-	h ^= h >> 31;
-	h *= 0xd6e8feb86659fd93ULL;
-	h ^= h >> 32;
-	return h;
-}
 
 void htab_init(struct htab *h)
 {
@@ -328,11 +305,6 @@ static int frame_eq(const void *ctx, uint32_t id)
 	       (!k->name || !strcmp(f->name, k->name));
 }
 
-static uint64_t hash_str(const char *s, uint64_t seed)
-{
-	return s ? prof_hash(s, strlen(s), seed) : seed * 31 + 7;
-}
-
 static const char *basename_of(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -540,7 +512,7 @@ uint32_t profile_stack_add_n(struct profile *p, const uint32_t *frames,
 {
 	struct profile_priv *pp = p->priv;
 	struct stack_key k = { p, frames, depth, task };
-	uint64_t h = prof_hash(frames, depth * sizeof(uint32_t), task);
+	uint64_t h = hash_mem(frames, depth * sizeof(uint32_t), task);
 	uint32_t id = htab_find(&pp->stack_tab, h, stack_eq, &k);
 	struct stack *s;
 

@@ -102,8 +102,8 @@ const char *profile_clock_name(enum profile_clock c);
 int profile_clock_parse(const char *s, enum profile_clock *c);
 
 /*
- * Why a thread was off CPU (lib/report/waitclass.c classifies an
- * interval from its stack; its table is documented in
+ * Why a thread was off CPU (lib/report/stage_aggregate_waitclass.c
+ * classifies an interval from its stack; its table is documented in
  * pyperf-run-report(1)).  Each off-CPU stack ends in one frame
  * "[off-cpu NAME]".
  */
@@ -334,14 +334,14 @@ struct profile_quality {
 				   completes 99% of dump_known; may exceed
 				   PERF_STACK_DUMP_MAX (then no size helps
 				   that many); 0 unknown */
-	/* context trampolines (lib/report/contexts.h) */
+	/* context trampolines (lib/report/stage_name_contexts.h) */
 	uint64_t ctx_rebuilt;	/* samples whose Python stack was rebuilt */
 	uint64_t ctx_unknown;	/* ...only up to the context cap */
 	uint64_t startup_cut;	/* samples before the trampoline started
 				   that did not reach a root: not judged,
 				   under "[python start-up]" */
 	unsigned ctx_damaged;	/* context tables read only up to damage */
-	/* the in-kernel frame walker's samples (report/walkmerge.h) */
+	/* the in-kernel frame walker's samples (report/src_native_walkmerge.h) */
 	uint64_t walker_samples;
 	uint64_t walker_py_frames;	/* Python frames it gave */
 	uint64_t walker_unnamed;	/* ... whose code object was not named */

@@ -28,7 +28,6 @@ uint32_t htab_find(const struct htab *h, uint64_t hash,
 		   int (*eq)(const void *ctx, uint32_t id), const void *ctx);
 void htab_insert(struct htab *h, uint64_t hash, uint32_t id);
 
-uint64_t prof_hash(const void *data, size_t len, uint64_t seed);
 
 struct profile_priv {
 	struct htab frame_tab;

@@ -76,14 +76,14 @@ struct sample {
 	uint64_t dump_sp, dump_len;
 	/*
 	 * pyperf-run's own task, not the user's program (report/
-	 * owntasks.h): the source says, the aggregation stage leaves it out.
+	 * src_owntasks.h): the source says, the aggregation stage leaves it out.
 	 */
 	unsigned own : 1;
 	/*
 	 * The source walked the Python frames up to the thread's first
 	 * (the in-kernel frame walker): the stack is whole at the Python
 	 * level even where the native unwinding stopped short of the root
-	 * (report/walkmerge.h says how often).
+	 * (report/src_native_walkmerge.h says how often).
 	 */
 	unsigned py_whole : 1;
 	/* ... or cut it: 1 at the frame cap, 2 at a frame it could not read */

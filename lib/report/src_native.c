@@ -9,15 +9,16 @@
 #include "alloc.h"
 #include "byteorder.h"
 #include "perfdata.h"
-#include "report/owntasks.h"
+#include "report/src_owntasks.h"
 #include "report/src_native.h"
 #include "walker/pycode.h"
 #include <linux/types.h>
 #include "walker/walker_abi.h"
-#include "report/switches.h"
+#include "report/src_native_switches.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
+#include "timeq.h"
 #include "unwind/unwind.h"
 
 #include <unistd.h>
@@ -34,18 +35,6 @@
  * file, those older than everything in the newest quarter go.
  */
 #define WINDOW_BYTES (32u << 20)
-
-/*
- * A queued record: samples stay in the file (their pages are kept
- * until delivered); the other records are small and copied, so that a
- * mapping perf inject wrote early with a late time pins nothing.
- */
-struct qent {
-	uint64_t time;
-	uint64_t off;		/* of the record in the file */
-	uint64_t seq;		/* file order among equal times */
-	unsigned char *copy;	/* the record, or NULL: in the file */
-};
 
 /* What turns records into samples (shared with top's live stream). */
 struct native_stream {
@@ -70,23 +59,20 @@ struct reader {
 	const struct native_opts *o;
 	struct perfdata d;
 	struct native_stream *ns;
-	struct qent *q;
-	size_t nr_q, alloc_q;
-	uint64_t seq, last_time, round_max, next_flush;
+	/*
+	 * The records queued (timeq.h), in file order among equal times:
+	 * off is the record's in the file; samples stay there (their pages
+	 * are kept until delivered), the other records are small and
+	 * copied into ptr, so that a mapping perf inject wrote early with a
+	 * late time pins nothing.
+	 */
+	struct timeq q;
+	uint64_t last_time, round_max, next_flush;
 	uint64_t oldest_off;	/* of the samples queued (0: none) */
 	uint64_t copied;	/* bytes of the records copied and queued */
 	uint64_t next_progress;
 	struct native_stats st;
 };
-
-static int qent_cmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
 
 static const char *intern_comm(struct native_stream *r, const char *s)
 {
@@ -346,9 +332,10 @@ int native_stream_record(struct native_stream *r, const struct pd_record *rec)
 	return r->cb_ret;
 }
 
-static void do_record(struct reader *r, const struct qent *q)
+static void do_record(struct reader *r, const struct tq_ent *q)
 {
-	const unsigned char *h = q->copy ? q->copy : r->d.map + q->off;
+	const unsigned char *h = q->ptr ? (const unsigned char *)q->ptr :
+					   r->d.map + q->off;
 	struct pd_record rec;
 
 	rec.type = get_le32(h);
@@ -365,24 +352,24 @@ static void do_record(struct reader *r, const struct qent *q)
  */
 static void flush(struct reader *r, uint64_t limit)
 {
-	size_t i, k = 0;
+	struct timeq *q = &r->q;
+	size_t i, n;
 	uint64_t keep_from = r->d.pos;
 
-	if (r->nr_q > 1)
-		qsort(r->q, r->nr_q, sizeof(*r->q), qent_cmp);
-	for (i = 0; i < r->nr_q; i++) {
-		if (r->q[i].time > limit || r->ns->cb_ret) {
-			if (!r->q[i].copy && r->q[i].off < keep_from)
-				keep_from = r->q[i].off;
-			r->q[k++] = r->q[i];
-			continue;
-		}
-		do_record(r, &r->q[i]);
-		if (r->q[i].copy)
-			r->copied -= get_le16(r->q[i].copy + 6);
-		free(r->q[i].copy);
+	timeq_sort(q);
+	n = timeq_due(q, limit);
+	for (i = 0; i < n && !r->ns->cb_ret; i++) {
+		unsigned char *copy = q->e[i].ptr;
+
+		do_record(r, &q->e[i]);
+		if (copy)
+			r->copied -= get_le16(copy + 6);
+		free(copy);
 	}
-	r->nr_q = k;
+	timeq_drop(q, i);
+	for (i = 0; i < q->nr; i++)
+		if (!q->e[i].ptr && q->e[i].off < keep_from)
+			keep_from = q->e[i].off;
 	r->oldest_off = keep_from == r->d.pos ? 0 : keep_from;
 	perfdata_release_before(&r->d, keep_from);
 }
@@ -390,12 +377,13 @@ static void flush(struct reader *r, uint64_t limit)
 /* The oldest time among the newest quarter of the records queued. */
 static uint64_t window_limit(const struct reader *r)
 {
-	uint64_t from = r->seq - r->nr_q / 4, lim = UINT64_MAX;
+	const struct timeq *q = &r->q;
+	uint64_t from = q->seq - q->nr / 4, lim = UINT64_MAX;
 	size_t i;
 
-	for (i = 0; i < r->nr_q; i++)
-		if (r->q[i].seq >= from && r->q[i].time < lim)
-			lim = r->q[i].time;
+	for (i = 0; i < q->nr; i++)
+		if (q->e[i].seq >= from && q->e[i].time < lim)
+			lim = q->e[i].time;
 	/* nothing delivered yet would never move: take at least one */
 	return lim ? lim - 1 : 0;
 }
@@ -432,6 +420,7 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	if (o->header)
 		o->header(o->data, &r.d);
 	while (!r.ns->cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
+		struct tq_ent *e;
 		uint64_t t;
 
 		if (rec.type == PD_RECORD_FINISHED_ROUND) {
@@ -446,28 +435,23 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		r.last_time = t;
 		if (t > r.round_max)
 			r.round_max = t;
-		ALLOC_GROW(r.q, r.nr_q + 1, r.alloc_q);
-		r.q[r.nr_q].time = t;
-		r.q[r.nr_q].off = rec.offset;
-		r.q[r.nr_q].seq = r.seq++;
-		r.q[r.nr_q].copy = NULL;
+		e = timeq_push(&r.q, t, rec.offset);
 		if (rec.type != PD_RECORD_SAMPLE) {
-			r.q[r.nr_q].copy = xmalloc(rec.len + 8);
-			memcpy(r.q[r.nr_q].copy, rec.body - 8, rec.len + 8);
+			e->ptr = xmalloc(rec.len + 8);
+			memcpy(e->ptr, rec.body - 8, rec.len + 8);
 			r.copied += rec.len + 8;
 		} else if (r.oldest_off > rec.offset || !r.oldest_off) {
 			r.oldest_off = rec.offset;
 		}
-		r.nr_q++;
-		if (r.nr_q >= MAX_QUEUED)
+		if (r.q.nr >= MAX_QUEUED)
 			flush(&r, UINT64_MAX);
 		else if ((r.oldest_off &&
 			  rec.offset - r.oldest_off > WINDOW_BYTES) ||
 			 r.copied > WINDOW_BYTES) {
-			size_t before = r.nr_q;
+			size_t before = r.q.nr;
 
 			flush(&r, window_limit(&r));
-			if (r.nr_q == before)	/* all of one time */
+			if (r.q.nr == before)	/* all of one time */
 				flush(&r, UINT64_MAX);
 		}
 	}
@@ -491,9 +475,9 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	ret = 0;
 out:
 	native_stream_free(r.ns);
-	while (r.nr_q)
-		free(r.q[--r.nr_q].copy);
-	free(r.q);
+	while (r.q.nr)
+		free(r.q.e[--r.q.nr].ptr);
+	timeq_release(&r.q);
 	perfdata_close(&r.d);
 	return ret;
 }

@@ -18,7 +18,7 @@
  */
 #include "compat.h"
 #include "report/sample.h"
-#include "report/walkmerge.h"
+#include "report/src_native_walkmerge.h"
 
 struct perfdata;
 struct pd_record;
@@ -56,7 +56,7 @@ struct native_opts {
 	void *progress_data;
 	/*
 	 * record's exec helper (meta helper_pid), or 0: the samples of
-	 * its tasks are marked own (report/owntasks.h)
+	 * its tasks are marked own (report/src_owntasks.h)
 	 */
 	pid_t helper_pid;
 };

@@ -3,8 +3,8 @@
  * The perf-script source (pipeline_priv.h): a session in, its samples
  * out to pipeline_sample().  `perf script` runs on the session (the
  * perf that recorded it, when no other is asked for), its text is
- * parsed (report/perfscript.h) and teed into the session's cache
- * (report/report_cache.h), which a later report replays instead of
+ * parsed (report/src_perfscript_parse.h) and teed into the session's cache
+ * (report/src_perfscript_cache.h), which a later report replays instead of
  * running perf again.  perf script does not say whether a stack dump
  * was full, where a thread's stack ends, or how many samples perf
  * lost: read_dumps() walks perf.data for those facts (kept in the
@@ -14,8 +14,8 @@
 #include "alloc.h"
 #include "perfcmd.h"
 #include "perfdata.h"
-#include "report/perfscript.h"
-#include "report/owntasks.h"
+#include "report/src_perfscript_parse.h"
+#include "report/src_owntasks.h"
 #include "report/pipeline_priv.h"
 #include "session.h"
 #include "spawn.h"
@@ -96,7 +96,7 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 /*
  * Samples from perf go to the session's cache (when one is written)
  * and to the pipeline, marked when they are pyperf-run's own tasks'
- * (report/owntasks.h), which the task records between them tell.
+ * (report/src_owntasks.h), which the task records between them tell.
  */
 struct cache_tee {
 	struct loader *l;
@@ -144,16 +144,6 @@ static void keep_cache(const struct cache_tee *t, const char *dir,
 	    !memcmp(now.buf, key->buf, key->len))
 		report_cache_write(t->w, dir, key, &st);
 	strbuf_release(&now);
-}
-
-/* The last non-empty line of perf's stderr, for messages. */
-static void last_line(struct strbuf *sb, char *buf, size_t len)
-{
-	char *e;
-
-	strbuf_rtrim(sb);
-	e = strrchr(sb->buf, '\n');
-	snprintf(buf, len, "%s", e ? e + 1 : sb->buf);
 }
 
 /*
@@ -280,7 +270,7 @@ static int perf_status(const struct loader *l, int status,
 		char desc[128];
 
 		spawn_describe_status(status, desc, sizeof(desc));
-		last_line(errout, line, sizeof(line));
+		str_last_line(errout->buf, errout->len, line, sizeof(line));
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
 		    !ps->bytes) {
 			perf_missing(l, err, errlen);
@@ -293,7 +283,7 @@ static int perf_status(const struct loader *l, int status,
 	}
 	if (!ps->samples && !ps->bytes && errout->len) {
 		/* perf said why it produced nothing */
-		last_line(errout, line, sizeof(line));
+		str_last_line(errout->buf, errout->len, line, sizeof(line));
 		set_err(err, errlen, "perf script produced no samples: %s",
 			line);
 		perf_mismatch(l, err, errlen);
@@ -355,7 +345,7 @@ int src_perfscript_run(struct loader *l, char *err, size_t errlen)
 	own_tasks_init(&tee.own, l->helper_pid);
 	perfscript_init(&ps, tee_sample, &tee);
 	ps.task_cb = tee_task;
-	/* the task records tell pyperf-run's own tasks (owntasks.h) */
+	/* the task records tell pyperf-run's own tasks (src_owntasks.h) */
 	perfcmd_script_argv(perf_program(l), l->s->buildid, l->s->perf_data,
 			    need_time ? PERFSCRIPT_FIELDS_TIME :
 			    PERFSCRIPT_FIELDS, PERFCMD_SCRIPT_TASK_EVENTS |

@@ -14,7 +14,7 @@
 #include "compat.h"
 #include "alloc.h"
 #include "report/pipeline_priv.h"
-#include "report/waitclass.h"
+#include "report/stage_aggregate_waitclass.h"
 
 static int pid_in(const pid_t *v, size_t n, pid_t x)
 {
@@ -123,7 +123,7 @@ int agg_accept(struct loader *l, const struct sample *s)
 	window_init(l, s);
 	/*
 	 * record's exec helper and the program's process before its exec
-	 * (report/owntasks.h): not the user's, so not counted anywhere in
+	 * (report/src_owntasks.h): not the user's, so not counted anywhere in
 	 * the profile, not even as dropped.
 	 */
 	if (s->own)
@@ -264,9 +264,10 @@ static size_t view_mixed(struct loader *l, const struct named *nm,
 }
 
 /*
- * An off-CPU interval: its reason (waitclass.h, on every frame named,
- * before a view drops some), counted for its thread and the warnings;
- * returns the "[off-cpu REASON]" frame its stack ends in.
+ * An off-CPU interval: its reason (stage_aggregate_waitclass.h, on
+ * every frame named, before a view drops some), counted for its thread
+ * and the warnings; returns the "[off-cpu REASON]" frame its stack ends
+ * in.
  */
 static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
 			    size_t n, int *reason)

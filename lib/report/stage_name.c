@@ -13,10 +13,11 @@
  * frame as it is.  Each distinct frame is classified once (the raw
  * table).  Before naming, name_rebuild() replaces the Python callers
  * of a sample that holds a context trampoline by those its context
- * table names (report/contexts.h).
+ * table names (report/stage_name_contexts.h).
  */
 #include "compat.h"
 #include "alloc.h"
+#include "hmap.h"
 #include "report/pipeline_priv.h"
 #include "utf8.h"
 
@@ -96,8 +97,8 @@ void name_init(void)
 	htab_init(&plumbing_tab);
 	for (i = 0; i < ARRAY_SIZE(plumbing_names); i++)
 		htab_insert(&plumbing_tab,
-			    prof_hash(plumbing_names[i],
-				      strlen(plumbing_names[i]), 0),
+			    hash_mem(plumbing_names[i],
+				     strlen(plumbing_names[i]), 0),
 			    (uint32_t)i);
 	plumbing_ready = 1;
 }
@@ -126,7 +127,7 @@ static int is_plumbing_sym(const char *sym, size_t len)
 		return 1;	/* slot_tp_call, slot_nb_add, ... */
 	s.s = sym;
 	s.len = len;
-	return htab_find(&plumbing_tab, prof_hash(sym, len, 0), plumb_eq,
+	return htab_find(&plumbing_tab, hash_mem(sym, len, 0), plumb_eq,
 			 &s) != HTAB_NONE;
 }
 
@@ -392,9 +393,9 @@ static struct rframe *raw_intern(struct loader *l, const struct sample_frame *f)
 	const void *ctx[2] = { f, l };
 	/* object names repeat: their tail tells them apart well enough */
 	size_t tail = f->dso.len < 16 ? f->dso.len : 16;
-	uint64_t h = prof_hash(f->sym.s, f->sym.len,
-			       prof_hash(f->dso.s + f->dso.len - tail, tail,
-					 f->dso.len)) + f->kind +
+	uint64_t h = hash_mem(f->sym.s, f->sym.len,
+			      hash_mem(f->dso.s + f->dso.len - tail, tail,
+				       f->dso.len)) + f->kind +
 		     ((uint64_t)f->line << 8);
 	uint32_t id = htab_find(&l->raw_tab, h, raw_eq, ctx);
 	struct rframe *r;

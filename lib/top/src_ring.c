@@ -130,15 +130,6 @@ static void build_image(struct top *t, const struct perf_event_attr *a,
 	}
 }
 
-static int rec_cmp(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
 static void to_record(const unsigned char *h, struct pd_record *r)
 {
 	uint16_t size;
@@ -158,7 +149,7 @@ static void drain(struct top *t)
 	size_t i;
 
 	t->batch_len = 0;
-	t->nr_recs = 0;
+	timeq_drop(&t->recs, t->recs.nr);
 	perf_evlist__for_each_mmap(t->evlist, map, false) {
 		union perf_event *ev;
 
@@ -179,22 +170,17 @@ static void drain(struct top *t)
 			memcpy(t->batch + t->batch_len, ev, n);
 			to_record(t->batch + t->batch_len, &r);
 			perfdata_record_time(&t->d, &r, &time);
-			ALLOC_GROW(t->recs, t->nr_recs + 1, t->recs_alloc);
-			t->recs[t->nr_recs].time = time;
-			t->recs[t->nr_recs].seq = t->seq++;
-			t->recs[t->nr_recs].off = t->batch_len;
-			t->nr_recs++;
+			timeq_push(&t->recs, time, t->batch_len);
 			t->batch_len += n;
 			perf_mmap__consume(map);
 		}
 		perf_mmap__read_done(map);
 	}
-	if (t->nr_recs > 1)
-		qsort(t->recs, t->nr_recs, sizeof(*t->recs), rec_cmp);
-	for (i = 0; i < t->nr_recs; i++) {
+	timeq_sort(&t->recs);
+	for (i = 0; i < t->recs.nr; i++) {
 		struct pd_record r;
 
-		to_record(t->batch + t->recs[i].off, &r);
+		to_record(t->batch + t->recs.e[i].off, &r);
 		if (r.type == PD_RECORD_FORK || r.type == PD_RECORD_COMM) {
 			struct pd_task tk;
 			struct pd_comm c;
@@ -399,7 +385,7 @@ void ring_close(struct top *t)
 	native_stream_free(t->ns);
 	free(t->image);
 	free(t->batch);
-	free(t->recs);
+	timeq_release(&t->recs);
 }
 
 #endif

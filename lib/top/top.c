@@ -24,17 +24,6 @@ int top_available(void)
 	return 1;
 }
 
-void top_note_pid(struct top *t, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr_pids; i++)
-		if (t->pids[i] == pid)
-			return;
-	ALLOC_GROW(t->pids, t->nr_pids + 1, t->pids_alloc);
-	t->pids[t->nr_pids++] = pid;
-}
-
 int top_poll(struct top *t, int timeout_ms)
 {
 	if (t->o.nr_attach) {

@@ -2,21 +2,29 @@
 #ifndef PPR_TOP_PRIV_H
 #define PPR_TOP_PRIV_H
 /*
- * Inside `pyperf-run top` (top.h), three parts sharing struct top:
+ * Inside `pyperf-run top` (top.h), four parts sharing struct top:
  *
- *   top.c       the program: started stopped before exec, let go once
- *               the event is open on it; its processes; the stubs
- *               built without libperf
- *   src_ring.c  the source: a libperf cpu-clock event, one ring buffer
- *               per CPU, records in time order into the native reader's
- *               stream (report/src_native.h), which unwinds and names
- *               them as report does
- *   refresh.c   the refresh loop: samples wait until the program's
- *               perf maps and context tables are read again, then go
- *               into the live profile (the report's pipeline)
+ *   top.c         the program: started stopped before exec, let go
+ *                 once the event is open on it; which source; the
+ *                 stubs built without libperf
+ *   src_ring.c    a source: a libperf cpu-clock event, one ring buffer
+ *                 per CPU, records in time order (timeq.h) into the
+ *                 native reader's stream (report/src_native.h), which
+ *                 unwinds and names them as report does
+ *   src_walker.c  the other source (top --mode bpf, top -p): the
+ *                 in-kernel frame walker's records into the same stream
+ *   refresh.c     the refresh loop: samples wait until the program's
+ *                 perf maps and context tables are read again, then go
+ *                 into the live profile (the report's pipeline)
+ *
+ * top.c calls the sources; they hand their samples to refresh.c's
+ * top_keep_sample() and note the program's processes with
+ * top_note_pid() below, so that nothing calls back into top.c.
  */
 #include "compat.h"
+#include "alloc.h"
 #include "perfdata.h"
+#include "timeq.h"
 #include "report/sample.h"
 #include "top/top.h"
 
@@ -31,12 +39,6 @@ struct wrec;
 struct perf_evlist;
 struct perf_cpu_map;
 struct perf_thread_map;
-
-/* A record copied out of a ring buffer. */
-struct rec {
-	uint64_t time, seq;
-	size_t off;		/* in the batch buffer */
-};
 
 /* A sample waiting for top_update(): frames index into t->frames. */
 struct pending {
@@ -62,11 +64,11 @@ struct top {
 	struct perfdata d;
 	struct native_stream *ns;
 
+	/* the records copied out of the ring buffers, and their queue
+	   (timeq.h: off is a record's in batch) */
 	unsigned char *batch;
 	size_t batch_len, batch_alloc;
-	struct rec *recs;
-	size_t nr_recs, recs_alloc;
-	uint64_t seq;
+	struct timeq recs;
 
 	struct pending *pend;
 	size_t nr_pend, pend_alloc;
@@ -83,8 +85,17 @@ struct top {
 	struct top_stats st;
 };
 
-/* top.c: a process of the program's (for cleaning up maps) */
-void top_note_pid(struct top *t, pid_t pid);
+/* A process of the program's (top.c cleans up its maps at the end). */
+static inline void top_note_pid(struct top *t, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_pids; i++)
+		if (t->pids[i] == pid)
+			return;
+	ALLOC_GROW(t->pids, t->nr_pids + 1, t->pids_alloc);
+	t->pids[t->nr_pids++] = pid;
+}
 
 /* src_ring.c */
 /* The event's attributes for o; libperf told to keep quiet. */

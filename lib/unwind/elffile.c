@@ -4,7 +4,7 @@
  * .eh_frame, where it is loaded in a mapping (the load bias), and its
  * separate debug file.  One per file, shared by every process, found
  * by its resolved path.  The bottom layer of lib/unwind/: it calls
- * nothing there but hmap.c (see unwind_priv.h).
+ * nothing there but lib/hmap.c (see unwind_priv.h).
  */
 #include "compat.h"
 #include "alloc.h"

@@ -2,7 +2,7 @@
 /*
  * Processes and their executable mappings, from the MMAP/MMAP2, FORK
  * and COMM records; where each mapped object is read from; memory
- * reads for the unwinder.  Above elffile.c (and hmap.c) only: see
+ * reads for the unwinder.  Above elffile.c (and lib/hmap.c) only: see
  * unwind_priv.h.
  *
  * Mappings of a process are sorted and do not overlap: a new mapping

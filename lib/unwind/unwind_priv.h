@@ -14,11 +14,12 @@
  *   maps.c     processes, mappings (MMAP/FORK/exec), file resolution
  *              through the session, memory reads
  *   elffile.c  the file cache: bytes, libelf, load bias, debug file
- *   hmap.c     the hash maps; intern() below is one lookup in them
+ *   (lib/hmap.c, the hash maps, under them all; intern() below is one
+ *   lookup in them)
  */
 #include "compat.h"
 #include "unwind/unwind.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 
 #include <elfutils/libdwfl.h>
 

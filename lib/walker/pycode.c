@@ -38,10 +38,11 @@
  */
 #include "compat.h"
 #include "walker/pycode.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 #include "alloc.h"
 #include "strbuf.h"
 #include "fileio.h"
+#include "numparse.h"
 
 #include <inttypes.h>
 
@@ -493,15 +494,6 @@ int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 		return set_err(err, errlen, "cannot write '%s': %s", path,
 			       strerror(-r));
 	return 0;
-}
-
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	return -1;
 }
 
 /* Undo put_escaped on [s, s+n): a new string, or NULL if malformed. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The walker's events into perf.data records (see wconv.h): a queue
- * of event copies sorted at each flush, per-process state (the
- * interpreter's version, the executable mappings written so far) and
- * per-thread state (seen, an off-CPU interval open).
+ * of event copies sorted at each flush (wconv_queue.c), per-process
+ * state (the interpreter's version, the executable mappings written so
+ * far) and per-thread state (seen, an off-CPU interval open), kept by
+ * wconv_proc.c.
  *
  * Two moments: when an event arrives (wconv_event) the hooks are
  * called and what needs the living process is read at once,
@@ -96,40 +97,15 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	return 0;
 }
 
-void wconv_proc_free(struct wproc *p)
-{
-	size_t i;
-
-	if (!p)
-		return;
-	for (i = 0; i < p->nr_maps; i++)
-		free(p->maps[i].name);
-	free(p->maps);
-	free(p);
-}
-
 void wconv_free(struct wconv *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
 	perfwrite_abort(c->pw);
-	for (i = 0; i < c->procs.cap; i++)
-		if (c->procs.ents[i].used)
-			wconv_proc_free(c->procs.ents[i].val);
-	for (i = 0; i < c->threads.cap; i++)
-		if (c->threads.ents[i].used && c->threads.ents[i].val) {
-			struct wthread *t = c->threads.ents[i].val;
-
-			free(t->off);
-			free(t);
-		}
-	umap_release(&c->procs);
-	umap_release(&c->threads);
+	wconv_procs_release(c);
 	strbuf_release(&c->raw);
 	free(c->arena);
-	free(c->q);
+	timeq_release(&c->q);
 	free(c->proc_root);
 	free(c->kallsyms);
 	free(c);
@@ -148,112 +124,15 @@ int wconv_image(const struct wconv *c, unsigned char **buf, size_t *len,
 	return perfwrite_image(c->pw, buf, len, err, errlen);
 }
 
-struct wproc *wconv_proc_find(struct wconv *c, pid_t pid)
-{
-	struct umap_ent *e = umap_find(&c->procs, (uint64_t)(uint32_t)pid);
-
-	return e ? e->val : NULL;
-}
-
-struct wthread *wconv_thread_get(struct wconv *c, pid_t tid)
-{
-	struct umap_ent *e = umap_get(&c->threads, (uint64_t)(uint32_t)tid,
-				      NULL);
-
-	if (!e->val)
-		e->val = xcalloc(1, sizeof(struct wthread));
-	return e->val;
-}
-
-struct wproc *wconv_proc_new(struct wconv *c, pid_t pid)
-{
-	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
-				      NULL);
-
-	if (!e->val) {
-		struct wproc *p = xcalloc(1, sizeof(*p));
-
-		p->pid = pid;
-		e->val = p;
-	}
-	return e->val;
-}
-
 void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
 {
 	/* a process not seen yet keeps its version until it is */
 	wconv_proc_new(c, pid)->hexversion = hexversion;
 }
 
-/* --- the queue ---------------------------------------------------------- */
-
-/* Room for len more bytes at the arena's end (8-aligned); its offset. */
-static size_t arena_take(struct wconv *c, size_t len)
-{
-	size_t at = c->arena_len;
-
-	ALLOC_GROW(c->arena, at + ((len + 7) & ~(size_t)7), c->arena_alloc);
-	c->arena_len = at + ((len + 7) & ~(size_t)7);
-	return at;
-}
-
-static void enqueue(struct wconv *c, size_t off, size_t len, uint64_t time)
-{
-	struct qent *e;
-
-	ALLOC_GROW(c->q, c->nr_q + 1, c->alloc_q);
-	e = &c->q[c->nr_q++];
-	e->time = time;
-	e->seq = c->seq++;
-	e->off = off;
-	e->len = len;
-	if (time > c->newest)
-		c->newest = time;
-}
-
-/* An internal record (m NULL: a comm, name the comm). */
-void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
-		       pid_t tid, uint64_t time, uint32_t cpu,
-		       const struct wmap *m, const char *name, int exec)
-{
-	size_t n = strlen(name) + 1, len = sizeof(struct int_rec) + n;
-	size_t at = arena_take(c, len);
-	struct int_rec *r = (struct int_rec *)(void *)(c->arena + at);
-
-	memset(r, 0, sizeof(*r));
-	r->hdr.type = type;
-	r->hdr.size = (uint32_t)len;
-	r->hdr.time_ns = time;
-	r->hdr.pid = (uint32_t)pid;
-	r->hdr.tid = (uint32_t)tid;
-	r->hdr.cpu = cpu;
-	if (m) {
-		r->start = m->start;
-		r->len = m->end - m->start;
-		r->pgoff = m->pgoff;
-		r->ino = m->ino;
-		r->maj = m->maj;
-		r->min = m->min;
-		r->prot = m->prot;
-		r->flags = m->flags;
-	}
-	r->exec = !!exec;
-	memcpy(r->name, name, n);
-	enqueue(c, at, len, time);
-}
-
 void wconv_lost(struct wconv *c, uint64_t lost)
 {
 	c->pending_lost += lost;
-}
-
-static int qent_cmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 int wconv_event(struct wconv *c, const void *ev, size_t len)
@@ -296,31 +175,31 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 	case WALKER_EV_SAMPLE:
 	case WALKER_EV_OFFCPU:
 		wconv_arrive_sample(c, &h, ip);	/* queued before it */
-		enqueue(c, at, h.size, h.time_ns);
+		wconv_enqueue(c, at, h.size, h.time_ns);
 		if (h.type == WALKER_EV_SAMPLE &&
 		    (h.flags & WALKER_F_NO_PROC) && c->hooks.no_proc)
 			c->hooks.no_proc(c->hooks.data, (pid_t)h.pid);
 		break;
 	case WALKER_EV_FORK:
 		wconv_arrive_fork(c, &h, &tk);
-		enqueue(c, at, h.size, h.time_ns);
+		wconv_enqueue(c, at, h.size, h.time_ns);
 		if (h.pid != tk.ppid && c->hooks.fork)
 			c->hooks.fork(c->hooks.data, (pid_t)tk.ppid,
 				      (pid_t)h.pid);
 		break;
 	case WALKER_EV_EXEC:
-		enqueue(c, at, h.size, h.time_ns);	/* its COMM first */
+		wconv_enqueue(c, at, h.size, h.time_ns);	/* its COMM first */
 		wconv_arrive_exec(c, &h);
 		if (c->hooks.exec)
 			c->hooks.exec(c->hooks.data, (pid_t)h.pid);
 		break;
 	case WALKER_EV_EXIT:
-		enqueue(c, at, h.size, h.time_ns);
+		wconv_enqueue(c, at, h.size, h.time_ns);
 		if (h.tid == h.pid && c->hooks.exit)
 			c->hooks.exit(c->hooks.data, (pid_t)h.pid);
 		break;
 	default:
-		enqueue(c, at, h.size, h.time_ns);
+		wconv_enqueue(c, at, h.size, h.time_ns);
 		break;
 	}
 	return 0;
@@ -603,7 +482,7 @@ static int write_lost(struct wconv *c, uint64_t lost, uint64_t time,
 	return perfwrite_lost(c->pw, c->cpu_id, lost, &id, err, errlen);
 }
 
-static int process(struct wconv *c, const struct qent *q, char *err,
+static int process(struct wconv *c, const struct tq_ent *q, char *err,
 		   size_t errlen)
 {
 	const struct int_rec *ir = (const void *)(c->arena + q->off);
@@ -622,7 +501,7 @@ static int process(struct wconv *c, const struct qent *q, char *err,
 	if (ir->hdr.type == INT_MMAP2)
 		return write_mmap2(c, ir, err, errlen);
 	/* checked when queued: cannot fail here */
-	if (walker_decode(c->arena + q->off, q->len, &d, why,
+	if (walker_decode(c->arena + q->off, (size_t)q->len, &d, why,
 			  sizeof(why)) < 0)
 		return 0;
 	switch (d.hdr->type) {
@@ -665,14 +544,12 @@ static int flush_until(struct wconv *c, uint64_t limit, char *err,
 
 	if (start(c, err, errlen) < 0)
 		return -1;
-	if (c->nr_q > 1)
-		qsort(c->q, c->nr_q, sizeof(*c->q), qent_cmp);
-	while (n < c->nr_q && c->q[n].time <= limit)
-		n++;
+	timeq_sort(&c->q);
+	n = timeq_due(&c->q, limit);
 	if (limit > c->written_limit)
 		c->written_limit = limit;
 	for (i = 0; i < n && !r; i++)
-		r = process(c, &c->q[i], err, errlen);
+		r = process(c, &c->q.e[i], err, errlen);
 	if (r < 0)
 		return -1;
 	if (c->pending_lost) {
@@ -685,21 +562,20 @@ static int flush_until(struct wconv *c, uint64_t limit, char *err,
 	if (n && perfwrite_finished_round(c->pw, err, errlen) < 0)
 		return -1;
 	/* the events held back move to the front of a new arena */
-	for (i = n; i < c->nr_q; i++) {
-		struct qent *q = &c->q[i];
-		size_t len8 = (q->len + 7) & ~(size_t)7;
+	for (i = n; i < c->q.nr; i++) {
+		struct tq_ent *q = &c->q.e[i];
+		size_t len8 = ((size_t)q->len + 7) & ~(size_t)7;
 
 		ALLOC_GROW(keep, keep_len + len8, keep_alloc);
-		memcpy(keep + keep_len, c->arena + q->off, q->len);
+		memcpy(keep + keep_len, c->arena + q->off, (size_t)q->len);
 		q->off = keep_len;
 		keep_len += len8;
-		c->q[i - n] = *q;
 	}
+	timeq_drop(&c->q, n);
 	free(c->arena);
 	c->arena = keep;
 	c->arena_len = keep_len;
 	c->arena_alloc = keep_alloc;
-	c->nr_q -= n;
 	c->st.bytes = perfwrite_data_bytes(c->pw);
 	return 0;
 }

@@ -2,14 +2,19 @@
 #ifndef PPR_WALKER_WCONV_PRIV_H
 #define PPR_WALKER_WCONV_PRIV_H
 /*
- * What the conversion's two files share (walker/wconv.h): wconv.c, the
- * queue and the records written in time order; wconv_proc.c, what is
- * read from /proc when an event arrives.
+ * What the conversion's three files share (walker/wconv.h), each
+ * calling only the ones after it:
+ *
+ *   wconv.c        events in, records written in time order at a flush
+ *   wconv_proc.c   the processes' and threads' state, and what is read
+ *                  from /proc when an event arrives
+ *   wconv_queue.c  the queue: event and record copies in an arena
  */
 #include "compat.h"
 #include "perfwrite.h"
 #include "strbuf.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
+#include "timeq.h"
 #include "walker/walker.h"
 #include "walker/wconv.h"
 
@@ -33,11 +38,6 @@
 #define REG_SP 7				/* in perf's x86-64 order */
 #define REG_IP 8
 #define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
-
-struct qent {
-	uint64_t time, seq;
-	size_t off, len;
-};
 
 /*
  * Records read from /proc when an event arrived, queued as internal
@@ -91,12 +91,14 @@ struct wconv {
 	uint64_t period_ns;
 	struct wconv_hooks hooks;
 	uint64_t cpu_id, off_id;
-	/* the queue: event copies at 8-aligned offsets of arena */
+	/*
+	 * the queue (timeq.h): event copies at 8-aligned offsets (off) of
+	 * arena, len bytes each
+	 */
 	unsigned char *arena;
 	size_t arena_len, arena_alloc;
-	struct qent *q;
-	size_t nr_q, alloc_q;
-	uint64_t seq, newest;
+	struct timeq q;
+	uint64_t newest;
 	uint64_t last_written;
 	uint64_t written_limit;	/* everything up to it is written */
 	int written_any, started, finished;
@@ -107,12 +109,16 @@ struct wconv {
 	struct wconv_stats st;
 };
 
-/* A process's and a thread's state: found, or made empty. */
+/* wconv_proc.c: a process's and a thread's state, found or made empty */
 struct wproc *wconv_proc_find(struct wconv *c, pid_t pid);
 struct wproc *wconv_proc_new(struct wconv *c, pid_t pid);
 void wconv_proc_free(struct wproc *p);
 struct wthread *wconv_thread_get(struct wconv *c, pid_t tid);
+/* every process's and thread's state freed */
+void wconv_procs_release(struct wconv *c);
 
+/* wconv_queue.c: an event's copy, len bytes at off in the arena */
+void wconv_enqueue(struct wconv *c, size_t off, size_t len, uint64_t time);
 /* Queue a record read from /proc (m NULL: a comm, name the comm). */
 void wconv_enqueue_int(struct wconv *c, uint32_t type, pid_t pid,
 		       pid_t tid, uint64_t time, uint32_t cpu,

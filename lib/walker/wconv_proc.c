@@ -1,13 +1,78 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The conversion's reads of /proc when an event arrives (see wconv.h):
- * a process's comm and mappings when it is first seen, after an exec,
+ * The conversion's processes and threads (see wconv.h): their state, and
+ * the reads of /proc when an event arrives: a process's comm and mappings when it is first seen, after an exec,
  * again at a low rate and when a sample is in code loaded since (only
  * the mappings not written before are queued), a thread's comm.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "walker/wconv_priv.h"
+
+/* --- the processes' and threads' state --------------------------------- */
+
+struct wproc *wconv_proc_find(struct wconv *c, pid_t pid)
+{
+	struct umap_ent *e = umap_find(&c->procs, (uint64_t)(uint32_t)pid);
+
+	return e ? e->val : NULL;
+}
+
+struct wproc *wconv_proc_new(struct wconv *c, pid_t pid)
+{
+	struct umap_ent *e = umap_get(&c->procs, (uint64_t)(uint32_t)pid,
+				      NULL);
+
+	if (!e->val) {
+		struct wproc *p = xcalloc(1, sizeof(*p));
+
+		p->pid = pid;
+		e->val = p;
+	}
+	return e->val;
+}
+
+void wconv_proc_free(struct wproc *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_maps; i++)
+		free(p->maps[i].name);
+	free(p->maps);
+	free(p);
+}
+
+struct wthread *wconv_thread_get(struct wconv *c, pid_t tid)
+{
+	struct umap_ent *e = umap_get(&c->threads, (uint64_t)(uint32_t)tid,
+				      NULL);
+
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct wthread));
+	return e->val;
+}
+
+void wconv_procs_release(struct wconv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->procs.cap; i++)
+		if (c->procs.ents[i].used)
+			wconv_proc_free(c->procs.ents[i].val);
+	for (i = 0; i < c->threads.cap; i++)
+		if (c->threads.ents[i].used && c->threads.ents[i].val) {
+			struct wthread *t = c->threads.ents[i].val;
+
+			free(t->off);
+			free(t);
+		}
+	umap_release(&c->procs);
+	umap_release(&c->threads);
+}
+
+/* --- reads of /proc ------------------------------------------------------ */
 
 /* The first line of proc_root/rel, without its newline; 0 or -1. */
 static int read_line(struct wconv *c, const char *rel, struct strbuf *out)

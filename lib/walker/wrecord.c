@@ -7,7 +7,7 @@
 #include "compat.h"
 #include "walker/wrecord.h"
 #include "alloc.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 #include "walker/pycode.h"
 #include "walker/walker.h"
 

@@ -6,7 +6,7 @@
  * and hold only frames with names.
  */
 #include "compat.h"
-#include "report/contexts.h"
+#include "report/stage_name_contexts.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * covers must find one.
  */
 #include "compat.h"
-#include "report/perfmap.h"
+#include "report/stage_name_perfmap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * libFuzzer target: the streaming `perf script` parser (lib/report/perfscript.h)
- * fed in uneven chunks, plus the single-line parsers.
- * Checks that every delivered sample points inside sane
- * memory (ASan does the rest).
+ * libFuzzer target: the streaming `perf script` parser
+ * (lib/report/src_perfscript_parse.h) fed in uneven chunks, plus the
+ * single-line parsers. Checks that every delivered sample points inside
+ * sane memory (ASan does the rest).
  */
 #include "compat.h"
-#include "report/perfscript.h"
+#include "report/src_perfscript_parse.h"
 
 #include <stdlib.h>
 #include <string.h>

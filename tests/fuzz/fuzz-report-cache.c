@@ -3,12 +3,12 @@
  * libFuzzer target: report_cache_replay_buf() on arbitrary bytes, with
  * the checksum off so that every input reaches the parser.  Every name
  * a replayed sample carries must lie inside the input, perf.data's facts
- * must keep the order report_cache.h promises, and a replay that refuses
+ * must keep the order src_perfscript_cache.h promises, and a replay that refuses
  * the input must not have delivered a sample or facts.  A valid cache
  * written from what was replayed must replay the same.
  */
 #include "compat.h"
-#include "report/report_cache.h"
+#include "report/src_perfscript_cache.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,12 +6,15 @@
 # parsers of untrusted text, each run for FUZZ_TIME seconds:
 #   perfversion   lib/perfversion.h  perf_version_parse()
 #   pyinfo        lib/pyinfo.h       pyinfo_parse(), pyinfo_parse_cflags()
-#   perfscript    lib/report/perfscript.h   the streaming perf-script parser
-#   perfmap       lib/report/perfmap.h      perfmap_parse(), perfmap_lookup()
+#   perfscript    lib/report/src_perfscript_parse.h  the streaming
+#                                    perf-script parser
+#   perfmap       lib/report/stage_name_perfmap.h  perfmap_parse(),
+#                                    perfmap_lookup()
 #   session       lib/session.h      session_meta_parse(), print round trip
 #   perfdata      lib/perfdata.h     perfdata_open_mem(), perfdata_next(),
 #                                    perfdata_decode_sample()
-#   contexts      lib/report/contexts.h   ctx_db_add(), ctx_db_rebuild()
+#   contexts      lib/report/stage_name_contexts.h  ctx_db_add(),
+#                                    ctx_db_rebuild()
 #   native        lib/report/src_native.h  native_load() on a perf.data
 #                                    image: ordering, decoders, unwinder
 #   tracedata     lib/tracedata.h    tracedata_new(), payload field reads

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests: lib/report/contexts.c, the context tables of the embedded
- * trampoline and the rebuild of a sample's Python stack from them.
+ * Unit tests: lib/report/stage_name_contexts.c, the context tables of
+ * the embedded trampoline and the rebuild of a sample's Python stack from them.
  * Tables are written here in the format trampoline/README.md describes.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "strbuf.h"
-#include "report/contexts.h"
+#include "report/stage_name_contexts.h"
 #include "tap.h"
 
 #define ARENA 0x7f0000010000ull

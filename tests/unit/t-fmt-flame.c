@@ -15,7 +15,7 @@
  */
 #include "compat.h"
 #include "report/fmt.h"
-#include "report/flame.h"
+#include "report/fmt_flame.h"
 #include "report/profile_priv.h"
 #include "json.h"
 #include "xml.h"

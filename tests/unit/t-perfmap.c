@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests of lib/report/perfmap.c. */
+/* Unit tests of lib/report/stage_name_perfmap.c. */
 #include "compat.h"
-#include "report/perfmap.h"
+#include "report/stage_name_perfmap.h"
 #include "tap.h"
 
 static const char map_text[] =

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests of lib/report/perfscript.c. */
+/* Unit tests of lib/report/src_perfscript_parse.c. */
 #include "compat.h"
 #include "alloc.h"
-#include "report/perfscript.h"
+#include "report/src_perfscript_parse.h"
 #include "tap.h"
 
 static const char stream[] =

@@ -11,7 +11,7 @@
 #include "compat.h"
 #include "alloc.h"
 #include "strbuf.h"
-#include "report/owntasks.h"
+#include "report/src_owntasks.h"
 #include "report/pipeline_priv.h"
 #include "report/profile.h"
 #include "report/sample.h"
@@ -172,7 +172,7 @@ static uint64_t samples_in(const struct profile *p)
 }
 
 /*
- * pyperf-run's own tasks (report/owntasks.h): the exec helper, and
+ * pyperf-run's own tasks (report/src_owntasks.h): the exec helper, and
  * what it starts until that execs; their samples, marked own by the
  * source, are not the program's: neither kept nor counted as filtered
  * out, nor as threads.

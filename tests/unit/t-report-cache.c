@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Unit tests of lib/report/report_cache.c: a replay gives back exactly
+ * Unit tests of lib/report/src_perfscript_cache.c: a replay gives back exactly
  * the samples that were added; keys follow perf.data and perf; damaged,
  * truncated and hostile files are refused without a crash and without
  * a single sample delivered.
  */
 #include "compat.h"
 #include "alloc.h"
-#include "report/report_cache.h"
+#include "report/src_perfscript_cache.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -197,7 +197,7 @@ static void on_facts_check(void *data, const struct report_cache_facts *f)
 		c->facts_late++;	/* after a sample */
 }
 
-/* For damaged input: the facts keep the promises of report_cache.h. */
+/* For damaged input: the facts keep the promises of src_perfscript_cache.h. */
 static void on_facts_garbage(void *data, const struct report_cache_facts *f)
 {
 	struct check *c = data;

@@ -2,8 +2,8 @@
 /*
  * Unit tests: the wall clock's parts that need no recording: switch
  * records decoded (lib/perfdata.c), switch records and switch-out
- * stacks into off-CPU intervals (lib/report/switches.c), the wait
- * reasons' table (lib/report/waitclass.c), record --wall's route
+ * stacks into off-CPU intervals (lib/report/src_native_switches.c), the wait
+ * reasons' table (lib/report/stage_aggregate_waitclass.c), record --wall's route
  * (lib/record/run.c) and its perf command line (lib/perfcmd.c).
  */
 #include "compat.h"
@@ -13,8 +13,8 @@
 #include "route.h"
 #include "report/profile.h"
 #include "report/src_native.h"
-#include "report/switches.h"
-#include "report/waitclass.h"
+#include "report/src_native_switches.h"
+#include "report/stage_aggregate_waitclass.h"
 #include "tap.h"
 
 #include <stdlib.h>

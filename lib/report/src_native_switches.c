@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Off-CPU intervals from switch records and the stacks taken at
- * switch-out (see switches.h).
+ * switch-out (see src_native_switches.h).
  */
 #include "compat.h"
 #include "alloc.h"
 #include "byteorder.h"
-#include "report/switches.h"
+#include "report/src_native_switches.h"
 #include "tracedata.h"
 #include <linux/types.h>
 #include "walker/walker_abi.h"

@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef PPR_UNWIND_HMAP_H
-#define PPR_UNWIND_HMAP_H
+#ifndef PPR_HMAP_H
+#define PPR_HMAP_H
 /*
  * Two small open-addressing hash maps: byte-string keys (owned copies,
  * NUL bytes allowed) and u64 keys.  Values are pointers or u64 counts.
+ * And the project's hash for tables kept elsewhere.
  */
 #include "compat.h"
+
+/*
+ * The hash of len bytes from a seed.  Stable: the perf-script cache's
+ * checksum (report/src_perfscript_cache.c) is one.
+ */
+uint64_t hash_mem(const void *data, size_t len, uint64_t seed);
+/* A string's (NULL hashes too, to a value of the seed's). */
+uint64_t hash_str(const char *s, uint64_t seed);
 
 struct smap_ent {
 	char *key;		/* NULL: empty slot */

@@ -21,7 +21,7 @@
 #include "compat.h"
 #include "perfdata.h"
 #include "report/sample.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 
 /* What a sample's event is to the wall clock. */
 enum switch_event {

@@ -139,7 +139,10 @@ static void quality_dump_advice(struct profile *p)
 	}
 }
 
-/* What the in-kernel frame walker could not give (report/walkmerge.h). */
+/*
+ * What the in-kernel frame walker could not give
+ * (report/src_native_walkmerge.h).
+ */
 static void quality_walker(struct profile *p)
 {
 	const struct profile_quality *q = &p->quality;

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The classification of off-CPU intervals (waitclass.h): one table of
- * the functions a wait goes through, searched from the leaf outwards,
- * so that the kernel's stack, innermost, decides first; then two
- * refinements from the user's part of the stack: a futex wait is the
- * GIL's when the interpreter's GIL code called it, and a poll is an
- * event loop's idle wait when asyncio's or selectors' Python frames
- * called it.  pyperf-run-report(1) documents the same table.
+ * The classification of off-CPU intervals
+ * (stage_aggregate_waitclass.h): one table of the functions a wait goes
+ * through, searched from the leaf outwards, so that the kernel's stack,
+ * innermost, decides first; then two refinements from the user's part
+ * of the stack: a futex wait is the GIL's when the interpreter's GIL
+ * code called it, and a poll is an event loop's idle wait when
+ * asyncio's or selectors' Python frames called it.
+ * pyperf-run-report(1) documents the same table.
  */
 #include "compat.h"
-#include "report/waitclass.h"
+#include "report/stage_aggregate_waitclass.h"
 
 /* What a frame of the table says. */
 enum wclass {

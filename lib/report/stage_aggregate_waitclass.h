@@ -5,7 +5,8 @@
  * Why a thread was off CPU: the one classification of an off-CPU
  * interval (enum wait_reason, report/profile.h), from its stack at the
  * switch-out and the switch's facts.  The table and its rules are in
- * waitclass.c, and documented in pyperf-run-report(1) (WAIT REASONS).
+ * stage_aggregate_waitclass.c, and documented in pyperf-run-report(1)
+ * (WAIT REASONS).
  */
 #include "compat.h"
 #include "report/profile.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "compat.h"
 #include "alloc.h"
-#include "report/perfmap.h"
+#include "numparse.h"
+#include "report/stage_name_perfmap.h"
 #include "strbuf.h"
 
 void perfmap_init(struct perfmap *m)
@@ -16,17 +17,6 @@ void perfmap_release(struct perfmap *m)
 	free(m->entries);
 	free(m->strings);
 	perfmap_init(m);
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Parse a hex number at *pp up to a blank; 0 on success. */

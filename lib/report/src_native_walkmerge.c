@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Python frames from the walker merged into the native stack
- * (walkmerge.h).
+ * (src_native_walkmerge.h).
  */
 #include "compat.h"
 #include "byteorder.h"
-#include "report/walkmerge.h"
+#include "report/src_native_walkmerge.h"
 #include "walker/pycode.h"
 
 #include <linux/types.h>

@@ -55,7 +55,7 @@
  * damaged cache is never half-used.
  */
 #include "compat.h"
-#include "report/perfscript.h"
+#include "report/src_perfscript_parse.h"
 #include "strbuf.h"
 
 #define REPORT_CACHE_DIR "cache"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A bpf-mode session as a perf.data perf reads with the Python frames
- * in place (export_perf.h).  Three steps:
+ * in place (fmt_perfdata.h).  Three steps:
  *   1. the session's perf.data is walked once for the records that are
  *      not samples: copied (without their sample_id trailer, which is
  *      written again for the new file's events), sorted by time, and
@@ -17,7 +17,7 @@
  *      closed (perfwrite puts it in place last).
  */
 #include "compat.h"
-#include "report/export_perf.h"
+#include "report/fmt_perfdata.h"
 #include "alloc.h"
 #include "byteorder.h"
 #include "fileio.h"
@@ -27,7 +27,7 @@
 #include "report/pipeline_priv.h"
 #include "session.h"
 #include "strbuf.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 
 #include <dirent.h>
 #include <limits.h>

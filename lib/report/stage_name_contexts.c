@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Context tables and the rebuild of Python stacks (see contexts.h and
- * trampoline/README.md for the file format).
+ * Context tables and the rebuild of Python stacks (see
+ * stage_name_contexts.h and trampoline/README.md for the file format).
  */
 #include "compat.h"
 #include "alloc.h"
 #include "byteorder.h"
 #include "numparse.h"
-#include "report/contexts.h"
+#include "report/stage_name_contexts.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* pyperf-run's own tasks in a recording (report/owntasks.h). */
+/* pyperf-run's own tasks in a recording (report/src_owntasks.h). */
 #include "compat.h"
 #include "alloc.h"
-#include "report/owntasks.h"
+#include "report/src_owntasks.h"
 
 void own_tasks_init(struct own_tasks *o, pid_t helper_pid)
 {

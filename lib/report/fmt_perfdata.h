@@ -11,7 +11,7 @@
  * each sample's raw field, and perf cannot put them into the stack it
  * unwinds from the user stack copy.  So the stacks are taken from the
  * report's pipeline instead (report/pipeline_priv.h: src_native.c
- * unwinds, walkmerge.c puts the Python frames in place of the eval
+ * unwinds, src_native_walkmerge.c puts the Python frames in place of the eval
  * loop's frames, stage_judge.c says which stacks are cut) and written
  * as plain callchains:
  *   - native and kernel frames keep their addresses: perf names them

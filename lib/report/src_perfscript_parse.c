@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #include "compat.h"
 #include "alloc.h"
-#include "report/perfscript.h"
+#include "numparse.h"
+#include "report/src_perfscript_parse.h"
 
 void perfscript_init(struct perfscript *ps, sample_fn cb, void *data)
 {
@@ -20,16 +21,6 @@ void perfscript_release(struct perfscript *ps)
 static int is_blank(int c)
 {
 	return c == ' ' || c == '\t';
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
 }
 
 /* Decimal digits [p, e) into *out; 0 on success. */

@@ -4,7 +4,7 @@
  * warnings.
  */
 #include "compat.h"
-#include "report/flame.h"
+#include "report/fmt_flame.h"
 #include "alloc.h"
 #include "strbuf.h"
 

@@ -1,10 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Small open-addressing hash maps for the unwinder (see hmap.h).
+ * Small open-addressing hash maps (see hmap.h).
  */
 #include "compat.h"
 #include "alloc.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
+
+uint64_t hash_mem(const void *data, size_t len, uint64_t seed)
+{
+	const unsigned char *p = data;
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ULL), w;
+
+	while (len >= 8) {
+		memcpy(&w, p, 8);
+		h ^= w * 0xbf58476d1ce4e5b9ULL;
+		h = (h << 27 | h >> 37) * 0x94d049bb133111ebULL;
+		p += 8;
+		len -= 8;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		h ^= w * 0xbf58476d1ce4e5b9ULL;
+		h = (h << 27 | h >> 37) * 0x94d049bb133111ebULL;
+	}
+	h ^= h >> 31;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+uint64_t hash_str(const char *s, uint64_t seed)
+{
+	return s ? hash_mem(s, strlen(s), seed) : seed * 31 + 7;
+}
 
 static char *memdup0(const char *s, size_t len)
 {

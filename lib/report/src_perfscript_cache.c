@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The session's cache of perf script output (see report_cache.h for the
+ * The session's cache of perf script output (see src_perfscript_cache.h for the
  * file format).
  */
 #include "compat.h"
 #include "alloc.h"
+#include "hmap.h"
 #include "byteorder.h"
 #include "fileio.h"
 #include "report/profile_priv.h"
-#include "report/report_cache.h"
+#include "report/src_perfscript_cache.h"
 #include "spawn.h"
 
 #include <fcntl.h>
@@ -257,7 +258,7 @@ static uint32_t str_intern(struct report_cache_writer *w,
 			   const struct sample_str *s)
 {
 	const void *ctx[2] = { s, w };
-	uint64_t h = prof_hash(s->s, s->len, 0x5354);
+	uint64_t h = hash_mem(s->s, s->len, 0x5354);
 	uint32_t id = htab_find(&w->str_tab, h, str_eq, ctx);
 
 	if (id != HTAB_NONE)
@@ -288,8 +289,8 @@ static uint32_t frame_intern(struct report_cache_writer *w,
 			     const struct sample_frame *f)
 {
 	const void *ctx[2] = { f, w };
-	uint64_t h = prof_hash(f->sym.s, f->sym.len,
-			       prof_hash(f->dso.s, f->dso.len, f->ip));
+	uint64_t h = hash_mem(f->sym.s, f->sym.len,
+			      hash_mem(f->dso.s, f->dso.len, f->ip));
 	uint32_t id = htab_find(&w->frame_tab, h, frame_eq, ctx);
 	struct wframe wf;
 
@@ -319,7 +320,7 @@ static uint32_t node_intern(struct report_cache_writer *w, uint32_t parent,
 {
 	struct wnode n = { parent, frame };
 	const void *ctx[2] = { &n, w };
-	uint64_t h = prof_hash(&n, sizeof(n), 0x4e4f);
+	uint64_t h = hash_mem(&n, sizeof(n), 0x4e4f);
 	uint32_t id = htab_find(&w->node_tab, h, node_eq, ctx);
 
 	if (id != HTAB_NONE)
@@ -444,8 +445,8 @@ void report_cache_encode(const struct report_cache_writer *w,
 	}
 	put_u(out, w->nr_samples);
 	strbuf_add(out, w->samples.buf, w->samples.len);
-	add_le64(out, prof_hash(out->buf + start, out->len - start,
-				SUM_SEED));
+	add_le64(out, hash_mem(out->buf + start, out->len - start,
+			       SUM_SEED));
 }
 
 static int open_cache_dir(const char *session, int create)
@@ -754,7 +755,7 @@ int report_cache_replay_buf(const void *buf, size_t len,
 	r.e = r.p + len - SUM_LEN;
 	r.bad = 0;
 	if (!(flags & REPORT_CACHE_NO_CHECKSUM) &&
-	    prof_hash(buf, len - SUM_LEN, SUM_SEED) != get_le64(r.e))
+	    hash_mem(buf, len - SUM_LEN, SUM_SEED) != get_le64(r.e))
 		return 0;
 	if (read_tables(&r, key, &st, &t, &nr_samples) < 0)
 		goto out;

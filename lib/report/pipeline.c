@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The pipeline's loader and its one sample through the stages (see
+ * pipeline_priv.h): the state the stages share (struct loader), made
+ * and released by profile_load.c for a session and by profile_live.c
+ * for top, and pipeline_sample(), the sample_fn every source calls.
+ * The sources call into this file, never into profile_load.c, which
+ * calls them.
+ */
+#include "compat.h"
+#include "alloc.h"
+#include "numparse.h"
+#include "report/pipeline_priv.h"
+#include "sysprobe.h"
+
+void loader_init(struct loader *l, struct profile *p,
+		 const struct profile_filter *f)
+{
+	name_init();
+	profile_init(p);
+	p->view = f->view;
+	p->group = f->group;
+	memset(l, 0, sizeof(*l));
+	l->p = p;
+	l->f = f;
+	l->unnamed_example = HTAB_NONE;
+	memset(l->offcpu_frame, 0xff, sizeof(l->offcpu_frame));
+	htab_init(&l->raw_tab);
+	l->clock_defaulted = !f->clock;
+	agg_set_clock(l, f->clock ? (enum profile_clock)(f->clock - 1) :
+		      PROFILE_CLOCK_CPU);
+}
+
+/* The pseudo frames, and the callchain cap (after the meta is set). */
+void loader_frames(struct loader *l)
+{
+	struct profile *p = l->p;
+	size_t i;
+	long ms;
+
+	l->unknown_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+						NULL, NULL, NULL, NULL);
+	if (l->f->view == PROFILE_VIEW_PYTHON) {
+		l->pseudo_native = profile_frame_intern(p, FRAME_NATIVE,
+							NATIVE_NONE,
+							"[native]", NULL,
+							NULL, NULL);
+		l->pseudo_kernel = profile_frame_intern(p, FRAME_KERNEL,
+							NATIVE_NONE,
+							"[kernel]", NULL,
+							NULL, NULL);
+	}
+	l->startup_frame = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
+						"[python start-up]", NULL,
+						NULL, NULL);
+	for (i = CUT_DUMP; i < CUT_NR; i++)
+		l->cut_frame[i] = profile_frame_intern(p, FRAME_UNKNOWN,
+						       NATIVE_NONE,
+						       judge_cut_names[i],
+						       NULL, NULL, NULL);
+	/* the callchain cap frame-pointer chains were recorded with */
+	if (!parse_long(profile_meta_get(p, "max_stack"), 10, 1, INT32_MAX,
+			&ms) ||
+	    !sysprobe_read_long("/proc/sys/kernel/perf_event_max_stack", &ms))
+		p->quality.max_stack = (unsigned)ms;
+}
+
+void loader_release(struct loader *l)
+{
+	name_release(l);
+	free(l->dumps);
+	free(l->tops);
+	free(l->cut_dumps);
+}
+
+/*
+ * One sample through the stages (a sample_fn: every source calls it).
+ * The stack dump's facts are taken from every sample, accepted or not;
+ * naming runs on the sample as the context tables rebuild it.
+ */
+int pipeline_sample(void *data, const struct sample *s)
+{
+	struct loader *l = data;
+	struct sample rebuilt, clocked;
+	struct named nm;
+	enum stack_cut cut;
+	uint32_t task;
+
+	judge_observe(l, s);
+	s = agg_clock(l, s, &clocked);
+	if (!s || !agg_accept(l, s))
+		return 0;
+	s = name_rebuild(l, s, &rebuilt, &nm);
+	task = agg_task(l, s);
+	name_frames(l, s, &nm);
+	cut = judge_sample(l, s, &nm);
+	if (l->tap)
+		l->tap(l->tap_data, s, cut);
+	agg_add(l, s, &nm, cut, task);
+	return 0;
+}
