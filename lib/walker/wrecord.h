@@ -82,6 +82,10 @@ struct wrec_stats {
 	uint64_t frames;		/* Python frames named */
 	uint64_t frames_unnamed;	/* ... whose code object could not
 					   be read (freed, process gone) */
+	size_t unqualified;		/* code objects named by co_name alone
+					   (3.8-3.10, see pyqual.h) */
+	const char *unqualified_example;
+	size_t threads_named;		/* Python thread names read */
 	const struct wrec_proc *procs;	/* each process inspected */
 	size_t nr_procs;
 };

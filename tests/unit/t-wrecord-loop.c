@@ -19,6 +19,8 @@
 #include "tap.h"
 #include "walker_events.h"
 #include "walker/pycode.h"
+#include "walker/pyqual.h"
+#include "walker/pythreads.h"
 #include "walker/walker.h"
 #include "walker/wrecord.h"
 
@@ -56,6 +58,7 @@ static struct {
 	enum pytarget_status status[1024];	/* by pid */
 	int inspects[1024];
 	int gets;
+	int thread_reads;	/* pythreads_read() calls */
 	pid_t get_pid;
 	int saves;
 	char save_path[256];
@@ -173,6 +176,55 @@ int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 	F.saves++;
 	snprintf(F.save_path, sizeof(F.save_path), "%s", path);
 	return 0;
+}
+
+/* pycode's names beyond the code objects: 3.11 here, nothing to add */
+int pycode_qualify(struct pycode_cache *c, pid_t pid, uint64_t addr,
+		   uint16_t tag, const char *qualname)
+{
+	return -1;
+}
+
+size_t pycode_unqualified(const struct pycode_cache *c, const char **example)
+{
+	*example = NULL;
+	return 0;
+}
+
+const char *pycode_thread_name(const struct pycode_cache *c, pid_t pid,
+			       pid_t tid)
+{
+	return NULL;
+}
+
+size_t pycode_threads(const struct pycode_cache *c)
+{
+	return 0;
+}
+
+size_t pythreads_read(struct pycode_cache *c, const struct pytarget *t)
+{
+	F.thread_reads++;
+	return 0;
+}
+
+struct pyqual *pyqual_new(void)
+{
+	return NULL;
+}
+
+void pyqual_free(struct pyqual *q)
+{
+}
+
+const char *pyqual_lookup(struct pyqual *q, const struct pytarget *t,
+			  uint64_t code, uint64_t now_ns)
+{
+	return NULL;
+}
+
+void pyqual_forget(struct pyqual *q, pid_t pid)
+{
 }
 
 /* --- the test ------------------------------------------------------------ */
