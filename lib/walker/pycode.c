@@ -37,10 +37,10 @@
  * ADDR in hex; names %-escaped (bytes <= 0x20, '%', 0x7f); TABLE the
  * line table in hex ("-" when empty).  QUALIFIED: 1 when QUALNAME is
  * the qualified name (3.11+'s co_qualname, or found by pyqual.h on
- * 3.8-3.10), 0 when it is co_name alone.  The "t" lines (since
- * the thread names; older files have none): the name Python gave the
- * thread TID of process PID (threading.Thread.name), read by the
- * recording from the target's threading module.
+ * 3.8-3.10), 0 when it is co_name alone.  A "t" line: the name Python
+ * gave the thread TID of process PID (threading.Thread.name), read by
+ * the recording from the target's threading module (pythreads.h); files
+ * written before thread names were read have none, and read the same.
  */
 #include "compat.h"
 #include "walker/pycode.h"

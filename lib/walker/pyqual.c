@@ -9,7 +9,7 @@
 #include "alloc.h"
 #include "strbuf.h"
 
-#define WALK_FIRST_NS 250000000ull	/* 250 ms */
+#define WALK_FIRST_NS 20000000ull	/* 20 ms */
 #define WALK_MAX_NS 8000000000ull	/* 8 s */
 #define MAX_DEPTH 8			/* nested code objects */
 #define MAX_CONSTS 4096
@@ -22,11 +22,17 @@ struct name {
 	int by;
 };
 
+/* When the modules of one source file were last walked. */
+struct qfile {
+	uint64_t last_walk, interval;
+};
+
 struct qproc {
 	pid_t pid;
 	struct umap names;	/* code address -> struct name * */
-	uint64_t last_walk, interval;
-	int walked;
+	struct smap files;	/* co_filename -> struct qfile * */
+	struct umap modfile;	/* module address -> its __file__ (char *,
+				   "" when it has none) */
 };
 
 struct pyqual {
@@ -38,6 +44,7 @@ struct pyqual {
 struct walk {
 	struct pyobj o;
 	struct qproc *p;
+	const char *file;	/* the modules of this source file */
 	struct umap seen;	/* functions, classes, codes visited */
 	size_t added;
 };
@@ -63,9 +70,16 @@ static void names_release(struct umap *m)
 
 static void qproc_free(struct qproc *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
 	names_release(&p->names);
+	smap_release(&p->files, free);
+	for (i = 0; i < p->modfile.cap; i++)
+		if (p->modfile.ents[i].used)
+			free(p->modfile.ents[i].val);
+	umap_release(&p->modfile);
 	free(p);
 }
 
@@ -274,14 +288,55 @@ static int module_entry(void *data, uint64_t key, uint64_t v)
 	return 0;
 }
 
+/*
+ * A module's __file__, cached by its address; "" without one (a builtin
+ * or frozen module).  The module "__main__" is there from the start and
+ * has its __file__ only once the program's script runs: it is not cached
+ * until then.
+ */
+static const char *module_file(struct walk *w, uint64_t key, uint64_t m)
+{
+	struct umap_ent *e = umap_find(&w->p->modfile, m);
+	const struct pytarget_obj *k = &w->o.t->obj;
+	uint64_t dict, f;
+	char *s = NULL, *name;
+
+	if (e && e->val)
+		return e->val;
+	if (pyobj_kind(&w->o, m) != PYOBJ_MODULE ||
+	    pyobj_word(&w->o, m + k->md_dict, &dict) || !dict ||
+	    pyobj_kind(&w->o, dict) != PYOBJ_DICT)
+		return "";
+	if ((f = pyobj_dict_get(&w->o, dict, "__file__")) &&
+	    pyobj_kind(&w->o, f) == PYOBJ_STR) {
+		s = pyobj_str(&w->o, f);
+	} else {
+		name = pyobj_str(&w->o, key);
+		if (name && !strcmp(name, "__main__")) {
+			free(name);
+			return "";
+		}
+		free(name);
+	}
+	e = umap_get(&w->p->modfile, m, NULL);
+	e->val = s ? s : xstrdup("");
+	return e->val;
+}
+
+/*
+ * A module of sys.modules: walked when its __file__ is the file, or for
+ * code of a frozen module ("<frozen importlib._bootstrap>", whose module
+ * is "_frozen_importlib") when it has no __file__.
+ */
 static int module(void *data, uint64_t key, uint64_t m)
 {
 	struct walk *w = data;
 	const struct pytarget_obj *k = &w->o.t->obj;
+	const char *file = module_file(w, key, m);
 	uint64_t dict;
 
-	(void)key;
-	if (pyobj_kind(&w->o, m) != PYOBJ_MODULE ||
+	if ((strcmp(file, w->file) &&
+	     (*file || strncmp(w->file, "<frozen ", 8))) ||
 	    pyobj_word(&w->o, m + k->md_dict, &dict) || !dict ||
 	    pyobj_kind(&w->o, dict) != PYOBJ_DICT)
 		return 0;
@@ -289,9 +344,9 @@ static int module(void *data, uint64_t key, uint64_t m)
 	return 0;
 }
 
-/* Walk every module of the process: the names it finds into p. */
+/* Walk the modules of source file file: the names found into p. */
 static size_t walk_modules(struct pyqual *q, struct qproc *p,
-			   const struct pytarget *t)
+			   const struct pytarget *t, const char *file)
 {
 	const struct pytarget_obj *k = &t->obj;
 	struct walk w;
@@ -301,6 +356,7 @@ static size_t walk_modules(struct pyqual *q, struct qproc *p,
 	memset(&w, 0, sizeof(w));
 	pyobj_init(&w.o, t);
 	w.p = p;
+	w.file = file;
 	q->walks++;
 	if (!pyobj_word(&w.o, t->runtime + t->layout.runtime_interp_head,
 			&interp) &&
@@ -314,33 +370,40 @@ static size_t walk_modules(struct pyqual *q, struct qproc *p,
 }
 
 const char *pyqual_lookup(struct pyqual *q, const struct pytarget *t,
-			  uint64_t code, uint64_t now_ns)
+			  uint64_t code, const char *file, uint64_t now_ns)
 {
 	struct umap_ent *e;
+	struct smap_ent *fe;
 	struct qproc *p;
+	struct qfile *f;
 
 	if (t->obj.interp_modules == WALKER_NO_FIELD ||
-	    t->obj.md_dict == WALKER_NO_FIELD)
+	    t->obj.md_dict == WALKER_NO_FIELD || !file || !*file)
 		return NULL;
 	e = umap_get(&q->procs, (uint64_t)(uint32_t)t->pid, NULL);
 	p = e->val;
 	if (!p) {
 		p = xcalloc(1, sizeof(*p));
 		p->pid = t->pid;
-		p->interval = WALK_FIRST_NS;
 		e->val = p;
 	}
 	e = umap_find(&p->names, code);
 	if (e && e->val)
 		return ((struct name *)e->val)->qualname;
-	if (p->walked && now_ns < p->last_walk + p->interval)
+	fe = smap_get(&p->files, file, strlen(file), NULL);
+	f = fe->val;
+	if (!f) {
+		f = xcalloc(1, sizeof(*f));
+		f->interval = WALK_FIRST_NS;
+		fe->val = f;
+	} else if (now_ns < f->last_walk + f->interval) {
 		return NULL;
-	p->last_walk = now_ns;
-	p->walked = 1;
-	if (walk_modules(q, p, t))
-		p->interval = WALK_FIRST_NS;
-	else if (p->interval < WALK_MAX_NS)
-		p->interval *= 2;
+	}
+	f->last_walk = now_ns;
+	if (walk_modules(q, p, t, file))
+		f->interval = WALK_FIRST_NS;
+	else if (f->interval < WALK_MAX_NS)
+		f->interval *= 2;
 	e = umap_find(&p->names, code);
 	return e && e->val ? ((struct name *)e->val)->qualname : NULL;
 }

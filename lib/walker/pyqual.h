@@ -18,10 +18,14 @@
  *     __qualname__ (which functools.wraps may have changed), as the
  *     trampoline's do once the enclosing code has run.
  *
- * The modules are walked again when a code object is asked for that the
- * last walk did not name, at most every 250 ms doubling to 8 s per
- * process while walks find nothing new: code whose function no module
- * reaches (a lambda passed at module level, a function deleted) stays
+ * Only the modules whose __file__ is the code object's co_filename are
+ * walked (each module's __file__ is read once; for "<frozen ...>" code,
+ * the modules without one): a walk reads one module's objects, not the
+ * whole program's.  They are walked again when
+ * a code object of that file is asked for that the last walk did not
+ * name, at most every 20 ms doubling to 8 s per file while walks find
+ * nothing new: code whose function no module reaches (a lambda passed at
+ * module level, a function deleted, code compiled from a string) stays
  * unqualified, and says so (struct pycode's qualified).
  */
 #include "compat.h"
@@ -33,12 +37,13 @@ struct pyqual *pyqual_new(void);
 void pyqual_free(struct pyqual *q);
 
 /*
- * The qualified name of the code object at code in t's process (owned by
- * q), or NULL when none is known; walks the modules when due (see above).
- * now_ns: CLOCK_MONOTONIC.
+ * The qualified name of the code object at code, of source file file
+ * (its co_filename), in t's process (owned by q), or NULL when none is
+ * known; walks the file's modules when due (see above).  now_ns:
+ * CLOCK_MONOTONIC.
  */
 const char *pyqual_lookup(struct pyqual *q, const struct pytarget *t,
-			  uint64_t code, uint64_t now_ns);
+			  uint64_t code, const char *file, uint64_t now_ns);
 
 /* Forget pid (an exec: a new program; an exit). */
 void pyqual_forget(struct pyqual *q, pid_t pid);

@@ -279,7 +279,8 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 	}
 	/* 3.8-3.10: co_name alone; the qualified name from the modules */
 	if (!code->qualified && p->t.code.co_qualname == WALKER_NO_FIELD &&
-	    (q = pyqual_lookup(w->qual, &p->t, f->code, mono_ns())))
+	    (q = pyqual_lookup(w->qual, &p->t, f->code,
+				   code->filename, mono_ns())))
 		pycode_qualify(w->codes, pid, f->code, f->tag, q);
 }
 

@@ -109,7 +109,8 @@ static int names(pid_t pid)
 				code = pycode_get(c, &t, addr, (uint16_t)first);
 			got = code ? code->qualname : "(unread)";
 			if (code && !code->qualified) {
-				got = pyqual_lookup(q, &t, addr, now_ns());
+				got = pyqual_lookup(q, &t, addr, code->filename,
+						    now_ns());
 				if (!got)
 					got = "(unqualified)";
 			}

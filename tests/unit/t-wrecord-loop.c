@@ -218,7 +218,7 @@ void pyqual_free(struct pyqual *q)
 }
 
 const char *pyqual_lookup(struct pyqual *q, const struct pytarget *t,
-			  uint64_t code, uint64_t now_ns)
+			  uint64_t code, const char *file, uint64_t now_ns)
 {
 	return NULL;
 }
