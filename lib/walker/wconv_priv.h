@@ -12,6 +12,7 @@
 #include "unwind/hmap.h"
 #include "walker/walker.h"
 #include "walker/wconv.h"
+#include "walker/kself.h"
 
 #define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
 #define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
@@ -104,6 +105,7 @@ struct wconv {
 	struct umap procs;	/* pid -> struct wproc * */
 	struct umap threads;	/* tid -> struct wthread * */
 	struct strbuf raw;
+	struct kself kself;	/* the walker's own frames (kself.h) */
 	struct wconv_stats st;
 };
 

@@ -652,6 +652,17 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			     "function's name, and no module's functions or "
 			     "classes led to these", st->unqualified,
 			     st->unqualified_example);
+	if (c->walker_own) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu samples (", (unsigned long long)
+			    c->walker_own);
+		pct(&sb, c->walker_own, c->samples);
+		strbuf_addstr(&sb, "%) were taken while the walker's own BPF "
+			      "programs ran in the program's threads: "
+			      "pyperf-run's cost, under bpf_trace_run* in "
+			      "their kernel stacks");
+		strvec_push(lines, sb.buf);
+	}
 	if (c->lost)
 		strvec_pushf(lines, "%llu events were lost: the walker's "
 			     "ring buffer was full", (unsigned long long)c->lost);
