@@ -6,30 +6,39 @@
  * tracepoint program (walker_switch, walker_exit ...) that asks for the
  * kernel stack gets its own frames first: the JIT-compiled program
  * (outside the kernel's text: no symbol, named by the last one before
- * it) and the kernel's dispatcher, bpf_trace_runN, above the traced
- * function (__schedule for a switch).  A cpu-clock sample that hits
- * while one of the programs runs has the same frames on top of the
- * task's own.  The dispatcher's address range is read from
- * /proc/kallsyms (once, at the first kernel stack).
+ * it), the kernel's dispatcher bpf_trace_runN, and the tracepoint's
+ * plumbing (__bpf_trace_TP, __traceiter_TP: usually tail calls, not
+ * always), all above the traced function (__schedule for a switch).  A
+ * cpu-clock sample that hits while one of the programs runs has the same
+ * frames on top of the task's own.  The address ranges come from
+ * /proc/kallsyms (read once, at the first kernel stack).
  */
 #include "compat.h"
 
+struct kself_range {
+	uint64_t start, end;
+	int dispatcher;		/* bpf_trace_runN; else plumbing */
+};
+
 struct kself {
-	uint64_t start[16], end[16];	/* bpf_trace_run1..12 */
-	size_t n;
+	struct kself_range *r;	/* sorted by start */
+	size_t n, alloc;
 	int loaded;
 };
 
-/* The dispatchers' ranges from kallsyms (a path); 0, or -1 (none found). */
+/* The ranges from kallsyms (a path); 0, or -1 (no dispatcher found). */
 int kself_load(struct kself *k, const char *kallsyms);
+void kself_release(struct kself *k);
 
 /*
- * How many frames at the top (leaf first) of stack (n little-endian
- * u64, as the event holds them) are the walker's own
- * program: up to and including a dispatcher frame among the first 16;
- * 0 when there is none (a stack of the task alone).
+ * The walker's own frames at the top (leaf first) of stack, n
+ * little-endian u64 as the event holds them: returns how many frames
+ * are the program's whole own stack (up to a dispatcher frame among the
+ * first 16, and the tracepoint plumbing right below it), 0 when there is
+ * no dispatcher (a stack of the task alone); *above: the frames above
+ * the dispatcher (the program itself).
  */
 unsigned kself_own(const struct kself *k, const unsigned char *stack,
-		   unsigned n);
+		   unsigned n, unsigned *above);
 
 #endif

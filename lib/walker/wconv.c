@@ -132,6 +132,7 @@ void wconv_free(struct wconv *c)
 	free(c->q);
 	free(c->proc_root);
 	free(c->kallsyms);
+	kself_release(&c->kself);
 	free(c);
 }
 
@@ -377,19 +378,19 @@ static void count_sample(struct wconv *c, const struct walker_decoded *d)
 static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
 			     unsigned *nk)
 {
-	unsigned own;
+	unsigned own, above;
 
 	*nk = d->sample->nr_kstack;
 	if (!*nk || !c->kallsyms)
 		return 0;
 	if (!c->kself.loaded)
 		kself_load(&c->kself, c->kallsyms);
-	own = kself_own(&c->kself, d->kstack, *nk);
+	own = kself_own(&c->kself, d->kstack, *nk, &above);
 	if (!own)
 		return 0;
 	if (d->hdr->type == WALKER_EV_SAMPLE) {
 		c->st.walker_own++;
-		own--;
+		own = above;
 	}
 	*nk -= own;
 	return own;
