@@ -266,7 +266,6 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 	struct wrec *w = data;
 	struct umap_ent *e = umap_find(&w->procs, (uint64_t)(uint32_t)pid);
 	struct lproc *p = e ? e->val : NULL;
-
 	const struct pycode *code;
 	const char *q;
 
@@ -537,7 +536,6 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->frames_unnamed = w->frames_unnamed;
 	st->unqualified = pycode_unqualified(w->codes,
 					     &st->unqualified_example);
-	st->threads_named = pycode_threads(w->codes);
 	st->procs = w->notes;
 	st->nr_procs = w->nr_notes;
 }

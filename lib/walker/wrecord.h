@@ -85,7 +85,6 @@ struct wrec_stats {
 	size_t unqualified;		/* code objects named by co_name alone
 					   (3.8-3.10, see pyqual.h) */
 	const char *unqualified_example;
-	size_t threads_named;		/* Python thread names read */
 	const struct wrec_proc *procs;	/* each process inspected */
 	size_t nr_procs;
 };

@@ -197,11 +197,6 @@ const char *pycode_thread_name(const struct pycode_cache *c, pid_t pid,
 	return NULL;
 }
 
-size_t pycode_threads(const struct pycode_cache *c)
-{
-	return 0;
-}
-
 size_t pythreads_read(struct pycode_cache *c, const struct pytarget *t)
 {
 	F.thread_reads++;
@@ -293,7 +288,7 @@ static void stream_mode(void)
 	size_t len = 0;
 	unsigned records = 0;
 	char err[PPR_ERR_LEN];
-	int errnum, saves = F.saves, ok;
+	int errnum, saves = F.saves, ok, reads;
 
 	memset(&o, 0, sizeof(o));
 	o.freq = 99;
@@ -313,9 +308,14 @@ static void stream_mode(void)
 	F.status[100] = PYTARGET_OK;
 	TAP_OK(wrec_add_pid(w, 100, 0, err, sizeof(err)) == 0 &&
 	       wrec_attach(w, err, sizeof(err)) == 0, "stream: attached");
+	reads = F.thread_reads;
+	push(sample(100, mono_ns(), 0, 1));
+	push(sample(100, mono_ns(), 0, 1));
 	push(sample(100, mono_ns(), 0, 1));
 	TAP_OK(wrec_poll(w, 10, err, sizeof(err)) == 0 &&
-	       wrec_finish(w, err, sizeof(err)) == 0 && records >= 2 &&
+	       F.thread_reads == reads + 1, "stream: thread names read once "
+	       "for three samples in a row (%d)", F.thread_reads - reads);
+	TAP_OK(wrec_finish(w, err, sizeof(err)) == 0 && records >= 2 &&
 	       F.saves == saves, "stream: records handed over (%u), no "
 	       "pycode file", records);
 	free(image);
@@ -411,6 +411,8 @@ int main(void)
 	TAP_OK(F.inspects[101] == 0 && F.nr_set == sets,
 	       "the forked child inherits, not inspected");
 	TAP_INT(F.deleted, 101, "the exited child unwatched");
+	TAP_INT(F.thread_reads, 2, "Python's thread names read at each "
+		"process's first sample with Python frames");
 
 	ok = wrec_finish(w, err, sizeof(err)) == 0;
 	TAP_OK(ok, "finished: %s", ok ? "" : err);
