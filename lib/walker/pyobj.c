@@ -18,9 +18,9 @@
  *
  * An instance's attributes (pytarget_inst_dict): 3.8-3.10 a dict at
  * tp_dictoffset; 3.11+ classes with Py_TPFLAGS_MANAGED_DICT keep a dict
- * pointer three words before the object, or (until the dict is made)
- * the values alone, indexed like the class's shared keys
- * (ht_cached_keys): four words before the object (3.11), stored as
+ * pointer before the object (managed_dict_before), or (until the dict is
+ * made) the values alone, indexed like the class's shared keys
+ * (ht_cached_keys): managed_values_before the object (3.11), stored as
  * values - 1 (bit 0 set) in the dict's word (3.12), or inline after the object's
  * tp_basicsize bytes with a valid byte (3.13, Py_TPFLAGS_INLINE_VALUES).
  * Include/internal/pycore_object.h of each version.
@@ -363,13 +363,17 @@ uint64_t pyobj_attr(struct pyobj *o, uint64_t obj, const char *name)
 		break;
 	case PYTARGET_DICT_MANAGED_311:
 		if (!(flags & k->managed_dict_flag) ||
-		    pyobj_word(o, obj - 24, &dict) ||
-		    (!dict && pyobj_word(o, obj - 32, &values)))
+		    !ok(k->managed_dict_before) ||
+		    !ok(k->managed_values_before) ||
+		    pyobj_word(o, obj - k->managed_dict_before, &dict) ||
+		    (!dict && pyobj_word(o, obj - k->managed_values_before,
+					 &values)))
 			return 0;
 		break;
 	case PYTARGET_DICT_MANAGED_312:
 		if (!(flags & k->managed_dict_flag) ||
-		    pyobj_word(o, obj - 24, &w))
+		    !ok(k->managed_dict_before) ||
+		    pyobj_word(o, obj - k->managed_dict_before, &w))
 			return 0;
 		/* _PyDictOrValues_SetValues() stores values - 1 */
 		if (w & 1)
@@ -379,7 +383,8 @@ uint64_t pyobj_attr(struct pyobj *o, uint64_t obj, const char *name)
 		break;
 	case PYTARGET_DICT_MANAGED_313:
 		if (!(flags & k->managed_dict_flag) ||
-		    pyobj_word(o, obj - 24, &dict))
+		    !ok(k->managed_dict_before) ||
+		    pyobj_word(o, obj - k->managed_dict_before, &dict))
 			return 0;
 		if (dict || !(flags & k->inline_values_flag))
 			break;

@@ -131,7 +131,8 @@ static const struct {
  * (Objects/moduleobject.c: the first field after the header),
  * staticmethod's and classmethod's callable (the first field after the
  * header) and property's fget, fset, fdel (Objects/descrobject.c: the
- * first three fields after the header).
+ * first three fields after the header).  The managed dict's place before
+ * an object (3.11+) is what the headers' own inline functions give.
  */
 static const struct {
 	unsigned minor;
@@ -150,6 +151,7 @@ static const struct {
 	       .interp_modules = 56, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
 	       .managed_dict_flag = 0, .inline_values_flag = 0,
+	       .managed_dict_before = NO, .managed_values_before = NO,
 	       .inst_dict = PYTARGET_DICT_OFFSET } },
 	{ 9, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
 	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
@@ -164,6 +166,7 @@ static const struct {
 	       .interp_modules = 856, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
 	       .managed_dict_flag = 0, .inline_values_flag = 0,
+	       .managed_dict_before = NO, .managed_values_before = NO,
 	       .inst_dict = PYTARGET_DICT_OFFSET } },
 	{ 10, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
 	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
@@ -178,6 +181,7 @@ static const struct {
 	       .interp_modules = 856, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
 	       .managed_dict_flag = 0, .inline_values_flag = 0,
+	       .managed_dict_before = NO, .managed_values_before = NO,
 	       .inst_dict = PYTARGET_DICT_OFFSET } },
 	{ 11, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
 	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
@@ -192,6 +196,7 @@ static const struct {
 	       .interp_modules = 888, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
 	       .managed_dict_flag = 16, .inline_values_flag = 0,
+	       .managed_dict_before = 24, .managed_values_before = 32,
 	       .inst_dict = PYTARGET_DICT_MANAGED_311 } },
 	{ 12, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
 	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
@@ -206,6 +211,7 @@ static const struct {
 	       .interp_modules = 944, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
 	       .managed_dict_flag = 16, .inline_values_flag = 0,
+	       .managed_dict_before = 24, .managed_values_before = NO,
 	       .inst_dict = PYTARGET_DICT_MANAGED_312 } },
 	{ 13, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
 	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
@@ -220,6 +226,7 @@ static const struct {
 	       .interp_modules = 7656, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
 	       .managed_dict_flag = 16, .inline_values_flag = 4,
+	       .managed_dict_before = 24, .managed_values_before = NO,
 	       .inst_dict = PYTARGET_DICT_MANAGED_313 } },
 };
 

@@ -56,10 +56,11 @@ struct pytarget_code {
  */
 enum pytarget_inst_dict {
 	PYTARGET_DICT_OFFSET = 0,	/* 3.8-3.10: *(obj + tp_dictoffset) */
-	PYTARGET_DICT_MANAGED_311,	/* values *(obj - 32), dict *(obj - 24) */
-	PYTARGET_DICT_MANAGED_312,	/* *(obj - 24): dict, or values - 1 */
-	PYTARGET_DICT_MANAGED_313,	/* dict *(obj - 24); values inline at
-					   obj + tp_basicsize */
+	PYTARGET_DICT_MANAGED_311,	/* values and dict pointers before obj */
+	PYTARGET_DICT_MANAGED_312,	/* one word before obj: the dict, or
+					   the values - 1 */
+	PYTARGET_DICT_MANAGED_313,	/* the dict before obj; the values
+					   inline at obj + tp_basicsize */
 };
 
 struct pytarget_obj {
@@ -81,6 +82,8 @@ struct pytarget_obj {
 	__u32 prop_get;			/* property: fget, fset, fdel */
 	__u32 long_digit, long_lv_tag, long_shift;
 	__u32 managed_dict_flag, inline_values_flag;
+	__u32 managed_dict_before;	/* 3.11+: bytes before the object */
+	__u32 managed_values_before;	/* 3.11: bytes before the object */
 	__u32 inst_dict;		/* enum pytarget_inst_dict */
 };
 

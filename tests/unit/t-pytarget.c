@@ -67,6 +67,10 @@ static void print_objects(const struct pytarget_obj *o, unsigned minor)
 	P(long_shift); P(managed_dict_flag); P(inline_values_flag);
 	if (o->values_valid != NO)
 		P(values_valid);
+	if (o->managed_dict_before != NO)
+		P(managed_dict_before);
+	if (o->managed_values_before != NO)
+		P(managed_values_before);
 #undef P
 }
 
