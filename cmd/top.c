@@ -246,6 +246,40 @@ static double complete_share(const struct profile *p)
 	return q->judged ? (double)q->cut[CUT_NONE] / (double)q->judged : -1;
 }
 
+/*
+ * "# threads:  MainThread (python3)/123 61%, worker-1 (python3)/125 39%":
+ * the busiest threads with their shares, Python's names where bpf mode
+ * read them, their tids visible; only with more than one thread.
+ */
+static void draw_threads(FILE *fp, const struct profile *p)
+{
+	size_t shown[6], n = 0, i, j, best;
+
+	if (p->nr_threads < 2 || !p->total_weight)
+		return;
+	fputs("# threads: ", fp);
+	for (n = 0; n < ARRAY_SIZE(shown) && n < p->nr_threads; n++) {
+		best = SIZE_MAX;
+		for (i = 0; i < p->nr_threads; i++) {
+			for (j = 0; j < n && shown[j] != i; j++)
+				;
+			if (j == n && (best == SIZE_MAX ||
+				       p->threads[i].weight >
+				       p->threads[best].weight))
+				best = i;
+		}
+		shown[n] = best;
+		fprintf(fp, "%s%s/%ld %.0f%%", n ? ", " : " ",
+			p->threads[best].comm ? p->threads[best].comm : "?",
+			(long)p->threads[best].tid,
+			100.0 * (double)p->threads[best].weight /
+			(double)p->total_weight);
+	}
+	if (p->nr_threads > n)
+		fprintf(fp, ", %zu more", p->nr_threads - n);
+	fputc('\n', fp);
+}
+
 static void draw(FILE *fp, const struct profile *p, const struct top *t,
 		 const struct top_cli *o, const char *what,
 		 const struct record_run *r, int screen)
@@ -277,6 +311,7 @@ static void draw(FILE *fp, const struct profile *p, const struct top *t,
 			(double)(p->total_weight - p->quality.offcpu_ns) / 1e9,
 			(double)p->quality.offcpu_ns / 1e9,
 			(unsigned long long)p->quality.offcpu);
+	draw_threads(fp, p);
 	if (c >= 0)
 		fprintf(fp, "# stacks:   %.1f%% complete%s\n", 100.0 * c,
 			c < 1 ? " (the rest are under [incomplete stack: "

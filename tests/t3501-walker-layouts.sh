@@ -7,6 +7,7 @@ TP=$PPR_BUILD/tests/unit/t-pytarget
 TC=$PPR_BUILD/tests/unit/t-pycode
 PROBE_SRC=$PPR_SRCDIR/tests/fixtures/walker-offsets.c
 LINES_PY=$PPR_SRCDIR/tests/fixtures/walker-lines.py
+NAMES_PY=$PPR_SRCDIR/tests/fixtures/walker-names.py
 
 test_prereq_CC() {
 	command -v cc >/dev/null || { echo "no C compiler"; return 1; }
@@ -91,6 +92,36 @@ for py in $(ppr_pythons); do
 		test $s = 0 && ! grep "^not ok" check &&
 		grep "^ok .*offsets agree with python" check >agree &&
 		test $(wc -l <agree) = 2
+	'
+
+	# The other objects (walker/pyobj.h): the offsets any header of the
+	# version holds, compared; the rest (3.8-3.10's dict keys, 3.8/3.9's
+	# module, staticmethod and property) are checked by the next test,
+	# which reads them in a live process.
+	test_expect_success CC "$tag: the object table matches the headers" '
+		flags=$(py_includes "$py") &&
+		cc -std=gnu11 -w $flags -o "probe-$v" "$PROBE_SRC" &&
+		"./probe-$v" objects >"objects-headers-$v" &&
+		"$TP" objects "$v" >"objects-table-$v" &&
+		test_cmp "objects-headers-$v" "objects-table-$v"
+	'
+
+	# Names read as pyobj.h reads them: 3.8-3.10's code objects named
+	# as the trampoline names them (pyqual.h: methods, behind
+	# staticmethod, classmethod and property, a nested class, nested
+	# functions, a comprehension), 3.11+'s from co_qualname, and every
+	# thread's Python name by its native id (pythreads.h).
+	test_expect_success "$tag: qualified names and thread names read from the live process" '
+		rm -f names.out &&
+		"$py" "$NAMES_PY" >names.out 2>names.err &
+		names_pid=$! &&
+		wait_for 30 grep -q "^ready$" names.out &&
+		"$TP" names "$names_pid" <names.out >names; s=$?
+		kill $names_pid; wait $names_pid
+		cat names &&
+		test $s = 0 && ! grep "^not ok" names &&
+		test $(grep -c "^ok - code " names) = $(grep -c "^code " names.out) &&
+		test $(grep -c "^ok - thread " names) = 4
 	'
 done
 

@@ -61,6 +61,12 @@ struct sample {
 	pid_t tid;
 	int32_t cpu;		/* -1: unknown */
 	struct sample_str comm;
+	/*
+	 * Python's name of the thread (threading.Thread.name), when the
+	 * recording read it (bpf mode: walker/pythreads.h); len 0 otherwise.
+	 * Per-thread views show "NAME (comm)".
+	 */
+	struct sample_str thread_name;
 	uint64_t weight;	/* in unit: 1 for one sample */
 	enum weight_unit unit;
 	uint64_t period;	/* the event's period (perf's) */

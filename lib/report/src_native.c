@@ -98,6 +98,18 @@ static const char *comm_of(struct native_stream *r, pid_t tid, char *buf,
 	return buf;
 }
 
+/* Python's name of the thread, when the walker read it (bpf mode). */
+static void thread_name_of(struct native_stream *r, struct sample *ps)
+{
+	const char *n = r->pycode ? pycode_thread_name(r->pycode, ps->pid,
+						       ps->tid) : NULL;
+
+	if (n) {
+		ps->thread_name.s = n;
+		ps->thread_name.len = strlen(n);
+	}
+}
+
 /* perf's names of the common events (its evsel names). */
 static const char *event_name(const struct pd_attr *a)
 {
@@ -152,6 +164,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	ps.comm.len = strlen(comm);
 	ps.pid = s.pid;
 	ps.tid = s.tid;
+	thread_name_of(r, &ps);
 	ps.time_ns = s.have_time ? s.time : 0;
 	ps.period = s.period;
 	ev = event_name(s.attr);
@@ -321,6 +334,7 @@ int native_stream_record(struct native_stream *r, const struct pd_record *rec)
 		comm = comm_of(r, ps.tid, buf, sizeof(buf));
 		ps.comm.s = comm;
 		ps.comm.len = strlen(comm);
+		thread_name_of(r, &ps);
 		ps.own = own_tasks_has(&r->own, ps.tid);
 		r->cb_ret = r->cb(r->data, &ps);
 		break;

@@ -151,14 +151,25 @@ uint32_t agg_task(struct loader *l, const struct sample *s)
 {
 	struct profile *p = l->p;
 	uint32_t task = PROFILE_NO_TASK, th;
+	/* a thread: "NAME (comm)" when Python's name of it is known */
+	char label[256];
+	struct sample_str tl = s->comm;
 
-	th = prof_thread_intern(p, s->pid, s->tid, s->comm.s, s->comm.len);
+	if (s->thread_name.len) {
+		int n = snprintf(label, sizeof(label), "%.*s (%.*s)",
+				 (int)s->thread_name.len, s->thread_name.s,
+				 (int)s->comm.len, s->comm.s);
+
+		tl.s = label;
+		tl.len = n < 0 ? 0 : (size_t)n < sizeof(label) ? (size_t)n :
+			sizeof(label) - 1;
+	}
+	th = prof_thread_intern(p, s->pid, s->tid, tl.s, tl.len);
 	p->threads[th].weight += s->weight;
 	p->threads[th].count++;
 	l->cur_thread = th;
 	if (l->f->group == PROFILE_BY_THREAD) {
-		task = prof_task_intern_len(p, s->pid, s->tid, s->comm.s,
-					    s->comm.len);
+		task = prof_task_intern_len(p, s->pid, s->tid, tl.s, tl.len);
 	} else if (l->f->group == PROFILE_BY_PROCESS) {
 		int main_thread = s->pid == s->tid;
 

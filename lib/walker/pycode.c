@@ -33,8 +33,14 @@
  * The session file (pycode_save): text, one entry a line, versioned:
  *   pyperf-run pycode 1
  *   c PID ADDR TAG FIRSTLINE FORMAT QUALIFIED QUALNAME FILENAME TABLE
+ *   t PID TID NAME
  * ADDR in hex; names %-escaped (bytes <= 0x20, '%', 0x7f); TABLE the
- * line table in hex ("-" when empty).
+ * line table in hex ("-" when empty).  QUALIFIED: 1 when QUALNAME is
+ * the qualified name (3.11+'s co_qualname, or found by pyqual.h on
+ * 3.8-3.10), 0 when it is co_name alone.  A "t" line: the name Python
+ * gave the thread TID of process PID (threading.Thread.name), read by
+ * the recording from the target's threading module (pythreads.h); files
+ * written before thread names were read have none, and read the same.
  */
 #include "compat.h"
 #include "walker/pycode.h"
@@ -63,10 +69,19 @@ struct entry {
 	struct entry *next;		/* same address */
 };
 
+/* A Python thread's name (threading.Thread.name), by its OS thread. */
+struct tname {
+	pid_t pid, tid;
+	char *name;
+};
+
 struct pycode_cache {
 	struct umap by_addr;		/* addr -> struct entry * chain */
 	struct entry **all;		/* in the order added (save) */
 	size_t nr, alloc;
+	struct umap by_tid;		/* pid << 32 | tid -> index + 1 */
+	struct tname *threads;
+	size_t nr_threads, alloc_threads;
 };
 
 struct pycode_cache *pycode_cache_new(void)
@@ -88,6 +103,10 @@ void pycode_cache_free(struct pycode_cache *c)
 	}
 	free(c->all);
 	umap_release(&c->by_addr);
+	for (i = 0; i < c->nr_threads; i++)
+		free(c->threads[i].name);
+	free(c->threads);
+	umap_release(&c->by_tid);
 	free(c);
 }
 
@@ -154,7 +173,7 @@ static void put_utf8(struct strbuf *sb, uint32_t cp)
  * legacy string, never a code object's name), a kind that is not 1, 2
  * or 4, longer than MAX_NAME_CHARS, or unreadable.
  */
-static char *read_str(pid_t pid, const struct pytarget_code *k,
+char *pycode_read_str(pid_t pid, const struct pytarget_code *k,
 		      uint64_t addr)
 {
 	unsigned char hdr[128];
@@ -275,8 +294,8 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	e->addr = addr;
 	e->tag = tag;
 	e->format = table_format(minor);
-	e->qualname = read_str(t->pid, k, name_p);
-	e->filename = read_str(t->pid, k, file_p);
+	e->qualname = pycode_read_str(t->pid, k, name_p);
+	e->filename = pycode_read_str(t->pid, k, file_p);
 	if (!e->qualname || !e->filename ||
 	    read_bytes(t->pid, k, table_p, &e->table, &e->table_len)) {
 		free(e->qualname);
@@ -287,9 +306,82 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	}
 	e->pub.firstlineno = (uint32_t)first;
 	e->pub.named = 1;
-	e->pub.qualified = k->co_qualname != NO;
+	/* a module's code is "<module>" whatever the version */
+	e->pub.qualified = k->co_qualname != NO ||
+		!strcmp(e->qualname, "<module>");
 	add(c, e);
 	return &e->pub;
+}
+
+int pycode_qualify(struct pycode_cache *c, pid_t pid, uint64_t addr,
+		   uint16_t tag, const char *qualname)
+{
+	struct entry *e = lookup(c, pid, addr, tag);
+
+	if (!e || strlen(qualname) > MAX_NAME_CHARS)
+		return -1;
+	free(e->qualname);
+	e->qualname = xstrdup(qualname);
+	e->pub.qualname = e->qualname;
+	e->pub.qualified = 1;
+	return 0;
+}
+
+size_t pycode_unqualified(const struct pycode_cache *c, const char **example)
+{
+	size_t i, n = 0;
+
+	*example = NULL;
+	for (i = 0; i < c->nr; i++)
+		if (!c->all[i]->pub.qualified) {
+			if (!n++)
+				*example = c->all[i]->qualname;
+		}
+	return n;
+}
+
+static uint64_t tid_key(pid_t pid, pid_t tid)
+{
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+}
+
+int pycode_thread_set(struct pycode_cache *c, pid_t pid, pid_t tid,
+		      const char *name)
+{
+	struct umap_ent *u;
+	struct tname *t;
+
+	if (pid <= 0 || tid <= 0 || strlen(name) > MAX_NAME_CHARS)
+		return -1;
+	u = umap_get(&c->by_tid, tid_key(pid, tid), NULL);
+	if (u->val) {
+		t = &c->threads[(uintptr_t)u->val - 1];
+		if (strcmp(t->name, name)) {
+			free(t->name);
+			t->name = xstrdup(name);
+		}
+		return 0;
+	}
+	ALLOC_GROW(c->threads, c->nr_threads + 1, c->alloc_threads);
+	t = &c->threads[c->nr_threads++];
+	t->pid = pid;
+	t->tid = tid;
+	t->name = xstrdup(name);
+	u->val = (void *)(uintptr_t)c->nr_threads;
+	return 0;
+}
+
+const char *pycode_thread_name(const struct pycode_cache *c, pid_t pid,
+			       pid_t tid)
+{
+	const struct umap_ent *u = umap_find(&c->by_tid, tid_key(pid, tid));
+
+	return u && u->val ? c->threads[(uintptr_t)u->val - 1].name : NULL;
+}
+
+size_t pycode_threads(const struct pycode_cache *c)
+{
+	return c->nr_threads;
 }
 
 const struct pycode *pycode_find(const struct pycode_cache *c, pid_t pid,
@@ -488,6 +580,12 @@ int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 			strbuf_addf(&sb, "%02x", e->table[j]);
 		strbuf_addch(&sb, '\n');
 	}
+	for (i = 0; i < c->nr_threads; i++) {
+		strbuf_addf(&sb, "t %d %d ", (int)c->threads[i].pid,
+			    (int)c->threads[i].tid);
+		put_escaped(&sb, c->threads[i].name);
+		strbuf_addch(&sb, '\n');
+	}
 	r = write_file(path, sb.buf, sb.len, 0600, 0);
 	strbuf_release(&sb);
 	if (r)
@@ -562,6 +660,28 @@ static int num(const char *f, size_t n, int base, uint64_t max,
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* "t PID TID NAME": a Python thread's name. */
+static int parse_thread(struct pycode_cache *c, const char *s, size_t n)
+{
+	const char *p = s, *end = s + n, *f;
+	size_t fl;
+	uint64_t pid, tid;
+	char *name;
+	int r;
+
+	if (field(&p, end, &f, &fl) || fl != 1 || *f != 't' ||
+	    field(&p, end, &f, &fl) || num(f, fl, 10, INT32_MAX, &pid) ||
+	    !pid || field(&p, end, &f, &fl) ||
+	    num(f, fl, 10, INT32_MAX, &tid) || !tid ||
+	    field(&p, end, &f, &fl) || p != end ||
+	    !(name = unescape(f, fl)))
+		return -1;
+	r = pycode_thread_name(c, (pid_t)pid, (pid_t)tid) ? -1 :
+		pycode_thread_set(c, (pid_t)pid, (pid_t)tid, name);
+	free(name);
+	return r;
 }
 
 static int parse_line(struct pycode_cache *c, const char *s, size_t n)
@@ -642,7 +762,8 @@ int pycode_load_buf(struct pycode_cache *c, const char *buf, size_t len,
 				       "newline)", lineno);
 		n = (size_t)(nl - (buf + off));
 		if (memchr(buf + off, '\0', n) ||
-		    parse_line(c, buf + off, n))
+		    (n && buf[off] == 't' ? parse_thread(c, buf + off, n) :
+		     parse_line(c, buf + off, n)))
 			return set_err(err, errlen, "line %zu: not a valid "
 				       "code-object entry", lineno);
 		off += n + 1;

@@ -43,6 +43,33 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,
 		     uint32_t instr);
 
+/*
+ * A str object of the target as UTF-8 (caller frees), or NULL: not a
+ * compact str, longer than 4096 characters, or unreadable.
+ */
+char *pycode_read_str(pid_t pid, const struct pytarget_code *k,
+		      uint64_t addr);
+
+/*
+ * The entry's name replaced by its qualified name (pyqual.h, 3.8-3.10);
+ * qualified set.  -1 when no such entry.
+ */
+int pycode_qualify(struct pycode_cache *c, pid_t pid, uint64_t addr,
+		   uint16_t tag, const char *qualname);
+/* The entries named without their qualified name; *example one of them. */
+size_t pycode_unqualified(const struct pycode_cache *c, const char **example);
+
+/*
+ * Python's name of a thread (threading.Thread.name) by its OS thread id,
+ * kept with the code objects and saved in the same file.  Set replaces;
+ * name NULL when not known.
+ */
+int pycode_thread_set(struct pycode_cache *c, pid_t pid, pid_t tid,
+		      const char *name);
+const char *pycode_thread_name(const struct pycode_cache *c, pid_t pid,
+			       pid_t tid);
+size_t pycode_threads(const struct pycode_cache *c);
+
 /* Lookup without reading (report): NULL when not known. */
 const struct pycode *pycode_find(const struct pycode_cache *c, pid_t pid,
 				 uint64_t addr, uint16_t tag);

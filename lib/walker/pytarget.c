@@ -122,6 +122,126 @@ static const struct {
 	{ 13, { 112, 120, 128, 136, 68, NO, 200, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
 };
 
+/*
+ * Other objects per version (pytarget.h's struct pytarget_obj), for
+ * pyobj.c: probe `objects` prints the checked ones.  Not in any installed
+ * header, checked live by t3501 instead: 3.8-3.10's PyDictKeysObject
+ * (Objects/dict-common.h: dk_refcnt, dk_size, dk_lookup, dk_usable,
+ * dk_nentries, dk_indices; entries of 24 bytes), 3.8/3.9's md_dict
+ * (Objects/moduleobject.c: the first field after the header),
+ * staticmethod's and classmethod's callable (the first field after the
+ * header) and property's fget, fset, fdel (Objects/descrobject.c: the
+ * first three fields after the header).  The managed dict's place before
+ * an object (3.11+) is what the headers' own inline functions give.
+ */
+static const struct {
+	unsigned minor;
+	struct pytarget_obj o;
+} obj_tables[] = {
+	{ 8, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 872, .func_code = 16, .func_qualname = 104,
+	       .co_consts = 56, .co_flags = 36, .co_newlocals = 2,
+	       .tuple_item = 24, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = 8, .dk_log2_size = NO,
+	       .dk_log2_index_bytes = NO, .dk_kind = NO, .dk_nentries = 32,
+	       .dk_indices = 40, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = NO, .dk_general = NO,
+	       .values_values = NO, .values_valid = NO, .md_dict = 16,
+	       .interp_modules = 56, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
+	       .managed_dict_flag = 0, .inline_values_flag = 0,
+	       .managed_dict_before = NO, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_OFFSET } },
+	{ 9, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 864, .func_code = 16, .func_qualname = 104,
+	       .co_consts = 56, .co_flags = 36, .co_newlocals = 2,
+	       .tuple_item = 24, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = 8, .dk_log2_size = NO,
+	       .dk_log2_index_bytes = NO, .dk_kind = NO, .dk_nentries = 32,
+	       .dk_indices = 40, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = NO, .dk_general = NO,
+	       .values_values = NO, .values_valid = NO, .md_dict = 16,
+	       .interp_modules = 856, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
+	       .managed_dict_flag = 0, .inline_values_flag = 0,
+	       .managed_dict_before = NO, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_OFFSET } },
+	{ 10, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 872, .func_code = 48, .func_qualname = 40,
+	       .co_consts = 56, .co_flags = 36, .co_newlocals = 2,
+	       .tuple_item = 24, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = 8, .dk_log2_size = NO,
+	       .dk_log2_index_bytes = NO, .dk_kind = NO, .dk_nentries = 32,
+	       .dk_indices = 40, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = NO, .dk_general = NO,
+	       .values_values = NO, .values_valid = NO, .md_dict = 16,
+	       .interp_modules = 856, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
+	       .managed_dict_flag = 0, .inline_values_flag = 0,
+	       .managed_dict_before = NO, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_OFFSET } },
+	{ 11, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 872, .func_code = 48, .func_qualname = 40,
+	       .co_consts = 24, .co_flags = 48, .co_newlocals = 2,
+	       .tuple_item = 24, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = NO, .dk_log2_size = 8,
+	       .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+	       .dk_indices = 32, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = 16, .dk_general = 0,
+	       .values_values = 0, .values_valid = NO, .md_dict = 16,
+	       .interp_modules = 888, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 0, .long_shift = 30,
+	       .managed_dict_flag = 16, .inline_values_flag = 0,
+	       .managed_dict_before = 24, .managed_values_before = 32,
+	       .inst_dict = PYTARGET_DICT_MANAGED_311 } },
+	{ 12, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 880, .func_code = 48, .func_qualname = 40,
+	       .co_consts = 24, .co_flags = 48, .co_newlocals = 2,
+	       .tuple_item = 24, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = NO, .dk_log2_size = 8,
+	       .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+	       .dk_indices = 32, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = 16, .dk_general = 0,
+	       .values_values = 0, .values_valid = NO, .md_dict = 16,
+	       .interp_modules = 944, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
+	       .managed_dict_flag = 16, .inline_values_flag = 0,
+	       .managed_dict_before = 24, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_MANAGED_312 } },
+	{ 13, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 880, .func_code = 48, .func_qualname = 40,
+	       .co_consts = 24, .co_flags = 48, .co_newlocals = 2,
+	       .tuple_item = 24, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = NO, .dk_log2_size = 8,
+	       .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+	       .dk_indices = 32, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = 16, .dk_general = 0,
+	       .values_values = 8, .values_valid = 3, .md_dict = 16,
+	       .interp_modules = 7656, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
+	       .managed_dict_flag = 16, .inline_values_flag = 4,
+	       .managed_dict_before = 24, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_MANAGED_313 } },
+};
+
+const struct pytarget_obj *pytarget_table_obj(unsigned major, unsigned minor)
+{
+	size_t i;
+
+	if (major != 3)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(obj_tables); i++)
+		if (obj_tables[i].minor == minor)
+			return &obj_tables[i].o;
+	return NULL;
+}
+
 const struct walker_layout *pytarget_table_layout(unsigned major,
 						  unsigned minor)
 {
@@ -547,6 +667,17 @@ static enum pytarget_status from_debug_offsets(struct pytarget *t,
 
 #define MAX_OBJS 8
 
+/* t->obj from the version's table, or every field NO_FIELD. */
+static void pytarget_fill_obj(struct pytarget *t, unsigned maj, unsigned min)
+{
+	const struct pytarget_obj *o = pytarget_table_obj(maj, min);
+
+	if (o)
+		t->obj = *o;
+	else
+		memset(&t->obj, 0xff, sizeof(t->obj));
+}
+
 enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 {
 	struct obj objs[MAX_OBJS];
@@ -676,6 +807,7 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 			  "table", t->version);
 		goto out;
 	}
+	pytarget_fill_obj(t, maj, min);
 	/* initialised: the first interpreter is linked in */
 	if (pytarget_read(pid, t->runtime + t->layout.runtime_interp_head,
 			  &head, sizeof(head))) {

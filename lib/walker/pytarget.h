@@ -45,6 +45,48 @@ struct pytarget_code {
 	__u32 str_kind_bit, str_compact_bit, str_ascii_bit;
 };
 
+/*
+ * Where pyobj.c (walker/pyobj.h) finds the parts of other objects:
+ * types, functions, tuples, dicts and their keys, modules, ints, the
+ * interpreter's sys.modules, instances' attributes.  Per version, from
+ * the same headers (tests/fixtures/walker-offsets.c `objects`), except
+ * what no installed header holds (3.8-3.10's dict keys, 3.8/3.9's module
+ * object, the property and staticmethod objects' fields), which t3501
+ * checks by reading known objects of a live process.
+ */
+enum pytarget_inst_dict {
+	PYTARGET_DICT_OFFSET = 0,	/* 3.8-3.10: *(obj + tp_dictoffset) */
+	PYTARGET_DICT_MANAGED_311,	/* values and dict pointers before obj */
+	PYTARGET_DICT_MANAGED_312,	/* one word before obj: the dict, or
+					   the values - 1 */
+	PYTARGET_DICT_MANAGED_313,	/* the dict before obj; the values
+					   inline at obj + tp_basicsize */
+};
+
+struct pytarget_obj {
+	__u32 ob_type, var_size;
+	__u32 tp_name, tp_basicsize, tp_flags, tp_dict, tp_dictoffset;
+	__u32 ht_cached_keys;
+	__u32 func_code, func_qualname;
+	__u32 co_consts, co_flags, co_newlocals;
+	__u32 tuple_item;
+	__u32 dict_used, dict_keys, dict_values;
+	/* PyDictKeysObject: dk_size (3.8-3.10, a Py_ssize_t) or
+	   dk_log2_size, dk_log2_index_bytes, dk_kind (3.11+, bytes) */
+	__u32 dk_size, dk_log2_size, dk_log2_index_bytes, dk_kind;
+	__u32 dk_nentries, dk_indices, dk_entry_size, dk_unicode_entry_size;
+	__u32 dk_general;		/* dk_kind of keys of any type */
+	__u32 values_values, values_valid; /* PyDictValues (3.11+) */
+	__u32 md_dict, interp_modules;
+	__u32 sm_callable;		/* staticmethod, classmethod */
+	__u32 prop_get;			/* property: fget, fset, fdel */
+	__u32 long_digit, long_lv_tag, long_shift;
+	__u32 managed_dict_flag, inline_values_flag;
+	__u32 managed_dict_before;	/* 3.11+: bytes before the object */
+	__u32 managed_values_before;	/* 3.11: bytes before the object */
+	__u32 inst_dict;		/* enum pytarget_inst_dict */
+};
+
 struct pytarget {
 	pid_t pid;
 	char path[4096];	/* the object holding _PyRuntime (exe or lib) */
@@ -54,6 +96,7 @@ struct pytarget {
 	uint64_t runtime;	/* _PyRuntime's address in the target */
 	struct walker_layout layout;
 	struct pytarget_code code;
+	struct pytarget_obj obj;	/* all NO_FIELD when not known */
 	int from_debug_offsets;	/* layout read from _Py_DebugOffsets (3.13+),
 				   not from the compiled-in tables */
 	char why[256];		/* one line when status != OK */
@@ -75,6 +118,9 @@ const struct walker_layout *pytarget_table_layout(unsigned major,
 /* The code-object offsets of a version's table (3.8-3.13), or NULL. */
 const struct pytarget_code *pytarget_table_code(unsigned major,
 						unsigned minor);
+
+/* The object offsets of a version's table (3.8-3.13), or NULL. */
+const struct pytarget_obj *pytarget_table_obj(unsigned major, unsigned minor);
 
 /*
  * Read len bytes at addr of process pid (process_vm_readv(2), all or

@@ -108,6 +108,7 @@ void wconv_free(struct wconv *c)
 	timeq_release(&c->q);
 	free(c->proc_root);
 	free(c->kallsyms);
+	kself_release(&c->kself);
 	free(c);
 }
 
@@ -246,6 +247,35 @@ static void count_sample(struct wconv *c, const struct walker_decoded *d)
 }
 
 /*
+ * Where the kernel stack of d starts once the walker's own program's
+ * frames are left out (kself.h), and *nk its frames from there: a
+ * switch-out's stack starts at the function the program traced
+ * (__schedule); a sample taken while one of the programs ran keeps the
+ * dispatcher (bpf_trace_runN) as its leaf frame and is counted as the
+ * walker's cost (walker_own), which record names once.
+ */
+static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
+			     unsigned *nk)
+{
+	unsigned own, above;
+
+	*nk = d->sample->nr_kstack;
+	if (!*nk || !c->kallsyms)
+		return 0;
+	if (!c->kself.loaded)
+		kself_load(&c->kself, c->kallsyms);
+	own = kself_own(&c->kself, d->kstack, *nk, &above);
+	if (!own)
+		return 0;
+	if (d->hdr->type == WALKER_EV_SAMPLE) {
+		c->st.walker_own++;
+		own = above;
+	}
+	*nk -= own;
+	return own;
+}
+
+/*
  * One sample record from a decoded SAMPLE or OFFCPU event: of event
  * ev_id, at time, with period.
  */
@@ -258,7 +288,7 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	uint64_t regs[WALKER_NR_REGS], chain[1 + WALKER_MAX_KSTACK];
 	struct walker_raw raw;
 	struct pw_sample ps;
-	unsigned i;
+	unsigned i, k0, nk;
 	int any = 0, full;
 
 	memcpy(regs, d->regs, sizeof(regs));
@@ -271,15 +301,16 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	ps.time = time;
 	ps.cpu = h->cpu;
 	ps.period = period;
-	if (s->nr_kstack) {
+	k0 = kstack_start(c, d, &nk);
+	if (nk) {
 		chain[0] = CTX_KERNEL;
-		memcpy(chain + 1, d->kstack, 8 * (size_t)s->nr_kstack);
+		memcpy(chain + 1, d->kstack + 8 * (size_t)k0, 8 * (size_t)nk);
 		ps.callchain = chain;
-		ps.nr_callchain = 1 + (uint64_t)s->nr_kstack;
+		ps.nr_callchain = 1 + (uint64_t)nk;
 	}
 	if (h->flags & WALKER_F_KERNEL_MODE) {
 		ps.misc = PERF_RECORD_MISC_KERNEL;
-		ps.ip = s->nr_kstack ? chain[1] : regs[REG_IP];
+		ps.ip = nk ? chain[1] : regs[REG_IP];
 	} else {
 		ps.misc = PERF_RECORD_MISC_USER;
 		ps.ip = regs[REG_IP];

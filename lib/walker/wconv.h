@@ -133,6 +133,8 @@ struct wconv_stats {
 	uint64_t offcpu_dropped;	/* switch-outs followed by another
 					   switch-out: the first dropped */
 	uint64_t oncpu_unpaired;	/* switch-ins without a switch-out */
+	uint64_t walker_own;		/* samples taken while the walker's
+					   own BPF program ran (kself.h) */
 	uint64_t lost;			/* events the ring buffer dropped */
 	uint64_t late;			/* events written after later ones */
 	uint64_t bad;			/* events that did not decode */

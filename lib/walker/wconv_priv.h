@@ -17,6 +17,7 @@
 #include "timeq.h"
 #include "walker/walker.h"
 #include "walker/wconv.h"
+#include "walker/kself.h"
 
 #define DEFAULT_HOLD_NS 20000000ull		/* 20 ms */
 #define DEFAULT_MAPS_EVERY_NS 1000000000ull	/* 1 s */
@@ -106,6 +107,7 @@ struct wconv {
 	struct umap procs;	/* pid -> struct wproc * */
 	struct umap threads;	/* tid -> struct wthread * */
 	struct strbuf raw;
+	struct kself kself;	/* the walker's own frames (kself.h) */
 	struct wconv_stats st;
 };
 

@@ -9,6 +9,8 @@
 #include "alloc.h"
 #include "hmap.h"
 #include "walker/pycode.h"
+#include "walker/pythreads.h"
+#include "walker/pyqual.h"
 #include "walker/walker.h"
 
 #include <time.h>
@@ -24,7 +26,18 @@ struct lproc {
 	uint64_t last_try, retry_ns;
 	unsigned tries;		/* since the last exec */
 	size_t note;		/* index into w->notes */
+	uint64_t threads_walked, threads_ns; /* Python's thread names */
 };
+
+/*
+ * Python's thread names are read when a thread with Python frames has
+ * none yet, at most every THREADS_FIRST_NS doubling to THREADS_MAX_NS
+ * while a read finds no new thread (a thread Python's threading module
+ * does not know: _thread's, a C extension's), and every THREADS_MAX_NS
+ * anyway (a thread renamed).
+ */
+#define THREADS_FIRST_NS 20000000ull	/* 20 ms */
+#define THREADS_MAX_NS 1000000000ull	/* 1 s */
 
 /*
  * Retries at the first interval while an interpreter usually starts up
@@ -42,6 +55,7 @@ struct wrec {
 	struct walker *walker;
 	struct wconv *conv;
 	struct pycode_cache *codes;
+	struct pyqual *qual;		/* 3.8-3.10's qualified names */
 	char *session_dir;
 	struct umap procs;		/* pid -> struct lproc * */
 	struct layout_id *layouts;
@@ -199,6 +213,8 @@ static void on_proc_exec(void *data, pid_t pid)
 	char why[PPR_ERR_LEN];
 
 	/* the old interpreter's addresses mean nothing in the new program */
+	pyqual_forget(w->qual, pid);
+	p->threads_walked = 0;
 	p->ok = 0;
 	p->final = 0;
 	p->tries = 0;
@@ -241,6 +257,7 @@ static void on_proc_exit(void *data, pid_t pid)
 
 	p->ok = 0;
 	p->final = 1;
+	pyqual_forget(w->qual, pid);
 	walker_del_proc(w->walker, pid);
 }
 
@@ -249,10 +266,53 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 	struct wrec *w = data;
 	struct umap_ent *e = umap_find(&w->procs, (uint64_t)(uint32_t)pid);
 	struct lproc *p = e ? e->val : NULL;
+	const struct pycode *code;
+	const char *q;
 
 	w->frames++;
-	if (!p || !p->ok || !pycode_get(w->codes, &p->t, f->code, f->tag))
+	code = p && p->ok ? pycode_get(w->codes, &p->t, f->code, f->tag) :
+		NULL;
+	if (!code) {
 		w->frames_unnamed++;
+		return;
+	}
+	/* 3.8-3.10: co_name alone; the qualified name from the modules */
+	if (!code->qualified && p->t.code.co_qualname == WALKER_NO_FIELD &&
+	    (q = pyqual_lookup(w->qual, &p->t, f->code,
+				   code->filename, mono_ns())))
+		pycode_qualify(w->codes, pid, f->code, f->tag, q);
+}
+
+/*
+ * Python's names of p's threads (pythreads.h), and when to read them
+ * again: soon while new threads turn up, seldom otherwise.
+ */
+static void walk_threads(struct wrec *w, struct lproc *p, uint64_t now)
+{
+	p->threads_walked = now;
+	if (!p->threads_ns)
+		p->threads_ns = THREADS_FIRST_NS;
+	if (pythreads_read(w->codes, &p->t))
+		p->threads_ns = THREADS_FIRST_NS;
+	else if (p->threads_ns < THREADS_MAX_NS)
+		p->threads_ns *= 2;
+}
+
+/* A sample of a Python thread: its name read when due (see above). */
+static void thread_name_due(struct wrec *w, const struct walker_ev_hdr *h)
+{
+	struct lproc *p = lproc_find(w, (pid_t)h->pid);
+	uint64_t now;
+
+	if (!p || !p->ok || h->flags & (WALKER_F_NO_PROC | WALKER_F_NO_TSTATE))
+		return;
+	now = mono_ns();
+	if (p->threads_walked &&
+	    now < p->threads_walked + (pycode_thread_name(w->codes, p->t.pid,
+							  (pid_t)h->tid) ?
+				       THREADS_MAX_NS : p->threads_ns))
+		return;
+	walk_threads(w, p, now);
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -268,6 +328,7 @@ void wrec_free(struct wrec *w)
 	wconv_free(w->conv);
 	if (w->codes)
 		pycode_cache_free(w->codes);
+	pyqual_free(w->qual);
 	for (i = 0; i < w->procs.cap; i++)
 		if (w->procs.ents[i].used)
 			free(w->procs.ents[i].val);
@@ -307,6 +368,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 		return -1;
 	}
 	w->codes = pycode_cache_new();
+	w->qual = pyqual_new();
 	memset(&co, 0, sizeof(co));
 	path = o->record_fn ? NULL :
 	       xasprintf("%s/perf.data", o->session_dir);
@@ -382,6 +444,10 @@ static void inspect_early(struct wrec *w, const void *ev, size_t len)
 		    mono_ns() >= p->last_try + p->retry_ns)
 			inspect(w, p);
 	}
+	if ((h->type == WALKER_EV_SAMPLE || h->type == WALKER_EV_OFFCPU) &&
+	    len >= sizeof(struct walker_sample) &&
+	    ((const struct walker_sample *)ev)->nr_py)
+		thread_name_due(w, h);
 }
 
 static int on_event(void *data, const void *ev, size_t len)
@@ -468,6 +534,8 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->inspections = w->inspections;
 	st->frames = w->frames;
 	st->frames_unnamed = w->frames_unnamed;
+	st->unqualified = pycode_unqualified(w->codes,
+					     &st->unqualified_example);
 	st->procs = w->notes;
 	st->nr_procs = w->nr_notes;
 }
@@ -575,6 +643,24 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			     "or the process was gone)",
 			     (unsigned long long)st->frames_unnamed,
 			     (unsigned long long)st->frames);
+	if (st->unqualified)
+		strvec_pushf(lines, "%zu Python functions are named without "
+			     "their class or enclosing function (e.g. '%s'): "
+			     "CPython 3.8-3.10's code objects hold only the "
+			     "function's name, and no module's functions or "
+			     "classes led to these", st->unqualified,
+			     st->unqualified_example);
+	if (c->walker_own) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu samples (", (unsigned long long)
+			    c->walker_own);
+		pct(&sb, c->walker_own, c->samples);
+		strbuf_addstr(&sb, "%) were taken while the walker's own BPF "
+			      "programs ran in the program's threads: "
+			      "pyperf-run's cost, under bpf_trace_run* in "
+			      "their kernel stacks");
+		strvec_push(lines, sb.buf);
+	}
 	if (c->lost)
 		strvec_pushf(lines, "%llu events were lost: the walker's "
 			     "ring buffer was full", (unsigned long long)c->lost);

@@ -82,6 +82,9 @@ struct wrec_stats {
 	uint64_t frames;		/* Python frames named */
 	uint64_t frames_unnamed;	/* ... whose code object could not
 					   be read (freed, process gone) */
+	size_t unqualified;		/* code objects named by co_name alone
+					   (3.8-3.10, see pyqual.h) */
+	const char *unqualified_example;
 	const struct wrec_proc *procs;	/* each process inspected */
 	size_t nr_procs;
 };

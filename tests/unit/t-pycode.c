@@ -346,5 +346,57 @@ int main(int argc, char **argv)
 	c = load_str("pyperf-run pycode 1\nc 1 10 5 5 9 0 a b -\n", &r);
 	TAP_INT(r, -1, "an unknown table format is refused");
 	pycode_cache_free(c);
+
+	/* Python's thread names: "t PID TID NAME", and a 3.8 name qualified */
+	c = load_str("pyperf-run pycode 1\n"
+		     "c 7 1000 10 10 8 0 method a.py -\n"
+		     "t 7 7 MainThread\n"
+		     "t 7 9 worker%20%ce%b1\n", &r);
+	TAP_INT(r, 0, "thread names load");
+	TAP_OK(pycode_thread_name(c, 7, 7) &&
+	       !strcmp(pycode_thread_name(c, 7, 7), "MainThread") &&
+	       !strcmp(pycode_thread_name(c, 7, 9), "worker \xce\xb1") &&
+	       !pycode_thread_name(c, 7, 8) && !pycode_thread_name(c, 8, 7),
+	       "a thread's name by (pid, tid), escaped");
+	TAP_INT(pycode_thread_set(c, 7, 9, "renamed"), 0, "a rename");
+	TAP_INT((long)pycode_threads(c), 2, "two threads");
+	TAP_INT(pycode_qualify(c, 7, 0x1000, 10, "Delta.method"), 0,
+		"a 3.8 name qualified");
+	TAP_INT(pycode_qualify(c, 7, 0x1000, 11, "X.y"), -1,
+		"no entry of that tag: refused");
+	p = pycode_find(c, 7, 0x1000, 10);
+	TAP_OK(p && p->qualified && !strcmp(p->qualname, "Delta.method"),
+	       "the entry has the qualified name");
+	{
+		const char *ex;
+		char path[64], err[PPR_ERR_LEN];
+		struct pycode_cache *c2 = pycode_cache_new();
+
+		TAP_INT((long)pycode_unqualified(c, &ex), 0,
+			"no entry is left unqualified");
+		snprintf(path, sizeof(path), "pycode-t.%d", (int)getpid());
+		TAP_INT(pycode_save(c, path, err, sizeof(err)), 0, "save: %s",
+			err);
+		TAP_INT(pycode_load(c2, path, err, sizeof(err)), 0, "load: %s",
+			err);
+		unlink(path);
+		p = pycode_find(c2, 7, 0x1000, 10);
+		TAP_OK(p && p->qualified && !strcmp(p->qualname,
+						    "Delta.method") &&
+		       !strcmp(pycode_thread_name(c2, 7, 9), "renamed") &&
+		       !strcmp(pycode_thread_name(c2, 7, 7), "MainThread"),
+		       "names and thread names saved and read back");
+		pycode_cache_free(c2);
+	}
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nt 7 7 a\nt 7 7 b\n", &r);
+	TAP_INT(r, -1, "a thread named twice is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nt 7 0 a\n", &r);
+	TAP_INT(r, -1, "tid 0 is refused");
+	pycode_cache_free(c);
+	c = load_str("pyperf-run pycode 1\nt 7 7\n", &r);
+	TAP_INT(r, -1, "a thread without a name is refused");
+	pycode_cache_free(c);
 	return tap_done();
 }

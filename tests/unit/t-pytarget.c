@@ -8,10 +8,22 @@
  *   t-pytarget inspect PID   pytarget_inspect(): "status NAME", "why",
  *                            "version", "path", "source", then the
  *                            layout in the same format
+ *   t-pytarget objects X.Y   the object table (pyobj.h), in the format
+ *                            of the probe's `objects`
+ *   t-pytarget names PID     reads tests/fixtures/walker-names.py's
+ *                            lines on stdin: each code object's name
+ *                            (pycode.h, and pyqual.h on 3.8-3.10) and
+ *                            each thread's (pythreads.h) as read from
+ *                            PID, "ok" or "not ok" a line
  */
 #include "compat.h"
 #include "walker/pytarget.h"
+#include "walker/pycode.h"
+#include "walker/pyqual.h"
+#include "walker/pythreads.h"
 #include "tap.h"
+
+#include <time.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,8 +48,113 @@ static void print_layout(const struct walker_layout *l,
 #undef P
 }
 
+/* The lines the probe's `objects` prints for a version (see there). */
+static void print_objects(const struct pytarget_obj *o, unsigned minor)
+{
+#define P(f) printf("%s %lu\n", #f, (unsigned long)o->f)
+	P(ob_type); P(var_size); P(tp_name); P(tp_basicsize); P(tp_flags);
+	P(tp_dict); P(tp_dictoffset); P(ht_cached_keys); P(func_code);
+	P(func_qualname); P(co_consts); P(co_flags); P(co_newlocals);
+	P(tuple_item); P(dict_used); P(dict_keys); P(dict_values);
+	if (minor >= 11) {
+		P(dk_log2_size); P(dk_log2_index_bytes); P(dk_kind);
+		P(dk_nentries); P(dk_indices); P(dk_entry_size);
+		P(dk_unicode_entry_size); P(dk_general); P(values_values);
+	}
+	if (minor >= 10)
+		P(md_dict);
+	P(interp_modules); P(sm_callable); P(long_digit); P(long_lv_tag);
+	P(long_shift); P(managed_dict_flag); P(inline_values_flag);
+	if (o->values_valid != NO)
+		P(values_valid);
+	if (o->managed_dict_before != NO)
+		P(managed_dict_before);
+	if (o->managed_values_before != NO)
+		P(managed_values_before);
+#undef P
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* t-pytarget names PID: see the top of this file. */
+static int names(pid_t pid)
+{
+	struct pycode_cache *c = pycode_cache_new();
+	struct pyqual *q = pyqual_new();
+	struct pytarget t;
+	char line[512];
+	int bad = 0;
+
+	if (pytarget_inspect(pid, &t) != PYTARGET_OK) {
+		printf("not ok - inspect: %s\n", t.why);
+		return 1;
+	}
+	printf("ok - %zu threads named\n", pythreads_read(c, &t));
+	while (fgets(line, sizeof(line), stdin)) {
+		unsigned long long addr;
+		uint32_t first;
+		char want[256];
+		const struct pycode *code;
+		const char *got;
+		int tid, pos = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "code %llx %n", &addr, &pos) == 1 && pos) {
+			snprintf(want, sizeof(want), "%s", line + pos);
+			code = NULL;
+			if (!pytarget_read(pid, addr + t.code.co_firstlineno,
+					   &first, 4))
+				code = pycode_get(c, &t, addr, (uint16_t)first);
+			got = code ? code->qualname : "(unread)";
+			if (code && !code->qualified) {
+				got = pyqual_lookup(q, &t, addr, code->filename,
+						    now_ns());
+				if (!got)
+					got = "(unqualified)";
+			}
+			bad |= strcmp(got, want) != 0;
+			printf("%s - code %s: %s\n", strcmp(got, want) ?
+			       "not ok" : "ok", want, got);
+		} else if (sscanf(line, "thread %d %n", &tid, &pos) == 1 &&
+			   pos) {
+			got = pycode_thread_name(c, pid, tid);
+			if (!got)
+				got = "(none)";
+			bad |= strcmp(got, line + pos) != 0;
+			printf("%s - thread %d %s: %s\n", strcmp(got, line + pos) ?
+			       "not ok" : "ok", tid, line + pos, got);
+		}
+	}
+	printf("# module walks: %llu\n", (unsigned long long)pyqual_walks(q));
+	pyqual_free(q);
+	pycode_cache_free(c);
+	return bad;
+}
+
 static int tool(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "objects")) {
+		unsigned a, b;
+		const struct pytarget_obj *o;
+
+		if (sscanf(argv[2], "%u.%u", &a, &b) != 2)
+			return 2;
+		o = pytarget_table_obj(a, b);
+		if (!o) {
+			printf("no table\n");
+			return 1;
+		}
+		print_objects(o, b);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "names"))
+		return names((pid_t)atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "layout")) {
 		unsigned a, b;
 		const struct walker_layout *l;
@@ -74,7 +191,8 @@ static int tool(int argc, char **argv)
 		print_layout(&t.layout, &t.code);
 		return 0;
 	}
-	fprintf(stderr, "usage: t-pytarget [layout X.Y | inspect PID]\n");
+	fprintf(stderr, "usage: t-pytarget [layout X.Y | inspect PID | "
+		"objects X.Y | names PID]\n");
 	return 2;
 }
 

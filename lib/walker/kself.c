@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The walker's own BPF programs in kernel stacks (kself.h). */
+#include "compat.h"
+#include "walker/kself.h"
+#include "alloc.h"
+#include "byteorder.h"
+
+#define TOP_FRAMES 16
+
+/* "ffffffff814ca4d0 T bpf_trace_run4": the address and name, or -1. */
+static int parse(const char *line, uint64_t *addr, const char **name)
+{
+	char *end;
+
+	*addr = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return -1;
+	*name = end + 3;
+	return 0;
+}
+
+/* 1: a dispatcher, 2: tracepoint plumbing, 0: neither. */
+static int kind_of(const char *name)
+{
+	if (!strncmp(name, "bpf_trace_run", 13) && name[13] >= '1' &&
+	    name[13] <= '9')
+		return 1;
+	if (!strncmp(name, "__bpf_trace_", 12) ||
+	    !strncmp(name, "__traceiter_", 12))
+		return 2;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct kself_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+void kself_release(struct kself *k)
+{
+	free(k->r);
+	memset(k, 0, sizeof(*k));
+}
+
+int kself_load(struct kself *k, const char *kallsyms)
+{
+	FILE *f;
+	char line[512];
+	int open_range = 0, dispatchers = 0;
+	size_t i;
+
+	kself_release(k);
+	k->loaded = 1;
+	f = fopen(kallsyms, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *name;
+		uint64_t addr;
+		int kind;
+
+		if (parse(line, &addr, &name) || !addr)
+			continue;
+		/* the next symbol ends the range before it */
+		if (open_range) {
+			k->r[k->n - 1].end = addr;
+			open_range = 0;
+		}
+		kind = kind_of(name);
+		if (!kind)
+			continue;
+		ALLOC_GROW(k->r, k->n + 1, k->alloc);
+		k->r[k->n].start = addr;
+		k->r[k->n].end = addr;
+		k->r[k->n++].dispatcher = kind == 1;
+		open_range = 1;
+	}
+	fclose(f);
+	qsort(k->r, k->n, sizeof(*k->r), by_start);
+	for (i = 0; i < k->n; i++)
+		dispatchers += k->r[i].dispatcher && k->r[i].end > k->r[i].start;
+	return dispatchers ? 0 : -1;
+}
+
+/* The range holding addr, or NULL. */
+static const struct kself_range *find(const struct kself *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->r[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= k->r[lo - 1].end)
+		return NULL;
+	return &k->r[lo - 1];
+}
+
+unsigned kself_own(const struct kself *k, const unsigned char *stack,
+		   unsigned n, unsigned *above)
+{
+	const struct kself_range *r;
+	unsigned i, j;
+
+	*above = 0;
+	for (i = 0; i < n && i < TOP_FRAMES; i++) {
+		r = find(k, get_le64(stack + 8 * (size_t)i));
+		if (!r || !r->dispatcher)
+			continue;
+		for (j = i + 1; j < n; j++) {
+			r = find(k, get_le64(stack + 8 * (size_t)j));
+			if (!r || r->dispatcher)
+				break;
+		}
+		*above = i;
+		return j;
+	}
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_WALKER_KSELF_H
+#define PPR_WALKER_KSELF_H
+/*
+ * The walker's own BPF programs in the kernel stacks it records.  A
+ * tracepoint program (walker_switch, walker_exit ...) that asks for the
+ * kernel stack gets its own frames first: the JIT-compiled program
+ * (outside the kernel's text: no symbol, named by the last one before
+ * it), the kernel's dispatcher bpf_trace_runN, and the tracepoint's
+ * plumbing (__bpf_trace_TP, __traceiter_TP: usually tail calls, not
+ * always), all above the traced function (__schedule for a switch).  A
+ * cpu-clock sample that hits while one of the programs runs has the same
+ * frames on top of the task's own.  The address ranges come from
+ * /proc/kallsyms (read once, at the first kernel stack).
+ */
+#include "compat.h"
+
+struct kself_range {
+	uint64_t start, end;
+	int dispatcher;		/* bpf_trace_runN; else plumbing */
+};
+
+struct kself {
+	struct kself_range *r;	/* sorted by start */
+	size_t n, alloc;
+	int loaded;
+};
+
+/* The ranges from kallsyms (a path); 0, or -1 (no dispatcher found). */
+int kself_load(struct kself *k, const char *kallsyms);
+void kself_release(struct kself *k);
+
+/*
+ * The walker's own frames at the top (leaf first) of stack, n
+ * little-endian u64 as the event holds them: returns how many frames
+ * are the program's whole own stack (up to a dispatcher frame among the
+ * first 16, and the tracepoint plumbing right below it), 0 when there is
+ * no dispatcher (a stack of the task alone); *above: the frames above
+ * the dispatcher (the program itself).
+ */
+unsigned kself_own(const struct kself *k, const unsigned char *stack,
+		   unsigned n, unsigned *above);
+
+#endif

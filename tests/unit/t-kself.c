@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * walker/kself.h: the walker's own frames at the top of a kernel stack,
+ * from a kallsyms of this test's making.
+ */
+#include "compat.h"
+#include "walker/kself.h"
+#include "byteorder.h"
+#include "tap.h"
+
+#include <unistd.h>
+
+static unsigned above;
+
+static unsigned own(const struct kself *k, const uint64_t *a, unsigned n)
+{
+	unsigned char b[8 * 8];
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		put_le64(b + 8 * i, a[i]);
+	return kself_own(k, b, n, &above);
+}
+
+int main(void)
+{
+	char path[64];
+	FILE *f;
+	struct kself k;
+	/* leaf first: the JIT program, the dispatcher, __schedule, ... */
+	const uint64_t sw[] = { 0xffffffffc0001234ull, 0xffffffff814ca4e7ull,
+				0xffffffff81f00010ull, 0xffffffff81f00100ull };
+	const uint64_t plain[] = { 0xffffffff81f00010ull,
+				   0xffffffff81f00100ull };
+	/* ... with the tracepoint's iterator between: not a tail call */
+	const uint64_t iter[] = { 0xffffffffc0001234ull, 0xffffffff814ca4e7ull,
+				  0xffffffff813a50c0ull, 0xffffffff81f00010ull };
+
+	snprintf(path, sizeof(path), "kallsyms.%d", (int)getpid());
+	f = fopen(path, "w");
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff813a50a0 T __pfx___traceiter_sched_switch\n"
+	      "ffffffff813a50b0 T __traceiter_sched_switch\n"
+	      "ffffffff813a5100 T __pfx___traceiter_sched_wakeup\n"
+	      "ffffffff814c9f50 T bpf_trace_run1\n"
+	      "ffffffff814ca120 T __pfx_bpf_trace_run2\n"
+	      "ffffffff814ca4c0 T __pfx_bpf_trace_run4\n"
+	      "ffffffff814ca4d0 T bpf_trace_run4\n"
+	      "ffffffff814ca6a0 T __pfx_bpf_trace_run5\n"
+	      "ffffffff81f00000 T __schedule\n"
+	      "ffffffff81f00200 T schedule\n", f);
+	fclose(f);
+	TAP_INT(kself_load(&k, path), 0, "the dispatchers are found");
+	TAP_INT((long)k.n, 3, "bpf_trace_run1 and 4, the iterator");
+	TAP_INT(own(&k, sw, 4), 2, "a switch-out's stack: 2 frames are ours");
+	TAP_INT(above, 1, "  1 above the dispatcher");
+	TAP_INT(own(&k, iter, 4), 3, "with the iterator: 3 frames are ours");
+	TAP_INT(own(&k, plain, 2), 0, "a task's own stack: none");
+	TAP_INT(own(&k, sw + 1, 3), 1, "the dispatcher alone at the top");
+	TAP_INT(above, 0, "  nothing above it");
+	unlink(path);
+	TAP_INT(kself_load(&k, path), -1, "no kallsyms: nothing found");
+	TAP_INT(own(&k, sw, 4), 0, "then no frame is taken for ours");
+	kself_release(&k);
+	return tap_done();
+}
