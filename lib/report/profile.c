@@ -162,6 +162,7 @@ static const char *const wait_names[WAIT_NR] = {
 	[WAIT_GIL] = "gil",
 	[WAIT_IDLE] = "idle",
 	[WAIT_RUNQUEUE] = "runqueue",
+	[WAIT_CHILD] = "child",
 	[WAIT_OTHER] = "other",
 };
 

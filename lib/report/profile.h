@@ -115,6 +115,8 @@ enum wait_reason {
 	WAIT_GIL,		/* waiting to take the GIL */
 	WAIT_IDLE,		/* an event loop waiting for any event */
 	WAIT_RUNQUEUE,		/* preempted, runnable: waiting for a CPU */
+	WAIT_CHILD,		/* waiting for a child process to end (wait4,
+				   waitid, waitpid: do_wait) */
 	WAIT_OTHER,
 	WAIT_NR
 };
