@@ -14,7 +14,7 @@ const char *flame_kind_name(enum flame_kind k)
 	static const char *const names[FLAME_KIND_NR] = {
 		"Python", "libpython", "C extension", "system library",
 		"native", "kernel", "interpreter plumbing", "unknown",
-		"process/thread"
+		"process/thread", "off-CPU"
 	};
 
 	return (unsigned)k < FLAME_KIND_NR ? names[k] : "unknown";

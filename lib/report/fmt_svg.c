@@ -34,6 +34,7 @@ static const unsigned char palette[FLAME_KIND_NR][4] = {
 	{ 170, 170, 150, 8 },	/* plumbing */
 	{ 160, 160, 160, 6 },	/* unknown */
 	{ 120, 144, 176, 6 },	/* task */
+	{ 74, 120, 194, 10 },	/* off-CPU wait */
 };
 
 static double name_hash(const char *s)

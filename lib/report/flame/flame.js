@@ -13,7 +13,7 @@
  *            siblings sorted by name; diff: [frame, depth, self, self0])
  * Kinds: 0 python, 1 libpython, 2 extension, 3 system library,
  *   4 other native, 5 kernel, 6 interpreter plumbing, 7 unknown,
- *   8 process/thread.
+ *   8 process/thread, 9 off-CPU (a wait's "[off-cpu REASON]" leaf).
  *   timeline (wall and off-cpu clocks): threads: [[pid, tid, comm]...],
  *   reasons: [name...], t0 (seconds, perf clock), spans: [thread,
  *   start, duration (microseconds from t0), reason (-1 running), node
@@ -33,7 +33,8 @@ var KINDS = [
 	["kernel", [199, 70, 96], 14],
 	["interpreter plumbing", [170, 170, 150], 8],
 	["unknown", [160, 160, 160], 6],
-	["process / thread", [120, 144, 176], 6]
+	["process / thread", [120, 144, 176], 6],
+	["off-CPU", [74, 120, 194], 10]
 ];
 var ROW = 18;
 /* Frames narrower than this (CSS pixels) are not drawn. */
@@ -657,7 +658,7 @@ var tlRange = null;
 	var LANE = 15, LABEL = 150, end = 1, k;
 	var COL = { "-1": "#2e8b57", 0: "#4a78c2", 1: "#e08a1e",
 		    2: "#c2413b", 3: "#8e4fc0", 4: "#b9bec4", 5: "#e3c51b",
-		    6: "#8a6d55" };
+		    6: "#3aa39a", 7: "#8a6d55" };
 	var orig = topdown.self.slice(), TW = 0, drag = null;
 	box.hidden = false;
 	for (k = 0; k < NS; k++)
