@@ -66,8 +66,16 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 		fmt_duration(&sb, dur);
 		ADD("duration", strbuf_detach(&sb, NULL));
 	}
-	ADD(weight_unit_info(p->unit)->name, xasprintf("%llu",
-		(unsigned long long)p->total_weight));
+	/* a time as people read it, a count as the number */
+	if (p->unit == UNIT_NS) {
+		char tb[FMT_TIME_LEN];
+
+		ADD("time", xstrdup(fmt_time_ns(p->total_weight, tb,
+						sizeof(tb))));
+	} else {
+		ADD(weight_unit_info(p->unit)->name, xasprintf("%llu",
+			(unsigned long long)p->total_weight));
+	}
 	if (p->dropped)
 		ADD("filtered out", xasprintf("%llu samples",
 			(unsigned long long)p->dropped));

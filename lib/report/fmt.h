@@ -121,6 +121,21 @@ int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
 void fmt_collapsed_name(FILE *fp, const struct frame *f);
 
 /*
+ * A time people read at a glance (text and flame graphs; json and
+ * pprof keep nanoseconds): three significant digits in the largest unit
+ * that keeps one before the point, "2.90 s", "58.2 ms", "731 us",
+ * "40 ns" (seconds past 999 keep all their digits).  Returns buf.
+ */
+#define FMT_TIME_LEN 32
+char *fmt_time_ns(uint64_t ns, char *buf, size_t len);
+
+/*
+ * A weight of p in its unit as the text and the flame graphs show it:
+ * a time (fmt_time_ns()) in nanoseconds, else the number.
+ */
+char *fmt_weight(const struct profile *p, uint64_t w, char *buf, size_t len);
+
+/*
  * Every warning a report of p must show, in order: p->warnings, then
  * the ones the session's meta implies when the load did not judge the
  * stacks itself (p->quality.judged == 0): record's "truncated" share.

@@ -124,8 +124,11 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	}
 	if (diff) {
 		fputs(nmeta ? ",\n" : "\n", fp);
-		fprintf(fp, "[\"old %s\",\"%llu", unit,
-			(unsigned long long)old_p->total_weight);
+		char wb[FMT_TIME_LEN];
+
+		fprintf(fp, "[\"old %s\",\"%s", old_p->unit == UNIT_NS ?
+			"time" : unit, fmt_weight(old_p, old_p->total_weight,
+						 wb, sizeof(wb)));
 		fputs("\"]", fp);
 		if (old_p->command) {
 			fputs(",\n[\"old command\",\"", fp);

@@ -140,7 +140,10 @@ static void legend(FILE *fp, const struct calltree *t, int diff, int y,
 	fputs("<g id=\"legend\">", fp);
 	if (diff) {
 		for (i = 0; i < ARRAY_SIZE(diff_items); i++) {
-			char *item = xasprintf(diff_items[i][1], unit);
+			/* a time is less, samples are fewer */
+			char *item = i == 1 && !strcmp(unit, "time") ?
+				xstrdup("less time") :
+				xasprintf(diff_items[i][1], unit);
 
 			fprintf(fp, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" "
 				"height=\"10\" fill=\"%s\"/><text x=\"%.0f\" "
@@ -187,9 +190,12 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		"Differential flame graph" : inv ? "Icicle graph (inverted)" :
 		"Flame graph";
 	int height, top;
-	char **warn;
+	char **warn, wb[FMT_TIME_LEN];
 	size_t i, nw = flame_warnings(p, old_p, &warn);
-	const char *unit = weight_unit_info(p->unit)->name;
+	/* nanoseconds are shown as a time (fmt_weight()): "time" */
+	const char *unit = p->unit == UNIT_NS ? "time" :
+			   weight_unit_info(p->unit)->name;
+	const char *sep = p->unit == UNIT_NS ? "" : " ";
 
 	/* sample offsets and the depth actually drawn */
 	for (n = 0; n != CALLTREE_NONE;) {
@@ -285,9 +291,10 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		if (diff)
 			fprintf(fp, "   (width: new %s; red: more, "
 				"blue: fewer than in the old profile, "
-				"%llu %s)", unit,
-				(unsigned long long)t->nodes[0].total[1],
-				unit);
+				"%s%s%s)", unit,
+				fmt_weight(p, t->nodes[0].total[1], wb,
+					   sizeof(wb)), sep,
+				p->unit == UNIT_NS ? "" : unit);
 	}
 	fputs("</text>\n", fp);
 	/* what a reader must know to trust the graph, under the title */
@@ -339,12 +346,14 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 				xml_escape(fp, fl, strlen(fl));
 			}
 		}
-		fprintf(fp, " (%llu %s, ", (unsigned long long)nd->total[0],
-			unit);
+		fprintf(fp, " (%s%s%s, ", fmt_weight(p, nd->total[0], wb,
+							sizeof(wb)), sep,
+			p->unit == UNIT_NS ? "" : unit);
 		share(fp, nd->total[0], total);
 		if (diff) {
-			fprintf(fp, "; old %llu %s, ",
-				(unsigned long long)nd->total[1], unit);
+			fprintf(fp, "; old %s%s%s, ",
+				fmt_weight(p, nd->total[1], wb, sizeof(wb)),
+				sep, p->unit == UNIT_NS ? "" : unit);
 			share(fp, nd->total[1], t->nodes[0].total[1]);
 		}
 		fputs(")</title><rect x=\"", fp);

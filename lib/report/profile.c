@@ -121,7 +121,7 @@ const char *frame_kind_name(enum frame_kind kind)
 static const struct weight_unit_info unit_info[UNIT_NR] = {
 	[UNIT_SAMPLES] = { "samples", "Samples", "samples", "count",
 			   "none" },
-	[UNIT_NS] = { "nanoseconds", "Time (ns)", "time", "nanoseconds",
+	[UNIT_NS] = { "nanoseconds", "Time", "time", "nanoseconds",
 		      "nanoseconds" },
 	[UNIT_EVENTS] = { "events", "Events", "events", "count", "none" },
 };

@@ -72,7 +72,8 @@ struct weight_unit_info {
 				   ("samples", "self_samples", ...), the
 				   flame graphs' unit */
 	const char *column;	/* the text tables' column title (at most
-				   9 characters): "Samples", "Time (ns)" */
+				   9 characters): "Samples", "Time" (fmt_weight()
+				   shows nanoseconds as a time) */
 	const char *pprof_type;	/* pprof's first sample type and its */
 	const char *pprof_unit;	/*   unit: "samples" and "count" */
 	const char *speedscope;	/* speedscope's unit: "none" for a count,

@@ -494,6 +494,25 @@ function hit(ev) {
 	return -1;
 }
 
+/* A weight as people read it: nanoseconds as a time with three significant
+ * digits ("2.90 s", "58.2 ms", as the text report), else the count. */
+var TIME_UNIT = D.unit === "nanoseconds";
+function tfmt(v) {
+	var u = [[1e9, "s"], [1e6, "ms"], [1e3, "us"]];
+	for (var k = 0; k < u.length; k++) {
+		if (v >= 0.9995 * u[k][0]) {
+			var x = v / u[k][0];
+			return x.toFixed(x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2) +
+				" " + u[k][1];
+		}
+	}
+	return Math.round(v) + " ns";
+}
+function wnum(v) { return TIME_UNIT ? tfmt(v) : v.toLocaleString(); }
+function wtext(v) {
+	return TIME_UNIT ? tfmt(v) : v.toLocaleString() + " " + (D.unit || "samples");
+}
+
 function describe(i) {
 	var f = tree.frame[i], T = tree.tot[0] || 1;
 	var h = "<b>" + esc(label(i)) + "</b>";
@@ -505,8 +524,8 @@ function describe(i) {
 		if (fdso(f))
 			h += '<span class="k">object</span> ' + esc(fdso(f)) + "<br>";
 	}
-	var u = D.unit || "samples";
-	h += '<span class="k">' + u + "</span> " + tree.tot[i].toLocaleString() +
+	var u = TIME_UNIT ? "time" : D.unit || "samples";
+	h += '<span class="k">' + u + "</span> " + wnum(tree.tot[i]) +
 		" (" + pct(tree.tot[i], T) + " of all";
 	if (zoom > 0)
 		h += ", " + pct(tree.tot[i], tree.tot[zoom]) + " of zoom";
@@ -514,12 +533,12 @@ function describe(i) {
 	var selfv = isInverted ? (tree.first[i] < 0 ? tree.tot[i] : 0) :
 		tree.self[i];
 	if (!isInverted && i > 0)
-		h += '<span class="k">self</span> ' + selfv.toLocaleString() +
+		h += '<span class="k">self</span> ' + wnum(selfv) +
 			" (" + pct(selfv, T) + ")<br>";
 	if (DIFF) {
 		var o = tree.tot0[i], T0 = tree.tot0[0] || 1;
 		var dd = 100 * (tree.tot[i] / T - o / T0);
-		h += '<span class="k">old</span> ' + o.toLocaleString() + " (" +
+		h += '<span class="k">old</span> ' + wnum(o) + " (" +
 			pct(o, T0) + ")<br>" + '<span class="k">change</span> ' +
 			(dd >= 0 ? "+" : "") + dd.toFixed(2) +
 			" points of all samples<br>";
@@ -542,8 +561,7 @@ canvas.addEventListener("mousemove", function (ev) {
 		ty = ev.clientY - tip.offsetHeight - 10;
 	tip.style.left = Math.max(4, tx) + "px";
 	tip.style.top = Math.max(4, ty) + "px";
-	details.textContent = label(i) + " \u2014 " +
-		tree.tot[i].toLocaleString() + " " + (D.unit || "samples") +
+	details.textContent = label(i) + " \u2014 " + wtext(tree.tot[i]) +
 		", " + pct(tree.tot[i], tree.tot[0]);
 });
 canvas.addEventListener("mouseleave", function () {
@@ -605,7 +623,7 @@ function search(reroot) {
 			}
 		}
 		info.textContent = "Matched: " + pct(sum, tree.tot[0]) + " (" +
-			sum.toLocaleString() + " " + (D.unit || "samples") + ")";
+			wtext(sum) + ")";
 	} else {
 		info.textContent = "";
 	}
