@@ -105,17 +105,19 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 	return n;
 }
 
-size_t flame_warnings(const struct profile *p, const struct profile *old_p,
-		      char ***out)
+/* p's sentences, then a diff's old ones, from get (warnings or notes). */
+static size_t both(const struct profile *p, const struct profile *old_p,
+		   size_t (*get)(const struct profile *, char ***),
+		   char ***out)
 {
 	char **w, **ow;
-	size_t n = fmt_warnings(p, &w), on, i;
+	size_t n = get(p, &w), on, i;
 
 	if (!old_p) {
 		*out = w;
 		return n;
 	}
-	on = fmt_warnings(old_p, &ow);
+	on = get(old_p, &ow);
 	w = xrealloc(w, (n + on + 1) * sizeof(*w));
 	for (i = 0; i < on; i++) {
 		w[n++] = xasprintf("old session: %s", ow[i]);
@@ -124,4 +126,16 @@ size_t flame_warnings(const struct profile *p, const struct profile *old_p,
 	free(ow);
 	*out = w;
 	return n;
+}
+
+size_t flame_warnings(const struct profile *p, const struct profile *old_p,
+		      char ***out)
+{
+	return both(p, old_p, fmt_warnings, out);
+}
+
+size_t flame_notes(const struct profile *p, const struct profile *old_p,
+		   char ***out)
+{
+	return both(p, old_p, fmt_notes, out);
 }

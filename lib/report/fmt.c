@@ -182,6 +182,19 @@ size_t fmt_warnings(const struct profile *p, char ***out)
 	return n;
 }
 
+size_t fmt_notes(const struct profile *p, char ***out)
+{
+	char **w = NULL;
+	size_t i;
+
+	if (p->nr_notes)
+		w = xmalloc(p->nr_notes * sizeof(*w));
+	for (i = 0; i < p->nr_notes; i++)
+		w[i] = one_line(p->notes[i]);
+	*out = w;
+	return p->nr_notes;
+}
+
 void fmt_warnings_free(char **w, size_t n)
 {
 	size_t i;

@@ -45,13 +45,14 @@ struct fmt_opts {
 	double tree_min_share;	/* tree: hide nodes below this share
 				   (0: 1%) */
 	int color;		/* text: ANSI colours (stdout is a tty) */
+	int verbose;		/* text: every note (fmt_notes()) */
 	/* collapsed */
 	int collapsed_pid;	/* prefix each stack with "comm-pid" / "comm-
 				   pid/tid" roots when grouped (FlameGraph's
 				   --pid / --tid style) */
 };
 
-#define FMT_OPTS_INIT { FMT_TEXT, NULL, 0, 0, 0, 0.0, 0, 1 }
+#define FMT_OPTS_INIT { FMT_TEXT, NULL, 0, 0, 0, 0.0, 0, 0, 1 }
 
 /* "text" -> FMT_TEXT ...; -1 when unknown. */
 int fmt_parse(const char *name);
@@ -147,6 +148,13 @@ char *fmt_weight(const struct profile *p, uint64_t w, char *buf, size_t len);
  * fmt_warnings_free().
  */
 size_t fmt_warnings(const struct profile *p, char ***out);
+/*
+ * p->notes, one line each, as fmt_warnings() gives the warnings (free
+ * them with fmt_warnings_free()).  json lists them; text and collapsed
+ * with --verbose, else text says how many; html and svg show them
+ * apart from the warnings; pprof as comments "note: ...".
+ */
+size_t fmt_notes(const struct profile *p, char ***out);
 void fmt_warnings_free(char **w, size_t n);
 
 #endif

@@ -144,6 +144,14 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 		fputc('"', fp);
 	}
 	fmt_warnings_free(warn, nwarn);
+	fputs("],\n\"notes\":[", fp);
+	nwarn = flame_notes(p, old_p, &warn);
+	for (i = 0; i < nwarn; i++) {
+		fputs(i ? ",\n\"" : "\n\"", fp);
+		html_str(fp, warn[i]);
+		fputc('"', fp);
+	}
+	fmt_warnings_free(warn, nwarn);
 	fputs("],\n\"strings\":[", fp);
 	for (i = 0; i < st.nr; i++) {
 		fputs(i ? ",\"" : "\"", fp);

@@ -192,6 +192,10 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 	int height, top;
 	char **warn, wb[FMT_TIME_LEN];
 	size_t i, nw = flame_warnings(p, old_p, &warn);
+	char **notes;
+	size_t nn = flame_notes(p, old_p, &notes);
+	/* the warnings' lines, and one line for the notes */
+	size_t rows = nw + (nn ? 1 : 0);
 	/* nanoseconds are shown as a time (fmt_weight()): "time" */
 	const char *unit = p->unit == UNIT_NS ? "time" :
 			   weight_unit_info(p->unit)->name;
@@ -216,7 +220,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		}
 		n = calltree_next(t, n);
 	}
-	top = SVG_TOP + (int)nw * SVG_WARN_ROW;
+	top = SVG_TOP + (int)rows * SVG_WARN_ROW;
 	height = top + (int)levels * SVG_ROW + SVG_BOTTOM;
 
 	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -241,6 +245,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		"#search, #unzoom { cursor: pointer; fill: #2b6cb0; }\n"
 		"#matched { text-anchor: end; fill: #b0279f; }\n"
 		"text.warning { fill: #9a3412; font-weight: bold; }\n"
+		"text.notes { fill: #666; }\n"
 		"g.f { cursor: pointer; }\n"
 		"g.f:hover rect { stroke: #000; stroke-width: 0.6; }\n"
 		"g.f text { pointer-events: none; }\n"
@@ -306,7 +311,25 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		fputs("</text>\n", fp);
 	}
 	fmt_warnings_free(warn, nw);
-	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW, unit);
+	/*
+	 * The notes (what cannot change the answer): how many on a quiet
+	 * line, each in its tooltip.
+	 */
+	if (nn) {
+		fprintf(fp, "<text class=\"notes\" x=\"%d\" y=\"%d\">"
+			"<title>", SVG_PAD,
+			3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW);
+		for (i = 0; i < nn; i++) {
+			fputs(i ? "\n" : "", fp);
+			xml_escape(fp, notes[i], strlen(notes[i]));
+		}
+		fprintf(fp, "</title>%zu note%s (each under 1%% of the Python "
+			"program's samples, or outside it; hover to read)"
+			"</text>\n", nn, nn == 1 ? "" : "s");
+	}
+	fmt_warnings_free(notes, nn);
+	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)rows * SVG_WARN_ROW,
+	       unit);
 	fprintf(fp, "<text id=\"unzoom\" x=\"%d\" y=\"%d\" "
 		"style=\"display:none\">Reset Zoom</text>\n", SVG_PAD,
 		SVG_FONT + 8);

@@ -156,7 +156,7 @@ static void clock_line(const struct profile *p, FILE *fp)
 	}
 }
 
-static void header(const struct profile *p, FILE *fp)
+static void header(const struct profile *p, const struct fmt_opts *o, FILE *fp)
 {
 	const char *unit = weight_unit_info(p->unit)->name;
 	size_t nproc = 0, i, j, nw, len = strlen(unit);
@@ -204,6 +204,16 @@ static void header(const struct profile *p, FILE *fp)
 	nw = fmt_warnings(p, &warnings);
 	for (i = 0; i < nw; i++)
 		fprintf(fp, "# warning:  %s\n", warnings[i]);
+	fmt_warnings_free(warnings, nw);
+	/* what cannot change the answer: each with -v, else how many */
+	nw = fmt_notes(p, &warnings);
+	if (o->verbose)
+		for (i = 0; i < nw; i++)
+			fprintf(fp, "# note:     %s\n", warnings[i]);
+	else if (nw)
+		fprintf(fp, "# notes:    %zu, each under 1%% of the Python "
+			"program's samples or outside it (cut stacks, unnamed "
+			"code): -v lists them\n", nw);
 	fmt_warnings_free(warnings, nw);
 	fprintf(fp, "# view:     %s\n", view_name(p->view));
 }
@@ -524,7 +534,7 @@ int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 {
 	struct fn_totals t;
 
-	header(p, fp);
+	header(p, o, fp);
 	fn_totals(p, &t);
 	fn_sort(&t, 0);
 	table(p, o, fp, "Top functions by self time", t.order, t.n, t.self,

@@ -184,6 +184,18 @@ void profile_warn(struct profile *p, const char *fmt, ...)
 	p->warnings[p->nr_warnings++] = strbuf_detach(&sb, NULL);
 }
 
+void profile_note(struct profile *p, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	p->notes = xrealloc(p->notes, (p->nr_notes + 1) * sizeof(*p->notes));
+	p->notes[p->nr_notes++] = strbuf_detach(&sb, NULL);
+}
+
 void profile_init(struct profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -224,6 +236,9 @@ void profile_release(struct profile *p)
 	for (i = 0; i < p->nr_warnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
+	for (i = 0; i < p->nr_notes; i++)
+		free(p->notes[i]);
+	free(p->notes);
 	free(p->spans);
 	if (pp) {
 		htab_release(&pp->frame_tab);

@@ -363,6 +363,18 @@ struct profile_quality {
 				   no time of their own */
 	uint64_t offcpu_broken;	/* intervals left out: perf lost one of
 				   their switch records */
+	/*
+	 * The user's Python program: the processes with a Python frame in
+	 * any sample (every process when none has one).  Its counts say
+	 * which quality sentences are warnings (they bear on its answer)
+	 * and which are notes (quality.c).
+	 */
+	uint64_t py_count;	/* its samples and off-CPU intervals */
+	uint64_t py_judged;	/* ...judged */
+	uint64_t py_cut[CUT_NR];	/* ...cut, by reason */
+	uint64_t py_unnamed;	/* ...showing code without a symbol */
+	unsigned py_procs;	/* its processes */
+	unsigned other_procs;	/* the other processes (a shell, sleep) */
 };
 
 /*
@@ -438,6 +450,15 @@ struct profile {
 	 */
 	char **warnings;
 	size_t nr_warnings;
+	/*
+	 * The same kind of sentence, for what cannot change the Python
+	 * program's answer: under 1 % of its samples, or outside it (a
+	 * shell's or sleep's unnamed code).  json lists them; text,
+	 * collapsed and record with -v; html and svg below the header,
+	 * never as a warning.
+	 */
+	char **notes;
+	size_t nr_notes;
 
 	/* profile_filter.spans: in the order read (not sorted) */
 	struct profile_span *spans;
@@ -518,6 +539,8 @@ void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
 /* Append one warning (see struct profile). */
 void profile_warn(struct profile *p, const char *fmt, ...) PPR_PRINTF(2, 3);
+/* A note (profile.notes): said, but not a warning. */
+void profile_note(struct profile *p, const char *fmt, ...) PPR_PRINTF(2, 3);
 
 /*
  * Per-frame totals over every stack (sizes: p->nr_frames), in p->unit:

@@ -74,6 +74,7 @@ void loader_release(struct loader *l)
 	free(l->dumps);
 	free(l->tops);
 	free(l->cut_dumps);
+	free(l->qprocs);
 }
 
 /*
@@ -88,6 +89,8 @@ int pipeline_sample(void *data, const struct sample *s)
 	struct named nm;
 	enum stack_cut cut;
 	uint32_t task;
+	uint64_t judged = l->p->quality.judged;
+	uint64_t unnamed = l->p->quality.unnamed;
 
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);
@@ -100,6 +103,8 @@ int pipeline_sample(void *data, const struct sample *s)
 	if (l->tap)
 		l->tap(l->tap_data, s, cut);
 	agg_add(l, s, &nm, cut, task);
+	quality_sample(l, s, &nm, l->p->quality.judged != judged, cut,
+		       l->p->quality.unnamed != unnamed);
 	return 0;
 }
 
@@ -199,8 +204,7 @@ int profile_load_tap(struct profile *p, const char *session,
 	if (p->duration < 0 && p->last_time > p->first_time)
 		p->duration = p->last_time - p->first_time;
 	judge_dumps(&l);
-	quality_warnings(p, l.unnamed_example != HTAB_NONE ?
-			 p->frames[l.unnamed_example].name : "[python3]");
+	quality_warnings(&l);
 	quality_lost(p, l.lost, l.recorded);
 out:
 	session_close(&s);

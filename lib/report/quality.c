@@ -3,14 +3,21 @@
  * The quality warnings (pipeline_priv.h): once every sample is in, the
  * counts the stages kept (struct profile_quality: stacks cut and why,
  * unnamed code, start-up stacks, the context cap, damaged tables and
- * names, samples perf lost) out as sentences in the profile's
- * warnings, with the advice a diagnosis supports (a dump size that
- * would complete the stacks, debug symbols).  Never a silent wrong
- * answer: what is dropped, cut or unnamed is said, and how much.
+ * names, samples perf lost) out as sentences, with the advice a
+ * diagnosis supports (a dump size that would complete the stacks,
+ * debug symbols).  Never a silent wrong answer: what is dropped, cut
+ * or unnamed is said, and how much.
+ *
+ * A sentence is a warning when it bears on the answer about the user's
+ * Python program: the processes that ran Python code (a shell that
+ * started it, or a tool it ran, are not), 1 % of their samples or
+ * more.  Below that, or outside the program, it is a note: said by
+ * every format, never in a warning banner (profile.notes).
  */
 #include "compat.h"
 #include "alloc.h"
 #include "perfdata.h"
+#include "strbuf.h"
 #include "report/pipeline_priv.h"
 
 #include <linux/types.h>
@@ -44,7 +51,44 @@ static const char *pct_str(uint64_t part, uint64_t whole, char *buf,
 	return buf;
 }
 
-/* Incomplete stacks: how many, and why, for each reason. */
+/* Below this share of what it is counted in, a sentence is a note. */
+#define QUALITY_WARN_SHARE 0.01
+
+static int matters(uint64_t part, uint64_t whole)
+{
+	return part && (double)part >= QUALITY_WARN_SHARE * (double)whole;
+}
+
+/* A warning when warn, else a note. */
+PPR_PRINTF(3, 4)
+static void say(struct profile *p, int warn, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (warn)
+		profile_warn(p, "%s", sb.buf);
+	else
+		profile_note(p, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/*
+ * "samples", or "the Python program's samples" when other processes
+ * are in the session too (the counts are the program's).
+ */
+static const char *whose(const struct profile_quality *q)
+{
+	return q->other_procs ? "the Python program's samples" : "samples";
+}
+
+/*
+ * Incomplete stacks: how many, and why, for each reason, of the Python
+ * program's samples.
+ */
 static void quality_cuts(struct profile *p)
 {
 	const struct profile_quality *q = &p->quality;
@@ -55,7 +99,7 @@ static void quality_cuts(struct profile *p)
 		const char *why = NULL;
 		char *extra = NULL;
 
-		if (!q->cut[r])
+		if (!q->py_cut[r])
 			continue;
 		switch (r) {
 		case CUT_DUMP:
@@ -100,12 +144,13 @@ static void quality_cuts(struct profile *p)
 			      "unreadable stack)";
 			break;
 		}
-		profile_warn(p, "%s of samples (%s of %s) have incomplete "
-			     "stacks: %s; they are under %s",
-			     pct_str(q->cut[r], q->judged, pc, sizeof(pc)),
-			     count_str(q->cut[r], a, sizeof(a)),
-			     count_str(q->judged, b, sizeof(b)),
-			     extra ? extra : why, judge_cut_names[r]);
+		say(p, matters(q->py_cut[r], q->py_judged),
+		    "%s of %s (%s of %s) have incomplete stacks: %s; they are "
+		    "under %s",
+		    pct_str(q->py_cut[r], q->py_judged, pc, sizeof(pc)),
+		    whose(q), count_str(q->py_cut[r], a, sizeof(a)),
+		    count_str(q->py_judged, b, sizeof(b)),
+		    extra ? extra : why, judge_cut_names[r]);
 		free(extra);
 	}
 }
@@ -120,8 +165,9 @@ static void quality_dump_advice(struct profile *p)
 	 * Advice only where it matters, as record's hints: a bigger dump
 	 * for a handful of samples would multiply the data for nothing.
 	 */
-	if (q->cut[CUT_DUMP] && q->dump_known &&
-	    (double)q->cut[CUT_DUMP] >= RECORD_HINT_SHARE * (double)q->judged) {
+	if (q->py_cut[CUT_DUMP] && q->dump_known &&
+	    (double)q->py_cut[CUT_DUMP] >=
+	    RECORD_HINT_SHARE * (double)q->py_judged) {
 		if (q->dump_need99 && q->dump_need99 <= PERF_STACK_DUMP_MAX)
 			profile_warn(p, "a %llu-byte stack dump would complete "
 				     "99%% of the %s samples whose dump was "
@@ -148,7 +194,8 @@ static void quality_walker(struct profile *p)
 	if (!q->walker_samples)
 		return;
 	if (q->walker_unnamed)
-		profile_warn(p, "%s of the frame walker's Python frames (%s of "
+		say(p, matters(q->walker_unnamed, q->walker_py_frames),
+			     "%s of the frame walker's Python frames (%s of "
 			     "%s) are unnamed: their code object could not be "
 			     "read while the process ran (freed, or the "
 			     "process ended first); they are under [unnamed "
@@ -158,7 +205,8 @@ static void quality_walker(struct profile *p)
 			     count_str(q->walker_unnamed, a, sizeof(a)),
 			     count_str(q->walker_py_frames, b, sizeof(b)));
 	if (q->walker_native_short)
-		profile_warn(p, "%s of the frame walker's samples (%s of %s) "
+		say(p, matters(q->walker_native_short, q->walker_samples),
+			     "%s of the frame walker's samples (%s of %s) "
 			     "have more Python calls than the copied stack "
 			     "could unwind: every Python frame is there, but "
 			     "the C functions between the outer Python calls "
@@ -170,12 +218,155 @@ static void quality_walker(struct profile *p)
 			     count_str(q->walker_samples, b, sizeof(b)));
 }
 
-/* The warnings a reader needs to trust the numbers (see profile.h). */
-void quality_warnings(struct profile *p, const char *unnamed_example)
+/* The process pid's counts, added when first seen. */
+static struct qproc *qproc_get(struct loader *l, pid_t pid)
+{
+	size_t i;
+
+	/* samples come in runs of one process */
+	if (l->last_qproc < l->nr_qprocs &&
+	    l->qprocs[l->last_qproc].pid == pid)
+		return &l->qprocs[l->last_qproc];
+	for (i = 0; i < l->nr_qprocs; i++)
+		if (l->qprocs[i].pid == pid)
+			break;
+	if (i == l->nr_qprocs) {
+		ALLOC_GROW(l->qprocs, l->nr_qprocs + 1, l->qprocs_alloc);
+		memset(&l->qprocs[i], 0, sizeof(l->qprocs[i]));
+		l->qprocs[i].pid = pid;
+		memset(l->qprocs[i].example, 0xff,
+		       sizeof(l->qprocs[i].example));
+		l->nr_qprocs++;
+	}
+	l->last_qproc = i;
+	return &l->qprocs[i];
+}
+
+void quality_sample(struct loader *l, const struct sample *s,
+		    const struct named *nm, int judged, enum stack_cut cut,
+		    int unnamed)
+{
+	struct qproc *qp = qproc_get(l, s->pid);
+	size_t i, k;
+
+	qp->count++;
+	qp->any_py |= nm->any_py != 0;
+	if (judged) {
+		qp->judged++;
+		qp->cut[cut]++;
+	}
+	if (!unnamed)
+		return;
+	qp->unnamed++;
+	/* the unnamed frame the aggregation counted (fold_unnamed()) */
+	for (i = 0; i < nm->n && l->cls[i] != C_PY; i++)
+		if (l->unnamed[i] && l->cls[i] != C_PLUMB)
+			break;
+	if (i == nm->n || l->cls[i] == C_PY)
+		return;
+	for (k = 0; k < ARRAY_SIZE(qp->example); k++) {
+		if (qp->example[k] == HTAB_NONE)
+			qp->example[k] = l->ids[i];
+		if (qp->example[k] == l->ids[i]) {
+			qp->example_n[k]++;
+			break;
+		}
+	}
+}
+
+/* The frame of unnamed code a process showed most, and how often. */
+static uint32_t top_example(const struct qproc *qp, uint64_t *n)
+{
+	uint32_t best = HTAB_NONE;
+	size_t k;
+
+	*n = 0;
+	for (k = 0; k < ARRAY_SIZE(qp->example); k++)
+		if (qp->example[k] != HTAB_NONE && qp->example_n[k] > *n) {
+			best = qp->example[k];
+			*n = qp->example_n[k];
+		}
+	return best;
+}
+
+/*
+ * The Python program's counts (profile_quality.py_*) from the
+ * processes': the ones with a Python frame, or all when none has one
+ * (then nothing tells the program apart, and all of it is judged).
+ */
+static void python_program(struct loader *l, uint32_t *py_example,
+			   uint32_t *other_example)
+{
+	struct profile_quality *q = &l->p->quality;
+	uint64_t py_best = 0, other_best = 0, n;
+	int any = 0, c;
+	size_t i;
+
+	for (i = 0; i < l->nr_qprocs; i++)
+		any |= l->qprocs[i].any_py;
+	*py_example = *other_example = HTAB_NONE;
+	for (i = 0; i < l->nr_qprocs; i++) {
+		const struct qproc *qp = &l->qprocs[i];
+		uint32_t ex = top_example(qp, &n);
+
+		if (any && !qp->any_py) {
+			q->other_procs++;
+			if (n > other_best) {
+				*other_example = ex;
+				other_best = n;
+			}
+			continue;
+		}
+		q->py_procs++;
+		q->py_count += qp->count;
+		q->py_judged += qp->judged;
+		for (c = 0; c < CUT_NR; c++)
+			q->py_cut[c] += qp->cut[c];
+		q->py_unnamed += qp->unnamed;
+		if (n > py_best) {
+			*py_example = ex;
+			py_best = n;
+		}
+	}
+}
+
+/*
+ * The processes outside the Python program: one note with what their
+ * samples lack (it changes none of the program's numbers).
+ */
+static void quality_others(struct profile *p, uint32_t example)
 {
 	const struct profile_quality *q = &p->quality;
+	uint64_t cut = q->judged - q->cut[CUT_NONE] -
+		       (q->py_judged - q->py_cut[CUT_NONE]);
+	uint64_t unnamed = q->unnamed - q->py_unnamed;
+	uint64_t count = p->total_count - q->py_count;
+	char a[32], b[32], c[32];
+
+	if (!q->other_procs || (!cut && !unnamed))
+		return;
+	profile_note(p, "outside the Python program (%u process%s without "
+		     "Python frames, %s samples): %s ha%s incomplete stacks "
+		     "and %s ran in code without symbols%s%s%s; the program's "
+		     "numbers do not depend on them", q->other_procs,
+		     q->other_procs == 1 ? "" : "es",
+		     count_str(count, a, sizeof(a)),
+		     count_str(cut, b, sizeof(b)), cut == 1 ? "s" : "ve",
+		     count_str(unnamed, c, sizeof(c)),
+		     example != HTAB_NONE ? " (e.g. " : "",
+		     example != HTAB_NONE ? p->frames[example].name : "",
+		     example != HTAB_NONE ? ")" : "");
+}
+
+/* The warnings a reader needs to trust the numbers (see profile.h). */
+void quality_warnings(struct loader *l)
+{
+	struct profile *p = l->p;
+	const struct profile_quality *q = &p->quality;
+	uint32_t py_example, other_example;
 	char a[32], pc[16];
 
+	python_program(l, &py_example, &other_example);
 	quality_cuts(p);
 	quality_dump_advice(p);
 	/*
@@ -183,25 +374,28 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 	 * samples (total_count), never of its weight: in the wall clock a
 	 * weight is nanoseconds.
 	 */
-	if (q->unnamed)
-		profile_warn(p, "%s of samples (%s) ran in code without "
-			     "symbols, shown as the object's name in brackets "
-			     "(e.g. %s), not credited to a named caller; "
-			     "debug symbols would name it",
-			     pct_str(q->unnamed, p->total_count, pc,
-				     sizeof(pc)),
-			     count_str(q->unnamed, a, sizeof(a)),
-			     unnamed_example);
+	if (q->py_unnamed)
+		say(p, matters(q->py_unnamed, q->py_count),
+		    "%s of %s (%s) ran in code without symbols, shown as the "
+		    "object's name in brackets (e.g. %s), not credited to a "
+		    "named caller; debug symbols would name it",
+		    pct_str(q->py_unnamed, q->py_count, pc, sizeof(pc)),
+		    whose(q), count_str(q->py_unnamed, a, sizeof(a)),
+		    py_example != HTAB_NONE ? p->frames[py_example].name :
+		    "[python3]");
+	quality_others(p, other_example);
 	if (q->startup_cut)
-		profile_warn(p, "%s of samples (%s) ran in the interpreter's "
+		say(p, matters(q->startup_cut, q->py_count),
+		    "%s of %s (%s) ran in the interpreter's "
 			     "start-up, before the trampoline started: their "
 			     "native stacks may be cut at the stack dump; they "
 			     "are under [python start-up]",
-			     pct_str(q->startup_cut, p->total_count, pc,
-				     sizeof(pc)),
+			     pct_str(q->startup_cut, q->py_count, pc,
+				     sizeof(pc)), whose(q),
 			     count_str(q->startup_cut, a, sizeof(a)));
 	if (q->ctx_unknown)
-		profile_warn(p, "%s of samples (%s) reached the trampoline's "
+		say(p, matters(q->ctx_unknown, q->py_judged),
+			     "%s of samples (%s) reached the trampoline's "
 			     "cap on call paths (PYPERF_TRAMPOLINE_MAX_"
 			     "CONTEXTS): above that point their stacks are "
 			     "what perf copied, and may be cut",
@@ -216,7 +410,8 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     q->ctx_damaged == 1 ? "" : "es");
 	quality_walker(p);
 	if (q->offcpu_nostack)
-		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+		say(p, matters(q->offcpu_nostack_ns, q->offcpu_ns),
+			     "%s of off-CPU time (%.3f s in %s interval%s) "
 			     "has no stack taken at the switch (switch records "
 			     "only, or perf lost the switch's sample): it is "
 			     "put on each thread's "
@@ -228,7 +423,8 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     count_str(q->offcpu_nostack, a, sizeof(a)),
 			     q->offcpu_nostack == 1 ? "" : "s");
 	if (q->gil_inferred)
-		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+		say(p, matters(q->gil_inferred_ns, q->offcpu_ns),
+			     "%s of off-CPU time (%.3f s in %s interval%s) "
 			     "is called a GIL wait from the interpreter's "
 			     "exported callers over a condition wait, not seen "
 			     "in take_gil (no symbol for it: debug symbols "
@@ -273,7 +469,8 @@ void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded)
 
 	if (!lost)
 		return;
-	profile_warn(p, "perf lost %s of %s samples (%s): it could not keep "
+	say(p, matters(lost, lost + recorded),
+		     "perf lost %s of %s samples (%s): it could not keep "
 		     "up (a busy machine, or stack dumps too big for its "
 		     "buffers), so what ran then is under-counted",
 		     count_str(lost, a, sizeof(a)),

@@ -6,6 +6,8 @@
  * Data (the JSON in <script id="ppr-data">), written by lib/report/fmt_html.c:
  *   title, meta: [[label, value], ...], unit, total, diff (0/1),
  *   warnings: ["sentence", ...]  (shown in a banner above the graph),
+ *   notes: ["sentence", ...]  (what cannot change the Python program's
+ *            answer: folded under the banner's place, never a warning),
  *   total0 (diff: samples of the old profile),
  *   strings: ["", ...],
  *   frames: [name, file, dso, kind, ...]   (string indices; 0 = none)
@@ -253,6 +255,17 @@ document.title = (D.titleCode ? D.titleCode + " — " : "") +
 		w.map(function (s) {
 			return "<li>" + esc(s) + "</li>";
 		}).join("") + "</ul>";
+	el.hidden = false;
+})();
+(function notes() {
+	var n = D.notes || [], el = document.getElementById("notes");
+	if (!n.length)
+		return;
+	el.querySelector("summary").textContent = n.length === 1 ? "1 note" :
+		n.length + " notes";
+	el.querySelector("ul").innerHTML = n.map(function (s) {
+		return "<li>" + esc(s) + "</li>";
+	}).join("");
 	el.hidden = false;
 })();
 document.getElementById("meta").innerHTML = (D.meta || []).map(
