@@ -19,6 +19,7 @@
 #include "perfdata.h"
 #include "strbuf.h"
 #include "report/pipeline_priv.h"
+#include "report/quality.h"
 
 #include <linux/types.h>
 #include "walker/walker_abi.h"
@@ -476,4 +477,63 @@ void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded)
 		     count_str(lost, a, sizeof(a)),
 		     count_str(lost + recorded, b, sizeof(b)),
 		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
+}
+
+/* --- the program's unnamed objects (quality.h) ---------------------------- */
+
+size_t quality_program_unnamed_objects(const struct profile *p,
+				       struct strvec *out, size_t max)
+{
+	struct { const char *dso; uint64_t count; } obj[64];
+	uint8_t *py = xcalloc(p->nr_tasks + 1, 1);
+	uint64_t total = 0;
+	size_t nr = 0, added = 0, i, j, k;
+	int any = 0;
+
+	/* the processes with a Python frame */
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		for (j = 0; j < s->depth && s->task < p->nr_tasks; j++)
+			if (p->frames[s->frames[j]].kind == FRAME_PYTHON) {
+				py[s->task] = 1;
+				any = 1;
+				break;
+			}
+	}
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		if (any && (s->task >= p->nr_tasks || !py[s->task]))
+			continue;
+		total += s->count;
+		for (j = 0; j < s->depth; j++) {
+			const struct frame *f = &p->frames[s->frames[j]];
+
+			if (f->kind != FRAME_NATIVE || f->func || !f->dso ||
+			    f->dso[0] != '/')
+				continue;
+			for (k = 0; k < nr && strcmp(obj[k].dso, f->dso); k++)
+				;
+			if (k == nr) {
+				if (nr == ARRAY_SIZE(obj))
+					continue;
+				obj[nr].dso = f->dso;
+				obj[nr++].count = 0;
+			}
+			obj[k].count += s->count;
+		}
+	}
+	free(py);
+	while (added < max && nr) {
+		for (k = 0, j = 1; j < nr; j++)
+			if (obj[j].count > obj[k].count)
+				k = j;
+		if (!matters(obj[k].count, total))
+			break;
+		strvec_push(out, obj[k].dso);
+		added++;
+		obj[k] = obj[--nr];
+	}
+	return added;
 }
