@@ -261,8 +261,9 @@ document.title = (D.titleCode ? D.titleCode + " — " : "") +
 	var n = D.notes || [], el = document.getElementById("notes");
 	if (!n.length)
 		return;
-	el.querySelector("summary").textContent = n.length === 1 ? "1 note" :
-		n.length + " notes";
+	el.querySelector("summary").textContent = (n.length === 1 ? "1 note" :
+		n.length + " notes") + " (under 1% of the Python program's " +
+		"samples, or outside it: they do not change its numbers)";
 	el.querySelector("ul").innerHTML = n.map(function (s) {
 		return "<li>" + esc(s) + "</li>";
 	}).join("");
