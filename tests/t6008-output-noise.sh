@@ -40,8 +40,10 @@ test_expect_success BPF,PY311 'record --mode bpf busy.py: no hint, and every war
 	d = json.load(open(sys.argv[1]))
 	said = [l.split("warning: ", 1)[1].rstrip("\n")
 	        for l in open(sys.argv[2]) if "record: warning: " in l]
-	# record says the report'"'"'s warnings, no more
-	assert said == d["warnings"], (said, d["warnings"])
+	# record says the report'"'"'s warnings, no more (it says them only
+	# when cut or unnamed samples make 1 % of the judged ones: the
+	# walker'"'"'s missing C frames alone it leaves to the report)
+	assert all(w in d["warnings"] for w in said), (said, d["warnings"])
 	q = d["quality"]["program"]
 	assert q["processes"] == 1 and q["count"] == d["samples"], q
 	for n in d["notes"]:
