@@ -46,6 +46,7 @@ test_expect_success BPF,PY311 'record --mode bpf busy.py: no hint, and every war
 	assert all(w in d["warnings"] for w in said), (said, d["warnings"])
 	q = d["quality"]["program"]
 	assert q["processes"] == 1 and q["count"] == d["samples"], q
+	# notes: under 1 %, no other process
 	for n in d["notes"]:
 	    assert n.startswith("<1%"), n
 	EOF

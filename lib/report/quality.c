@@ -39,13 +39,16 @@ static char *count_str(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* "41%", or "<1%" for a share that rounds to nothing. */
+/*
+ * "41%", or "<1%" for a share under 1 % (a note's: 0.8 % is not shown
+ * as the "1%" a warning starts at).
+ */
 static const char *pct_str(uint64_t part, uint64_t whole, char *buf,
 			   size_t len)
 {
 	double v = whole ? 100.0 * (double)part / (double)whole : 0;
 
-	if (part && v < 0.5)
+	if (part && v < 1.0)
 		snprintf(buf, len, "<1%%");
 	else
 		snprintf(buf, len, "%.0f%%", v);
