@@ -12,6 +12,8 @@
 #include "perfcmd.h"
 #include "perfdata.h"
 #include "record/run.h"
+#include "report/profile.h"
+#include "report/stage_quality.h"
 #include "session.h"
 #include "spawn.h"
 #include "strbuf.h"
@@ -61,6 +63,10 @@ static const char record_options[] =
 "    --wall                 also record when each thread waits, and on\n"
 "                           what (report's wall and off-cpu clocks)\n"
 "    -q, --quiet            print only errors and warnings\n"
+"    -v, --verbose          also the notes (cut stacks and unnamed code\n"
+"                           under 1% of the Python program's samples, or\n"
+"                           outside it) and debug-symbol hints for every\n"
+"                           object without symbols\n"
 "    -h, --help             print this help\n";
 
 const struct usage record_usage = { record_synopsis, record_options };
@@ -69,6 +75,7 @@ struct record_cli {
 	struct record_options ro;
 	struct strvec perf_args;
 	int quiet;
+	int verbose;
 };
 
 /* --- option parsing ------------------------------------------------------ */
@@ -86,6 +93,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,7 +102,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 	opterr = 0;
 	optind = 1;
 	while (!stop &&
-	       (c = getopt_long(argc, argv, "+:o:F:e:p:qhm:c:", longopts,
+	       (c = getopt_long(argc, argv, "+:o:F:e:p:qvhm:c:", longopts,
 				NULL)) != -1) {
 		if (program_option(c, optarg, &o->ro, &stop, &record_usage))
 			continue;
@@ -120,6 +128,9 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'v':
+			o->verbose = 1;
 			break;
 		case 'h':
 			usage_print(&record_usage, stdout);
@@ -225,20 +236,62 @@ static int record_internal_exec(int argc, char **argv)
 }
 
 /*
- * After the warning on code without symbols (record_finish() says it
- * when it is 1 % of the samples or more): which package holds the
- * debug symbols of each object it is in, by build-id (debugpkg.h; its
- * answers are cached, so this costs apt's time once).
+ * The session's profile by process, read back as report reads it (the
+ * report cache record left makes it quick), for what record says
+ * about the Python program alone; NULL when it cannot be read.
  */
-static void debug_symbols_hint(const struct record_run *r)
+static struct profile *load_by_process(const char *session,
+				       struct profile *p)
+{
+	struct profile_filter f = PROFILE_FILTER_INIT;
+	char err[PPR_ERR_LEN];
+
+	f.group = PROFILE_BY_PROCESS;
+	if (profile_load(p, session, &f, err, sizeof(err))) {
+		profile_release(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* -v: the notes the warnings left out (profile.notes). */
+static void print_notes(const struct profile *p)
 {
 	size_t i;
 
+	for (i = 0; p && i < p->nr_notes; i++)
+		note("%s", p->notes[i]);
+}
+
+/*
+ * After the warning on code without symbols (record_finish() finds
+ * the objects when it is 1 % of the samples or more): which package
+ * holds the debug symbols of each object it is in, by build-id
+ * (debugpkg.h; its answers are cached, so this costs apt's time once).
+ * Only the objects where the Python program's own samples landed
+ * unnamed, 1 % of them or more (quality.h): debug symbols for the
+ * shell that started it, or for sleep, change nothing in its answer;
+ * with -v every object.
+ */
+static void debug_symbols_hint(const struct record_run *r,
+			       const struct profile *p, int verbose)
+{
+	struct strvec mine = STRVEC_INIT;
+	size_t i, j;
+
+	if (p)
+		quality_program_unnamed_objects(p, &mine, 3);
 	for (i = 0; i < r->unnamed_objects.nr; i++) {
 		const char *path = r->unnamed_objects.v[i];
 		const char *base = strrchr(path, '/');
 		struct strbuf sb = STRBUF_INIT;
 		struct debugpkg k;
+
+		for (j = 0; j < mine.nr && strcmp(mine.v[j], path); j++)
+			;
+		/* not the program's (or unknown: the profile was not read) */
+		if (j == mine.nr && !verbose)
+			continue;
 
 		debugpkg_lookup(path, &k);
 		/* installed since, or named some other way: nothing to do */
@@ -250,6 +303,7 @@ static void debug_symbols_hint(const struct record_run *r)
 		hint("%s", sb.buf);
 		strbuf_release(&sb);
 	}
+	strvec_clear(&mine);
 }
 
 static void print_summary(const struct record_run *r, const char *output)
@@ -270,6 +324,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_cli o;
 	struct record_run r;
+	struct profile prof, *p = NULL;
 	struct printer pr;
 	enum record_outcome outcome;
 	int status;
@@ -298,8 +353,15 @@ int cmd_record(int argc, char **argv)
 		outcome = record_execute(&r);
 	if (!outcome)
 		outcome = record_finish(&r);
+	/* the Python program's part of the session, when there is advice */
+	if (!outcome && (o.verbose || r.unnamed_objects.nr))
+		p = load_by_process(o.ro.output, &prof);
+	if (!outcome && o.verbose)
+		print_notes(p);
 	if (!outcome)
-		debug_symbols_hint(&r);
+		debug_symbols_hint(&r, p, o.verbose);
+	if (p)
+		profile_release(p);
 	if (!outcome && !o.quiet)
 		print_summary(&r, o.ro.output);
 	/* a recording lost while the program ran: the program's status */

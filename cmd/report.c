@@ -72,6 +72,9 @@ static const char report_options[] =
 "      --inverted        text tree, flame graphs: leaf functions first\n"
 "      --title <text>    flame graphs: the title\n"
 "      --color <when>    text: auto (default), always or never\n"
+"  -v, --verbose         text, collapsed: every note (cut stacks, unnamed\n"
+"                        code under 1% of the Python program's samples,\n"
+"                        or outside it), not only the warnings\n"
 "      --perf <path>     the perf to read the session with (default:\n"
 "                        $PYPERF_PERF, else the perf that recorded it)\n"
 "      --reader <r>      how perf.data is read: native (default: pyperf-run\n"
@@ -103,15 +106,24 @@ struct report_opts {
 	int nr_perf_args;
 };
 
-/* The warnings of p (and, for a diff, of old_p) on stderr. */
+/*
+ * The warnings of p (and, for a diff, of old_p) on stderr, and with
+ * verbose the notes.
+ */
 static void print_warnings(const struct profile *p,
-			   const struct profile *old_p)
+			   const struct profile *old_p, int verbose)
 {
 	char **w;
 	size_t n = flame_warnings(p, old_p, &w), i;
 
 	for (i = 0; i < n; i++)
 		warning("%s", w[i]);
+	fmt_warnings_free(w, n);
+	if (!verbose)
+		return;
+	n = flame_notes(p, old_p, &w);
+	for (i = 0; i < n; i++)
+		note("%s", w[i]);
 	fmt_warnings_free(w, n);
 }
 
@@ -230,6 +242,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ "reader", required_argument, NULL, OPT_READER },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -247,7 +260,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 	o->nr_perf_args = argc - dashdash - (dashdash < argc);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(dashdash, argv, ":i:o:f:h", longopts,
+	while ((c = getopt_long(dashdash, argv, ":i:o:f:vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -360,6 +373,9 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_DIFF:
 			o->diff = 1;
+			break;
+		case 'v':
+			o->fo.verbose = 1;
 			break;
 		case 'h':
 			usage_print(&report_usage, stdout);
@@ -870,7 +886,7 @@ int cmd_report(int argc, char **argv)
 			if (wret < 0)
 				error("%s", err);
 			if (!wret && o.format == FMT_COLLAPSED)
-				print_warnings(&q, &p);
+				print_warnings(&q, &p, o.fo.verbose);
 			if (!close_output(&o, fp, wret < 0))
 				ret = EXIT_OK;
 		}
@@ -891,7 +907,7 @@ int cmd_report(int argc, char **argv)
 			error("%s", err);
 		/* collapsed has no place for them (see fmt_warnings()) */
 		if (!wret && o.format == FMT_COLLAPSED)
-			print_warnings(&p, NULL);
+			print_warnings(&p, NULL, o.fo.verbose);
 		if (!close_output(&o, fp, wret < 0))
 			ret = EXIT_OK;
 	}

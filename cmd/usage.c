@@ -67,6 +67,15 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap, 0);
+	va_end(ap);
+}
+
 void hint(const char *fmt, ...)
 {
 	va_list ap;

@@ -20,6 +20,8 @@ int error_errno(const char *fmt, ...) PPR_PRINTF(1, 2);
 int error_code(int neg_errno, const char *fmt, ...) PPR_PRINTF(2, 3);
 /* "<prog>: warning: <msg>" */
 void warning(const char *fmt, ...) PPR_PRINTF(1, 2);
+/* "<prog>: note: <msg>": what -v adds (a quality note, not a warning) */
+void note(const char *fmt, ...) PPR_PRINTF(1, 2);
 /* "hint: <msg>" (follows an error) */
 void hint(const char *fmt, ...) PPR_PRINTF(1, 2);
 /* Print the message and exit with code. */

@@ -14,7 +14,7 @@
  * libc's) and for those between Python calls on 3.11+, whose
  * Python-to-Python calls take no C stack; deeper native stacks come out
  * with every Python frame and the missing C frames said
- * (report/walkmerge.h).
+ * (report/src_native_walkmerge.h).
  */
 
 /* The option that asks for perf record's route, or NULL. */

@@ -122,6 +122,9 @@ async function html(browser, o) {
 	for (const w of await page.$$eval("#warnings li",
 					  (ls) => ls.map((l) => l.textContent)))
 		out("warning", w);
+	for (const n of await page.$$eval("#notes li",
+					  (ls) => ls.map((l) => l.textContent)))
+		out("note", n);
 	out("warnings_in_view", await page.evaluate(() => {
 		const el = document.getElementById("warnings");
 		const r = el && el.getBoundingClientRect();

@@ -68,11 +68,13 @@ size_t record_cut_hints(const struct record_cut_facts *f, struct strvec *out)
 	/*
 	 * Unwinder cuts: the dump held more, so a bigger one cannot help.
 	 * Stops at Python frames are an old perf's missing unwinding of
-	 * jitted code.
+	 * jitted code: said only when the stops were counted there (a
+	 * hint comes from a diagnosis).  Unwinder cuts elsewhere, and the
+	 * frame walker's (bpf mode does not run perf), get none.
 	 */
 	if (f->jit && cut_share(f, CUT_UNWIND) >= CUT_ADVICE_SHARE &&
-	    (!f->unwind_known ||
-	     f->unwind_at_python * 2 > f->cut[CUT_UNWIND]) &&
+	    f->unwind_known &&
+	    f->unwind_at_python * 2 > f->cut[CUT_UNWIND] &&
 	    !f->jit_fix_known)
 		strvec_push(out, "perf 6.8 or later (or 6.1.91+, 6.6.14+, "
 			    "6.7.2+) unwinds jitted code; 'pyperf-run doctor "

@@ -45,7 +45,9 @@ struct record_cut_facts {
  * cut stacks f describes, appended to out; none when nothing would.
  * Only advice the facts back: a --stack-size only when the dump was
  * full and the measured size (at most 65528) completes most of the
- * cut stacks; never a size for unwinder cuts; the kernel's cap or jit
+ * cut stacks; never a size for unwinder cuts, and a newer perf only
+ * when most of them were counted stopping at a Python (jitted) frame
+ * (unwind_known); the kernel's cap or jit
  * mode for frame-cap cuts; jit mode for chains broken by code without
  * frame pointers.  Returns the number appended.
  */

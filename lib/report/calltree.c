@@ -163,6 +163,9 @@ enum flame_kind flame_kind_of(const struct frame *f)
 			return FLAME_NATIVE_OTHER;
 		}
 	default:
+		/* the wall clock's wait leaves, interned by the aggregate stage */
+		if (f->name && !strncmp(f->name, "[off-cpu ", 9))
+			return FLAME_OFFCPU;
 		return FLAME_UNKNOWN;
 	}
 }

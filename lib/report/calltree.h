@@ -39,6 +39,8 @@ enum flame_kind {
 	FLAME_PLUMBING,
 	FLAME_UNKNOWN,
 	FLAME_TASK,
+	FLAME_OFFCPU,	/* an off-CPU interval's "[off-cpu REASON]" leaf:
+			   time waiting, not code */
 	FLAME_KIND_NR
 };
 

@@ -131,6 +131,39 @@ static char *one_line(const char *s)
 	return strbuf_detach(&sb, NULL);
 }
 
+char *fmt_time_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { double scale; const char *name; } units[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" },
+	};
+	double v = (double)ns;
+	size_t i;
+
+	/*
+	 * The first unit the value reaches once rounded to three digits
+	 * (999.6 ms is "1.00 s", not "1000 ms").
+	 */
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (v >= 0.9995 * units[i].scale)
+			break;
+	if (i == ARRAY_SIZE(units)) {
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+		return buf;
+	}
+	v /= units[i].scale;
+	snprintf(buf, len, v >= 99.95 ? "%.0f %s" : v >= 9.995 ? "%.1f %s" :
+		 "%.2f %s", v, units[i].name);
+	return buf;
+}
+
+char *fmt_weight(const struct profile *p, uint64_t w, char *buf, size_t len)
+{
+	if (p->unit == UNIT_NS)
+		return fmt_time_ns(w, buf, len);
+	snprintf(buf, len, "%llu", (unsigned long long)w);
+	return buf;
+}
+
 size_t fmt_warnings(const struct profile *p, char ***out)
 {
 	char **w = NULL, *s;
@@ -147,6 +180,19 @@ size_t fmt_warnings(const struct profile *p, char ***out)
 	}
 	*out = w;
 	return n;
+}
+
+size_t fmt_notes(const struct profile *p, char ***out)
+{
+	char **w = NULL;
+	size_t i;
+
+	if (p->nr_notes)
+		w = xmalloc(p->nr_notes * sizeof(*w));
+	for (i = 0; i < p->nr_notes; i++)
+		w[i] = one_line(p->notes[i]);
+	*out = w;
+	return p->nr_notes;
 }
 
 void fmt_warnings_free(char **w, size_t n)

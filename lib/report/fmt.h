@@ -45,13 +45,14 @@ struct fmt_opts {
 	double tree_min_share;	/* tree: hide nodes below this share
 				   (0: 1%) */
 	int color;		/* text: ANSI colours (stdout is a tty) */
+	int verbose;		/* text: every note (fmt_notes()) */
 	/* collapsed */
 	int collapsed_pid;	/* prefix each stack with "comm-pid" / "comm-
 				   pid/tid" roots when grouped (FlameGraph's
 				   --pid / --tid style) */
 };
 
-#define FMT_OPTS_INIT { FMT_TEXT, NULL, 0, 0, 0, 0.0, 0, 1 }
+#define FMT_OPTS_INIT { FMT_TEXT, NULL, 0, 0, 0, 0.0, 0, 0, 1 }
 
 /* "text" -> FMT_TEXT ...; -1 when unknown. */
 int fmt_parse(const char *name);
@@ -121,6 +122,21 @@ int fmt_diff_write(const struct profile *old_p, const struct profile *new_p,
 void fmt_collapsed_name(FILE *fp, const struct frame *f);
 
 /*
+ * A time people read at a glance (text and flame graphs; json and
+ * pprof keep nanoseconds): three significant digits in the largest unit
+ * that keeps one before the point, "2.90 s", "58.2 ms", "731 us",
+ * "40 ns" (seconds past 999 keep all their digits).  Returns buf.
+ */
+#define FMT_TIME_LEN 32
+char *fmt_time_ns(uint64_t ns, char *buf, size_t len);
+
+/*
+ * A weight of p in its unit as the text and the flame graphs show it:
+ * a time (fmt_time_ns()) in nanoseconds, else the number.
+ */
+char *fmt_weight(const struct profile *p, uint64_t w, char *buf, size_t len);
+
+/*
  * Every warning a report of p must show, in order: p->warnings, then
  * the ones the session's meta implies when the load did not judge the
  * stacks itself (p->quality.judged == 0): record's "truncated" share.
@@ -132,6 +148,13 @@ void fmt_collapsed_name(FILE *fp, const struct frame *f);
  * fmt_warnings_free().
  */
 size_t fmt_warnings(const struct profile *p, char ***out);
+/*
+ * p->notes, one line each, as fmt_warnings() gives the warnings (free
+ * them with fmt_warnings_free()).  json lists them; text and collapsed
+ * with --verbose, else text says how many; html and svg show them
+ * apart from the warnings; pprof as comments "note: ...".
+ */
+size_t fmt_notes(const struct profile *p, char ***out);
 void fmt_warnings_free(char **w, size_t n);
 
 #endif

@@ -14,7 +14,7 @@ const char *flame_kind_name(enum flame_kind k)
 	static const char *const names[FLAME_KIND_NR] = {
 		"Python", "libpython", "C extension", "system library",
 		"native", "kernel", "interpreter plumbing", "unknown",
-		"process/thread"
+		"process/thread", "off-CPU"
 	};
 
 	return (unsigned)k < FLAME_KIND_NR ? names[k] : "unknown";
@@ -66,8 +66,16 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 		fmt_duration(&sb, dur);
 		ADD("duration", strbuf_detach(&sb, NULL));
 	}
-	ADD(weight_unit_info(p->unit)->name, xasprintf("%llu",
-		(unsigned long long)p->total_weight));
+	/* a time as people read it, a count as the number */
+	if (p->unit == UNIT_NS) {
+		char tb[FMT_TIME_LEN];
+
+		ADD("time", xstrdup(fmt_time_ns(p->total_weight, tb,
+						sizeof(tb))));
+	} else {
+		ADD(weight_unit_info(p->unit)->name, xasprintf("%llu",
+			(unsigned long long)p->total_weight));
+	}
 	if (p->dropped)
 		ADD("filtered out", xasprintf("%llu samples",
 			(unsigned long long)p->dropped));
@@ -97,17 +105,19 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
 	return n;
 }
 
-size_t flame_warnings(const struct profile *p, const struct profile *old_p,
-		      char ***out)
+/* p's sentences, then a diff's old ones, from get (warnings or notes). */
+static size_t both(const struct profile *p, const struct profile *old_p,
+		   size_t (*get)(const struct profile *, char ***),
+		   char ***out)
 {
 	char **w, **ow;
-	size_t n = fmt_warnings(p, &w), on, i;
+	size_t n = get(p, &w), on, i;
 
 	if (!old_p) {
 		*out = w;
 		return n;
 	}
-	on = fmt_warnings(old_p, &ow);
+	on = get(old_p, &ow);
 	w = xrealloc(w, (n + on + 1) * sizeof(*w));
 	for (i = 0; i < on; i++) {
 		w[n++] = xasprintf("old session: %s", ow[i]);
@@ -116,4 +126,16 @@ size_t flame_warnings(const struct profile *p, const struct profile *old_p,
 	free(ow);
 	*out = w;
 	return n;
+}
+
+size_t flame_warnings(const struct profile *p, const struct profile *old_p,
+		      char ***out)
+{
+	return both(p, old_p, fmt_warnings, out);
+}
+
+size_t flame_notes(const struct profile *p, const struct profile *old_p,
+		   char ***out)
+{
+	return both(p, old_p, fmt_notes, out);
 }

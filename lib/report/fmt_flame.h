@@ -30,6 +30,9 @@ size_t flame_meta_lines(const struct profile *p, const char **labels,
  */
 size_t flame_warnings(const struct profile *p, const struct profile *old_p,
 		      char ***out);
+/* The notes likewise (fmt_notes()): shown apart, never as warnings. */
+size_t flame_notes(const struct profile *p, const struct profile *old_p,
+		   char ***out);
 
 /*
  * The HTML flame graph page of t on fp (fmt_html.c).  p gives the header

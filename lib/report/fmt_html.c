@@ -124,8 +124,11 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	}
 	if (diff) {
 		fputs(nmeta ? ",\n" : "\n", fp);
-		fprintf(fp, "[\"old %s\",\"%llu", unit,
-			(unsigned long long)old_p->total_weight);
+		char wb[FMT_TIME_LEN];
+
+		fprintf(fp, "[\"old %s\",\"%s", old_p->unit == UNIT_NS ?
+			"time" : unit, fmt_weight(old_p, old_p->total_weight,
+						 wb, sizeof(wb)));
 		fputs("\"]", fp);
 		if (old_p->command) {
 			fputs(",\n[\"old command\",\"", fp);
@@ -135,6 +138,14 @@ int flame_html_page(const struct calltree *t, const struct profile *p,
 	}
 	fputs("],\n\"warnings\":[", fp);
 	nwarn = flame_warnings(p, old_p, &warn);
+	for (i = 0; i < nwarn; i++) {
+		fputs(i ? ",\n\"" : "\n\"", fp);
+		html_str(fp, warn[i]);
+		fputc('"', fp);
+	}
+	fmt_warnings_free(warn, nwarn);
+	fputs("],\n\"notes\":[", fp);
+	nwarn = flame_notes(p, old_p, &warn);
 	for (i = 0; i < nwarn; i++) {
 		fputs(i ? ",\n\"" : "\n\"", fp);
 		html_str(fp, warn[i]);

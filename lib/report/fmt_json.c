@@ -11,11 +11,17 @@
  *   "warnings": [ "sentence", ... ],   (what a reader must know to trust
  *                                      the numbers; the text header's
  *                                      "# warning:" lines)
+ *   "notes": [ "sentence", ... ],      (the same kind of sentence for what
+ *                                      cannot change the Python program's
+ *                                      answer: under 1 % of its samples,
+ *                                      or outside it; text's -v "# note:")
  *   "quality": { "judged", "complete",  (samples with user frames, and
  *                "cut": { "dump", "unwind", "depth", "noroot" },
- *                "unnamed", "bad_names" },  how many of them were cut,
- *                                      by reason; see struct
- *                                      profile_quality)
+ *                "unnamed", "bad_names",  how many of them were cut,
+ *                "program": { "processes",  by reason; the Python
+ *                "count", "judged",     program's part: the processes
+ *                "complete", "unnamed" } }  with Python frames; see
+ *                                      struct profile_quality)
  *   "functions": [ FUNCTION... ],      (by total samples, descending)
  *   "processes": [ { "pid", "comm", "samples", "share",
  *                    "functions": [...],        (when grouped)
@@ -150,6 +156,13 @@ static void warnings(struct json *j, const struct profile *p)
 		json_string(j, w[i]);
 	json_end_array(j);
 	fmt_warnings_free(w, n);
+	n = fmt_notes(p, &w);
+	json_key(j, "notes");
+	json_begin_array(j);
+	for (i = 0; i < n; i++)
+		json_string(j, w[i]);
+	json_end_array(j);
+	fmt_warnings_free(w, n);
 	json_key(j, "quality");
 	json_begin_object(j);
 	json_key(j, "judged");
@@ -171,6 +184,19 @@ static void warnings(struct json *j, const struct profile *p)
 	json_uint(j, q->unnamed);
 	json_key(j, "bad_names");
 	json_uint(j, q->bad_names);
+	json_key(j, "program");
+	json_begin_object(j);
+	json_key(j, "processes");
+	json_uint(j, q->py_procs);
+	json_key(j, "count");
+	json_uint(j, q->py_count);
+	json_key(j, "judged");
+	json_uint(j, q->py_judged);
+	json_key(j, "complete");
+	json_uint(j, q->py_cut[CUT_NONE]);
+	json_key(j, "unnamed");
+	json_uint(j, q->py_unnamed);
+	json_end_object(j);
 	json_end_object(j);
 }
 

@@ -126,8 +126,8 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	uint64_t *locids = NULL;
 	int64_t *values = xcalloc(2 * (ns + 1), sizeof(*values));
 	int64_t *comments;
-	char **warn, **wtext;
-	size_t nw;
+	char **warn, **wtext, **notes;
+	size_t nw, nn;
 	size_t total_depth = 0, off = 0;
 	const char *start;
 	uint8_t *buf = NULL;
@@ -310,15 +310,17 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 		prof.duration_nanos = (int64_t)(p->duration * 1e9);
 	/* `go tool pprof -comments` lists these, one a line */
 	nw = fmt_warnings(p, &warn);
-	wtext = xcalloc(nw + 1, sizeof(*wtext));
-	comments = xcalloc(nw + 2, sizeof(*comments));
+	nn = fmt_notes(p, &notes);
+	wtext = xcalloc(nw + nn + 1, sizeof(*wtext));
+	comments = xcalloc(nw + nn + 2, sizeof(*comments));
 	comments[prof.n_comment++] = str_id(&st, version);
 	if (p->command) {
 		cmd = xasprintf("command: %s", p->command);
 		comments[prof.n_comment++] = str_id(&st, cmd);
 	}
-	for (i = 0; i < nw; i++) {
-		wtext[i] = xasprintf("warning: %s", warn[i]);
+	for (i = 0; i < nw + nn; i++) {
+		wtext[i] = i < nw ? xasprintf("warning: %s", warn[i]) :
+			   xasprintf("note: %s", notes[i - nw]);
 		comments[prof.n_comment++] = str_id(&st, wtext[i]);
 	}
 	prof.comment = comments;
@@ -353,9 +355,10 @@ int fmt_pprof_write(const struct profile *p, const struct fmt_opts *o,
 	free(cmd);
 	free(map_of);
 	free(comments);
-	for (i = 0; i < nw; i++)
+	for (i = 0; i < nw + nn; i++)
 		free(wtext[i]);
 	free(wtext);
 	fmt_warnings_free(warn, nw);
+	fmt_warnings_free(notes, nn);
 	return ret;
 }

@@ -34,6 +34,7 @@ static const unsigned char palette[FLAME_KIND_NR][4] = {
 	{ 170, 170, 150, 8 },	/* plumbing */
 	{ 160, 160, 160, 6 },	/* unknown */
 	{ 120, 144, 176, 6 },	/* task */
+	{ 74, 120, 194, 10 },	/* off-CPU wait */
 };
 
 static double name_hash(const char *s)
@@ -139,7 +140,10 @@ static void legend(FILE *fp, const struct calltree *t, int diff, int y,
 	fputs("<g id=\"legend\">", fp);
 	if (diff) {
 		for (i = 0; i < ARRAY_SIZE(diff_items); i++) {
-			char *item = xasprintf(diff_items[i][1], unit);
+			/* a time is less, samples are fewer */
+			char *item = i == 1 && !strcmp(unit, "time") ?
+				xstrdup("less time") :
+				xasprintf(diff_items[i][1], unit);
 
 			fprintf(fp, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" "
 				"height=\"10\" fill=\"%s\"/><text x=\"%.0f\" "
@@ -186,9 +190,16 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		"Differential flame graph" : inv ? "Icicle graph (inverted)" :
 		"Flame graph";
 	int height, top;
-	char **warn;
+	char **warn, wb[FMT_TIME_LEN];
 	size_t i, nw = flame_warnings(p, old_p, &warn);
-	const char *unit = weight_unit_info(p->unit)->name;
+	char **notes;
+	size_t nn = flame_notes(p, old_p, &notes);
+	/* the warnings' lines, and one line for the notes */
+	size_t rows = nw + (nn ? 1 : 0);
+	/* nanoseconds are shown as a time (fmt_weight()): "time" */
+	const char *unit = p->unit == UNIT_NS ? "time" :
+			   weight_unit_info(p->unit)->name;
+	const char *sep = p->unit == UNIT_NS ? "" : " ";
 
 	/* sample offsets and the depth actually drawn */
 	for (n = 0; n != CALLTREE_NONE;) {
@@ -209,7 +220,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		}
 		n = calltree_next(t, n);
 	}
-	top = SVG_TOP + (int)nw * SVG_WARN_ROW;
+	top = SVG_TOP + (int)rows * SVG_WARN_ROW;
 	height = top + (int)levels * SVG_ROW + SVG_BOTTOM;
 
 	fprintf(fp, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -234,6 +245,7 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		"#search, #unzoom { cursor: pointer; fill: #2b6cb0; }\n"
 		"#matched { text-anchor: end; fill: #b0279f; }\n"
 		"text.warning { fill: #9a3412; font-weight: bold; }\n"
+		"text.notes { fill: #666; }\n"
 		"g.f { cursor: pointer; }\n"
 		"g.f:hover rect { stroke: #000; stroke-width: 0.6; }\n"
 		"g.f text { pointer-events: none; }\n"
@@ -284,9 +296,10 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		if (diff)
 			fprintf(fp, "   (width: new %s; red: more, "
 				"blue: fewer than in the old profile, "
-				"%llu %s)", unit,
-				(unsigned long long)t->nodes[0].total[1],
-				unit);
+				"%s%s%s)", unit,
+				fmt_weight(p, t->nodes[0].total[1], wb,
+					   sizeof(wb)), sep,
+				p->unit == UNIT_NS ? "" : unit);
 	}
 	fputs("</text>\n", fp);
 	/* what a reader must know to trust the graph, under the title */
@@ -298,7 +311,25 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 		fputs("</text>\n", fp);
 	}
 	fmt_warnings_free(warn, nw);
-	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW, unit);
+	/*
+	 * The notes (what cannot change the answer): how many on a quiet
+	 * line, each in its tooltip.
+	 */
+	if (nn) {
+		fprintf(fp, "<text class=\"notes\" x=\"%d\" y=\"%d\">"
+			"<title>", SVG_PAD,
+			3 * SVG_FONT + 14 + (int)nw * SVG_WARN_ROW);
+		for (i = 0; i < nn; i++) {
+			fputs(i ? "\n" : "", fp);
+			xml_escape(fp, notes[i], strlen(notes[i]));
+		}
+		fprintf(fp, "</title>%zu note%s (each under 1%% of the Python "
+			"program's samples, or outside it; hover to read)"
+			"</text>\n", nn, nn == 1 ? "" : "s");
+	}
+	fmt_warnings_free(notes, nn);
+	legend(fp, t, diff, 3 * SVG_FONT + 14 + (int)rows * SVG_WARN_ROW,
+	       unit);
 	fprintf(fp, "<text id=\"unzoom\" x=\"%d\" y=\"%d\" "
 		"style=\"display:none\">Reset Zoom</text>\n", SVG_PAD,
 		SVG_FONT + 8);
@@ -338,12 +369,14 @@ int flame_svg_page(const struct calltree *t, const struct profile *p,
 				xml_escape(fp, fl, strlen(fl));
 			}
 		}
-		fprintf(fp, " (%llu %s, ", (unsigned long long)nd->total[0],
-			unit);
+		fprintf(fp, " (%s%s%s, ", fmt_weight(p, nd->total[0], wb,
+							sizeof(wb)), sep,
+			p->unit == UNIT_NS ? "" : unit);
 		share(fp, nd->total[0], total);
 		if (diff) {
-			fprintf(fp, "; old %llu %s, ",
-				(unsigned long long)nd->total[1], unit);
+			fprintf(fp, "; old %s%s%s, ",
+				fmt_weight(p, nd->total[1], wb, sizeof(wb)),
+				sep, p->unit == UNIT_NS ? "" : unit);
 			share(fp, nd->total[1], t->nodes[0].total[1]);
 		}
 		fputs(")</title><rect x=\"", fp);

@@ -92,6 +92,9 @@ static int weight_width(const struct profile *p)
 	int w = 1;
 	size_t i;
 
+	/* a time: at most "999 ms", or the seconds of a long session */
+	if (p->unit == UNIT_NS)
+		return max >= 999500000000000ull ? 12 : 9;
 	for (i = 0; i < p->nr_threads; i++)
 		if (p->threads[i].weight > max)
 			max = p->threads[i].weight;
@@ -153,11 +156,11 @@ static void clock_line(const struct profile *p, FILE *fp)
 	}
 }
 
-static void header(const struct profile *p, FILE *fp)
+static void header(const struct profile *p, const struct fmt_opts *o, FILE *fp)
 {
 	const char *unit = weight_unit_info(p->unit)->name;
 	size_t nproc = 0, i, j, nw, len = strlen(unit);
-	char **warnings;
+	char **warnings, tb[FMT_TIME_LEN];
 
 	for (i = 0; i < p->nr_threads; i++) {
 		for (j = 0; j < i; j++)
@@ -179,8 +182,12 @@ static void header(const struct profile *p, FILE *fp)
 		clock_line(p, fp);
 	} else {
 	/* the label and its padding as wide as the others ("samples:  ") */
-	fprintf(fp, "# %s:%*s%llu", unit, len < 9 ? (int)(9 - len) : 1, "",
-		(unsigned long long)p->total_weight);
+	if (p->unit == UNIT_NS)
+		fprintf(fp, "# time:     %s", fmt_time_ns(p->total_weight, tb,
+							  sizeof(tb)));
+	else
+		fprintf(fp, "# %s:%*s%llu", unit, len < 9 ? (int)(9 - len) : 1,
+			"", (unsigned long long)p->total_weight);
 	if (p->event)
 		fprintf(fp, " of %s", p->event);
 	if (p->frequency)
@@ -198,6 +205,16 @@ static void header(const struct profile *p, FILE *fp)
 	for (i = 0; i < nw; i++)
 		fprintf(fp, "# warning:  %s\n", warnings[i]);
 	fmt_warnings_free(warnings, nw);
+	/* what cannot change the answer: each with -v, else how many */
+	nw = fmt_notes(p, &warnings);
+	if (o->verbose)
+		for (i = 0; i < nw; i++)
+			fprintf(fp, "# note:     %s\n", warnings[i]);
+	else if (nw)
+		fprintf(fp, "# notes:    %zu, each under 1%% of the Python "
+			"program's samples or outside it (cut stacks, unnamed "
+			"code): -v lists them\n", nw);
+	fmt_warnings_free(warnings, nw);
 	fprintf(fp, "# view:     %s\n", view_name(p->view));
 }
 
@@ -213,6 +230,7 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 	struct strbuf sb = STRBUF_INIT;
 	unsigned top = o->top ? o->top : 20;
 	int width = weight_width(p);
+	char wb[FMT_TIME_LEN];
 	size_t i;
 
 	fprintf(fp, "\n%s\n", title);
@@ -228,9 +246,9 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 		if (!a)
 			break;
 		text_name_as(&sb, &p->frames[f], lines);
-		fprintf(fp, "%7.2f%% %7.2f%% %*llu  %s%s%s\n",
+		fprintf(fp, "%7.2f%% %7.2f%% %*s  %s%s%s\n",
 			pct(a, p->total_weight), pct(b, p->total_weight),
-			width, (unsigned long long)a,
+			width, fmt_weight(p, a, wb, sizeof(wb)),
 			color_of(o, &p->frames[f]), sb.buf,
 			o->color ? C_RESET : "");
 	}
@@ -240,6 +258,7 @@ static void table(const struct profile *p, const struct fmt_opts *o,
 static void tasks(const struct profile *p, FILE *fp)
 {
 	int width = weight_width(p);
+	char wb[FMT_TIME_LEN];
 	size_t i;
 
 	if (p->nr_threads < 2)
@@ -250,9 +269,9 @@ static void tasks(const struct profile *p, FILE *fp)
 	for (i = 0; i < p->nr_threads; i++) {
 		const struct task *t = &p->threads[i];
 
-		fprintf(fp, "%7.2f%% %*llu %8ld %8ld  %s\n",
+		fprintf(fp, "%7.2f%% %*s %8ld %8ld  %s\n",
 			pct(t->weight, p->total_weight), width,
-			(unsigned long long)t->weight, (long)t->pid,
+			fmt_weight(p, t->weight, wb, sizeof(wb)), (long)t->pid,
 			(long)t->tid, t->comm ? t->comm : "?");
 	}
 }
@@ -515,7 +534,7 @@ int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 {
 	struct fn_totals t;
 
-	header(p, fp);
+	header(p, o, fp);
 	fn_totals(p, &t);
 	fn_sort(&t, 0);
 	table(p, o, fp, "Top functions by self time", t.order, t.n, t.self,

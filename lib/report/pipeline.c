@@ -71,6 +71,7 @@ void loader_release(struct loader *l)
 	free(l->dumps);
 	free(l->tops);
 	free(l->cut_dumps);
+	free(l->qprocs);
 }
 
 /*
@@ -85,6 +86,8 @@ int pipeline_sample(void *data, const struct sample *s)
 	struct named nm;
 	enum stack_cut cut;
 	uint32_t task;
+	uint64_t judged = l->p->quality.judged;
+	uint64_t unnamed = l->p->quality.unnamed;
 
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);
@@ -97,5 +100,7 @@ int pipeline_sample(void *data, const struct sample *s)
 	if (l->tap)
 		l->tap(l->tap_data, s, cut);
 	agg_add(l, s, &nm, cut, task);
+	quality_sample(l, s, &nm, l->p->quality.judged != judged, cut,
+		       l->p->quality.unnamed != unnamed);
 	return 0;
 }

@@ -97,6 +97,27 @@ struct cut_dump {
 	uint64_t sp;
 };
 
+/* ---- quality (quality.c) --------------------------------------------- */
+
+/*
+ * One process's counts, for the Python program's share of them: a
+ * warning is about the processes running Python code.
+ */
+struct qproc {
+	pid_t pid;
+	uint8_t any_py;		/* a sample with a Python frame */
+	/*
+	 * The frames of unnamed code it showed most (the first few
+	 * distinct ones, counted; HTAB_NONE: none): the warning's example
+	 */
+	uint32_t example[4];
+	uint64_t example_n[4];
+	uint64_t count;		/* samples and off-CPU intervals kept */
+	uint64_t judged;
+	uint64_t cut[CUT_NR];
+	uint64_t unnamed;
+};
+
 /* ---- the loader ------------------------------------------------------ */
 
 /*
@@ -183,6 +204,10 @@ struct loader {
 
 	pipeline_tap_fn tap;	/* or NULL */
 	void *tap_data;
+
+	/* quality: the counts by process (quality_sample()) */
+	struct qproc *qprocs;
+	size_t nr_qprocs, qprocs_alloc, last_qproc;
 };
 
 /* pipeline.c: the loader's life, and one sample through the stages */
@@ -224,7 +249,14 @@ void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task);
 
 /* stage_quality.c */
-void quality_warnings(struct profile *p, const char *unnamed_example);
+/*
+ * After agg_add(): the sample's process counts it, judged (0/1) and
+ * showing unnamed code (0/1) as the stages counted it.
+ */
+void quality_sample(struct loader *l, const struct sample *s,
+		    const struct named *nm, int judged, enum stack_cut cut,
+		    int unnamed);
+void quality_warnings(struct loader *l);
 void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded);
 
 /* the sources into the pipeline: 0, or -1 with err */

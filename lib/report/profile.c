@@ -98,7 +98,7 @@ const char *frame_kind_name(enum frame_kind kind)
 static const struct weight_unit_info unit_info[UNIT_NR] = {
 	[UNIT_SAMPLES] = { "samples", "Samples", "samples", "count",
 			   "none" },
-	[UNIT_NS] = { "nanoseconds", "Time (ns)", "time", "nanoseconds",
+	[UNIT_NS] = { "nanoseconds", "Time", "time", "nanoseconds",
 		      "nanoseconds" },
 	[UNIT_EVENTS] = { "events", "Events", "events", "count", "none" },
 };
@@ -139,6 +139,7 @@ static const char *const wait_names[WAIT_NR] = {
 	[WAIT_GIL] = "gil",
 	[WAIT_IDLE] = "idle",
 	[WAIT_RUNQUEUE] = "runqueue",
+	[WAIT_CHILD] = "child",
 	[WAIT_OTHER] = "other",
 };
 
@@ -158,6 +159,18 @@ void profile_warn(struct profile *p, const char *fmt, ...)
 	p->warnings = xrealloc(p->warnings,
 			       (p->nr_warnings + 1) * sizeof(*p->warnings));
 	p->warnings[p->nr_warnings++] = strbuf_detach(&sb, NULL);
+}
+
+void profile_note(struct profile *p, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	p->notes = xrealloc(p->notes, (p->nr_notes + 1) * sizeof(*p->notes));
+	p->notes[p->nr_notes++] = strbuf_detach(&sb, NULL);
 }
 
 void profile_init(struct profile *p)
@@ -200,6 +213,9 @@ void profile_release(struct profile *p)
 	for (i = 0; i < p->nr_warnings; i++)
 		free(p->warnings[i]);
 	free(p->warnings);
+	for (i = 0; i < p->nr_notes; i++)
+		free(p->notes[i]);
+	free(p->notes);
 	free(p->spans);
 	if (pp) {
 		htab_release(&pp->frame_tab);

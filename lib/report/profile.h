@@ -72,7 +72,8 @@ struct weight_unit_info {
 				   ("samples", "self_samples", ...), the
 				   flame graphs' unit */
 	const char *column;	/* the text tables' column title (at most
-				   9 characters): "Samples", "Time (ns)" */
+				   9 characters): "Samples", "Time" (fmt_weight()
+				   shows nanoseconds as a time) */
 	const char *pprof_type;	/* pprof's first sample type and its */
 	const char *pprof_unit;	/*   unit: "samples" and "count" */
 	const char *speedscope;	/* speedscope's unit: "none" for a count,
@@ -115,6 +116,8 @@ enum wait_reason {
 	WAIT_GIL,		/* waiting to take the GIL */
 	WAIT_IDLE,		/* an event loop waiting for any event */
 	WAIT_RUNQUEUE,		/* preempted, runnable: waiting for a CPU */
+	WAIT_CHILD,		/* waiting for a child process to end (wait4,
+				   waitid, waitpid: do_wait) */
 	WAIT_OTHER,
 	WAIT_NR
 };
@@ -365,6 +368,18 @@ struct profile_quality {
 				   no time of their own */
 	uint64_t offcpu_broken;	/* intervals left out: perf lost one of
 				   their switch records */
+	/*
+	 * The user's Python program: the processes with a Python frame in
+	 * any sample (every process when none has one).  Its counts say
+	 * which quality sentences are warnings (they bear on its answer)
+	 * and which are notes (quality.c).
+	 */
+	uint64_t py_count;	/* its samples and off-CPU intervals */
+	uint64_t py_judged;	/* ...judged */
+	uint64_t py_cut[CUT_NR];	/* ...cut, by reason */
+	uint64_t py_unnamed;	/* ...showing code without a symbol */
+	unsigned py_procs;	/* its processes */
+	unsigned other_procs;	/* the other processes (a shell, sleep) */
 };
 
 /*
@@ -440,6 +455,15 @@ struct profile {
 	 */
 	char **warnings;
 	size_t nr_warnings;
+	/*
+	 * The same kind of sentence, for what cannot change the Python
+	 * program's answer: under 1 % of its samples, or outside it (a
+	 * shell's or sleep's unnamed code).  json lists them; text,
+	 * collapsed and record with -v; html and svg below the header,
+	 * never as a warning.
+	 */
+	char **notes;
+	size_t nr_notes;
 
 	/* profile_filter.spans: in the order read (not sorted) */
 	struct profile_span *spans;
@@ -520,6 +544,8 @@ void profile_meta_set(struct profile *p, const char *key,
 		      const char *value);
 /* Append one warning (see struct profile). */
 void profile_warn(struct profile *p, const char *fmt, ...) PPR_PRINTF(2, 3);
+/* A note (profile.notes): said, but not a warning. */
+void profile_note(struct profile *p, const char *fmt, ...) PPR_PRINTF(2, 3);
 
 /*
  * Per-frame totals over every stack (sizes: p->nr_frames), in p->unit:

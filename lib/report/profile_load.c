@@ -110,8 +110,7 @@ int profile_load_tap(struct profile *p, const char *session,
 	if (p->duration < 0 && p->last_time > p->first_time)
 		p->duration = p->last_time - p->first_time;
 	judge_dumps(&l);
-	quality_warnings(p, l.unnamed_example != HTAB_NONE ?
-			 p->frames[l.unnamed_example].name : "[python3]");
+	quality_warnings(&l);
 	quality_lost(p, l.lost, l.recorded);
 out:
 	session_close(&s);

@@ -27,6 +27,7 @@ enum wclass {
 	W_SLEEPER,	/* time.sleep's C function: a poll or select it
 			   calls (with no fds, before 3.11) sleeps */
 	W_RUNQ,		/* preemption points: -> runqueue */
+	W_CHILD,	/* waiting for a child process: -> child */
 	W_OTHER,	/* a known wait of no class above: -> other */
 };
 
@@ -89,8 +90,15 @@ static const struct wentry table[] = {
 	{ FRAME_KERNEL, M_EXACT, "preempt_schedule_irq", W_RUNQ },
 	{ FRAME_KERNEL, M_EXACT, "exit_to_user_mode_loop", W_RUNQ },
 	{ FRAME_KERNEL, M_EXACT, "irqentry_exit_to_user_mode", W_RUNQ },
+	/* kernel: waiting for a child process (wait4, waitid, waitpid) */
+	{ FRAME_KERNEL, M_EXACT, "do_wait", W_CHILD },
+	{ FRAME_KERNEL, M_EXACT, "kernel_wait4", W_CHILD },
+	{ FRAME_KERNEL, M_EXACT, "kernel_waitid", W_CHILD },
+	{ FRAME_KERNEL, M_PREFIX, "__do_sys_wait4", W_CHILD },
+	{ FRAME_KERNEL, M_PREFIX, "__x64_sys_wait4", W_CHILD },
+	{ FRAME_KERNEL, M_PREFIX, "__do_sys_waitid", W_CHILD },
+	{ FRAME_KERNEL, M_PREFIX, "__x64_sys_waitid", W_CHILD },
 	/* kernel: other known waits */
-	{ FRAME_KERNEL, M_EXACT, "do_wait", W_OTHER },
 	{ FRAME_KERNEL, M_EXACT, "do_sigtimedwait", W_OTHER },
 	/* user space: the GIL (CPython's ceval_gil.c) */
 	{ FRAME_NATIVE, M_EXACT, "take_gil", W_GIL },
@@ -120,6 +128,11 @@ static const struct wentry table[] = {
 	{ FRAME_NATIVE, M_PREFIX, "__GI___clock_nanosleep", W_SLEEP },
 	{ FRAME_NATIVE, M_PREFIX, "__clock_nanosleep", W_SLEEP },
 	{ FRAME_NATIVE, M_EXACT, "clock_nanosleep", W_SLEEP },
+	{ FRAME_NATIVE, M_PREFIX, "__GI___wait4", W_CHILD },
+	{ FRAME_NATIVE, M_PREFIX, "__wait4", W_CHILD },
+	{ FRAME_NATIVE, M_PREFIX, "__waitid", W_CHILD },
+	{ FRAME_NATIVE, M_PREFIX, "__GI___waitpid", W_CHILD },
+	{ FRAME_NATIVE, M_PREFIX, "__waitpid", W_CHILD },
 	{ FRAME_NATIVE, M_PREFIX, "__GI___libc_read", W_IO },
 	{ FRAME_NATIVE, M_PREFIX, "__libc_read", W_IO },
 	{ FRAME_NATIVE, M_PREFIX, "__libc_recv", W_IO },
@@ -275,6 +288,8 @@ enum wait_reason waitclass(const struct profile *p, const uint32_t *ids,
 			return futex_reason(p, ids, n, i, 0, inferred);
 		case W_RUNQ:
 			return WAIT_RUNQUEUE;
+		case W_CHILD:
+			return WAIT_CHILD;
 		case W_OTHER:
 			return WAIT_OTHER;
 		default:

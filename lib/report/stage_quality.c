@@ -3,15 +3,23 @@
  * The quality warnings (pipeline_priv.h): once every sample is in, the
  * counts the stages kept (struct profile_quality: stacks cut and why,
  * unnamed code, start-up stacks, the context cap, damaged tables and
- * names, samples perf lost) out as sentences in the profile's
- * warnings, with the advice a diagnosis supports (a dump size that
- * would complete the stacks, debug symbols).  Never a silent wrong
- * answer: what is dropped, cut or unnamed is said, and how much.
+ * names, samples perf lost) out as sentences, with the advice a
+ * diagnosis supports (a dump size that would complete the stacks,
+ * debug symbols).  Never a silent wrong answer: what is dropped, cut
+ * or unnamed is said, and how much.
+ *
+ * A sentence is a warning when it bears on the answer about the user's
+ * Python program: the processes that ran Python code (a shell that
+ * started it, or a tool it ran, are not), 1 % of their samples or
+ * more.  Below that, or outside the program, it is a note: said by
+ * every format, never in a warning banner (profile.notes).
  */
 #include "compat.h"
 #include "alloc.h"
 #include "perfdata.h"
+#include "strbuf.h"
 #include "report/pipeline_priv.h"
+#include "report/stage_quality.h"
 
 #include <linux/types.h>
 #include "walker/walker_abi.h"
@@ -31,20 +39,60 @@ static char *count_str(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* "41%", or "<1%" for a share that rounds to nothing. */
+/*
+ * "41%", or "<1%" for a share under 1 % (a note's: 0.8 % is not shown
+ * as the "1%" a warning starts at).
+ */
 static const char *pct_str(uint64_t part, uint64_t whole, char *buf,
 			   size_t len)
 {
 	double v = whole ? 100.0 * (double)part / (double)whole : 0;
 
-	if (part && v < 0.5)
+	if (part && v < 1.0)
 		snprintf(buf, len, "<1%%");
 	else
 		snprintf(buf, len, "%.0f%%", v);
 	return buf;
 }
 
-/* Incomplete stacks: how many, and why, for each reason. */
+/* Below this share of what it is counted in, a sentence is a note. */
+#define QUALITY_WARN_SHARE 0.01
+
+static int matters(uint64_t part, uint64_t whole)
+{
+	return part && (double)part >= QUALITY_WARN_SHARE * (double)whole;
+}
+
+/* A warning when warn, else a note. */
+PPR_PRINTF(3, 4)
+static void say(struct profile *p, int warn, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (warn)
+		profile_warn(p, "%s", sb.buf);
+	else
+		profile_note(p, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/*
+ * "samples", or "the Python program's samples" when other processes
+ * are in the session too (the counts are the program's).
+ */
+static const char *whose(const struct profile_quality *q)
+{
+	return q->other_procs ? "the Python program's samples" : "samples";
+}
+
+/*
+ * Incomplete stacks: how many, and why, for each reason, of the Python
+ * program's samples.
+ */
 static void quality_cuts(struct profile *p)
 {
 	const struct profile_quality *q = &p->quality;
@@ -55,7 +103,7 @@ static void quality_cuts(struct profile *p)
 		const char *why = NULL;
 		char *extra = NULL;
 
-		if (!q->cut[r])
+		if (!q->py_cut[r])
 			continue;
 		switch (r) {
 		case CUT_DUMP:
@@ -100,12 +148,13 @@ static void quality_cuts(struct profile *p)
 			      "unreadable stack)";
 			break;
 		}
-		profile_warn(p, "%s of samples (%s of %s) have incomplete "
-			     "stacks: %s; they are under %s",
-			     pct_str(q->cut[r], q->judged, pc, sizeof(pc)),
-			     count_str(q->cut[r], a, sizeof(a)),
-			     count_str(q->judged, b, sizeof(b)),
-			     extra ? extra : why, judge_cut_names[r]);
+		say(p, matters(q->py_cut[r], q->py_judged),
+		    "%s of %s (%s of %s) have incomplete stacks: %s; they are "
+		    "under %s",
+		    pct_str(q->py_cut[r], q->py_judged, pc, sizeof(pc)),
+		    whose(q), count_str(q->py_cut[r], a, sizeof(a)),
+		    count_str(q->py_judged, b, sizeof(b)),
+		    extra ? extra : why, judge_cut_names[r]);
 		free(extra);
 	}
 }
@@ -120,8 +169,9 @@ static void quality_dump_advice(struct profile *p)
 	 * Advice only where it matters, as record's hints: a bigger dump
 	 * for a handful of samples would multiply the data for nothing.
 	 */
-	if (q->cut[CUT_DUMP] && q->dump_known &&
-	    (double)q->cut[CUT_DUMP] >= CUT_ADVICE_SHARE * (double)q->judged) {
+	if (q->py_cut[CUT_DUMP] && q->dump_known &&
+	    (double)q->py_cut[CUT_DUMP] >=
+	    CUT_ADVICE_SHARE * (double)q->py_judged) {
 		if (q->dump_need99 && q->dump_need99 <= PERF_STACK_DUMP_MAX)
 			profile_warn(p, "a %llu-byte stack dump would complete "
 				     "99%% of the %s samples whose dump was "
@@ -151,7 +201,8 @@ static void quality_walker(struct profile *p)
 	if (!q->walker_samples)
 		return;
 	if (q->walker_unnamed)
-		profile_warn(p, "%s of the frame walker's Python frames (%s of "
+		say(p, matters(q->walker_unnamed, q->walker_py_frames),
+			     "%s of the frame walker's Python frames (%s of "
 			     "%s) are unnamed: their code object could not be "
 			     "read while the process ran (freed, or the "
 			     "process ended first); they are under [unnamed "
@@ -161,7 +212,8 @@ static void quality_walker(struct profile *p)
 			     count_str(q->walker_unnamed, a, sizeof(a)),
 			     count_str(q->walker_py_frames, b, sizeof(b)));
 	if (q->walker_native_short)
-		profile_warn(p, "%s of the frame walker's samples (%s of %s) "
+		say(p, matters(q->walker_native_short, q->walker_samples),
+			     "%s of the frame walker's samples (%s of %s) "
 			     "have more Python calls than the copied stack "
 			     "could unwind: every Python frame is there, but "
 			     "the C functions between the outer Python calls "
@@ -173,12 +225,155 @@ static void quality_walker(struct profile *p)
 			     count_str(q->walker_samples, b, sizeof(b)));
 }
 
-/* The warnings a reader needs to trust the numbers (see profile.h). */
-void quality_warnings(struct profile *p, const char *unnamed_example)
+/* The process pid's counts, added when first seen. */
+static struct qproc *qproc_get(struct loader *l, pid_t pid)
+{
+	size_t i;
+
+	/* samples come in runs of one process */
+	if (l->last_qproc < l->nr_qprocs &&
+	    l->qprocs[l->last_qproc].pid == pid)
+		return &l->qprocs[l->last_qproc];
+	for (i = 0; i < l->nr_qprocs; i++)
+		if (l->qprocs[i].pid == pid)
+			break;
+	if (i == l->nr_qprocs) {
+		ALLOC_GROW(l->qprocs, l->nr_qprocs + 1, l->qprocs_alloc);
+		memset(&l->qprocs[i], 0, sizeof(l->qprocs[i]));
+		l->qprocs[i].pid = pid;
+		memset(l->qprocs[i].example, 0xff,
+		       sizeof(l->qprocs[i].example));
+		l->nr_qprocs++;
+	}
+	l->last_qproc = i;
+	return &l->qprocs[i];
+}
+
+void quality_sample(struct loader *l, const struct sample *s,
+		    const struct named *nm, int judged, enum stack_cut cut,
+		    int unnamed)
+{
+	struct qproc *qp = qproc_get(l, s->pid);
+	size_t i, k;
+
+	qp->count++;
+	qp->any_py |= nm->any_py != 0;
+	if (judged) {
+		qp->judged++;
+		qp->cut[cut]++;
+	}
+	if (!unnamed)
+		return;
+	qp->unnamed++;
+	/* the unnamed frame the aggregation counted (fold_unnamed()) */
+	for (i = 0; i < nm->n && l->cls[i] != C_PY; i++)
+		if (l->unnamed[i] && l->cls[i] != C_PLUMB)
+			break;
+	if (i == nm->n || l->cls[i] == C_PY)
+		return;
+	for (k = 0; k < ARRAY_SIZE(qp->example); k++) {
+		if (qp->example[k] == HTAB_NONE)
+			qp->example[k] = l->ids[i];
+		if (qp->example[k] == l->ids[i]) {
+			qp->example_n[k]++;
+			break;
+		}
+	}
+}
+
+/* The frame of unnamed code a process showed most, and how often. */
+static uint32_t top_example(const struct qproc *qp, uint64_t *n)
+{
+	uint32_t best = HTAB_NONE;
+	size_t k;
+
+	*n = 0;
+	for (k = 0; k < ARRAY_SIZE(qp->example); k++)
+		if (qp->example[k] != HTAB_NONE && qp->example_n[k] > *n) {
+			best = qp->example[k];
+			*n = qp->example_n[k];
+		}
+	return best;
+}
+
+/*
+ * The Python program's counts (profile_quality.py_*) from the
+ * processes': the ones with a Python frame, or all when none has one
+ * (then nothing tells the program apart, and all of it is judged).
+ */
+static void python_program(struct loader *l, uint32_t *py_example,
+			   uint32_t *other_example)
+{
+	struct profile_quality *q = &l->p->quality;
+	uint64_t py_best = 0, other_best = 0, n;
+	int any = 0, c;
+	size_t i;
+
+	for (i = 0; i < l->nr_qprocs; i++)
+		any |= l->qprocs[i].any_py;
+	*py_example = *other_example = HTAB_NONE;
+	for (i = 0; i < l->nr_qprocs; i++) {
+		const struct qproc *qp = &l->qprocs[i];
+		uint32_t ex = top_example(qp, &n);
+
+		if (any && !qp->any_py) {
+			q->other_procs++;
+			if (n > other_best) {
+				*other_example = ex;
+				other_best = n;
+			}
+			continue;
+		}
+		q->py_procs++;
+		q->py_count += qp->count;
+		q->py_judged += qp->judged;
+		for (c = 0; c < CUT_NR; c++)
+			q->py_cut[c] += qp->cut[c];
+		q->py_unnamed += qp->unnamed;
+		if (n > py_best) {
+			*py_example = ex;
+			py_best = n;
+		}
+	}
+}
+
+/*
+ * The processes outside the Python program: one note with what their
+ * samples lack (it changes none of the program's numbers).
+ */
+static void quality_others(struct profile *p, uint32_t example)
 {
 	const struct profile_quality *q = &p->quality;
+	uint64_t cut = q->judged - q->cut[CUT_NONE] -
+		       (q->py_judged - q->py_cut[CUT_NONE]);
+	uint64_t unnamed = q->unnamed - q->py_unnamed;
+	uint64_t count = p->total_count - q->py_count;
+	char a[32], b[32], c[32];
+
+	if (!q->other_procs || (!cut && !unnamed))
+		return;
+	profile_note(p, "outside the Python program (%u process%s without "
+		     "Python frames, %s samples): %s ha%s incomplete stacks "
+		     "and %s ran in code without symbols%s%s%s; the program's "
+		     "numbers do not depend on them", q->other_procs,
+		     q->other_procs == 1 ? "" : "es",
+		     count_str(count, a, sizeof(a)),
+		     count_str(cut, b, sizeof(b)), cut == 1 ? "s" : "ve",
+		     count_str(unnamed, c, sizeof(c)),
+		     example != HTAB_NONE ? " (e.g. " : "",
+		     example != HTAB_NONE ? p->frames[example].name : "",
+		     example != HTAB_NONE ? ")" : "");
+}
+
+/* The warnings a reader needs to trust the numbers (see profile.h). */
+void quality_warnings(struct loader *l)
+{
+	struct profile *p = l->p;
+	const struct profile_quality *q = &p->quality;
+	uint32_t py_example, other_example;
 	char a[32], pc[16];
 
+	python_program(l, &py_example, &other_example);
 	quality_cuts(p);
 	quality_dump_advice(p);
 	/*
@@ -186,25 +381,28 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 	 * samples (total_count), never of its weight: in the wall clock a
 	 * weight is nanoseconds.
 	 */
-	if (q->unnamed)
-		profile_warn(p, "%s of samples (%s) ran in code without "
-			     "symbols, shown as the object's name in brackets "
-			     "(e.g. %s), not credited to a named caller; "
-			     "debug symbols would name it",
-			     pct_str(q->unnamed, p->total_count, pc,
-				     sizeof(pc)),
-			     count_str(q->unnamed, a, sizeof(a)),
-			     unnamed_example);
+	if (q->py_unnamed)
+		say(p, matters(q->py_unnamed, q->py_count),
+		    "%s of %s (%s) ran in code without symbols, shown as the "
+		    "object's name in brackets (e.g. %s), not credited to a "
+		    "named caller; debug symbols would name it",
+		    pct_str(q->py_unnamed, q->py_count, pc, sizeof(pc)),
+		    whose(q), count_str(q->py_unnamed, a, sizeof(a)),
+		    py_example != HTAB_NONE ? p->frames[py_example].name :
+		    "[python3]");
+	quality_others(p, other_example);
 	if (q->startup_cut)
-		profile_warn(p, "%s of samples (%s) ran in the interpreter's "
+		say(p, matters(q->startup_cut, q->py_count),
+		    "%s of %s (%s) ran in the interpreter's "
 			     "start-up, before the trampoline started: their "
 			     "native stacks may be cut at the stack dump; they "
 			     "are under [python start-up]",
-			     pct_str(q->startup_cut, p->total_count, pc,
-				     sizeof(pc)),
+			     pct_str(q->startup_cut, q->py_count, pc,
+				     sizeof(pc)), whose(q),
 			     count_str(q->startup_cut, a, sizeof(a)));
 	if (q->ctx_unknown)
-		profile_warn(p, "%s of samples (%s) reached the trampoline's "
+		say(p, matters(q->ctx_unknown, q->py_judged),
+			     "%s of samples (%s) reached the trampoline's "
 			     "cap on call paths (PYPERF_TRAMPOLINE_MAX_"
 			     "CONTEXTS): above that point their stacks are "
 			     "what perf copied, and may be cut",
@@ -219,7 +417,8 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     q->ctx_damaged == 1 ? "" : "es");
 	quality_walker(p);
 	if (q->offcpu_nostack)
-		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+		say(p, matters(q->offcpu_nostack_ns, q->offcpu_ns),
+			     "%s of off-CPU time (%.3f s in %s interval%s) "
 			     "has no stack taken at the switch (switch records "
 			     "only, or perf lost the switch's sample): it is "
 			     "put on each thread's "
@@ -231,7 +430,8 @@ void quality_warnings(struct profile *p, const char *unnamed_example)
 			     count_str(q->offcpu_nostack, a, sizeof(a)),
 			     q->offcpu_nostack == 1 ? "" : "s");
 	if (q->gil_inferred)
-		profile_warn(p, "%s of off-CPU time (%.3f s in %s interval%s) "
+		say(p, matters(q->gil_inferred_ns, q->offcpu_ns),
+			     "%s of off-CPU time (%.3f s in %s interval%s) "
 			     "is called a GIL wait from the interpreter's "
 			     "exported callers over a condition wait, not seen "
 			     "in take_gil (no symbol for it: debug symbols "
@@ -276,10 +476,70 @@ void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded)
 
 	if (!lost)
 		return;
-	profile_warn(p, "perf lost %s of %s samples (%s): it could not keep "
+	say(p, matters(lost, lost + recorded),
+		     "perf lost %s of %s samples (%s): it could not keep "
 		     "up (a busy machine, or stack dumps too big for its "
 		     "buffers), so what ran then is under-counted",
 		     count_str(lost, a, sizeof(a)),
 		     count_str(lost + recorded, b, sizeof(b)),
 		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
+}
+
+/* --- the program's unnamed objects (quality.h) ---------------------------- */
+
+size_t quality_program_unnamed_objects(const struct profile *p,
+				       struct strvec *out, size_t max)
+{
+	struct { const char *dso; uint64_t count; } obj[64];
+	uint8_t *py = xcalloc(p->nr_tasks + 1, 1);
+	uint64_t total = 0;
+	size_t nr = 0, added = 0, i, j, k;
+	int any = 0;
+
+	/* the processes with a Python frame */
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		for (j = 0; j < s->depth && s->task < p->nr_tasks; j++)
+			if (p->frames[s->frames[j]].kind == FRAME_PYTHON) {
+				py[s->task] = 1;
+				any = 1;
+				break;
+			}
+	}
+	for (i = 0; i < p->nr_stacks; i++) {
+		const struct stack *s = &p->stacks[i];
+
+		if (any && (s->task >= p->nr_tasks || !py[s->task]))
+			continue;
+		total += s->count;
+		for (j = 0; j < s->depth; j++) {
+			const struct frame *f = &p->frames[s->frames[j]];
+
+			if (f->kind != FRAME_NATIVE || f->func || !f->dso ||
+			    f->dso[0] != '/')
+				continue;
+			for (k = 0; k < nr && strcmp(obj[k].dso, f->dso); k++)
+				;
+			if (k == nr) {
+				if (nr == ARRAY_SIZE(obj))
+					continue;
+				obj[nr].dso = f->dso;
+				obj[nr++].count = 0;
+			}
+			obj[k].count += s->count;
+		}
+	}
+	free(py);
+	while (added < max && nr) {
+		for (k = 0, j = 1; j < nr; j++)
+			if (obj[j].count > obj[k].count)
+				k = j;
+		if (!matters(obj[k].count, total))
+			break;
+		strvec_push(out, obj[k].dso);
+		added++;
+		obj[k] = obj[--nr];
+	}
+	return added;
 }

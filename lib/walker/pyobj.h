@@ -17,7 +17,7 @@
  */
 #include "compat.h"
 #include "walker/pytarget.h"
-#include "unwind/hmap.h"
+#include "hmap.h"
 
 enum pyobj_kind {
 	PYOBJ_OTHER = 0,

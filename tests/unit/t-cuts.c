@@ -99,6 +99,23 @@ static void test_hints(void)
 	h = hints_of(&f);
 	TAP_STR(h, "", "unwind: perf known to unwind jitted code: no hint");
 	free(h);
+	/*
+	 * ...and where the stops were not counted (bpf mode's walker
+	 * sessions, perf not run; jit mode without the count): no perf
+	 * version advice, it would come from no diagnosis
+	 */
+	f.jit_fix_known = 0;
+	f.unwind_known = 0;
+	f.unwind_at_python = 0;
+	h = hints_of(&f);
+	TAP_STR(h, "", "unwind: stops not counted at Python frames: no hint");
+	free(h);
+	/* ...or counted elsewhere */
+	f.unwind_known = 1;
+	f.unwind_at_python = 100;
+	h = hints_of(&f);
+	TAP_STR(h, "", "unwind: stops mostly outside Python frames: no hint");
+	free(h);
 
 	/* a few cut stacks: nothing to say */
 	memset(&f, 0, sizeof(f));

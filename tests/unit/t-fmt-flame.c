@@ -505,6 +505,26 @@ static void pprof_unit_ns(const struct profile *p)
 }
 
 /* Every format names a profile's weights after its unit. */
+/* Times as the text and the flame graphs show them: 3 significant digits. */
+static void test_time_ns(void)
+{
+	static const struct { uint64_t ns; const char *want; } cases[] = {
+		{ 0, "0 ns" }, { 40, "40 ns" }, { 999, "999 ns" },
+		{ 1000, "1.00 us" }, { 731400, "731 us" },
+		{ 58249999, "58.2 ms" }, { 999499999, "999 ms" },
+		{ 999500000, "1.00 s" }, { 2902208961ull, "2.90 s" },
+		{ 5815453094ull, "5.82 s" }, { 99950000000ull, "100 s" },
+		{ 3600000000000ull, "3600 s" },
+	};
+	char buf[FMT_TIME_LEN];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		TAP_STR(fmt_time_ns(cases[i].ns, buf, sizeof(buf)),
+			cases[i].want, "time %llu ns",
+			(unsigned long long)cases[i].ns);
+}
+
 static void test_unit_ns(void)
 {
 	struct profile p, old, smp;
@@ -516,26 +536,28 @@ static void test_unit_ns(void)
 
 	build_ns(&p, 0);
 	s = write_mem(fmt_text_write, &p, &o, NULL, &ret);
-	TAP_OK(!ret && strstr(s, "\n# nanoseconds: 5000000000, 1 process, "
+	TAP_OK(!ret && strstr(s, "\n# time:     5.00 s, 1 process, "
 			      "2 threads\n"),
-	       "text ns: the header's total, labelled with the unit");
-	TAP_OK(s && strstr(s, "\n   Self%   Total%  Time (ns)  Function\n"
-			   "  60.00%   90.00% 3000000000  Worker.work "
+	       "text ns: the header's total, a time in seconds");
+	TAP_OK(s && strstr(s, "\n   Self%   Total%      Time  Function\n"
+			   "  60.00%   90.00%    3.00 s  Worker.work "
 			   "(prog.py)\n"),
-	       "text ns: the column title, wide enough for the weights");
-	TAP_OK(s && strstr(s, "\n   Share  Time (ns)      PID      TID  "
-			   "Command\n  90.00% 4500000000       10       10  "
-			   "main\n  10.00%  500000000       10       11  "
+	       "text ns: the column title, the time in 3 digits");
+	TAP_OK(s && strstr(s, "\n   Share      Time      PID      TID  "
+			   "Command\n  90.00%    4.50 s       10       10  "
+			   "main\n  10.00%    500 ms       10       11  "
 			   "worker\n"),
-	       "text ns: the threads' weights");
+	       "text ns: the threads' times");
+	TAP_INT(count(s, "0000000"), 0, "text ns: no nanoseconds to count "
+		"digits in");
 	TAP_INT(count(s, "amples"), 0, "text ns: no word of samples");
 	free(s);
 	s = NULL;
 	fp = open_memstream(&s, &n);
 	fmt_text_top(&p, &o, fp, 1);
 	fclose(fp);
-	TAP_OK(strstr(s, "  Total%    Self%  Time (ns)  Function\n"
-		      " 100.00%    0.00% 5000000000  <module> (prog.py)\n"),
+	TAP_OK(strstr(s, "  Total%    Self%      Time  Function\n"
+		      " 100.00%    0.00%    5.00 s  <module> (prog.py)\n"),
 	       "top's table ns: the column title and weights");
 	free(s);
 
@@ -565,7 +587,7 @@ static void test_unit_ns(void)
 	s = write_mem(fmt_html_write, &p, &o, NULL, &ret);
 	TAP_OK(!ret && strstr(s, "\n\"unit\":\"nanoseconds\",\n\"total\":"
 			      "5000000000,\n") &&
-	       strstr(s, "\n[\"nanoseconds\",\"5000000000\"],\n") &&
+	       strstr(s, "\n[\"time\",\"5.00 s\"],\n") &&
 	       strstr(s, ",3,4,1500000000,"),
 	       "html ns: the page's unit, header and weights");
 	free(s);
@@ -573,11 +595,11 @@ static void test_unit_ns(void)
 	s = write_mem(fmt_svg_write, &p, &o, NULL, &ret);
 	TAP_OK(!ret && strstr(s, " data-total=\"5000000000\" ") &&
 	       strstr(s, "<text id=\"subtitle\" x=\"600\" y=\"36\">command: "
-		      "python3 prog.py  \xc2\xb7  nanoseconds: 5000000000"
+		      "python3 prog.py  \xc2\xb7  time: 5.00 s"
 		      "</text>") &&
-	       strstr(s, "<title>all (5000000000 nanoseconds, 100.00%)"
+	       strstr(s, "<title>all (5.00 s, 100.00%)"
 		      "</title>"),
-	       "svg ns: the header and tooltips name the unit");
+	       "svg ns: the header and tooltips show a time");
 	free(s);
 
 	s = write_mem(fmt_speedscope_write, &p, &o, NULL, &ret);
@@ -603,17 +625,17 @@ static void test_unit_ns(void)
 		"2000000000 500000000\n", "diff ns: 'stack old new' weights");
 	free(s);
 	s = write_diff(&old, &p, FMT_HTML);
-	TAP_OK(s && strstr(s, "\n[\"old nanoseconds\",\"6500000000\"]"),
-	       "diff html ns: the old total named after the unit");
+	TAP_OK(s && strstr(s, "\n[\"old time\",\"6.50 s\"]"),
+	       "diff html ns: the old total as a time");
 	free(s);
 	s = write_diff(&old, &p, FMT_SVG);
-	TAP_OK(s && strstr(s, "(width: new nanoseconds; red: more, blue: "
-			   "fewer than in the old profile, 6500000000 "
-			   "nanoseconds)") &&
-	       strstr(s, ">more nanoseconds than in the old profile<") &&
-	       strstr(s, "<title>all (5000000000 nanoseconds, 100.00%; old "
-		      "6500000000 nanoseconds, 100.00%)</title>"),
-	       "diff svg ns: subtitle, legend and tooltips name the unit");
+	TAP_OK(s && strstr(s, "(width: new time; red: more, blue: "
+			   "fewer than in the old profile, 6.50 s)") &&
+	       strstr(s, ">more time than in the old profile<") &&
+	       strstr(s, ">less time<") &&
+	       strstr(s, "<title>all (5.00 s, 100.00%; old "
+		      "6.50 s, 100.00%)</title>"),
+	       "diff svg ns: subtitle, legend and tooltips show times");
 	free(s);
 
 	/* samples keep their names, without a unit field */
@@ -1029,6 +1051,7 @@ int main(int argc, char **argv)
 	test_diff(&p, &p2);
 	test_escape();
 	test_warnings();
+	test_time_ns();
 	test_unit_ns();
 	test_empty();
 	profile_release(&p);

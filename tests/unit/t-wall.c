@@ -271,6 +271,11 @@ static void test_waitclass(void)
 		  { K, "do_select" }, { N, "select" }, { N, "pysleep" } } },
 		{ "preempted in the kernel", WAIT_RUNQUEUE, 0, {
 		  { K, "__cond_resched" }, { K, "vfs_read" } } },
+		{ "a shell waiting for its child", WAIT_CHILD, 0, {
+		  { K, "do_wait" }, { K, "kernel_wait4" },
+		  { K, "__do_sys_wait4" }, { N, "__GI___wait4" } } },
+		{ "libc's waitpid without a kernel stack", WAIT_CHILD, 0, {
+		  { N, "__GI___waitpid" }, { N, "os_waitpid_impl" } } },
 		{ "an unknown wait", WAIT_OTHER, 0, { { K, "schedule" },
 		  { N, "mystery" } } },
 	};

@@ -6,6 +6,8 @@
  * Data (the JSON in <script id="ppr-data">), written by lib/report/fmt_html.c:
  *   title, meta: [[label, value], ...], unit, total, diff (0/1),
  *   warnings: ["sentence", ...]  (shown in a banner above the graph),
+ *   notes: ["sentence", ...]  (what cannot change the Python program's
+ *            answer: folded under the banner's place, never a warning),
  *   total0 (diff: samples of the old profile),
  *   strings: ["", ...],
  *   frames: [name, file, dso, kind, ...]   (string indices; 0 = none)
@@ -13,7 +15,7 @@
  *            siblings sorted by name; diff: [frame, depth, self, self0])
  * Kinds: 0 python, 1 libpython, 2 extension, 3 system library,
  *   4 other native, 5 kernel, 6 interpreter plumbing, 7 unknown,
- *   8 process/thread.
+ *   8 process/thread, 9 off-CPU (a wait's "[off-cpu REASON]" leaf).
  *   timeline (wall and off-cpu clocks): threads: [[pid, tid, comm]...],
  *   reasons: [name...], t0 (seconds, perf clock), spans: [thread,
  *   start, duration (microseconds from t0), reason (-1 running), node
@@ -33,7 +35,8 @@ var KINDS = [
 	["kernel", [199, 70, 96], 14],
 	["interpreter plumbing", [170, 170, 150], 8],
 	["unknown", [160, 160, 160], 6],
-	["process / thread", [120, 144, 176], 6]
+	["process / thread", [120, 144, 176], 6],
+	["off-CPU", [74, 120, 194], 10]
 ];
 var ROW = 18;
 /* Frames narrower than this (CSS pixels) are not drawn. */
@@ -252,6 +255,18 @@ document.title = (D.titleCode ? D.titleCode + " — " : "") +
 		w.map(function (s) {
 			return "<li>" + esc(s) + "</li>";
 		}).join("") + "</ul>";
+	el.hidden = false;
+})();
+(function notes() {
+	var n = D.notes || [], el = document.getElementById("notes");
+	if (!n.length)
+		return;
+	el.querySelector("summary").textContent = (n.length === 1 ? "1 note" :
+		n.length + " notes") + " (under 1% of the Python program's " +
+		"samples, or outside it: they do not change its numbers)";
+	el.querySelector("ul").innerHTML = n.map(function (s) {
+		return "<li>" + esc(s) + "</li>";
+	}).join("");
 	el.hidden = false;
 })();
 document.getElementById("meta").innerHTML = (D.meta || []).map(
@@ -493,6 +508,25 @@ function hit(ev) {
 	return -1;
 }
 
+/* A weight as people read it: nanoseconds as a time with three significant
+ * digits ("2.90 s", "58.2 ms", as the text report), else the count. */
+var TIME_UNIT = D.unit === "nanoseconds";
+function tfmt(v) {
+	var u = [[1e9, "s"], [1e6, "ms"], [1e3, "us"]];
+	for (var k = 0; k < u.length; k++) {
+		if (v >= 0.9995 * u[k][0]) {
+			var x = v / u[k][0];
+			return x.toFixed(x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2) +
+				" " + u[k][1];
+		}
+	}
+	return Math.round(v) + " ns";
+}
+function wnum(v) { return TIME_UNIT ? tfmt(v) : v.toLocaleString(); }
+function wtext(v) {
+	return TIME_UNIT ? tfmt(v) : v.toLocaleString() + " " + (D.unit || "samples");
+}
+
 function describe(i) {
 	var f = tree.frame[i], T = tree.tot[0] || 1;
 	var h = "<b>" + esc(label(i)) + "</b>";
@@ -504,8 +538,8 @@ function describe(i) {
 		if (fdso(f))
 			h += '<span class="k">object</span> ' + esc(fdso(f)) + "<br>";
 	}
-	var u = D.unit || "samples";
-	h += '<span class="k">' + u + "</span> " + tree.tot[i].toLocaleString() +
+	var u = TIME_UNIT ? "time" : D.unit || "samples";
+	h += '<span class="k">' + u + "</span> " + wnum(tree.tot[i]) +
 		" (" + pct(tree.tot[i], T) + " of all";
 	if (zoom > 0)
 		h += ", " + pct(tree.tot[i], tree.tot[zoom]) + " of zoom";
@@ -513,12 +547,12 @@ function describe(i) {
 	var selfv = isInverted ? (tree.first[i] < 0 ? tree.tot[i] : 0) :
 		tree.self[i];
 	if (!isInverted && i > 0)
-		h += '<span class="k">self</span> ' + selfv.toLocaleString() +
+		h += '<span class="k">self</span> ' + wnum(selfv) +
 			" (" + pct(selfv, T) + ")<br>";
 	if (DIFF) {
 		var o = tree.tot0[i], T0 = tree.tot0[0] || 1;
 		var dd = 100 * (tree.tot[i] / T - o / T0);
-		h += '<span class="k">old</span> ' + o.toLocaleString() + " (" +
+		h += '<span class="k">old</span> ' + wnum(o) + " (" +
 			pct(o, T0) + ")<br>" + '<span class="k">change</span> ' +
 			(dd >= 0 ? "+" : "") + dd.toFixed(2) +
 			" points of all samples<br>";
@@ -541,8 +575,7 @@ canvas.addEventListener("mousemove", function (ev) {
 		ty = ev.clientY - tip.offsetHeight - 10;
 	tip.style.left = Math.max(4, tx) + "px";
 	tip.style.top = Math.max(4, ty) + "px";
-	details.textContent = label(i) + " \u2014 " +
-		tree.tot[i].toLocaleString() + " " + (D.unit || "samples") +
+	details.textContent = label(i) + " \u2014 " + wtext(tree.tot[i]) +
 		", " + pct(tree.tot[i], tree.tot[0]);
 });
 canvas.addEventListener("mouseleave", function () {
@@ -604,7 +637,7 @@ function search(reroot) {
 			}
 		}
 		info.textContent = "Matched: " + pct(sum, tree.tot[0]) + " (" +
-			sum.toLocaleString() + " " + (D.unit || "samples") + ")";
+			wtext(sum) + ")";
 	} else {
 		info.textContent = "";
 	}
@@ -657,7 +690,7 @@ var tlRange = null;
 	var LANE = 15, LABEL = 150, end = 1, k;
 	var COL = { "-1": "#2e8b57", 0: "#4a78c2", 1: "#e08a1e",
 		    2: "#c2413b", 3: "#8e4fc0", 4: "#b9bec4", 5: "#e3c51b",
-		    6: "#8a6d55" };
+		    6: "#3aa39a", 7: "#8a6d55" };
 	var orig = topdown.self.slice(), TW = 0, drag = null;
 	box.hidden = false;
 	for (k = 0; k < NS; k++)

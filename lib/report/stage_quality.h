@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef PPR_REPORT_QUALITY_H
+#define PPR_REPORT_QUALITY_H
+/*
+ * What the quality warnings (quality.c) know about the user's Python
+ * program, for the commands that advise on it (record's debug-symbol
+ * hints).
+ */
+#include "compat.h"
+#include "strbuf.h"
+#include "report/profile.h"
+
+/*
+ * The objects whose code without symbols the Python program's samples
+ * show (native frames "[object]": no symbol, a file), by the samples
+ * showing them, most first, at most max, each in 1 % or more of the
+ * program's samples, appended to out; returns how many.  The program
+ * is the processes with a Python frame (all when none has one), so p
+ * must be loaded with its stacks by process (PROFILE_BY_PROCESS).  A
+ * shell's or sleep's unnamed code is not the program's: no hint can
+ * change its answer.
+ */
+size_t quality_program_unnamed_objects(const struct profile *p,
+				       struct strvec *out, size_t max);
+
+#endif
