@@ -1,5 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# Time: about 2.5 minutes on a loaded 2-core machine (144 s here, for
+# 24 s of CPU): twelve records of real programs, each the run, perf
+# inject and the judgement of the session, and the waits of the Ctrl-C,
+# perf-killed and concurrent runs.  (-F's cap used to run at the kernel's
+# 100 kHz: minutes, unfinished, on a loaded VM; see below.)
 test_description='record: the program runs as without pyperf-run (status, stdio, Ctrl-C), all target forms, rotation, concurrency'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"

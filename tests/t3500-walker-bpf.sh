@@ -1,5 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# Time: about 2.5 minutes on a loaded 2-core machine (145 s here, for
+# 26 s of CPU): Debian's 3.11 sampled for 2 s (and its fork and exec
+# followed), pyenv's 3.8-3.13 for 1 s each, and for each version a probe
+# compiled against its own headers: how the layout is checked, not
+# assumed.
 # The in-kernel frame walker (lib/walker/walker.bpf.c, loaded by
 # lib/walker/walker.c) on a real Debian python3 (3.11, stripped,
 # non-PIE): a 400-deep recursion on the main thread and a second thread
