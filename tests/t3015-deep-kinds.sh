@@ -63,7 +63,46 @@ compare() {
 	return $cmp_status
 }
 
-# check_run PY DEPTH [MODE] [MIN%]: record the program under the
+# fp_check_complete NAME MIN% LABEL: at least MIN% of the session NAME's
+# samples are complete, out of those not cut in Debian's libc or ld.so
+# (how many those were is printed).  perf mode unwinds user stacks in
+# the kernel by frame pointers, and Debian builds libc and ld.so
+# without them: a sample in malloc, memmove, read or dlopen (the
+# program's imports) loses its callers whatever the interpreter.  They
+# were 36 of the 40 cut samples of 2,348 in a run here (the others: 2
+# [unknown], 1 in Python's signal handler, 1 in Py_BytesMain), 1.5 %:
+# that run was 98.3 % complete, 99.8 % without them.  The frame-pointer
+# build's own code is what this test is about, and its samples stay
+# judged.
+fp_check_complete() {
+	ppr report -i "$1" --format speedscope -o "$1.speedscope" &&
+	python3 - "$1.speedscope" "$2" "$3" <<'PYEOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+frames = d["shared"]["frames"]
+nofp = re.compile(r"/(libc\.so\.6|ld-linux[^/]*\.so\.2)$")
+judged = complete = libc = 0
+for p in d["profiles"]:
+    for st, w in zip(p["samples"], p["weights"]):
+        names = [frames[i]["name"] for i in st]
+        if names and names[0] in ("[python start-up]",):
+            continue
+        cut = bool(names) and names[0].startswith("[incomplete stack")
+        user = [frames[i] for i in st
+                if frames[i].get("file") != "[kernel.kallsyms]"]
+        if cut and user and nofp.search(user[-1].get("file", "")):
+            libc += w
+            continue
+        judged += w
+        complete += 0 if cut else w
+pct = 100.0 * complete / judged
+print("%s: %d of %d stacks complete (%.1f %%), %d more cut in libc or ld.so"
+      % (sys.argv[3], complete, judged, pct, libc))
+sys.exit(pct < float(sys.argv[2]))
+PYEOF
+}
+
+# check_run PY DEPTH [MODE] [MIN%|fp-own]: record the program under the
 # reference sampler, report, run the hook-free reference, compare;
 # MIN% complete stacks (default 99).  Leaves NAME.free (the profile
 # against the hook-free reference, its status in NAME.free.rc) and
@@ -80,7 +119,11 @@ check_run() {
 	ppr report -i "$name" --format json -o "$name.json" &&
 	ppr report -i "$name" --format collapsed -o "$name.col" &&
 	"$1" "$REF" "$name.ref" --hz 1000 "$PROG" "$2" 2 >/dev/null &&
-	ppr_check_complete "$name.json" "${4:-99}" "depth $2" &&
+	if test "${4:-}" = fp-own; then
+		fp_check_complete "$name" 99 "depth $2"
+	else
+		ppr_check_complete "$name.json" "${4:-99}" "depth $2"
+	fi &&
 	# Before 3.11 the reference only has co_name: compare by that.
 	case $(ppr_python_version "$1") in
 	3.8|3.9|3.10) co=--co-name ;;
@@ -156,7 +199,7 @@ test_expect_success PERF,STRIPPED_PY311 'the distribution 3.11: every depth of t
 # a register's value, in the native reader (97.9 % complete then).
 test_expect_success PERF,FP_PYTHON 'a frame-pointer build, in perf mode too (127-frame kernel cap)' '
 	fp=$(ppr_fp_python) &&
-	check_run "$fp" 400 perf &&
+	check_run "$fp" 400 perf fp-own &&
 	check_run "$fp" 400
 '
 

@@ -1,5 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# Time: about 2.5 minutes on a loaded 2-core machine (145 s here, for
+# 26 s of CPU): Debian's 3.11 sampled for 2 s (and its fork and exec
+# followed), pyenv's 3.8-3.13 for 1 s each, and for each version a probe
+# compiled against its own headers: how the layout is checked, not
+# assumed.
 # The in-kernel frame walker (lib/walker/walker.bpf.c, loaded by
 # lib/walker/walker.c) on a real Debian python3 (3.11, stripped,
 # non-PIE): a 400-deep recursion on the main thread and a second thread
@@ -366,7 +371,13 @@ test_expect_success BPF,NOBODY 'as nobody, walker_open() fails and says what it 
 # With follow_children, a watched process's child is watched from its
 # fork: fork.py forks once it is sampled; the child spins under 51 spin()
 # frames, then execs sh, whose samples have no Python runtime (the user
-# side has to look at the new program first) until it exits.
+# side has to look at the new program first) until it exits.  Its
+# samples in the module frame alone, after the fork returns and in the
+# call of execv, are right but not under spin(), and a loaded machine
+# (copy-on-write faults after the fork, a slow exec) has more of them:
+# 8 of 394 samples outside the 51 frames failed the 99 % once (a loaded
+# run here: 3 of 42, each the module frame alone).  The 99 % is of the
+# child's other samples with Python frames.
 cat >fork.py <<'EOF'
 import os, sys, time
 def spin(n, secs):
@@ -421,11 +432,14 @@ test_expect_success BPF,ROOT,PY311 'the child: FORK, its samples under 51 spin()
 	test_grep "^T 6 $parent $parent " follow.out &&
 	awk -v c=$child -v want="$spin:0*51," "
 		\$1 == \"S\" && \$2 == c {
-			if (\$6 > 0) { py++; if (index(\$11, want) == 1) ok++ }
+			# the module frame alone (its code starts at line 1):
+			# the fork returning, and the call of execv
+			if (\$6 > 0 && \$11 ~ /^[0-9a-f]+:1:[0-9]+[*]1\$/) mod++
+			else if (\$6 > 0) { py++; if (index(\$11, want) == 1) ok++ }
 			# NO_PROC (1): after the exec, no runtime: no frames
 			if (\$4 % 2) { noproc++; if (\$6 > 0) bad++ }
 		}
-		END { printf \"child: %d samples with Python frames (%d under 51 spin() frames), %d without a runtime (%d of them with frames)\\n\", py, ok, noproc, bad
+		END { printf \"child: %d samples under spin() (%d under all 51 of its frames), %d in the module frame alone, %d without a runtime (%d of them with frames)\\n\", py, ok, mod, noproc, bad
 			exit !(py >= 20 && ok * 100 >= py * 99 && noproc >= 5 && bad == 0) }
 	" follow.out
 '
