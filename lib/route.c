@@ -6,6 +6,8 @@
 #include "compat.h"
 #include "route.h"
 
+#include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 /*
@@ -126,19 +128,38 @@ int route_perf(const struct route_ask *a, const struct route_facts *f,
 			   f->embedded_ready, out);
 }
 
-/* Does tracefs have sched:sched_switch (perf needs its id)? */
+/*
+ * Does tracefs have sched:sched_switch (perf needs its id)?  Also yes
+ * when tracefs is not mounted but can be: perf, run as root, mounts it
+ * at /sys/kernel/tracing itself when an event needs it (machines and
+ * containers without systemd have it unmounted until then).  Only root
+ * callers ask (route_wall()), so perf can do that mount for them.
+ */
 static int have_sched_switch(void)
 {
 	static const char *const ids[] = {
 		"/sys/kernel/tracing/events/sched/sched_switch/id",
 		"/sys/kernel/debug/tracing/events/sched/sched_switch/id",
 	};
+	char buf[4096];
 	size_t i;
+	ssize_t n;
+	int fd;
 
 	for (i = 0; i < ARRAY_SIZE(ids); i++)
 		if (!access(ids[i], R_OK))
 			return 1;
-	return 0;
+	if (access("/sys/kernel/tracing", F_OK))
+		return 0;
+	fd = open("/proc/filesystems", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, "\ttracefs\n") != NULL;
 }
 
 enum perfcmd_wall route_wall(const struct sysprobe_kernel *k,
