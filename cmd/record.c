@@ -13,7 +13,6 @@
 #include "perfdata.h"
 #include "record/run.h"
 #include "report/profile.h"
-#include "report/stage_quality.h"
 #include "session.h"
 #include "spawn.h"
 #include "strbuf.h"
@@ -235,75 +234,58 @@ static int record_internal_exec(int argc, char **argv)
 	return outcome ? exit_code(outcome) : spawn_exit_code(st);
 }
 
-/*
- * The session's profile by process, read back as report reads it (the
- * report cache record left makes it quick), for what record says
- * about the Python program alone; NULL when it cannot be read.
- */
-static struct profile *load_by_process(const char *session,
-				       struct profile *p)
-{
-	struct profile_filter f = PROFILE_FILTER_INIT;
-	char err[PPR_ERR_LEN];
-
-	f.group = PROFILE_BY_PROCESS;
-	if (profile_load(p, session, &f, err, sizeof(err))) {
-		profile_release(p);
-		return NULL;
-	}
-	return p;
-}
-
-/* -v: the notes the warnings left out (profile.notes). */
-static void print_notes(const struct profile *p)
+/* -v: the notes the warnings left out (the report's notes). */
+static void print_notes(const struct record_run *r)
 {
 	size_t i;
 
-	for (i = 0; p && i < p->nr_notes; i++)
-		note("%s", p->notes[i]);
+	for (i = 0; i < r->notes.nr; i++)
+		note("%s", r->notes.v[i]);
 }
 
 /*
  * After the warning on code without symbols (record_finish() finds
- * the objects when it is 1 % of the samples or more): which package
+ * the objects, 1 % of the samples or more each): which package
  * holds the debug symbols of each object it is in, by build-id
  * (debugpkg.h; its answers are cached, so this costs apt's time once).
  * Only the objects where the Python program's own samples landed
- * unnamed, 1 % of them or more (quality.h): debug symbols for the
+ * unnamed, 1 % of them or more (stage_quality.h): debug symbols for the
  * shell that started it, or for sleep, change nothing in its answer;
  * with -v every object.
  */
-static void debug_symbols_hint(const struct record_run *r,
-			       const struct profile *p, int verbose)
+static void debug_symbol_hint(const char *path)
 {
-	struct strvec mine = STRVEC_INIT;
+	const char *base = strrchr(path, '/');
+	struct strbuf sb = STRBUF_INIT;
+	struct debugpkg k;
+
+	debugpkg_lookup(path, &k);
+	/* installed since, or named some other way: nothing to do */
+	if (k.verdict == DEBUGPKG_INSTALLED)
+		return;
+	strbuf_addf(&sb, "[%s] (%s): ", base ? base + 1 : path,
+		    k.path[0] ? k.path : path);
+	debugpkg_advice(&k, &sb);
+	hint("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+static void debug_symbols_hint(const struct record_run *r, int verbose)
+{
 	size_t i, j;
 
-	if (p)
-		quality_program_unnamed_objects(p, &mine, 3);
-	for (i = 0; i < r->unnamed_objects.nr; i++) {
+	for (i = 0; i < r->program_unnamed.nr; i++)
+		debug_symbol_hint(r->program_unnamed.v[i]);
+	for (i = 0; verbose && i < r->unnamed_objects.nr; i++) {
 		const char *path = r->unnamed_objects.v[i];
-		const char *base = strrchr(path, '/');
-		struct strbuf sb = STRBUF_INIT;
-		struct debugpkg k;
 
-		for (j = 0; j < mine.nr && strcmp(mine.v[j], path); j++)
+		/* the program's were hinted above */
+		for (j = 0; j < r->program_unnamed.nr &&
+		     strcmp(r->program_unnamed.v[j], path); j++)
 			;
-		/* not the program's (or unknown: the profile was not read) */
-		if (j == mine.nr && !verbose)
-			continue;
-
-		debugpkg_lookup(path, &k);
-		/* installed since, or named some other way: nothing to do */
-		if (k.verdict == DEBUGPKG_INSTALLED)
-			continue;
-		strbuf_addf(&sb, "[%s] (%s): ", base ? base + 1 : path,
-			    k.path[0] ? k.path : path);
-		debugpkg_advice(&k, &sb);
-		hint("%s", sb.buf);
-		strbuf_release(&sb);
+		if (j == r->program_unnamed.nr)
+			debug_symbol_hint(path);
 	}
-	strvec_clear(&mine);
 }
 
 static void print_summary(const struct record_run *r, const char *output)
@@ -324,7 +306,6 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_cli o;
 	struct record_run r;
-	struct profile prof, *p = NULL;
 	struct printer pr;
 	enum record_outcome outcome;
 	int status;
@@ -353,15 +334,10 @@ int cmd_record(int argc, char **argv)
 		outcome = record_execute(&r);
 	if (!outcome)
 		outcome = record_finish(&r);
-	/* the Python program's part of the session, when there is advice */
-	if (!outcome && (o.verbose || r.unnamed_objects.nr))
-		p = load_by_process(o.ro.output, &prof);
 	if (!outcome && o.verbose)
-		print_notes(p);
+		print_notes(&r);
 	if (!outcome)
-		debug_symbols_hint(&r, p, o.verbose);
-	if (p)
-		profile_release(p);
+		debug_symbols_hint(&r, o.verbose);
 	if (!outcome && !o.quiet)
 		print_summary(&r, o.ro.output);
 	/* a recording lost while the program ran: the program's status */

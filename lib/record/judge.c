@@ -9,6 +9,7 @@
 #include "record/checks.h"
 #include "record/cuts.h"
 #include "report/profile.h"
+#include "report/stage_quality.h"
 
 #include <sys/stat.h>
 
@@ -36,49 +37,6 @@ static int significant(const struct profile *p)
 	return q->bad_names ||
 	       (q->judged && (cut * 100 >= q->judged ||
 			      q->unnamed * 100 >= q->judged));
-}
-
-/*
- * The objects whose code without symbols the samples show (native
- * frames "[object]": no symbol, a file), by the samples showing them,
- * at most max, each in at least min samples, into out.
- */
-static void unnamed_objects(const struct profile *p, struct strvec *out,
-			    size_t max, uint64_t min)
-{
-	struct { const char *dso; uint64_t samples; } obj[64];
-	size_t nr = 0, i, j, k;
-
-	for (i = 0; i < p->nr_stacks; i++) {
-		const struct stack *s = &p->stacks[i];
-
-		for (j = 0; j < s->depth; j++) {
-			const struct frame *f = &p->frames[s->frames[j]];
-
-			if (f->kind != FRAME_NATIVE || f->func || !f->dso ||
-			    f->dso[0] != '/')
-				continue;
-			for (k = 0; k < nr && strcmp(obj[k].dso, f->dso); k++)
-				;
-			if (k == nr) {
-				if (nr == ARRAY_SIZE(obj))
-					continue;
-				obj[nr].dso = f->dso;
-				obj[nr++].samples = 0;
-			}
-			/* a recording's profile is in samples */
-			obj[k].samples += s->weight;
-		}
-	}
-	while (out->nr < max && nr) {
-		for (k = 0, j = 1; j < nr; j++)
-			if (obj[j].samples > obj[k].samples)
-				k = j;
-		if (obj[k].samples < min)
-			break;
-		strvec_push(out, obj[k].dso);
-		obj[k] = obj[--nr];
-	}
 }
 
 /*
@@ -121,6 +79,7 @@ static void wall_volume(struct record_run *r, const struct profile *p)
  */
 void record_judge_session(struct record_run *r)
 {
+	struct profile_filter f_load = PROFILE_FILTER_INIT;
 	struct profile p;
 	struct record_cut_facts f;
 	struct strvec hints = STRVEC_INIT;
@@ -129,7 +88,9 @@ void record_judge_session(struct record_run *r)
 	int c;
 
 	r->complete = -1.0;
-	if (profile_load(&p, r->tmp, NULL, err, sizeof(err))) {
+	/* by process: the Python program's part is told apart */
+	f_load.group = PROFILE_BY_PROCESS;
+	if (profile_load(&p, r->tmp, &f_load, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_WARNING, "cannot read the recording "
 			   "back to check its stacks: %s", err);
 		profile_release(&p);
@@ -161,15 +122,17 @@ void record_judge_session(struct record_run *r)
 			for (i = 0; i < p.nr_warnings; i++)
 				record_say(r, RECORD_MSG_WARNING, "%s",
 				    p.warnings[i]);
-		if (p.quality.unnamed &&
-		    p.quality.unnamed * 100 >= p.quality.judged)
-			unnamed_objects(&p, &r->unnamed_objects, 3,
-					(p.quality.judged + 99) / 100);
+		if (p.quality.unnamed) {
+			quality_unnamed_objects(&p, 1, &r->program_unnamed, 3);
+			quality_unnamed_objects(&p, 0, &r->unnamed_objects, 3);
+		}
 		record_cut_hints(&f, &hints);
 		for (i = 0; i < hints.nr; i++)
 			record_say(r, RECORD_MSG_HINT, "%s", hints.v[i]);
 	}
 
+	for (i = 0; i < p.nr_notes; i++)
+		strvec_push(&r->notes, p.notes[i]);
 	wall_volume(r, &p);
 	r->complete = p.quality.judged ?
 		(double)p.quality.cut[CUT_NONE] / p.quality.judged : -1.0;

@@ -81,6 +81,8 @@ void record_init(struct record_run *r, const struct record_options *o,
 	strvec_init(&r->perf_argv);
 	strvec_init(&r->inject_argv);
 	strvec_init(&r->unnamed_objects);
+	strvec_init(&r->program_unnamed);
+	strvec_init(&r->notes);
 	session_meta_init(&r->meta);
 	perfdata_scan_init(&r->scan);
 }
@@ -499,6 +501,8 @@ void record_release(struct record_run *r)
 	strvec_clear(&r->perf_argv);
 	strvec_clear(&r->inject_argv);
 	strvec_clear(&r->unnamed_objects);
+	strvec_clear(&r->program_unnamed);
+	strvec_clear(&r->notes);
 	session_meta_release(&r->meta);
 	perfdata_scan_release(&r->scan);
 }

@@ -165,11 +165,16 @@ struct record_run {
 				   stacks, < 0 when none were judged */
 	struct session_meta meta;
 	int keep_tmp;		/* leave tmp for the user (commit failed) */
-	struct strvec unnamed_objects; /* when code without symbols is 1 %
-				   of the samples or more: the objects it
-				   is in (paths) with 1 % or more each,
-				   most samples first, at most 3, for the
-				   caller's hint */
+	/*
+	 * Read back from the session (record_judge_session()): the objects
+	 * code without symbols is in (paths, 1 % or more of the samples
+	 * each, most first, at most 3), of every process and of the Python
+	 * program's alone (the processes with Python frames), for the
+	 * caller's debug-symbol hints; the report's notes, for -v.
+	 */
+	struct strvec unnamed_objects;
+	struct strvec program_unnamed;
+	struct strvec notes;
 };
 
 /*

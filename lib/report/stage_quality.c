@@ -485,10 +485,10 @@ void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded)
 		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
 }
 
-/* --- the program's unnamed objects (quality.h) ---------------------------- */
+/* --- the unnamed objects (stage_quality.h) ---------------------------- */
 
-size_t quality_program_unnamed_objects(const struct profile *p,
-				       struct strvec *out, size_t max)
+size_t quality_unnamed_objects(const struct profile *p, int program,
+			       struct strvec *out, size_t max)
 {
 	struct { const char *dso; uint64_t count; } obj[64];
 	uint8_t *py = xcalloc(p->nr_tasks + 1, 1);
@@ -496,8 +496,8 @@ size_t quality_program_unnamed_objects(const struct profile *p,
 	size_t nr = 0, added = 0, i, j, k;
 	int any = 0;
 
-	/* the processes with a Python frame */
-	for (i = 0; i < p->nr_stacks; i++) {
+	/* the processes with a Python frame (program: only theirs count) */
+	for (i = 0; program && i < p->nr_stacks; i++) {
 		const struct stack *s = &p->stacks[i];
 
 		for (j = 0; j < s->depth && s->task < p->nr_tasks; j++)

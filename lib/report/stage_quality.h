@@ -11,16 +11,17 @@
 #include "report/profile.h"
 
 /*
- * The objects whose code without symbols the Python program's samples
- * show (native frames "[object]": no symbol, a file), by the samples
- * showing them, most first, at most max, each in 1 % or more of the
- * program's samples, appended to out; returns how many.  The program
- * is the processes with a Python frame (all when none has one), so p
- * must be loaded with its stacks by process (PROFILE_BY_PROCESS).  A
- * shell's or sleep's unnamed code is not the program's: no hint can
- * change its answer.
+ * The objects whose code without symbols the samples show (native
+ * frames "[object]": no symbol, a file), by the samples showing them,
+ * most first, at most max, each in 1 % or more of the samples counted,
+ * appended to out; returns how many.  program: count only the Python
+ * program's samples, the processes with a Python frame (all when none
+ * has one), so p must be loaded with its stacks by process
+ * (PROFILE_BY_PROCESS): a shell's or sleep's unnamed code is not the
+ * program's, and no hint can change its answer.  Otherwise every
+ * sample counts (record -v's hints).
  */
-size_t quality_program_unnamed_objects(const struct profile *p,
-				       struct strvec *out, size_t max);
+size_t quality_unnamed_objects(const struct profile *p, int program,
+			       struct strvec *out, size_t max);
 
 #endif
