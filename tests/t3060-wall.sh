@@ -216,7 +216,8 @@ test_expect_success PERF,ROOT,DEB,LIBPERF 'top --wall: which functions wait, and
 	record_env "$PPR_BIN" top --trampoline auto --wall --batch -q -o top.txt --python "$DEB" \
 		"$FIX/wall-truth.py" top.truth >/dev/null 2>top.err &&
 	test_grep "^# wall: +[0-9.]+ s of thread time: [0-9.]+ s on CPU, [0-9.]+ s off CPU \([0-9]+ intervals\)$" top.txt &&
-	ns=$(sed -n "s/^ *[0-9.]*% *[0-9.]*% *\([0-9]*\)  \[off-cpu sleep\]$/\1/p" top.txt | head -n 1) &&
+	# the time column is three digits and a unit (1.22 s): back to ns
+	ns=$(awk "/  \\[off-cpu sleep\\]\$/ && \$4 == \"s\" { printf \"%.0f\\n\", \$3 * 1e9; exit }" top.txt) &&
 	test -n "$ns" &&
 	test "$ns" -ge 1180000000 && test "$ns" -le 1260000000 &&
 	test_grep "\[off-cpu lock\]" top.txt &&
