@@ -28,17 +28,6 @@ static void dump_facts(const struct profile *p, struct record_cut_facts *f)
 		f->max_stack = q->max_stack;
 }
 
-/* Is anything wrong with 1 % or more of the samples? */
-static int significant(const struct profile *p)
-{
-	const struct profile_quality *q = &p->quality;
-	uint64_t cut = q->judged - q->cut[CUT_NONE];
-
-	return q->bad_names ||
-	       (q->judged && (cut * 100 >= q->judged ||
-			      q->unnamed * 100 >= q->judged));
-}
-
 /*
  * --wall: the switches' share of perf.data, said when the data grew
  * faster than WALL_BYTES_RATE_MAX (a program switching tens of
@@ -114,14 +103,13 @@ void record_judge_session(struct record_run *r)
 	 */
 	if (p.total_count >= JUDGE_MIN_SAMPLES) {
 		/*
-		 * Below 1 % nothing changes a conclusion: the summary line
-		 * gives the complete share and every report format still
-		 * carries each warning.
+		 * The report's warnings are already only what bears on
+		 * the Python program's answer (1 % of its samples or more;
+		 * the rest are notes, said with -v): say each.
 		 */
-		if (significant(&p))
-			for (i = 0; i < p.nr_warnings; i++)
-				record_say(r, RECORD_MSG_WARNING, "%s",
-				    p.warnings[i]);
+		for (i = 0; i < p.nr_warnings; i++)
+			record_say(r, RECORD_MSG_WARNING, "%s",
+				   p.warnings[i]);
 		if (p.quality.unnamed) {
 			quality_unnamed_objects(&p, 1, &r->program_unnamed, 3);
 			quality_unnamed_objects(&p, 0, &r->unnamed_objects, 3);
