@@ -602,6 +602,19 @@ static int ctxf_path(char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/*
+ * Give the table's file its blocks from 0 to size (or fail with an errno
+ * value).  ftruncate() alone makes a sparse file: the blocks would be
+ * allocated when the mapping is first written, and on a full file
+ * system (tmpfs, a disk) that write kills the program with SIGBUS.
+ * posix_fallocate() asks for them now, and a full disk is an error the
+ * table can stop at while the program runs on.
+ */
+static int ctxf_allocate(int fd, size_t from, size_t size)
+{
+	return posix_fallocate(fd, (off_t)from, (off_t)(size - from));
+}
+
 /* Room for len more bytes: grow the file and its mapping. */
 static int ctxf_reserve(size_t len)
 {
@@ -612,7 +625,7 @@ static int ctxf_reserve(size_t len)
 		want += want < 64 * CTXF_GROW ? want : 64 * CTXF_GROW;
 	if (want == ctxf.size)
 		return 0;
-	if (ftruncate(ctxf.fd, (off_t)want) < 0)
+	if (ctxf_allocate(ctxf.fd, ctxf.size, want) != 0)
 		return -1;
 	m = mremap(ctxf.map, ctxf.size, want, MREMAP_MAYMOVE);
 	if (m == MAP_FAILED)
@@ -696,7 +709,8 @@ static int ctxf_open(void)
 	fd = open_private(path);
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, CTXF_GROW) < 0) {
+	errno = ctxf_allocate(fd, 0, CTXF_GROW);
+	if (errno != 0) {
 		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
 		close(fd);
 		return -1;
