@@ -87,7 +87,13 @@ test_failure_() {
 	test_count=$((test_count + 1))
 	test_failures=$((test_failures + 1))
 	say_tap "not ok $test_count - $1"
-	shift
+	# also kept for make check, which prints it after prove's summary
+	# (prove shows a failing test's number, not its output)
+	{
+		printf '%s %s - %s\n' "$TEST_NAME" "$test_count" "$1"
+		shift
+		printf '%s\n' "$*" | tail -n 12 | sed -e 's/^/    /'
+	} >>"$TEST_DIR/.failed"
 	printf '%s\n' "$*" | sed -e 's/^/#	/'
 }
 
