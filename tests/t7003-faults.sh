@@ -46,21 +46,24 @@ gone() {
 	done
 }
 
-# interrupt_postprocessing PID: done when record PID has ended, or when
-# one of its children runs perf inject or perf script: then Ctrl-C goes
-# to its process group, and the file "sent" says so.
-interrupt_postprocessing() {
-	gone "$1" >/dev/null && return 0
-	# perf record still runs: not yet (and now it has been seen); the
-	# recording's, into the session's .tmp- directory, not the question
-	# record asks perf first (perf record --dry-run --no-bpf-event)
-	if ps -o args= --ppid "$1" | grep -F ".tmp-" |
-		grep -E "perf .*record" >/dev/null; then
-		: >perf.seen
-		return 1
+# recording_perf PID: the pid of record PID's child perf record writing
+# the session (into its .tmp- directory; not the question record asks
+# perf first, perf record --dry-run --no-bpf-event)
+recording_perf() {
+	ps -o pid=,args= --ppid "$1" | grep -F ".tmp-" |
+		grep -E "^ *[0-9]+ [^ ]*perf .*record" | awk "{ print \$1; exit }"
+}
+
+# seen_recording PID: record PID's recording perf runs; its pid goes into
+# the file "perf.pid".  Done (the file not written) if record has ended.
+seen_recording() {
+	if gone "$1" >/dev/null; then
+		echo "record $1 ended before its perf record was seen"
+		return 0
 	fi
-	test -e perf.seen || return 1
-	env kill -INT -- "-$1" && : >sent
+	rp_=$(recording_perf "$1") &&
+	test -n "$rp_" &&
+	echo "$rp_" >perf.pid
 }
 
 # perf_child PID: done when PID has ended, or when it has a child perf,
@@ -102,33 +105,31 @@ test_expect_success PERF,PY 'the program crashing with SIGSEGV: 139, recorded sa
 	test "$(samples_in c busy_b robust-prog.py)" -gt 30
 '
 
-# record_then_interrupt: one recording, interrupted (if it can be caught)
-# between the end of perf record and its own end; $code and $sent say
-# how it went.
-record_then_interrupt() {
-	rm -rf ci ci.old sent perf.seen &&
-	env HOME="$TRASH/home" setsid $SIGDFL "$PPR_BIN" record --trampoline auto -q -o ci \
-		--python "$PY" -F 4000 "$PROG" exit 0 1.5 >out 2>err &
-	rp=$!
-	wait_for -i 0.01 60 interrupt_postprocessing $rp || return 1
-	sent=
-	test -e sent && sent=yes
-	wait $rp
-	code=$?
-	echo "record exited $code (SIGINT sent: ${sent:-no})"
-}
-
-# Reading the session back is quick now (the native reader): the window
-# after perf record ends can close before a poll sees it, so up to four
-# recordings are tried, and each says whether it was interrupted.
+# Ctrl-C between the end of perf record and record's own end.  That
+# window is short (the native read-back is quick), so it is made to stay
+# open: once the recording's perf runs, record itself is stopped
+# (SIGSTOP; perf and the program go on), and once perf has ended, SIGINT
+# goes to record's process group and record is continued.  The signal is
+# then pending when record resumes after perf's end, whatever it does
+# next: it may end with 130 (interrupted) or finish (0) with a session
+# that is whole; either way nothing is left behind.
 test_expect_success PERF,PY 'Ctrl-C while record post-processes: no crash, no leftovers' '
 	mkdir -p home &&
-	for try in 1 2 3 4; do
-		record_then_interrupt || return 1
-		test "$sent" = yes && break
-	done &&
+	rm -rf ci perf.pid &&
+	env HOME="$TRASH/home" $SIGDFL --setsid "$PPR_BIN" record --trampoline auto -q -o ci \
+		--python "$PY" -F 4000 "$PROG" exit 0 1.5 >out 2>err &
+	rp=$! &&
+	wait_for -i 0.01 60 seen_recording $rp &&
+	test -s perf.pid &&
+	kill -STOP $rp &&
+	pp=$(cat perf.pid) &&
+	echo "record $rp stopped while its perf record $pp runs" &&
+	wait_for 60 gone $pp &&
+	env kill -INT -- "-$rp" &&
+	kill -CONT $rp &&
+	{ wait $rp; code=$?; } &&
+	echo "record exited $code" &&
 	cat err &&
-	test "$sent" = yes &&
 	not_crashed $code 130 &&
 	case $code in
 	0) collapsed ci c && test "$(samples_in c busy_a robust-prog.py)" -gt 30 ;;
@@ -146,12 +147,12 @@ test_expect_success PERF,PY 'Ctrl-C during report: stops, no partial output file
 	# the perf script reader, without the session cache, so that perf
 	# script runs
 	rm -rf ci/cache &&
-	setsid $SIGDFL "$PPR_BIN" report --reader perf-script -i ci -o rep.txt \
+	$SIGDFL --setsid "$PPR_BIN" report --reader perf-script -i ci -o rep.txt \
 		--format collapsed 2>err &
 	rp=$! &&
 	rm -f perf.pid &&
 	wait_for -i 0.01 30 perf_child $rp &&
-	pp=$(cat perf.pid 2>/dev/null) &&
+	pp=$(cat perf.pid 2>/dev/null || :) &&
 	if test -z "$pp"; then
 		wait $rp
 		echo "report finished before perf was seen (status $?)"
@@ -234,6 +235,7 @@ test_expect_success PERF,PY,MOUNTNS 'disk full: the program'"'"'s status, the re
 		fi
 	" "$PPR_BIN" "$PY" "$PROG" 2>err;
 	cat err &&
+	echo "record exited $(cat code); report: $(cat rcode 2>/dev/null || echo "not run"); left there: $(cat ls | tr "\n" " ")" &&
 	test "$(cat code)" = 7 &&
 	test_grep "No space left on device" err &&
 	! grep "\.tmp-" ls &&
