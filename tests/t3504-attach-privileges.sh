@@ -35,18 +35,22 @@ test_prereq_USER_PERF() {
 		{ echo "kernel.perf_event_paranoid = $p: users may not sample their own programs"; return 1; }
 }
 
-# start_target SECONDS [nobody]: walker-target.py serving for SECONDS (as
-# nobody with a second argument), its pid in $tpid once it is ready; its
-# output in target.out, its exit status in target.status once it ends.
-# setpriv and env exec the interpreter: the pid is the interpreter's,
-# read from its "ready PID" line.
+# start_target SECONDS [nobody]: walker-target.py serving (as nobody
+# with a second argument) until unharmed ends it, or for SECONDS at most
+# (a loaded machine can take seconds to load the walker: the target must
+# outlive the attach); its pid in $tpid once it is ready; its output in
+# target.out, its exit status in target.status once it ends.  setpriv
+# and env exec the interpreter: the pid is the interpreter's, read from
+# its "ready PID" line.
 start_target() {
-	rm -f target.out target.status
+	rm -f target.out target.status target.stop
 	py=$(ppr_nobody_python) || return 1
 	if test "${2:-}" = nobody; then
-		{ as_nobody "$py" "$PROG" serve "$1" >target.out 2>&1; echo $? >target.status; } &
+		{ as_nobody env WALKER_TARGET_STOP="$TRASH/target.stop" \
+			"$py" "$PROG" serve "$1" >target.out 2>&1; echo $? >target.status; } &
 	else
-		{ "$py" "$PROG" serve "$1" >target.out 2>&1; echo $? >target.status; } &
+		{ env WALKER_TARGET_STOP="$TRASH/target.stop" \
+			"$py" "$PROG" serve "$1" >target.out 2>&1; echo $? >target.status; } &
 	fi
 	wait_for 30 grep -q "^ready " target.out &&
 	tpid=$(sed -n "s/^ready //p" target.out) &&
@@ -54,11 +58,12 @@ start_target() {
 		"$(test "${2:-}" = nobody && echo 65534 || echo 0)"
 }
 
-# unharmed: the target was neither stopped nor traced, and it ran to its
-# end, served and exited 0
+# unharmed: the target was neither stopped nor traced; told to end, it
+# ran to its end, served and exited 0
 unharmed() {
 	test "$(sed -n "s/^TracerPid:[[:space:]]*//p" /proc/$tpid/status)" = 0 &&
 	! grep -q "^State:[[:space:]]*[tT]" /proc/$tpid/status &&
+	: >target.stop &&
 	wait_for 30 test -s target.status &&
 	test "$(cat target.status)" = 0 &&
 	test_grep "^served [1-9][0-9]*$" target.out
@@ -77,7 +82,7 @@ test_expect_success NOBODY 'setup: a directory nobody writes sessions to' '
 '
 
 test_expect_success NOBODY,OWN_PTRACE 'nobody, record -p of its own python: no BPF privileges, the fix named' '
-	start_target 3 nobody &&
+	start_target 60 nobody &&
 	as_nobody "$PPR_BIN" record -p $tpid --duration 1 -o out/s1 >o1 2>e1; s=$? &&
 	cat e1 &&
 	test $s = 125 &&
@@ -88,7 +93,7 @@ test_expect_success NOBODY,OWN_PTRACE 'nobody, record -p of its own python: no B
 '
 
 test_expect_success NOBODY 'nobody, record -p of root'"'"'s python: no ptrace access, with why' '
-	start_target 3 &&
+	start_target 60 &&
 	as_nobody "$PPR_BIN" record -p $tpid --duration 1 -o out/s2 >o2 2>e2; s=$? &&
 	cat e2 &&
 	test $s = 125 &&
@@ -108,7 +113,7 @@ test_expect_success NOBODY,SETCAP 'a setcap copy run by nobody refuses root'"'"'
 	for c in cap_bpf cap_perfmon cap_sys_ptrace; do
 		test_grep "$c" getcap.out || return 1
 	done &&
-	start_target 3 &&
+	start_target 60 &&
 	as_nobody ./ppr-caps record -p $tpid --duration 1 -o out/s3 >o3 2>e3; s=$? &&
 	cat e3 &&
 	test $s = 125 &&
@@ -121,7 +126,7 @@ test_expect_success NOBODY,SETCAP 'a setcap copy run by nobody refuses root'"'"'
 # The same copy can attach to nobody's own process: the refusal above
 # is the uid check, not capabilities the copy lacks.
 test_expect_success NOBODY,SETCAP,OWN_PTRACE 'the setcap copy run by nobody records nobody'"'"'s own python' '
-	start_target 4 nobody &&
+	start_target 60 nobody &&
 	as_nobody ./ppr-caps record -q -p $tpid --duration 1 -o out/s4 >o4 2>e4 &&
 	test_grep "^mode=bpf$" out/s4/meta &&
 	test_grep "^attached=$tpid$" out/s4/meta &&
