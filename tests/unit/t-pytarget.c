@@ -27,6 +27,7 @@ static void print_layout(const struct walker_layout *l,
 	P(frame_code); P(frame_back); P(frame_instr); P(frame_is_entry);
 	P(frame_owner); P(frame_read_size); P(owner_cstack);
 	P(owner_interpreter); P(code_adaptive); P(code_firstlineno);
+	P(code_tag_bits);
 #undef P
 #define P(f) printf("%s %lu\n", #f, (unsigned long)c->f)
 	P(co_filename); P(co_name); P(co_qualname); P(co_linetable);
