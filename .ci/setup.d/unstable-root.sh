@@ -23,6 +23,10 @@
 # interpreters read); when they cannot be fetched the root is still
 # made, the summary says so and $ROOT/.pyperf-extras says "none".
 #
+# The root gets /dev/null and the few other device nodes programs open
+# by name; /proc is not mounted (a test that needs it mounts it and
+# unmounts it after).
+#
 # Built in $ROOT.new and renamed when it works, so a failed run leaves
 # no half root.  Idempotent: nothing is done when the root exists, was
 # made from this package list (a stamp), and both interpreters start in
@@ -67,7 +71,20 @@ works() {
 		'import sys, ssl, sqlite3, lzma, bz2, zlib, ctypes, decimal, threading, asyncio, profiling.sampling; assert sys.version_info[:2] == (3, 15)' \
 		>/dev/null 2>&1 &&
 	test -f "$1/usr/include/python3.14/internal/pycore_debug_offsets.h" &&
-	test -f "$1/usr/include/python3.15/internal/pycore_debug_offsets.h"
+	test -f "$1/usr/include/python3.15/internal/pycore_debug_offsets.h" &&
+	test -c "$1/dev/null"
+}
+
+# devices DIR: the device nodes programs open by name (pytest opens
+# /dev/null; os.urandom falls back to /dev/urandom), made when missing.
+devices() {
+	local spec name
+	for spec in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+		name=${spec%%:*}
+		test -c "$1/dev/$name" && continue
+		rm -f "$1/dev/$name"
+		mknod -m 666 "$1/dev/$name" c $(echo "${spec#*:}" | tr : ' ')
+	done
 }
 
 # summary DIR: the one line.
@@ -81,6 +98,7 @@ summary() {
 
 if test "${UNSTABLE_ROOT_FORCE:-}" != 1 &&
    test "$(cat "$root/.pyperf-stamp" 2>/dev/null)" = "$stamp_text" &&
+   { test "$(id -u)" != 0 || devices "$root"; } &&
    works "$root"; then
 	summary "$root" | sed 's/^unstable-root: /unstable-root: already made: /'
 	exit 0
@@ -181,6 +199,7 @@ unpack "$new" $base $pys || fail "dpkg -x"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$new/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$new/etc/group"
 ln -sf /usr/share/zoneinfo/Etc/UTC "$new/etc/localtime"
+devices "$new"
 
 works "$new" || {
 	chroot "$new" /usr/bin/python3.14 -c 'import sys' >>"$log" 2>&1 || :
