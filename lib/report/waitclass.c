@@ -143,10 +143,17 @@ static int entry_match(const struct wentry *e, const struct frame *f)
 	if (e->kind == FRAME_KERNEL ? f->kind != FRAME_KERNEL :
 	    (f->kind != FRAME_NATIVE && f->kind != FRAME_PLUMBING))
 		return 0;
-	if (e->match == M_EXACT)
-		return !strcmp(f->func, e->name);
 	len = strlen(e->name);
-	return !strncmp(f->func, e->name, len);
+	if (strncmp(f->func, e->name, len))
+		return 0;
+	/*
+	 * M_EXACT: the name, or the name of a copy GCC made of it: a dot
+	 * and a suffix (take_gil.lto_priv.0 in an LTO build such as
+	 * Debian's python3.14, .constprop.0, .isra.0, .part.0, .cold); no
+	 * C name has a dot
+	 */
+	return e->match == M_PREFIX || f->func[len] == '\0' ||
+		f->func[len] == '.';
 }
 
 /* The table's class of frame f, or -1. */
