@@ -31,7 +31,9 @@
  *   IFRAME    3.11+: _PyInterpreterFrame, `previous`; the instruction a
  *             pointer into the code object's co_code_adaptive; entry
  *             frames marked by an is_entry byte (3.11) or by a shim
- *             frame of owner `owner_cstack` below them (3.12+)
+ *             frame below them, of owner `owner_cstack` (3.12, 3.13)
+ *             or `owner_interpreter` (3.14+); 3.14+ tag f_executable
+ *             (`code_tag_bits`)
  */
 enum walker_frame_kind {
 	WALKER_FRAMEOBJ = 1,
