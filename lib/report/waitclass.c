@@ -93,6 +93,9 @@ static const struct wentry table[] = {
 	{ FRAME_KERNEL, M_EXACT, "do_sigtimedwait", W_OTHER },
 	/* user space: the GIL (CPython's ceval_gil.c) */
 	{ FRAME_NATIVE, M_EXACT, "take_gil", W_GIL },
+	/* a thread asked to drop the GIL waits in drop_gil until another
+	   has taken it (FORCE_SWITCHING): a GIL handoff, not a lock */
+	{ FRAME_NATIVE, M_EXACT, "drop_gil", W_GIL },
 	{ FRAME_NATIVE, M_EXACT, "PyEval_RestoreThread", W_GILCALLER },
 	{ FRAME_NATIVE, M_EXACT, "PyEval_AcquireThread", W_GILCALLER },
 	{ FRAME_NATIVE, M_EXACT, "_PyEval_AcquireLock", W_GILCALLER },
