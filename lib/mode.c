@@ -369,9 +369,9 @@ int mode_walker_serves(const struct pyinfo *py, char *why, size_t len)
 			 py->version);
 		return 0;
 	}
-	if (py->major != 3 || py->minor < 8 || py->minor > 13) {
+	if (py->major != 3 || py->minor < 8 || py->minor > 15) {
 		snprintf(why, len, "python %s: the frame walker knows "
-			 "CPython 3.8 to 3.13", py->version);
+			 "CPython 3.8 to 3.15", py->version);
 		return 0;
 	}
 	return 1;

@@ -85,7 +85,7 @@ int mode_embedded_supports(const struct pyinfo *py, char *why, size_t len);
 
 /*
  * Can the in-kernel frame walker (bpf mode) serve this interpreter:
- * CPython 3.8 to 3.13, not free-threaded?  why gets the reason when not.
+ * CPython 3.8 to 3.15, not free-threaded?  why gets the reason when not.
  */
 int mode_walker_serves(const struct pyinfo *py, char *why, size_t len);
 

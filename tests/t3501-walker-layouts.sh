@@ -8,6 +8,7 @@ TC=$PPR_BUILD/tests/unit/t-pycode
 PROBE_SRC=$PPR_SRCDIR/tests/fixtures/walker-offsets.c
 LINES_PY=$PPR_SRCDIR/tests/fixtures/walker-lines.py
 NAMES_PY=$PPR_SRCDIR/tests/fixtures/walker-names.py
+. "$PPR_SRCDIR/tests/fixtures/uroot-lib.sh"
 
 test_prereq_CC() {
 	command -v cc >/dev/null || { echo "no C compiler"; return 1; }
@@ -28,6 +29,16 @@ py_includes() {
 start_lines() {
 	rm -f lines.out
 	"$1" "$LINES_PY" >lines.out 2>lines.err &
+	lines_pid=$!
+	wait_for 30 grep -q '^ready$' lines.out ||
+		{ stop_lines; return 1; }
+}
+# ustart_lines X.Y: the same under Debian unstable's pythonX.Y, chrooted
+# (uroot-lib.sh); $lines_pid is the interpreter (chroot execs it).
+ustart_lines() {
+	dir=$(uroot_put "$LINES_PY") || return 1
+	rm -f lines.out
+	chroot "$UROOT" "/usr/bin/python$1" "$dir/walker-lines.py" >lines.out 2>lines.err &
 	lines_pid=$!
 	wait_for 30 grep -q '^ready$' lines.out ||
 		{ stop_lines; return 1; }
@@ -125,6 +136,51 @@ for py in $(ppr_pythons); do
 	'
 done
 
+# CPython 3.14 and 3.15: Debian unstable's own builds, chrooted into the
+# root .ci/setup.d/unstable-root.sh makes, checked against the headers
+# of their -dev packages there.  The process is read from outside the
+# root: /proc/PID/maps names its files by their path here.
+for v in 3.14 3.15; do
+	tag="$v (Debian unstable, chroot)"
+
+	test_expect_success CC,UROOT "$tag: the probe compiles against its -dev headers" '
+		cc -std=gnu11 -w $(uroot_includes $v) -o "uprobe-$v" "$PROBE_SRC" &&
+		"./uprobe-$v" | sort >"uheaders-$v" &&
+		test_grep "^version_minor ${v#3.}\$" "uheaders-$v" &&
+		test_grep "^owner_interpreter 3\$" "uheaders-$v" &&
+		test_grep "^code_tag_bits 3\$" "uheaders-$v"
+	'
+
+	test_expect_success UROOT "$tag: no table: the layout comes from _Py_DebugOffsets" '
+		test_must_fail "$TP" layout "$v" >out &&
+		test_grep "^no table" out
+	'
+
+	test_expect_success CC,UROOT "$tag: a live process: the layout pytarget_inspect gives matches the headers" '
+		test -s "uheaders-$v" &&
+		ustart_lines $v &&
+		"$TP" inspect "$lines_pid" >live; s=$?; stop_lines &&
+		cat live &&
+		test $s = 0 &&
+		test_grep "^source debug-offsets$" live &&
+		pv=$(uroot_python $v -c "import platform; print(platform.python_version())") &&
+		test_grep "^version $pv\$" live &&
+		test_grep "^free_threaded 0$" live &&
+		test_grep "^path $UROOT/usr/bin/python$v\$" live &&
+		sed -n "/^version_major/,\$p" live | sort >"ulive-$v" &&
+		test_cmp "uheaders-$v" "ulive-$v"
+	'
+
+	test_expect_success UROOT "$tag: code objects read from the live process: names and lines as co_lines() says" '
+		ustart_lines $v &&
+		"$TC" check "$lines_pid" <lines.out >check; s=$?; stop_lines &&
+		cat check &&
+		test $s = 0 && ! grep "^not ok" check &&
+		grep "^ok .*offsets agree with python" check >agree &&
+		test $(wc -l <agree) = 2
+	'
+done
+
 test_expect_success 'interpreters 3.8 and later were found' '
 	test_diag "checked:$found" &&
 	test -n "$found"
@@ -142,7 +198,7 @@ for old in 2.7 3.6 3.7; do
 		"$TP" inspect $pid >out; s=$?; kill $pid; wait $pid
 		test $s = 1 &&
 		test_grep "^status unsupported$" out &&
-		test_grep "^why python $old(\\.[0-9]+)? is not supported: the walker reads CPython 3\\.8 to 3\\.13$" out
+		test_grep "^why python $old(\\.[0-9]+)? is not supported: the walker reads CPython 3\\.8 to 3\\.15$" out
 	'
 done
 

@@ -102,6 +102,9 @@ static const struct wentry table[] = {
 	{ FRAME_KERNEL, M_EXACT, "do_sigtimedwait", W_OTHER },
 	/* user space: the GIL (CPython's ceval_gil.c) */
 	{ FRAME_NATIVE, M_EXACT, "take_gil", W_GIL },
+	/* a thread asked to drop the GIL waits in drop_gil until another
+	   has taken it (FORCE_SWITCHING): a GIL handoff, not a lock */
+	{ FRAME_NATIVE, M_EXACT, "drop_gil", W_GIL },
 	{ FRAME_NATIVE, M_EXACT, "PyEval_RestoreThread", W_GILCALLER },
 	{ FRAME_NATIVE, M_EXACT, "PyEval_AcquireThread", W_GILCALLER },
 	{ FRAME_NATIVE, M_EXACT, "_PyEval_AcquireLock", W_GILCALLER },
@@ -157,10 +160,17 @@ static int entry_match(const struct wentry *e, const struct frame *f)
 	if (e->kind == FRAME_KERNEL ? f->kind != FRAME_KERNEL :
 	    (f->kind != FRAME_NATIVE && f->kind != FRAME_PLUMBING))
 		return 0;
-	if (e->match == M_EXACT)
-		return !strcmp(f->func, e->name);
 	len = strlen(e->name);
-	return !strncmp(f->func, e->name, len);
+	if (strncmp(f->func, e->name, len))
+		return 0;
+	/*
+	 * M_EXACT: the name, or the name of a copy GCC made of it: a dot
+	 * and a suffix (take_gil.lto_priv.0 in an LTO build such as
+	 * Debian's python3.14, .constprop.0, .isra.0, .part.0, .cold); no
+	 * C name has a dot
+	 */
+	return e->match == M_PREFIX || f->func[len] == '\0' ||
+		f->func[len] == '.';
 }
 
 /* The table's class of frame f, or -1. */

@@ -233,15 +233,42 @@ const char *file_build_id(struct file *f)
 	return f->build_id;
 }
 
-/* The separate debug file of elf by its build-id, or NULL. */
-struct file *debug_file(struct unwind *u, Elf *elf)
+/*
+ * The separate debug file of elf (read from path) by its build-id, or
+ * NULL: /usr/lib/debug/.build-id/xx/rest.debug, else the same under
+ * each directory above path, nearest first.  A program in another root
+ * (chroot, a container's root seen from here) is named by its path here
+ * (/proc/PID/maps as this process sees it: ROOT/usr/bin/python3.14) and
+ * its debug files are in ROOT/usr/lib/debug; the build-id is what makes
+ * a file found there the right one.
+ */
+struct file *debug_file(struct unwind *u, const char *path, Elf *elf)
 {
-	char hex[129], path[4096];
+	char hex[129], rel[200], buf[4096];
+	size_t len;
 
 	if (elf_build_id(elf, hex, sizeof(hex)) < 0)
 		return NULL;
-	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 hex, hex + 2);
-	return file_exists(path) ? file_at(u, path) : NULL;
+	if (file_exists(rel))
+		return file_at(u, rel);
+	if (!path || path[0] != '/')
+		return NULL;
+	len = strlen(path);
+	while (len > 0) {
+		/* the parent directory of path[0, len) */
+		while (len > 0 && path[len - 1] != '/')
+			len--;
+		while (len > 0 && path[len - 1] == '/')
+			len--;
+		if (!len || len + strlen(rel) >= sizeof(buf))
+			break;
+		memcpy(buf, path, len);
+		memcpy(buf + len, rel, strlen(rel) + 1);
+		if (file_exists(buf))
+			return file_at(u, buf);
+	}
+	return NULL;
 }
 

@@ -381,7 +381,8 @@ static void plt_add(struct unwind *u, struct file *f, Elf *elf,
 
 /*
  * f's function symbols by ELF address: .symtab, else the debug file's
- * (/usr/lib/debug/.build-id), else .dynsym; then the PLT entries.
+ * (/usr/lib/debug/.build-id, or the same in the root f lies in: see
+ * debug_file), else .dynsym; then the PLT entries.
  */
 static void fsyms_load(struct unwind *u, struct file *f)
 {
@@ -393,7 +394,7 @@ static void fsyms_load(struct unwind *u, struct file *f)
 	if (!elf)
 		return;
 	if (!fsyms_add(u, f, elf, SHT_SYMTAB, &alloc)) {
-		df = debug_file(u, elf);
+		df = debug_file(u, f->path, elf);
 		if (!df || !file_elf(df) ||
 		    !fsyms_add(u, f, df->elf, SHT_SYMTAB, &alloc))
 			fsyms_add(u, f, elf, SHT_DYNSYM, &alloc);

@@ -154,7 +154,7 @@ int elf_layout(const struct mapping *m, uint64_t *bias, uint64_t *lo,
 	       uint64_t *hi);
 int map_bias(struct mapping *m);
 Elf *file_elf(struct file *f);
-struct file *debug_file(struct unwind *u, Elf *elf);
+struct file *debug_file(struct unwind *u, const char *path, Elf *elf);
 const char *file_build_id(struct file *f);
 
 /* maps.c */

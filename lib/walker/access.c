@@ -258,7 +258,7 @@ static void judge_python(struct access_report *r)
 		[PYTARGET_NOT_YET] = "try again once the interpreter has "
 			"started",
 		[PYTARGET_UNSUPPORTED] = "run the program with CPython 3.8 to "
-			"3.13 (not free-threaded), or start it under "
+			"3.15 (not free-threaded), or start it under "
 			"'pyperf-run record', whose trampoline covers what it "
 			"can",
 		[PYTARGET_NO_ACCESS] = "run pyperf-run as the process's user, "

@@ -22,20 +22,31 @@
  * interpreter's PY_VERSION_HEX and free_threaded), read here from the
  * target and used instead of a table.  Its layout is fixed within a
  * minor version only, so the words are located per minor version
- * (debug_words below); only 3.13's is known and checked.
+ * (debug_layouts below: 3.13, 3.14, 3.15, each taken from that
+ * version's own header); a minor version without an entry is refused.
+ * t3501 compares what is read from a live interpreter with offsetof()
+ * in its headers (pyenv's 3.13; Debian unstable's 3.14.10 and 3.15.2 in
+ * the root .ci/setup.d/unstable-root.sh makes).
  *
- * 3.14 and 3.15 (research/cpython-314-315.md), prepared for but
- * untested, and refused until a 3.14 interpreter is checked here:
- *   - f_executable, the frame's first word, becomes a tagged
- *     _PyStackRef: clear its low 2 bits for the code object
- *     (layout.code_tag_bits = 2; 0 before 3.14);
- *   - the owner enum gains FRAME_OWNED_BY_INTERPRETER = 3 (the entry
- *     frame marker, layout.owner_interpreter) and CSTACK moves to 4;
- *     3.15 removes CSTACK (owner_cstack = NO_FIELD there);
- *   - _Py_DebugOffsets grows (interpreter_state gains threads_main,
- *     code_object_generation, tlbc_generation; interpreter_frame
- *     stackpointer, tlbc_index; code_object co_tlbc): a new debug_words
- *     entry is needed, taken from that version's pycore_debug_offsets.h.
+ * What 3.14 and 3.15 change for the walker (their
+ * pycore_interpframe_structs.h and pycore_stackref.h):
+ *   - f_executable, still the frame's first word, is a tagged
+ *     _PyStackRef: its low 2 bits (Py_TAG_BITS, 3 in the GIL build) are
+ *     a tag, cleared for the code object (layout.code_tag_bits = 3, a
+ *     mask; 0 before 3.14);
+ *   - the owner enum gains FRAME_OWNED_BY_INTERPRETER = 3, the owner of
+ *     the frame _PyEval_EvalFrameDefault pushes below its first one (the
+ *     shim 3.12 and 3.13 mark with CSTACK = 3): layout.owner_interpreter;
+ *     3.14's CSTACK moves to 4, and 3.15 removes it (owner_cstack =
+ *     NO_FIELD there).  Frames of either owner are skipped, as CPython's
+ *     _PyFrame_IsIncomplete() does (owner >= INTERPRETER);
+ *   - the thread list is still interpreters.head -> threads.head ->
+ *     next, each PyThreadState with current_frame and thread_id (their
+ *     offsets move in 3.15);
+ *   - the code object keeps co_code_adaptive, and instr_ptr points into
+ *     it in the GIL build (the free-threaded build's per-thread bytecode,
+ *     co_tlbc, is one reason that build stays refused); the line table
+ *     keeps 3.11's location-table format.
  */
 #include "compat.h"
 #include "walker/pytarget.h"
@@ -105,10 +116,10 @@ static const struct {
 };
 
 /*
- * Code objects, bytes and str per version, from the same headers.  3.13's
- * row fills what its _Py_DebugOffsets lacks (the compact str size and the
- * state bits); the rest of it is checked against the debug offsets read
- * from a live 3.13 by t3501.
+ * Code objects, bytes and str per version, from the same headers.  The
+ * rows of 3.13, 3.14 and 3.15 fill what their _Py_DebugOffsets lack (the
+ * compact str size and the state bits); the rest of each is checked
+ * against the debug offsets read from a live interpreter by t3501.
  */
 static const struct {
 	unsigned minor;
@@ -120,6 +131,8 @@ static const struct {
 	{ 11, { 112, 120, 128, 136, 72, NO, 184, 16, 32, 16, 32, 48, 72, 2, 5, 6 } },
 	{ 12, { 112, 120, 128, 136, 68, NO, 192, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
 	{ 13, { 112, 120, 128, 136, 68, NO, 200, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
+	{ 14, { 112, 120, 128, 136, 68, NO, 208, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
+	{ 15, { 112, 120, 128, 136, 68, NO, 208, 16, 32, 16, 32, 40, 56, 2, 5, 6 } },
 };
 
 /*
@@ -270,7 +283,8 @@ const struct pytarget_code *pytarget_table_code(unsigned major,
 
 /*
  * _Py_DebugOffsets as an array of 64-bit words: where each value the
- * walker needs sits, per minor version.  3.13.0's
+ * walker needs sits, per minor version (the word index is offsetof()
+ * in that version's header divided by 8).  3.13.0's
  * Include/internal/pycore_runtime.h: cookie (word 0), version (1),
  * free_threaded (2), runtime_state {size, finalizing, interpreters_head}
  * (3-5), interpreter_state {size, id, next, threads_head, ...13 words}
@@ -283,6 +297,25 @@ const struct pytarget_code *pytarget_table_code(unsigned major,
  * tuple (50-52), list (53-55), dict (56-58), float (59-60), long
  * (61-63), bytes {size, ob_size, ob_sval} (64-66), unicode {size, state,
  * length, asciiobject_size} (67-70), gc (71-72).
+ *
+ * 3.14.10's Include/internal/pycore_debug_offsets.h (95 words):
+ * interpreter_state gains threads_main, code_object_generation and
+ * tlbc_generation (6-21), so thread_state is 22-30; interpreter_frame
+ * gains stackpointer and tlbc_index (31-38); code_object gains co_tlbc
+ * (39-49); a set_object (62-65) comes before dict; bytes 74-76, unicode
+ * 77-80; then gc, gen_object, llist_node and debugger_support.
+ *
+ * 3.15.2's (111 words): thread_state gains base_frame,
+ * last_profiled_frame, last_profiled_frame_seq before thread_id and
+ * holds_gil, gil_requested, current_exception, exc_state after status
+ * (22-37, thread_id 30); an err_stackitem word (38); interpreter_frame
+ * 39-46, code_object 47-57; type_object gains two words and a
+ * heap_type_object follows; bytes 86-88, unicode 89-93
+ * (compactunicodeobject_size added); gc gains three words.
+ *
+ * owner_cstack, owner_interpreter: the owner values of frames that are
+ * not Python functions (walker_abi.h); code_tag_bits: the mask of
+ * f_executable's tag.
  */
 struct debug_words {
 	unsigned minor, nwords;
@@ -297,6 +330,10 @@ struct debug_words {
 static const struct debug_words debug_layouts[] = {
 	{ 13, 73, 5, 9, 21, 23, 24, 29, 30, 31, 33, 35, 36, 37, 38, 39, 43,
 	  65, 66, 68, 69, 70, 3, NO, 0 },
+	{ 14, 95, 5, 9, 24, 26, 27, 32, 33, 34, 36, 40, 41, 42, 43, 44, 48,
+	  75, 76, 78, 79, 80, 4, 3, 3 },
+	{ 15, 111, 5, 9, 24, 26, 30, 40, 41, 42, 44, 48, 49, 50, 51, 52, 56,
+	  87, 88, 90, 91, 92, NO, 3, 3 },
 };
 
 #define DEBUG_MAX_WORDS 128
@@ -574,7 +611,7 @@ static enum pytarget_status from_debug_offsets(struct pytarget *t,
 			d = &debug_layouts[i];
 	if (!d || !tc)
 		return fail(t, PYTARGET_UNSUPPORTED, "python %s is not "
-			    "supported: the walker knows CPython 3.8 to 3.13 "
+			    "supported: the walker knows CPython 3.8 to 3.15 "
 			    "(the _Py_DebugOffsets layout of 3.%u is not "
 			    "checked yet)", t->version, minor);
 	if (pytarget_read(t->pid, t->runtime, w, d->nwords * 8))
@@ -786,7 +823,7 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 	}
 	if (maj != 3 || min < 8) {
 		st = fail(t, PYTARGET_UNSUPPORTED, "python %s is not "
-			  "supported: the walker reads CPython 3.8 to 3.13",
+			  "supported: the walker reads CPython 3.8 to 3.15",
 			  t->version);
 		goto out;
 	}

@@ -5,9 +5,9 @@
  * A running Python process seen from outside: which interpreter it
  * runs, where its _PyRuntime is, and the frame layout the walker needs
  * (walker_abi.h).  3.8-3.12 from tables keyed by version (checked
- * against each interpreter's own headers by the tests), 3.13+ from
+ * against each interpreter's own headers by the tests), 3.13-3.15 from
  * _Py_DebugOffsets read from the target (cookie "xdebugpy" and the
- * version checked).  Unknown versions and free-threaded builds are
+ * version checked; where each value lies in it is per minor version).  Unknown versions and free-threaded builds are
  * refused by name, never guessed.  Reads the target only through
  * /proc/PID/{maps,exe,root} and process_vm_readv(2): it is never
  * stopped and never written to.
@@ -115,7 +115,7 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t);
  */
 const struct walker_layout *pytarget_table_layout(unsigned major,
 						  unsigned minor);
-/* The code-object offsets of a version's table (3.8-3.13), or NULL. */
+/* The code-object offsets of a version's table (3.8-3.15), or NULL. */
 const struct pytarget_code *pytarget_table_code(unsigned major,
 						unsigned minor);
 

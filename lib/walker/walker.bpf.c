@@ -282,7 +282,8 @@ static long py_step(__u32 i, void *data)
 		     owner == l->owner_interpreter)) {
 			/*
 			 * A shim frame on the C stack below the first frame
-			 * of a _PyEval_EvalFrameDefault call (3.12+): not a
+			 * of a _PyEval_EvalFrameDefault call (3.12, 3.13:
+			 * owned by CSTACK; 3.14+: by INTERPRETER): not a
 			 * Python function; the frame walked before it is
 			 * that call's entry frame.
 			 */

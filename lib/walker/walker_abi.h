@@ -31,7 +31,9 @@
  *   IFRAME    3.11+: _PyInterpreterFrame, `previous`; the instruction a
  *             pointer into the code object's co_code_adaptive; entry
  *             frames marked by an is_entry byte (3.11) or by a shim
- *             frame of owner `owner_cstack` below them (3.12+)
+ *             frame below them, of owner `owner_cstack` (3.12, 3.13)
+ *             or `owner_interpreter` (3.14+); 3.14+ tag f_executable
+ *             (`code_tag_bits`)
  */
 enum walker_frame_kind {
 	WALKER_FRAMEOBJ = 1,
@@ -67,16 +69,18 @@ struct walker_layout {
 	__u32 frame_is_entry;		/* 3.11: is_entry (u8) */
 	__u32 frame_owner;		/* 3.12+: owner (u8) */
 	__u32 frame_read_size;		/* bytes read per frame: covers the above */
-	__u32 owner_cstack;		/* shim frames: skipped, mark an entry */
-	__u32 owner_interpreter;	/* 3.14: entry marker (NO_FIELD before) */
+	__u32 owner_cstack;		/* shim frames: skipped, mark an entry
+					   (3.12-3.14; NO_FIELD on 3.15) */
+	__u32 owner_interpreter;	/* 3.14+: the entry frame's owner, the
+					   same (NO_FIELD before) */
 	/* a code object */
 	__u32 code_adaptive;		/* 3.11+: co_code_adaptive */
 	__u32 code_firstlineno;		/* read as the frame's tag */
 	__u32 lasti_units;		/* bytes per f_lasti unit: 1 (3.8,
 					   3.9), 2 (3.10: 2-byte code units);
 					   0 for IFRAME (no f_lasti) */
-	__u32 code_tag_bits;		/* 3.14: low bits of f_executable to
-					   clear (0 before) */
+	__u32 code_tag_bits;		/* 3.14+: the mask of f_executable's
+					   tag bits, cleared (3; 0 before) */
 	__u32 reserved[4];
 };
 

@@ -264,6 +264,31 @@ static void test_embedded_supports(void)
 	pyinfo_release(&py3);
 }
 
+/* The frame walker's versions: 3.8 to 3.15 (lib/walker/pytarget.c). */
+static void test_walker_serves(void)
+{
+	static const struct { const char *v; int want; } cases[] = {
+		{ "3.7.17", 0 }, { "3.8.18", 1 }, { "3.13.1", 1 },
+		{ "3.14.10", 1 }, { "3.15.2", 1 }, { "3.16.0a1", 0 },
+	};
+	struct pyinfo py;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		why[0] = '\0';
+		fake(&py, cases[i].v, "cpython", 1, "-O3");
+		TAP_INT(mode_walker_serves(&py, why, sizeof(why)),
+			cases[i].want, "the frame walker %s %s%s%s",
+			cases[i].want ? "serves" : "refuses", cases[i].v,
+			why[0] ? ": " : "", why);
+		if (!cases[i].want)
+			TAP_OK(strstr(why, "CPython 3.8 to 3.15") != NULL,
+			       "and names the versions it knows");
+		pyinfo_release(&py);
+	}
+}
+
 static void test_trampoline_parse(void)
 {
 	enum mode_trampoline t;
@@ -285,6 +310,7 @@ int main(void)
 	test_decisions();
 	test_reasons();
 	test_embedded_supports();
+	test_walker_serves();
 	test_trampoline_parse();
 	test_unknown_fix();
 	return tap_done();

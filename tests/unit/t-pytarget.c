@@ -39,6 +39,7 @@ static void print_layout(const struct walker_layout *l,
 	P(frame_code); P(frame_back); P(frame_instr); P(frame_is_entry);
 	P(frame_owner); P(frame_read_size); P(owner_cstack);
 	P(owner_interpreter); P(code_adaptive); P(code_firstlineno);
+	P(code_tag_bits);
 #undef P
 #define P(f) printf("%s %lu\n", #f, (unsigned long)c->f)
 	P(co_filename); P(co_name); P(co_qualname); P(co_linetable);
@@ -236,13 +237,15 @@ int main(int argc, char **argv)
 		return tool(argc, argv);
 	for (m = 8; m <= 12; m++)
 		check_table(m);
-	TAP_OK(!pytarget_table_layout(3, 13),
-	       "3.13 has no layout table: its _Py_DebugOffsets are read");
-	TAP_OK(pytarget_table_code(3, 13) != NULL,
-	       "3.13 has a code table (what _Py_DebugOffsets lacks)");
+	for (m = 13; m <= 15; m++) {
+		TAP_OK(!pytarget_table_layout(3, m), "3.%u has no layout "
+		       "table: its _Py_DebugOffsets are read", m);
+		TAP_OK(pytarget_table_code(3, m) != NULL, "3.%u has a code "
+		       "table (what _Py_DebugOffsets lacks)", m);
+	}
 	TAP_OK(!pytarget_table_layout(3, 7) && !pytarget_table_layout(2, 7) &&
-	       !pytarget_table_layout(3, 14),
-	       "no tables for 2.7, 3.7, 3.14");
+	       !pytarget_table_code(3, 16),
+	       "no tables for 2.7, 3.7; no code table for 3.16");
 
 	TAP_INT(pytarget_inspect(getpid(), &t), PYTARGET_NOT_PYTHON,
 		"this test binary is not a Python");

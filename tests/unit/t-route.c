@@ -40,11 +40,13 @@ static void test_auto_walker(void)
 	struct route_walker w;
 	struct route_ask a;
 	struct route_facts f;
-	struct pyinfo py, old;
+	struct pyinfo py, old, p315, p316;
 	char why[PPR_ERR_LEN];
 
 	TAP_INT(fake(&py, "3.11.7"), 0, "parse 3.11");
 	TAP_INT(fake(&old, "3.7.16"), 0, "parse 3.7");
+	TAP_INT(fake(&p315, "3.15.2"), 0, "parse 3.15");
+	TAP_INT(fake(&p316, "3.16.0"), 0, "parse 3.16");
 	walker_ready(&w, 1);
 	memset(&a, 0, sizeof(a));
 	memset(&f, 0, sizeof(f));
@@ -65,7 +67,15 @@ static void test_auto_walker(void)
 	TAP_INT(route_auto_walker(&a, &f, why, sizeof(why)), 0,
 		"3.7: not bpf mode");
 	TAP_STR(why, "not bpf mode: python 3.7.16: the frame walker knows "
-		"CPython 3.8 to 3.13", "...and why");
+		"CPython 3.8 to 3.15", "...and why");
+	f.py = &p315;
+	TAP_INT(route_auto_walker(&a, &f, why, sizeof(why)), 1,
+		"3.15: bpf mode");
+	f.py = &p316;
+	TAP_INT(route_auto_walker(&a, &f, why, sizeof(why)), 0,
+		"3.16: not bpf mode");
+	TAP_STR(why, "not bpf mode: python 3.16.0: the frame walker knows "
+		"CPython 3.8 to 3.15", "...and why");
 	f.py = &py;
 
 	a.event = "cpu-clock";
