@@ -171,7 +171,7 @@ int main(void)
 	strvec_clear(&sv);
 	perfcmd_script_unwinder_argv("perf", "s/buildid", "s/perf.data", &sv);
 	joined(&sv, &sb);
-	TAP_STR(sb.buf, "perf --buildid-dir s/buildid script -v --max-stack 4 "
+	TAP_STR(sb.buf, "perf --buildid-dir s/buildid script -v --no-inline --max-stack 4 "
 		"-F ip -i s/perf.data", "the unwinder's messages");
 	strvec_clear(&sv);
 	perfcmd_record_takes_argv(NULL, "--no-bpf-event", &sv);
