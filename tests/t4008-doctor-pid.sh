@@ -77,8 +77,8 @@ test_expect_success PY27 'python 2.7 is refused by name' '
 	start_py "$(ppr_python 2.7)" &&
 	ppr doctor --pid $py_pid >out; s=$?; stop_py &&
 	cat out && test $s = 1 &&
-	test_grep "^  problem  python   python 2\.7(\.[0-9]+)? is not supported: the walker reads CPython 3\.8 to 3\.13$" out &&
-	test_grep "fix: run the program with CPython 3\.8 to 3\.13" out &&
+	test_grep "^  problem  python   python 2\.7(\.[0-9]+)? is not supported: the walker reads CPython 3\.8 to 3\.15$" out &&
+	test_grep "fix: run the program with CPython 3\.8 to 3\.15" out &&
 	test_grep "^record -p $py_pid cannot attach: python 2\.7" out
 '
 

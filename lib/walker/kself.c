@@ -78,7 +78,13 @@ int kself_load(struct kself *k, const char *kallsyms)
 		open_range = 1;
 	}
 	fclose(f);
-	qsort(k->r, k->n, sizeof(*k->r), by_start);
+	/*
+	 * None at all when /proc/kallsyms shows the caller only zeros
+	 * (kptr_restrict: a user without CAP_SYSLOG, a setcap copy run by
+	 * one): k->r is then NULL, which qsort may not be given.
+	 */
+	if (k->n)
+		qsort(k->r, k->n, sizeof(*k->r), by_start);
 	for (i = 0; i < k->n; i++)
 		dispatchers += k->r[i].dispatcher && k->r[i].end > k->r[i].start;
 	return dispatchers ? 0 : -1;

@@ -113,6 +113,8 @@ static void test_auto_walker(void)
 	TAP_STR(why, "not bpf mode: no BTF", "...and why");
 	pyinfo_release(&py);
 	pyinfo_release(&old);
+	pyinfo_release(&p315);
+	pyinfo_release(&p316);
 }
 
 static void test_bpf(void)
