@@ -37,9 +37,10 @@ extern const struct record_backend record_walker_backend;
  * returns its wait status or -errno.  Ctrl-C is for the program (and
  * perf): we ignore it; a SIGTERM/SIGHUP sent to us alone is passed
  * through the exec helper (its pid in r->statusf) to the program.
- * --duration S with a program: after S seconds perf and the program get
- * SIGINT, as from Ctrl-C, and the program SIGTERM if it still runs
- * RECORD_DURATION_GRACE seconds later (said through r's callback).
+ * --duration S with a program: after S seconds the program gets SIGINT,
+ * as from Ctrl-C, and SIGTERM if it still runs RECORD_DURATION_GRACE
+ * seconds later (said through r's callback); perf records until it has
+ * ended.
  */
 int record_run_perf(struct record_run *r, struct strbuf *perr,
 		    char *err, size_t errlen);

@@ -81,9 +81,10 @@ double record_mono_now(void)
 
 void record_say_duration_stop(struct record_run *r, pid_t pid)
 {
-	record_say(r, RECORD_MSG_NOTE, "--duration %g s: recording stopped; "
-		   "the program (pid %d) gets SIGINT, as from Ctrl-C",
-		   r->o->duration, (int)pid);
+	record_say(r, RECORD_MSG_NOTE, "--duration %g s: the program (pid %d) "
+		   "gets SIGINT, as from Ctrl-C%s", r->o->duration, (int)pid,
+		   r->backend == &record_walker_backend ?
+		   "; recording stopped" : "");
 }
 
 void record_say_duration_term(struct record_run *r, pid_t pid)
@@ -96,10 +97,12 @@ void record_say_duration_term(struct record_run *r, pid_t pid)
 /*
  * --duration with a program, perf record's route: the clock starts when
  * the program does (its pid in statusf, written by the exec helper);
- * at the end, SIGINT to perf and to the program, as a Ctrl-C sends it
- * to both (perf stops reading its buffers; its own SIGTERM to the exec
- * helper is dropped there, see exec.c); RECORD_DURATION_GRACE seconds
- * later, SIGTERM to a program that still runs.
+ * at the end, SIGINT to the program; RECORD_DURATION_GRACE seconds
+ * later, SIGTERM to a program that still runs.  perf records on until
+ * the program has ended, as its workload: a SIGINT to perf too (what
+ * Ctrl-C does) does not stop the kernel's samples, only perf's reading
+ * of them, and perf 6.1 still writes what fits in its buffers once the
+ * program has ended, then counts the rest as lost (57 % of a 3 s grace).
  */
 struct duration_stop {
 	int on;			/* --duration with a program */
@@ -109,8 +112,7 @@ struct duration_stop {
 };
 
 /* One look; returns how long to wait for the next one (ms), or -1. */
-static int duration_tick(struct record_run *r, struct duration_stop *d,
-			 pid_t perf_pid)
+static int duration_tick(struct record_run *r, struct duration_stop *d)
 {
 	enum record_status_kind kind;
 	pid_t prog = 0;
@@ -133,7 +135,6 @@ static int duration_tick(struct record_run *r, struct duration_stop *d,
 	if (!d->stop_at) {
 		d->stop_at = now + r->o->duration;
 	} else if (!d->term_at) {
-		kill(perf_pid, SIGINT);
 		kill(prog, SIGINT);
 		record_say_duration_stop(r, prog);
 		d->term_at = now + RECORD_DURATION_GRACE;
@@ -194,7 +195,7 @@ int record_run_perf(struct record_run *r, struct strbuf *perr,
 		int wait_ms;
 
 		forward_to_program(statusf, sp.pid);
-		wait_ms = duration_tick(r, &d, sp.pid);
+		wait_ms = duration_tick(r, &d);
 		if (wait_ms >= 0) {
 			int p = poll(&pfd, 1, wait_ms);
 
