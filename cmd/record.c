@@ -48,7 +48,10 @@ static const char record_options[] =
 "    -p, --pid <pid>[,<pid>...]\n"
 "                           attach to running processes (bpf mode) and\n"
 "                           record until --duration or Ctrl-C\n"
-"    --duration <seconds>   -p: stop after this long\n"
+"    --duration <seconds>   stop recording after this long; -p: detach\n"
+"                           (the processes run on); a program gets\n"
+"                           SIGINT, as from Ctrl-C, and SIGTERM if it\n"
+"                           still runs 3 s later\n"
 "    --trampoline auto|native|embedded\n"
 "                           whose trampoline: pyperf-run's (embedded,\n"
 "                           CPython 3.8-3.13) or CPython's own -X perf\n"
@@ -139,9 +142,6 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		}
 	}
 	program_target(argc, argv, optind, &o->ro, &record_usage, "record");
-	if (o->ro.duration > 0 && !o->ro.nr_pids)
-		bad_usage("--duration is for -p: a program is recorded until "
-			  "it ends");
 	if (o->ro.nr_pids && o->ro.mode != MODE_AUTO &&
 	    o->ro.mode != MODE_BPF)
 		bad_usage("-p attaches with the frame walker: --mode bpf (or "

@@ -19,6 +19,9 @@
 #include "byteorder.h"
 
 #include <fcntl.h>
+#ifdef PPR_HAVE_ZSTD
+#include <zstd.h>
+#endif
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,12 +131,14 @@ static int read_attrs(struct perfdata *d, uint64_t off, uint64_t size,
 }
 
 static void read_event_names(struct perfdata *d);
+static void zstream_free(struct pd_zstream *z);
 
 int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
 		      char *err, size_t errlen)
 {
-	const unsigned char *h = buf;
+	const unsigned char *h = buf, *feat;
 	uint64_t hsize;
+	size_t feat_len;
 
 	memset(d, 0, sizeof(*d));
 	d->map = buf;
@@ -158,6 +163,9 @@ int perfdata_open_mem(struct perfdata *d, const void *buf, size_t len,
 		return set_err(err, errlen, "data section out of bounds");
 	d->pos = d->data_off;
 	read_event_names(d);
+	if (!perfdata_have_zstd() &&
+	    perfdata_feature(d, PD_FEAT_COMPRESSED, &feat, &feat_len) > 0)
+		return set_err(err, errlen, PERFDATA_NO_ZSTD);
 	return 0;
 }
 
@@ -195,6 +203,7 @@ int perfdata_open(struct perfdata *d, const char *path, char *err,
 
 void perfdata_close(struct perfdata *d)
 {
+	zstream_free(d->z);
 	if (d->map && d->mapped)
 		munmap((void *)d->map, d->size);
 	memset(d, 0, sizeof(*d));
@@ -388,35 +397,203 @@ void perfdata_release_before(struct perfdata *d, uint64_t off)
 	d->released = to;
 }
 
-int perfdata_next_record(struct perfdata *d, struct pd_record *r)
-{
-	const unsigned char *h;
-	uint32_t type;
-	uint16_t size;
+/* --- PERF_RECORD_COMPRESSED ---------------------------------------------- */
 
-	if (d->pos + 8 > d->data_end)
-		return 0;
-	if (d->release_behind)
-		perfdata_release_before(d, d->pos);
-	h = d->map + d->pos;
-	type = get_le32(h);
-	size = get_le16(h + 6);
-	if (size < 8 || d->pos + size > d->data_end) {
-		d->pos = d->data_end;	/* framing lost */
+/*
+ * The decompressed records of the compressed records walked so far:
+ * buf[pos, len) holds what is not returned yet, a record cut by the end
+ * of one compressed record included (the next one continues it).  One
+ * zstd stream runs through the file, as perf wrote it.
+ */
+struct pd_zstream {
+#ifdef PPR_HAVE_ZSTD
+	ZSTD_DStream *ds;
+#endif
+	unsigned char *buf;
+	size_t len, pos, alloc;
+	uint64_t offset;	/* the last compressed record's */
+};
+
+int perfdata_have_zstd(void)
+{
+#ifdef PPR_HAVE_ZSTD
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+static void zstream_free(struct pd_zstream *z)
+{
+	if (!z)
+		return;
+#ifdef PPR_HAVE_ZSTD
+	if (z->ds)
+		ZSTD_freeDStream(z->ds);
+#endif
+	free(z->buf);
+	free(z);
+}
+
+/*
+ * Decompress the payload of the compressed record at file offset off
+ * after what z still holds.  0, or -1 (d->zstd_failed or need_zstd set)
+ * when it cannot be read.
+ */
+static int zstream_feed(struct perfdata *d, const unsigned char *p,
+			size_t n, uint64_t off)
+{
+#ifdef PPR_HAVE_ZSTD
+	struct pd_zstream *z = d->z;
+	ZSTD_inBuffer in = { p, n, 0 };
+
+	if (!z) {
+		z = d->z = xcalloc(1, sizeof(*z));
+		z->ds = ZSTD_createDStream();
+		if (!z->ds || ZSTD_isError(ZSTD_initDStream(z->ds))) {
+			d->zstd_failed = 1;
+			return -1;
+		}
+	}
+	/* the rest of a record cut at the end of the last one first */
+	if (z->pos) {
+		memmove(z->buf, z->buf + z->pos, z->len - z->pos);
+		z->len -= z->pos;
+		z->pos = 0;
+	}
+	z->offset = off;
+	while (in.pos < in.size) {
+		ZSTD_outBuffer out;
+		size_t ret;
+
+		/* a 64 KiB payload decompresses to about 10 times that */
+		if (z->alloc - z->len < (1 << 16))
+			ALLOC_GROW(z->buf, z->len + (1 << 20), z->alloc);
+		out.dst = z->buf + z->len;
+		out.size = z->alloc - z->len;
+		out.pos = 0;
+		ret = ZSTD_decompressStream(z->ds, &out, &in);
+		if (ZSTD_isError(ret)) {
+			d->zstd_failed = 1;
+			return -1;
+		}
+		z->len += out.pos;
+	}
+	return 0;
+#else
+	(void)p;
+	(void)n;
+	(void)off;
+	d->need_zstd = 1;
+	return -1;
+#endif
+}
+
+/* The payload of a compressed record (r: its header and body). */
+static int compressed_payload(uint32_t type, const unsigned char *body,
+			      size_t len, const unsigned char **p, size_t *n)
+{
+	uint64_t size;
+
+	if (type == PD_RECORD_COMPRESSED) {
+		*p = body;
+		*n = len;
 		return 0;
 	}
-	r->offset = d->pos;
-	d->pos += size;
+	/* COMPRESSED2: u64 data_size, the data, padding */
+	if (len < 8)
+		return -1;
+	size = get_le64(body);
+	if (size > len - 8)
+		return -1;
+	*p = body + 8;
+	*n = (size_t)size;
+	return 0;
+}
+
+static void fill_record(struct perfdata *d, struct pd_record *r,
+			const unsigned char *h, uint64_t offset)
+{
+	uint32_t type = get_le32(h);
+	uint16_t size = get_le16(h + 6);
+
 	d->records++;
 	if (type == RECORD_LOST && size >= 24)
 		d->lost += get_le64(h + 16);
 	else if (type == RECORD_LOST_SAMPLES && size >= 16)
 		d->lost_samples += get_le64(h + 8);
+	r->offset = offset;
 	r->type = type;
 	r->misc = get_le16(h + 4);
 	r->body = h + 8;
 	r->len = size - 8u;
+}
+
+/* The next decompressed record: 1, or 0 when z holds no whole one. */
+static int zstream_next(struct perfdata *d, struct pd_record *r)
+{
+	struct pd_zstream *z = d->z;
+	const unsigned char *h;
+	uint16_t size;
+
+	if (!z || z->len - z->pos < 8)
+		return 0;
+	h = z->buf + z->pos;
+	size = get_le16(h + 6);
+	if (size < 8) {			/* framing lost */
+		z->pos = z->len;
+		d->pos = d->data_end;
+		return 0;
+	}
+	if (size > z->len - z->pos)
+		return 0;		/* continued in the next one */
+	z->pos += size;
+	fill_record(d, r, h, z->offset);
 	return 1;
+}
+
+int perfdata_record_in_file(const struct perfdata *d,
+			    const struct pd_record *r)
+{
+	return r->body >= d->map && r->body < d->map + d->size;
+}
+
+int perfdata_next_record(struct perfdata *d, struct pd_record *r)
+{
+	for (;;) {
+		const unsigned char *h, *p;
+		uint32_t type;
+		uint16_t size;
+		size_t n;
+
+		if (zstream_next(d, r))
+			return 1;
+		if (d->pos + 8 > d->data_end)
+			return 0;
+		if (d->release_behind)
+			perfdata_release_before(d, d->pos);
+		h = d->map + d->pos;
+		type = get_le32(h);
+		size = get_le16(h + 6);
+		if (size < 8 || d->pos + size > d->data_end) {
+			d->pos = d->data_end;	/* framing lost */
+			return 0;
+		}
+		if (type != PD_RECORD_COMPRESSED &&
+		    type != PD_RECORD_COMPRESSED2) {
+			fill_record(d, r, h, d->pos);
+			d->pos += size;
+			return 1;
+		}
+		d->records++;
+		d->compressed++;
+		if (compressed_payload(type, h + 8, size - 8u, &p, &n) < 0 ||
+		    zstream_feed(d, p, n, d->pos) < 0) {
+			d->pos = d->data_end;	/* the stream is lost */
+			return 0;
+		}
+		d->pos += size;
+	}
 }
 
 int perfdata_next(struct perfdata *d, struct pd_sample *s)
@@ -793,6 +970,40 @@ out:
 	return ret;
 }
 
+/* One record (at h: header and body, size bytes) into scan. */
+static void scan_record(struct perfdata_scan *scan, const unsigned char *h,
+			uint32_t type, unsigned size)
+{
+	if (type == PD_SAMPLE) {
+		scan->samples++;
+	} else if (size >= 16 && (type == PD_MMAP || type == PD_MMAP2 ||
+				  type == PD_COMM || type == PD_EXIT)) {
+		/* pid -1: the kernel's maps */
+		perfdata_scan_add_pid(scan, (pid_t)get_le32(h + 8));
+	} else if (type == PD_FORK && size >= 24) {
+		perfdata_scan_add_pid(scan, (pid_t)get_le32(h + 12));
+		perfdata_scan_add_pid(scan, (pid_t)get_le32(h + 8));
+	}
+}
+
+/*
+ * The records inside the compressed records of path (perf record -z)
+ * into scan: they cannot be fixed in place, but they are counted.
+ */
+static void scan_compressed(const char *path, struct perfdata_scan *scan)
+{
+	struct perfdata d;
+	struct pd_record r;
+	char err[PPR_ERR_LEN];
+
+	if (perfdata_open(&d, path, err, sizeof(err)) < 0)
+		return;
+	while (perfdata_next_record(&d, &r) > 0)
+		if (!perfdata_record_in_file(&d, &r))
+			scan_record(scan, r.body - 8, r.type, r.len + 8u);
+	perfdata_close(&d);
+}
+
 int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 			    unsigned *fixed)
 {
@@ -801,7 +1012,7 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 	struct pd_fork *forks = NULL, *execs = NULL;
 	uint64_t doff, dsize;
 	unsigned n = 0;
-	int r;
+	int r, compressed = 0;
 
 	if (fixed)
 		*fixed = 0;
@@ -821,23 +1032,16 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 		misc = d[off + 4] | (unsigned)d[off + 5] << 8;
 		if (size < 8 || size > end - off)
 			break;
-		if (scan && type == PD_SAMPLE) {
-			scan->samples++;
-		} else if (scan && size >= 16 &&
-			   (type == PD_MMAP || type == PD_MMAP2 ||
-			    type == PD_COMM || type == PD_EXIT)) {
-			/* pid -1: the kernel's maps */
-			perfdata_scan_add_pid(scan, (pid_t)get_le32(d + off + 8));
-		}
+		if (scan)
+			scan_record(scan, d + off, type, size);
+		if (type == PD_RECORD_COMPRESSED ||
+		    type == PD_RECORD_COMPRESSED2)
+			compressed = 1;
 		if (type == PD_FORK && size >= 24) {
 			uint32_t pid = get_le32(d + off + 8);
 			uint32_t ppid = get_le32(d + off + 12);
 			uint32_t tid = get_le32(d + off + 16);
 
-			if (scan) {
-				perfdata_scan_add_pid(scan, (pid_t)ppid);
-				perfdata_scan_add_pid(scan, (pid_t)pid);
-			}
 			if (pid == tid && pid != ppid &&
 			    !(misc & PD_MISC_EXEC)) {
 				ALLOC_GROW(forks, nr + 1, alloc);
@@ -882,6 +1086,8 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 		r = -errno;
 out:
 	munmap(d, len);
+	if (compressed && scan)
+		scan_compressed(path, scan);
 	free(forks);
 	free(execs);
 	if (fixed)

@@ -98,6 +98,14 @@ struct pd_sample {
 #define PD_RECORD_SWITCH	14
 #define PD_RECORD_SWITCH_CPU_WIDE 15
 #define PD_RECORD_FINISHED_ROUND 68
+/*
+ * perf record -z: the records perf read from its ring buffers, one zstd
+ * stream through the whole file, flushed at the end of each of these
+ * (so a record can begin in one and end in the next).  COMPRESSED2
+ * (perf 6.13 on) has a u64 data size first and is padded to 8 bytes.
+ */
+#define PD_RECORD_COMPRESSED	81
+#define PD_RECORD_COMPRESSED2	83
 #define PD_MISC_CPUMODE_MASK	7
 #define PD_MISC_KERNEL		1
 #define PD_MISC_USER		2
@@ -190,7 +198,27 @@ struct perfdata {
 	 */
 	int release_behind;
 	uint64_t released;		/* pages before this are dropped */
+	/*
+	 * PERF_RECORD_COMPRESSED: the records in them are decompressed
+	 * (with libzstd, PPR_HAVE_ZSTD) into a buffer of the reader's and
+	 * returned from there, each with the file offset of the compressed
+	 * record it ended in: they are valid until the next call of
+	 * perfdata_next_record() only (perfdata_record_in_file() tells).
+	 * Without zstd, the first one ends the walk and sets need_zstd.
+	 */
+	struct pd_zstream *z;
+	uint64_t compressed;		/* compressed records walked */
+	int need_zstd;			/* met one, cannot read it */
+	int zstd_failed;		/* a stream that did not decompress:
+					   the walk ended there */
 };
+
+/* Can this pyperf-run read perf record -z's files (libzstd)? */
+int perfdata_have_zstd(void);
+/* Why not: perfdata_open()'s error, and the reader's at a compressed record. */
+#define PERFDATA_NO_ZSTD "compressed with zstd (perf record -z), and this " \
+	"pyperf-run was built without zstd support (libzstd; Debian/Ubuntu: " \
+	"apt-get install libzstd-dev, then ./configure && make)"
 
 /*
  * Map and check path.  Returns 0, or -1 with err filled ("'x' is not a
@@ -222,6 +250,13 @@ int perfdata_next(struct perfdata *d, struct pd_sample *s);
  */
 int perfdata_next_record(struct perfdata *d, struct pd_record *r);
 
+/*
+ * Is r in the file's mapping (valid until perfdata_close()), or
+ * decompressed (valid until the next record)?
+ */
+int perfdata_record_in_file(const struct perfdata *d,
+			    const struct pd_record *r);
+
 /* Drop the pages of the mapping before file offset off (every 32 MiB). */
 void perfdata_release_before(struct perfdata *d, uint64_t off);
 
@@ -245,6 +280,7 @@ int perfdata_decode_switch(const struct perfdata *d,
 #define PD_FEAT_BUILD_ID	2
 #define PD_FEAT_CMDLINE		11
 #define PD_FEAT_EVENT_DESC	12
+#define PD_FEAT_COMPRESSED	27	/* perf record -z: type, level, ... */
 
 /*
  * The bytes of feature section feat: 1 with *p and *len set, 0 when

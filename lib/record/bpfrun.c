@@ -58,14 +58,6 @@ static void bpf_note_signal(int sig)
 	bpf_sig = sig;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Wait for the program to end, passing SIGTERM and SIGHUP on to it
  * (bpf_note_signal() notes them; Ctrl-C is ignored here and reaches the
@@ -85,6 +77,37 @@ static int wait_program(pid_t pid, int *status)
 			bpf_sig = 0;
 		}
 	}
+}
+
+/*
+ * --duration's end of a launched program, the recording over: SIGINT,
+ * as from Ctrl-C, then SIGTERM if it still runs RECORD_DURATION_GRACE
+ * seconds later, and wait for it (SIGTERM/SIGHUP to us passed on).  1
+ * when it ended and *status holds how.
+ */
+static int end_program(struct record_run *r, pid_t pid, int *status)
+{
+	double term_at = record_mono_now() + RECORD_DURATION_GRACE;
+
+	kill(pid, SIGINT);
+	record_say_duration_stop(r, pid);
+	while (record_mono_now() < term_at) {
+		struct timespec ts = { 0, 50000000L };
+		pid_t p = waitpid(pid, status, WNOHANG);
+
+		if (p == pid)
+			return 1;
+		if (p < 0 && errno != EINTR)
+			return 0;
+		if (bpf_sig) {
+			kill(pid, bpf_sig);
+			bpf_sig = 0;
+		}
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGTERM);
+	record_say_duration_term(r, pid);
+	return wait_program(pid, status);
 }
 
 /* The recording's error, and where the disk is full what to do. */
@@ -172,6 +195,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	char err[PPR_ERR_LEN];
 	double stop_at = -1;
 	int exited = 0, sigs = 0, errnum = 0, failed = 0, i, e;
+	int timed_out = 0;	/* --duration ended a launched program's */
 
 	if (o->kind == RECORD_TARGET_PIDS && (ret = check_pids(r)))
 		return ret;
@@ -206,7 +230,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 			goto out;
 		}
 		if (o->duration > 0)
-			stop_at = mono_now() + o->duration;
+			stop_at = record_mono_now() + o->duration;
 	} else {
 		if (spawn_gated_start(&g, r->program_path,
 				      (const char *const *)r->target.v,
@@ -231,6 +255,9 @@ static enum record_outcome bpf_execute(struct record_run *r)
 				RECORD_CANNOT_EXEC;
 			goto out;
 		}
+		/* --duration: the program is ended then (end_program()) */
+		if (o->duration > 0)
+			stop_at = record_mono_now() + o->duration;
 	}
 	/*
 	 * Signals, once the program is forked (an ignored signal would stay
@@ -271,8 +298,10 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		}
 		if (exited)
 			break;
-		if (stop_at > 0 && mono_now() >= stop_at)
+		if (stop_at > 0 && record_mono_now() >= stop_at) {
+			timed_out = g.pid > 0;
 			break;
+		}
 		if (o->kind == RECORD_TARGET_PIDS &&
 		    spawn_all_gone(o->pids, (size_t)o->nr_pids))
 			break;
@@ -294,8 +323,14 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		r->program_ended = exited;
 		goto out;
 	}
-	/* drains the ring buffer, writes perf.data and pycode */
-	if (wrec_finish(w, err, sizeof(err))) {
+	/*
+	 * drains the ring buffer, writes perf.data and pycode (a program
+	 * --duration ends still runs: its code objects are read from it)
+	 */
+	e = wrec_finish(w, err, sizeof(err));
+	if (timed_out)
+		exited = end_program(r, g.pid, &r->wait_status);
+	if (e) {
 		say_write_error(r, err);
 		r->program_ended = exited;
 		goto out;

@@ -125,9 +125,7 @@ static enum record_outcome perf_execute(struct record_run *r)
 	/* so that a helper orphaned by a dying perf is still ours */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	r->start = record_now();
-	st = record_run_perf((const char *const *)r->perf_argv.v,
-			     (const char *const *)r->env.v, r->statusf, &perr,
-			     err, sizeof(err));
+	st = record_run_perf(r, &perr, err, sizeof(err));
 	r->end = record_now();
 	record_drop_perf_progress(&perr);
 	close(r->errfd);

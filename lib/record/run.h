@@ -71,6 +71,12 @@ enum record_target_kind {
 };
 
 #define RECORD_MAX_PIDS 64
+/*
+ * --duration S with a program: after S seconds the recording stops and
+ * the program gets SIGINT, as from Ctrl-C; if it still runs this many
+ * seconds later, SIGTERM (a literal: --help shows it).
+ */
+#define RECORD_DURATION_GRACE 3	/* cmd/record.c's --help and the man page say 3 s */
 
 struct record_options {
 	const char *output;	/* the session directory */
@@ -88,7 +94,8 @@ struct record_options {
 	enum record_target_kind kind;
 	pid_t pids[RECORD_MAX_PIDS];	/* -p */
 	int nr_pids;
-	double duration;	/* -p: seconds (0: until Ctrl-C) */
+	double duration;	/* seconds (0: until Ctrl-C, or the program
+				   ends); see RECORD_DURATION_GRACE */
 	const char *what;	/* script, module, code or command */
 	char **args;		/* the rest */
 	int nr_args;

@@ -33,14 +33,26 @@ extern const struct record_backend record_walker_backend;
 /* supervise.c: perf and its helpers run, signals passed on, waits. */
 
 /*
- * Run perf record with its stderr into perr; returns its wait status or
- * -errno.  Ctrl-C is for the program (and perf): we ignore it; a
- * SIGTERM/SIGHUP sent to us alone is passed through the exec helper
- * (its pid in statusf) to the program.
+ * Run r's perf record (r->perf_argv, r->env) with its stderr into perr;
+ * returns its wait status or -errno.  Ctrl-C is for the program (and
+ * perf): we ignore it; a SIGTERM/SIGHUP sent to us alone is passed
+ * through the exec helper (its pid in r->statusf) to the program.
+ * --duration S with a program: after S seconds the program gets SIGINT,
+ * as from Ctrl-C, and SIGTERM if it still runs RECORD_DURATION_GRACE
+ * seconds later (said through r's callback); perf records until it has
+ * ended.
  */
-int record_run_perf(const char *const *argv, const char *const *env,
-		    const char *statusf, struct strbuf *perr,
+int record_run_perf(struct record_run *r, struct strbuf *perr,
 		    char *err, size_t errlen);
+
+/*
+ * --duration with a program (both backends, RECORD_DURATION_GRACE in
+ * run.h): what record says at each step.
+ */
+/* CLOCK_MONOTONIC in seconds: --duration's clock */
+double record_mono_now(void);
+void record_say_duration_stop(struct record_run *r, pid_t pid);
+void record_say_duration_term(struct record_run *r, pid_t pid);
 /*
  * The exec helper outlived perf: wait for it and read the program's
  * status from statusf.

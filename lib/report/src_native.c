@@ -450,7 +450,13 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		if (t > r.round_max)
 			r.round_max = t;
 		e = timeq_push(&r.q, t, rec.offset);
-		if (rec.type != PD_RECORD_SAMPLE) {
+		/*
+		 * Samples are read from the file when their turn comes;
+		 * the rest, and what was decompressed (perf record -z),
+		 * only lives until the next record: copied.
+		 */
+		if (rec.type != PD_RECORD_SAMPLE ||
+		    !perfdata_record_in_file(&r.d, &rec)) {
 			e->ptr = xmalloc(rec.len + 8);
 			memcpy(e->ptr, rec.body - 8, rec.len + 8);
 			r.copied += rec.len + 8;
@@ -471,6 +477,17 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	}
 	flush(&r, UINT64_MAX);
 	progress(&r, 1);
+	if (r.d.need_zstd || r.d.zstd_failed) {
+		if (r.d.need_zstd)
+			set_err(err, errlen, "'%s': %s", o->perf_data ?
+				o->perf_data : "perf.data", PERFDATA_NO_ZSTD);
+		else
+			set_err(err, errlen, "'%s': a compressed record "
+				"(perf record -z) does not decompress: the "
+				"records from there on cannot be read",
+				o->perf_data ? o->perf_data : "perf.data");
+		goto out;
+	}
 	*cb_ret = r.ns->cb_ret;
 	if (st) {
 		const struct unwind_stats *us = unwind_stats(r.ns->u);
