@@ -36,7 +36,7 @@ test_expect_success '--version prints the version, the perf configure found and 
 		test_grep "^built with: no perf \(built without perf present\)$" line2
 	fi &&
 	sed -n 3p out >line3 &&
-	test_grep "^features: pprof=yes libdw=(yes|no) libtraceevent=(yes|no) libperf=(yes|no) bpf=(yes|no)$" line3
+	test_grep "^features: pprof=yes libdw=(yes|no) libtraceevent=(yes|no) libperf=(yes|no) bpf=(yes|no) zstd=(yes|no)$" line3
 '
 
 test_expect_success '-V is --version' '

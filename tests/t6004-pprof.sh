@@ -88,7 +88,7 @@ test_expect_success BUILD_TOOLS 'configure --without-protobuf-c: a build without
 		--without-libperf CFLAGS=-O0 >out 2>err) &&
 	test_grep "^checking for protobuf-c\.\.\. no \(--without-protobuf-c\)$" nopb/out &&
 	test_grep "^checking for libperf\.\.\. no \(--without-libperf\)$" nopb/out &&
-	test_grep "pprof output: no; top \(libperf\): no\)$" nopb/out &&
+	test_grep "pprof output: no; compressed perf\.data \(zstd\): (yes|no); top \(libperf\): no\)$" nopb/out &&
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2 -C "$PPR_SRCDIR" \
 		-f "$PWD/nopb/Makefile" BUILD="$PWD/nopb/build" \
 		"$PWD/nopb/build/pyperf-run" >nopb/make.out 2>&1 &&
