@@ -61,12 +61,15 @@ static void bpf_note_signal(int sig)
 /*
  * Wait for the program to end, passing SIGTERM and SIGHUP on to it
  * (bpf_note_signal() notes them; Ctrl-C is ignored here and reaches the
- * program from the terminal).  1 when it ended and *status holds how.
+ * program from the terminal).  deadline: a record_mono_now() time to
+ * give up at (looking every 50 ms), 0 for none.  1 when it ended and
+ * *status holds how, -1 at the deadline, 0 on an error.
  */
-static int wait_program(pid_t pid, int *status)
+static int wait_program(pid_t pid, int *status, double deadline)
 {
 	for (;;) {
-		pid_t p = waitpid(pid, status, 0);
+		struct timespec ts = { 0, 50000000L };
+		pid_t p = waitpid(pid, status, deadline ? WNOHANG : 0);
 
 		if (p == pid)
 			return 1;
@@ -75,6 +78,11 @@ static int wait_program(pid_t pid, int *status)
 		if (bpf_sig) {
 			kill(pid, bpf_sig);
 			bpf_sig = 0;
+		}
+		if (deadline) {
+			if (record_mono_now() >= deadline)
+				return -1;
+			nanosleep(&ts, NULL);
 		}
 	}
 }
@@ -87,27 +95,17 @@ static int wait_program(pid_t pid, int *status)
  */
 static int end_program(struct record_run *r, pid_t pid, int *status)
 {
-	double term_at = record_mono_now() + RECORD_DURATION_GRACE;
+	int ended;
 
 	kill(pid, SIGINT);
 	record_say_duration_stop(r, pid);
-	while (record_mono_now() < term_at) {
-		struct timespec ts = { 0, 50000000L };
-		pid_t p = waitpid(pid, status, WNOHANG);
-
-		if (p == pid)
-			return 1;
-		if (p < 0 && errno != EINTR)
-			return 0;
-		if (bpf_sig) {
-			kill(pid, bpf_sig);
-			bpf_sig = 0;
-		}
-		nanosleep(&ts, NULL);
-	}
+	ended = wait_program(pid, status,
+			     record_mono_now() + RECORD_DURATION_GRACE);
+	if (ended >= 0)
+		return ended;
 	kill(pid, SIGTERM);
 	record_say_duration_term(r, pid);
-	return wait_program(pid, status);
+	return wait_program(pid, status, 0);
 }
 
 /* The recording's error, and where the disk is full what to do. */
@@ -318,7 +316,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		if (g.pid > 0 && !exited) {
 			record_say(r, RECORD_MSG_NOTE, "no longer recording: "
 				   "waiting for the program to end");
-			exited = wait_program(g.pid, &r->wait_status);
+			exited = wait_program(g.pid, &r->wait_status, 0);
 		}
 		r->program_ended = exited;
 		goto out;
