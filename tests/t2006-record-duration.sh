@@ -94,8 +94,9 @@ for route in bpf perf; do
 
 	test_expect_success $prereq "$route: a program that never ends stops after $S s, SIGINT's status" '
 		rm -f life &&
-		elapsed test_expect_code 130 record_env "$PPR_BIN" record $opts -o $route \
-			--python "$PY" --duration $S spin.py life 2>err &&
+		{ elapsed test_expect_code 130 record_env "$PPR_BIN" record $opts -o $route \
+			--python "$PY" --duration $S spin.py life 2>err ||
+			{ cat err; false; }; } &&
 		cat err &&
 		test_grep "duration $S s: the program \(pid [0-9]+\) gets SIGINT, as from Ctrl-C" err &&
 		! grep SIGTERM err &&
@@ -109,8 +110,9 @@ for route in bpf perf; do
 	'
 
 	test_expect_success $prereq "$route: a program deaf to SIGINT gets SIGTERM after the grace, and record says so" '
-		elapsed test_expect_code 143 record_env "$PPR_BIN" record $opts -o $route-deaf \
-			--python "$PY" --duration $S deaf.py 2>err &&
+		{ elapsed test_expect_code 143 record_env "$PPR_BIN" record $opts -o $route-deaf \
+			--python "$PY" --duration $S deaf.py 2>err ||
+			{ cat err; false; }; } &&
 		cat err &&
 		test_grep "gets SIGINT, as from Ctrl-C" err &&
 		test_grep "warning: the program \(pid [0-9]+\) still ran $GRACE s after --duration.s SIGINT: SIGTERM sent to it" err &&
