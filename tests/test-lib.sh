@@ -52,10 +52,34 @@ LANG=C
 export LC_ALL LANG
 unset PYTHONPERFSUPPORT PYTHON_PERF_JIT_SUPPORT PYTHONSTARTUP PYTHONPATH
 
+# python3 on PATH may be a pyenv shim, a bash script that runs `pyenv
+# exec`: 0.2 s a call on a quiet machine, more than 1 s on a loaded one
+# (measured here), and the tests call python3 for hundreds of checks.
+# They run the interpreter the shim would run, directly: its directory
+# goes first in PATH (what record and doctor find there is that same
+# interpreter).
+case $(command -v python3 2>/dev/null) in
+*/shims/python3)
+	shim_py_=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	case $shim_py_ in
+	/*/python3*) test -x "$shim_py_" && PATH=${shim_py_%/*}:$PATH ;;
+	esac
+	;;
+esac
+
 if test "${PPR_SANITIZE:-}" = 1; then
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=198
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=198
 	export ASAN_OPTIONS UBSAN_OPTIONS
+fi
+
+# make check COVERAGE=1: each test's gcov counters in a tree of its own
+# (tests/sanitize-set.py), writable by the tests that run as nobody
+if test -n "${PPR_COVERAGE_DIR:-}"; then
+	GCOV_PREFIX=$PPR_COVERAGE_DIR/$TEST_NAME
+	GCOV_PREFIX_STRIP=0
+	export GCOV_PREFIX GCOV_PREFIX_STRIP
+	mkdir -p "$GCOV_PREFIX" && chmod 1777 "$PPR_COVERAGE_DIR" "$GCOV_PREFIX"
 fi
 
 test_count=0
@@ -144,6 +168,9 @@ test_expect_success() {
 	test_end_="$TRASH/.end.$((test_count + 1))"
 	test_diag_="$TRASH/.diag.$((test_count + 1))"
 	rm -f "$test_end_" "$test_diag_"
+	test_t0_=$(date +%s)
+	times >"$TRASH/.cpu"	# in this shell: in $(...) it is the subshell's
+	test_cpu0_=$(sed -n 2p "$TRASH/.cpu")
 	(
 		test_body_ "$2"
 		test_status_=$?
@@ -151,6 +178,12 @@ test_expect_success() {
 		exit $test_status_
 	) >"$test_out_" 2>&1
 	test_status_=$?
+	# each subtest's wall and CPU seconds (its children's), for
+	# tests/times.py: where the suite's time goes
+	times >"$TRASH/.cpu"
+	printf '%s %s %s %s %s\n' "$TEST_NAME" "$((test_count + 1))" \
+		"$(($(date +%s) - test_t0_))" "$test_cpu0_" \
+		"$(sed -n 2p "$TRASH/.cpu")" >>"$TEST_DIR/.times"
 	if ! test -e "$test_end_"; then
 		# An exit in a body would report "ok" for a test that did
 		# not run to its end: a skip is a prerequisite's job.
@@ -283,6 +316,33 @@ ppr_commands() {
 
 # --- interpreters ----------------------------------------------------------
 ppr_pythons() {
+	ppr_python_table | awk '{ print $2 }'
+}
+
+# "X.Y PATH" for each of ppr_pythons, found and asked once a suite run
+# (the first test of make check's run writes tests/.pythons, which make
+# check removes first; a test run alone asks once): each lookup ran
+# pyenv and every interpreter, seconds on a loaded machine, and a test
+# asks for interpreters dozens of times.
+ppr_python_table() {
+	if test "${PPR_SHARE_PYTHONS:-}" = 1 && test -s "$TEST_DIR/.pythons"; then
+		cat "$TEST_DIR/.pythons"
+		return 0
+	fi
+	if ! test -s "$TRASH/.pythons"; then
+		ppr_find_pythons | while read -r p_; do
+			echo "$(ppr_ask_python_version "$p_") $p_"
+		done >"$TRASH/.pythons.new" &&
+		mv "$TRASH/.pythons.new" "$TRASH/.pythons" &&
+		if test "${PPR_SHARE_PYTHONS:-}" = 1; then
+			cp "$TRASH/.pythons" "$TEST_DIR/.pythons.$$" &&
+			mv -f "$TEST_DIR/.pythons.$$" "$TEST_DIR/.pythons"
+		fi
+	fi
+	cat "$TRASH/.pythons"
+}
+
+ppr_find_pythons() {
 	if test -n "${PYPERF_TEST_PYTHONS:-}"; then
 		printf '%s\n' "$PYPERF_TEST_PYTHONS" | tr ': ' '\n\n' | sed '/^$/d'
 		return 0
@@ -315,18 +375,22 @@ ppr_pythons() {
 
 # The version "X.Y" of an interpreter.
 ppr_python_version() {
+	pv_=$(ppr_python_table | awk -v p="$1" '$2 == p { print $1; exit }')
+	if test -n "$pv_"; then
+		echo "$pv_"
+	else
+		ppr_ask_python_version "$1"
+	fi
+}
+
+ppr_ask_python_version() {
 	"$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null
 }
 
 # First interpreter of version X.Y (optionally not under pyenv: "system").
 ppr_python() {
-	for py_ in $(ppr_pythons); do
-		if test "$(ppr_python_version "$py_")" = "$1"; then
-			echo "$py_"
-			return 0
-		fi
-	done
-	return 1
+	ppr_python_table | awk -v v="$1" '$1 == v { print $2; f = 1; exit }
+		END { exit !f }'
 }
 
 # --- common prerequisites ---------------------------------------------------
