@@ -12,37 +12,7 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 
 PROG=$PPR_SRCDIR/tests/fixtures/walker-target.py
 
-# wait_ready FILE: the target's "ready PID" line, within 10 s
-wait_ready() {
-	i=0
-	while ! grep -q "^ready " "$1" 2>/dev/null; do
-		i=$((i + 1))
-		test $i -lt 100 || { echo "the target did not start"; return 1; }
-		sleep 0.1
-	done
-}
-
-# deep_share COLLAPSED DEPTH MIN%: at least MIN% of the samples under
-# leaf() have DEPTH Python frames or more (a --view python collapsed
-# report: every frame of a line is a Python frame)
-deep_share() {
-	python3 - "$@" <<-\PY
-	import sys
-	depth, need = int(sys.argv[2]), float(sys.argv[3])
-	n = deep = 0
-	for line in open(sys.argv[1]):
-	    stack, _, w = line.rstrip("\n").rpartition(" ")
-	    frames = stack.split(";")
-	    if not frames[-1].startswith("leaf ("):
-	        continue
-	    n += int(w)
-	    if len(frames) >= depth:
-	        deep += int(w)
-	pct = 100.0 * deep / n if n else 0
-	print("%d of %d leaf samples have >= %d Python frames (%.1f %%)" % (deep, n, depth, pct))
-	sys.exit(pct < need)
-	PY
-}
+. "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 test_expect_success BPF 'record --mode bpf: the program output and exit status pass through' '
 	ppr record -q --mode bpf -o s1 --python /usr/bin/python3 "$PROG" deep 50 1 7 >out 2>err;

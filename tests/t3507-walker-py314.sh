@@ -24,33 +24,7 @@ PROG=$PPR_SRCDIR/tests/fixtures/walker-target.py
 REF=$FIX/ref-sampler.py
 CMP=$FIX/ref-compare.py
 
-# deep_share COLLAPSED DEPTH MIN%: at least MIN% of the samples under
-# leaf() have DEPTH Python frames or more (a --view python collapsed
-# report: every frame of a line is a Python frame)
-deep_share() {
-	python3 - "$@" <<-\PY
-	import sys
-	depth, need = int(sys.argv[2]), float(sys.argv[3])
-	n = deep = 0
-	for line in open(sys.argv[1]):
-	    stack, _, w = line.rstrip("\n").rpartition(" ")
-	    frames = stack.split(";")
-	    if not frames[-1].startswith("leaf ("):
-	        continue
-	    n += int(w)
-	    if len(frames) >= depth:
-	        deep += int(w)
-	pct = 100.0 * deep / n if n else 0
-	print("%d of %d leaf samples have >= %d Python frames (%.1f %%)" % (deep, n, depth, pct))
-	sys.exit(pct < need)
-	PY
-}
-
-# wait_ready FILE: the target's "ready PID" line, within 10 s
-wait_ready() {
-	wait_for 10 grep -q "^ready " "$1" ||
-		{ echo "the target did not start"; return 1; }
-}
+. "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 test_have_prereq UROOT &&
 	DIR=$(uroot_put "$PROG" "$REF" "$FIX/wall-truth.py")
