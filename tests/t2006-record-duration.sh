@@ -6,6 +6,12 @@ test_description='record --duration with a program: stopped after S seconds, SIG
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 
+# record runs the program with SIGINT as it found it: a test run in the
+# background of a non-interactive shell (a suite started with &) has it
+# ignored, and the program would then be deaf to --duration's SIGINT.
+# The program starts as from a terminal: SIGINT at its default.
+SIGDFL=$PPR_SRCDIR/tests/fixtures/robust-sigdfl.py
+
 # S, and the grace record gives a program after its SIGINT
 # (RECORD_DURATION_GRACE, which --help states).
 S=1
@@ -94,7 +100,7 @@ for route in bpf perf; do
 
 	test_expect_success $prereq "$route: a program that never ends stops after $S s, SIGINT's status" '
 		rm -f life &&
-		{ elapsed test_expect_code 130 record_env "$PPR_BIN" record $opts -o $route \
+		{ elapsed test_expect_code 130 record_env python3 "$SIGDFL" "$PPR_BIN" record $opts -o $route \
 			--python "$PY" --duration $S spin.py life 2>err ||
 			{ cat err; false; }; } &&
 		cat err &&
@@ -110,7 +116,7 @@ for route in bpf perf; do
 	'
 
 	test_expect_success $prereq "$route: a program deaf to SIGINT gets SIGTERM after the grace, and record says so" '
-		{ elapsed test_expect_code 143 record_env "$PPR_BIN" record $opts -o $route-deaf \
+		{ elapsed test_expect_code 143 record_env python3 "$SIGDFL" "$PPR_BIN" record $opts -o $route-deaf \
 			--python "$PY" --duration $S deaf.py 2>err ||
 			{ cat err; false; }; } &&
 		cat err &&
