@@ -726,7 +726,7 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 	unsigned maj = 0, min = 0;
 	int ft = 0, have_ver = 0, is_python = 0;
 	uint64_t bias = 0, head;
-	char err[PPR_ERR_LEN];
+	char err[PPR_ERR_LEN], first_err[PPR_ERR_LEN] = "";
 	const struct walker_layout *tl;
 
 	memset(t, 0, sizeof(*t));
@@ -749,8 +749,13 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 		want[2].name = "Py_GetVersion";
 		if (elf_find_symbols(root, want, 3, 1, &es, err, sizeof(err)) &&
 		    elf_find_symbols(objs[i].path, want, 3, 1, &es, err,
-				     sizeof(err)))
+				     sizeof(err))) {
+			/* kept: "not a Python" would hide a failed read */
+			if (!first_err[0])
+				snprintf(first_err, sizeof(first_err), "%s",
+					 err);
 			continue;
+		}
 		if (!want[2].found && !want[0].found) {
 			elf_syms_release(&es);
 			continue;
@@ -800,6 +805,12 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 		elf_syms_release(&es);
 		if (!holder && have_ver)
 			break;
+	}
+	if (!is_python && first_err[0]) {
+		st = fail(t, PYTARGET_ERROR, "process %d (%s): cannot read "
+			  "its symbols: %s", (int)pid, objs[0].path,
+			  first_err);
+		goto out;
 	}
 	if (!is_python) {
 		st = fail(t, PYTARGET_NOT_PYTHON, "process %d (%s) is not a "
