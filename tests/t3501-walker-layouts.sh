@@ -128,7 +128,12 @@ for py in $(ppr_pythons); do
 		names_pid=$! &&
 		wait_for 30 grep -q "^ready$" names.out &&
 		"$TP" names "$names_pid" <names.out >names; s=$?
+		# (two suite runs saw every read fail: was the target still
+		# there?  its stderr and state say, when this fails)
+		state=$(ps -o stat= -p $names_pid 2>&1)
 		kill $names_pid; wait $names_pid
+		echo "# target $names_pid state: ${state:-gone}" >>names
+		cat names.err >>names
 		cat names &&
 		test $s = 0 && ! grep "^not ok" names &&
 		test $(grep -c "^ok - code " names) = $(grep -c "^code " names.out) &&
