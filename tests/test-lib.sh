@@ -302,9 +302,7 @@ as_nobody() {
 		# COVERAGE=1: nobody cannot write where root's runs made
 		# the counters' directories (0755): a tree of its own
 		mkdir -p "$GCOV_PREFIX/nobody" && chmod 1777 "$GCOV_PREFIX/nobody"
-		setpriv --reuid=65534 --regid=65534 --clear-groups env -- \
-			GCOV_PREFIX="$GCOV_PREFIX/nobody" "$@"
-		return
+		set -- GCOV_PREFIX="$GCOV_PREFIX/nobody" "$@"
 	fi
 	setpriv --reuid=65534 --regid=65534 --clear-groups env -- "$@"
 }
