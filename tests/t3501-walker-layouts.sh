@@ -123,7 +123,10 @@ for py in $(ppr_pythons); do
 	# functions, a comprehension), 3.11+'s from co_qualname, and every
 	# thread's Python name by its native id (pythreads.h).
 	test_expect_success "$tag: qualified names and thread names read from the live process" '
-		rm -f names.out &&
+		# (a list ending in & runs in the background whole: the rm
+		# then raced the wait below, which could read the last
+		# iteration names.out, and $! was a shell, not python)
+		rm -f names.out || return 1
 		"$py" "$NAMES_PY" >names.out 2>names.err &
 		names_pid=$! &&
 		wait_for 30 grep -q "^ready$" names.out &&

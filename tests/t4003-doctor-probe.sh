@@ -117,7 +117,7 @@ not_empty() {
 }
 
 test_expect_success PERF,PY313 'an interrupted probe still cleans up and exits 130' '
-	py=$(ppr_python 3.13) &&
+	py=$(ppr_python 3.13) || return 1
 	HOME="$TRASH/home" TMPDIR="$TRASH/tmp" "$PPR_BIN" doctor --probe --python "$py" >out 2>err &
 	pid=$! &&
 	wait_for 10 not_empty "$TRASH/tmp" &&

@@ -76,7 +76,7 @@ test_expect_success PY,CC 'pyperf-python builds on first use by itself' '
 '
 
 test_expect_success PY,CC 'two first-use builds at once: both succeed, one build stays' '
-	rm -rf "$XDG_CACHE_HOME" &&
+	rm -rf "$XDG_CACHE_HOME" || return 1
 	ppr trampoline build --python "$PY" >b1 2>e1 &
 	ppr trampoline build --python "$PY" >b2 2>e2 &&
 	wait $! &&
