@@ -9,10 +9,7 @@
 # process before its exec (meta program_pid).
 test_description='record: the profile holds the program, not pyperf-run'
 . ./test-lib.sh
-# perf itself (run directly here) keeps build-ids and, for perf inject
-# --jit, a jitted-PID-N.so a function in ~/.debug: in the trash instead
-PERF_BUILDID_DIR=$TRASH/buildid
-export PERF_BUILDID_DIR
+perf_buildids_in_trash
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 
 test_prereq_PY313() {

@@ -5,10 +5,7 @@
 # nothing on stdout, no output file left behind.
 test_description='report: bad sessions and bad usage'
 . ./test-lib.sh
-# perf itself (run directly here) keeps build-ids and, for perf inject
-# --jit, a jitted-PID-N.so a function in ~/.debug: in the trash instead
-PERF_BUILDID_DIR=$TRASH/buildid
-export PERF_BUILDID_DIR
+perf_buildids_in_trash
 
 # expect_fail PATTERN ARGS...: exit 1, one error line matching PATTERN,
 # stdout empty

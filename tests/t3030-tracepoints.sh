@@ -7,10 +7,7 @@
 # unit-test binary's --sched-switch mode (tests/unit/t-tracedata.c).
 test_description='tracepoint payloads from perf.data agree with perf script'
 . ./test-lib.sh
-# perf itself (run directly here) keeps build-ids and, for perf inject
-# --jit, a jitted-PID-N.so a function in ~/.debug: in the trash instead
-PERF_BUILDID_DIR=$TRASH/buildid
-export PERF_BUILDID_DIR
+perf_buildids_in_trash
 
 # sched_switch across all CPUs needs root or perf_event_paranoid <= -1,
 # and a readable tracefs.

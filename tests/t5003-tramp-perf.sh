@@ -2,10 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='embedded trampoline: real perf profiles (shares, complete stacks)'
 . ./test-lib.sh
-# perf itself (run directly here) keeps build-ids and, for perf inject
-# --jit, a jitted-PID-N.so a function in ~/.debug: in the trash instead
-PERF_BUILDID_DIR=$TRASH/buildid
-export PERF_BUILDID_DIR
+perf_buildids_in_trash
 . "$TEST_DIR/fixtures/tramp-lib.sh"
 
 mkdir -p d

@@ -2,10 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='pyperf-python under real perf: Python functions in perf script'
 . ./test-lib.sh
-# perf itself (run directly here) keeps build-ids and, for perf inject
-# --jit, a jitted-PID-N.so a function in ~/.debug: in the trash instead
-PERF_BUILDID_DIR=$TRASH/buildid
-export PERF_BUILDID_DIR
+perf_buildids_in_trash
 
 unset PYTHON PYPERF_TRAMPOLINE PYPERF_TRAMPOLINE_DIR PYPERF_LIBDIR
 XDG_CACHE_HOME=$TRASH/cache

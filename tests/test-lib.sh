@@ -288,6 +288,15 @@ wait_for() {
 	done
 }
 
+# perf_buildids_in_trash: perf run directly by a test keeps its build-ids
+# and, for perf inject --jit, a jitted-PID-N.so a function in the trash,
+# not in ~/.debug (which doctor walks).  Not for tests of record's own
+# ~/.debug hygiene: record's perf would write there too.
+perf_buildids_in_trash() {
+	PERF_BUILDID_DIR=$TRASH/buildid
+	export PERF_BUILDID_DIR
+}
+
 # reaped PID: there is no process PID any more, not even a zombie: its
 # parent has seen it end.
 reaped() {
