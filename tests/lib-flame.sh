@@ -109,8 +109,11 @@ flame_kv() {
 	sed -n "s/^$1=//p" "$2" | head -n 1
 }
 
-# Share (percent, 1 decimal) of stacks whose frames match the extended
-# regex $1 in a collapsed file $2 (each stack counted once).
+# Share (percent, 3 decimals) of stacks whose frames match the extended
+# regex $1 in a collapsed file $2 (each stack counted once). Not rounded
+# to the formats' 1 decimal: 31.25 is 31.3 in JavaScript's toFixed and
+# 31.2 in awk's printf (round half to even), so a rounded reference can
+# be 0.1 off a right answer; an unrounded one is within 0.05 of it.
 flame_collapsed_share() {
 	awk -v re="$1" '
 	{
@@ -120,7 +123,7 @@ flame_collapsed_share() {
 		for (i = 1; i <= k; i++)
 			if (fr[i] ~ re) { hit += n; break }
 	}
-	END { printf "%.1f\n", total ? 100 * hit / total : 0 }' "$2"
+	END { printf "%.3f\n", total ? 100 * hit / total : 0 }' "$2"
 }
 
 # |a - b| <= tol (decimals: 31.3 - 31.2 is 0.1000000000000014 in

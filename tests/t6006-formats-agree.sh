@@ -21,7 +21,7 @@ test_expect_success SESSION 'record a session and report every format' '
 	ppr report -i sess >prof.text
 '
 
-# share of $1 (percent, 1 decimal) in each format, one "FORMAT SHARE" line
+# share of $1 (percent; 3 decimals in collapsed, the reference) in each format, one "FORMAT SHARE" line
 test_expect_success SESSION 'collapsed' '
 	for f in $funcs; do
 		echo "$f $(flame_collapsed_share "^$f \\(.*prog.py\\)\$" prof.collapsed)"

@@ -11,7 +11,8 @@ test_description='perf matrix: complete thread stacks and the same shares with e
 #   - tests/fixtures/threads-deep.py, four threads 6 Python levels deep;
 # and reports with the same perf.  At least 99 % of the samples of every
 # thread but the main one must be complete: the stack reaches the
-# thread's bootstrap (start_thread / clone).  Then every other perf of
+# thread's bootstrap (start_thread / clone, or the kernel's
+# ret_from_fork for a thread not yet in user space).  Then every other perf of
 # the matrix that can read the session (perf 6.1 cannot read what 6.12
 # wrote: "incompatible file format") reports it again, and every Python
 # function's inclusive share must be within 1 point.  A perf or an
@@ -54,9 +55,12 @@ thread_complete() {
 			next
 		tot += n
 		# a native thread root, or the Python root of the thread when the
-		# stack was rebuilt from its context (not under [incomplete])
+		# stack was rebuilt from its context (not under [incomplete]), or
+		# the kernel root of a thread sampled in its clone, before it first
+		# returned to user space: it has no user frames to unwind yet
 		if (f[2] ~ /^(__GI_)?_*(clone3?|start_thread)$/ ||
-		    f[2] ~ /^Thread\._bootstrap \(.*threading\.py\)$/)
+		    f[2] ~ /^Thread\._bootstrap \(.*threading\.py\)$/ ||
+		    f[2] ~ /^ret_from_fork(_asm)?_\[k\]$/)
 			ok += n
 		else
 			cut[f[2]] += n
