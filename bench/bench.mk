@@ -9,6 +9,9 @@
 #   make bench BENCH_PARTS=ace    only some tables
 #   make bench BENCH_QUICK=1      fewer runs, shorter recordings
 #   make bench BENCH_REPS=7       runs per overhead cell (default 5)
+#   make bench BENCH_PARTS=v BENCH_BEFORE=REV
+#                                 this build against revision REV's
+#                                 (built in a git worktree), side by side
 # Environment: BENCH_PYTHONS='path ...' (instead of discovery),
 # PYPERF_CACHE (where the frame-pointer build is), BENCH_KEEP=1.
 
@@ -20,4 +23,5 @@ BENCH_REPS ?= 5
 bench: all
 	$(BENCH_PYTHON) $(srcdir)/bench/run.py --build '$(BUILD)' \
 		--out '$(srcdir)/bench/results' --parts '$(BENCH_PARTS)' \
-		--reps '$(BENCH_REPS)' $(if $(BENCH_QUICK),--quick)
+		--reps '$(BENCH_REPS)' $(if $(BENCH_QUICK),--quick) \
+		$(if $(BENCH_BEFORE),--before '$(BENCH_BEFORE)')

@@ -31,12 +31,16 @@ written to bench/results/<date>.md and bench/results/latest.md:
       (bench/workloads/switch.py), perf.data bytes per switch, and
       report's time on a session of a million switches (100,000 with
       --quick).
+  (v) with BENCH_BEFORE=REV (only then: not in the default parts):
+      this build against revision REV's, built in a git worktree, the
+      same commands interleaved: the program's own time under record
+      (bpf and jit mode), record's whole time, report's time by format.
 
 A cell that cannot be measured says "n/a (why)"; nothing is estimated.
 Every command is spawned with an argument vector.
 
 Usage: run.py --build BUILD [--out DIR] [--parts abcdefg] [--reps N]
-                            [--quick]
+                            [--quick] [--before REV]
 Environment: BENCH_PYTHONS (space-separated interpreter paths instead of
 discovery), PYPERF_CACHE (frame-pointer build), BENCH_KEEP=1 (keep the
 scratch directory).
@@ -1670,12 +1674,150 @@ def walker_attach(args, pythons, tool, scratch):
     return text
 
 
+# --- (v) one revision against another ---------------------------------------
+
+def build_revision(rev, scratch):
+    """Check out REV of this repository in a git worktree under scratch
+    and build it as a user would (./configure && make): (worktree, its
+    build directory) or (worktree or None, why not)."""
+    wt = os.path.join(scratch, "before")
+    r = run(["git", "-C", SRCDIR, "worktree", "add", "--detach", wt, rev],
+            timeout=120)
+    if r.code != 0:
+        return None, na("git worktree add %s: %s" % (rev, first_line(r.err,
+                                                                        60)))
+    for argv, limit in ((["./configure"], 300),
+                        (["make", "-j%d" % (os.cpu_count() or 1)], 1800)):
+        r = run(argv, cwd=wt, timeout=limit)
+        if r.code != 0:
+            return wt, na("%s in %s: %s" % (argv[0], rev,
+                                            first_line(r.err, 60)))
+    return wt, os.path.join(wt, "build", "plain")
+
+
+def spread(xs):
+    """The runs' spread: (max - min) / min, in percent."""
+    return "%.0f %%" % (100.0 * (max(xs) - min(xs)) / min(xs))
+
+
+def part_v(args, pythons, tool, scratch):
+    """The same commands with the build of another revision
+    (BENCH_BEFORE) and with this one, interleaved in one run: the
+    program's own time under record (bpf and jit mode), record's wall
+    time, and report's time per format on one session."""
+    head = "### (v) This build against revision %s\n\n" % (
+        args.before or "(none)")
+    if not args.before:
+        return head + na("no revision given: make bench BENCH_PARTS=v "
+                         "BENCH_BEFORE=REV") + "\n"
+    if not tool.has("record") or not tool.has("report"):
+        return head + na(tool.missing("record" if not tool.has("record")
+                                      else "report")) + "\n"
+    py = next((p for p in pythons if p.minor == 11 and
+               p.origin == "system"), None) or \
+        next((p for p in pythons if 8 <= p.minor <= 13 and not p.fp), None)
+    if py is None:
+        return head + na("no CPython 3.8-3.13 found") + "\n"
+    log("(v) building %s" % args.before)
+    wt, built = build_revision(args.before, scratch)
+    try:
+        if built.startswith("n/a"):
+            return head + built + "\n"
+        return head + compare_builds(args, py, Tool(built), tool, scratch)
+    finally:
+        if wt:
+            run(["git", "-C", SRCDIR, "worktree", "remove", "--force", wt],
+                timeout=120)
+
+
+def compare_builds(args, py, before, after, scratch):
+    reps = max(3, args.reps)
+    env = clean_env({"PYTHONPATH": "/usr/lib/python3/dist-packages"})
+    timed = os.path.join(WL, "timed.py")
+    fib = [os.path.join(WL, "fib.py"), "27" if args.quick else "32"]
+    builds = (("before", before), ("after", after))
+    # label -> {build: [seconds]}, and why a cell has no number
+    res = {}
+    why = {}
+
+    def add(label, which, value, err):
+        cell = res.setdefault(label, {"before": [], "after": []})
+        if value is None:
+            why[(label, which)] = na(first_line(err, 60))
+        else:
+            cell[which].append(value)
+
+    # A session of many samples, recorded once by this build, that both
+    # builds report: report's own time is what is compared.
+    sess = os.path.join(scratch, "v-report")
+    budget = 1.0 if args.quick else 4.0
+    log("(v) recording the session both builds report (%s)" % py.label)
+    r = ppr_record(after, sess, [os.path.join(WL, "busy.py"), "2",
+                                 str(budget)], python=py.path, freq=4999,
+                   env=env)
+    samples = read_meta(sess).get("samples", "?") if r.code == 0 else None
+    formats = ["text", "collapsed", "json", "html", "speedscope"]
+    for rep in range(reps):
+        log("(v) run %d of %d" % (rep + 1, reps))
+        for mode in ("bpf", "jit"):
+            for which, tl in builds:
+                s = os.path.join(scratch, "v-%s-%s" % (mode, which))
+                shutil.rmtree(s, ignore_errors=True)
+                r = ppr_record(tl, s, [timed] + fib, python=py.path,
+                               mode=mode, freq=999, env=env)
+                ok = r.code == 0
+                add("program's own time, record --mode %s, fib(%s)"
+                    % (mode, fib[1]), which,
+                    elapsed_of(r.err) if ok else None, r.err)
+                add("record --mode %s, whole command, fib(%s)"
+                    % (mode, fib[1]), which, r.wall if ok else None, r.err)
+        if samples is None:
+            continue
+        for fmt in formats:
+            for which, tl in builds:
+                argv = [tl.ppr, "report", "-i", sess]
+                if fmt != "text":
+                    argv += ["--format", fmt]
+                r = run(argv, env=env, timeout=600)
+                add("report --format %s (%s samples)" % (fmt, samples),
+                    which, r.wall if r.code == 0 else None, r.err)
+    rows = []
+    for label, cell in res.items():
+        row = [label]
+        for which in ("before", "after"):
+            xs = cell[which]
+            row.append(why.get((label, which)) if (label, which) in why
+                       or not xs else "%s (%s)" % (secs(min(xs)),
+                                                   spread(xs)))
+        b, a = cell["before"], cell["after"]
+        row.append(ratio(min(a), min(b)) if a and b and
+                   (label, "before") not in why and
+                   (label, "after") not in why else "")
+        rows.append(row)
+    text = ("`before` is revision %s built by `./configure && make` in a "
+            "git worktree, `after` is `%s`. Each cell: the minimum of %d "
+            "interleaved runs (before, after, before, ...) and, in "
+            "brackets, the runs' spread, (max - min) / min: a ratio "
+            "within that spread is noise. %s, `-F 999`; the reports are "
+            "of one default-route session of busy.py (2 processes, %g CPU "
+            "s each, `-F 4999`) recorded by `after`.%s\n\n"
+            % (args.before, os.path.relpath(after.build, SRCDIR), reps,
+               py.label, budget,
+               "" if samples is not None else
+               " The session could not be recorded: %s."
+               % first_line(r.err, 80)))
+    text += table(["command", "before", "after", "after / before"], rows)
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--parts", default="abcdefghiw")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--before", default=os.environ.get("BENCH_BEFORE"),
+                    help="table v: the revision this build is compared to")
     ap.add_argument("--quick", action="store_true",
                     help="fewer runs and shorter recordings (a smoke test)")
     args = ap.parse_args()
@@ -1716,16 +1858,17 @@ def main():
             "- interpreters: %s" % ", ".join(
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
-            "- command: `make bench%s`%s" % (
+            "- command: `make bench%s%s`%s" % (
                 "" if args.parts == "abcdefghiw" else
                 " BENCH_PARTS=%s" % args.parts,
+                " BENCH_BEFORE=%s" % args.before if args.before else "",
                 " (quick)" if args.quick else ""),
             ""]
     print("\n".join(head))
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
              "e": part_e, "f": part_f, "g": part_g, "h": part_h,
-             "i": part_i, "w": part_w}
+             "i": part_i, "w": part_w, "v": part_v}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
