@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/bench.mk: `make bench` (included by Makefile.in).  Prints ten
+# bench/bench.mk: `make bench` (included by Makefile.in).  Prints eleven
 # tables (overhead, end to end and record's fixed cost, report speed,
 # data, accuracy, complete stacks by depth, perf.data readers, top's
 # CPU, the frame walker, record --wall) and writes them to
@@ -16,7 +16,7 @@
 # PYPERF_CACHE (where the frame-pointer build is), BENCH_KEEP=1.
 
 BENCH_PYTHON ?= $(if $(PYTHON),$(PYTHON),python3)
-BENCH_PARTS ?= abcdefghiw
+BENCH_PARTS ?= abcdefghiws
 BENCH_REPS ?= 5
 
 .PHONY: bench

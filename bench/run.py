@@ -31,6 +31,11 @@ written to bench/results/<date>.md and bench/results/latest.md:
       (bench/workloads/switch.py), perf.data bytes per switch, and
       report's time on a session of a million switches (100,000 with
       --quick).
+  (s) CPython 3.14 and 3.15 (Debian unstable's, in the root that
+      .ci/setup.d/unstable-root.sh builds): the program's cost under
+      record --mode bpf, and CPython 3.15's own sampler side by side (its
+      cost, both tools' shares against split.py's own measure, and what
+      each shows that the other does not).
   (v) with BENCH_BEFORE=REV (only then: not in the default parts):
       this build against revision REV's, built in a git worktree, the
       same commands interleaved: the program's own time under record
@@ -1674,6 +1679,249 @@ def walker_attach(args, pythons, tool, scratch):
     return text
 
 
+# --- (s) CPython 3.14/3.15 in their own root, and 3.15's own sampler -------
+
+def unstable_root():
+    """The root of Debian unstable's packages that .ci/setup.d/
+    unstable-root.sh builds (its 3.14 and 3.15 need unstable's glibc)."""
+    cache = os.environ.get("PYPERF_CACHE") or \
+        os.path.join(os.path.expanduser("~"), ".cache", "pyperf-run")
+    return os.path.join(cache, "unstable-root")
+
+
+def collapsed_shares(stacks, funcs, is_frame):
+    """Inclusive shares (percent) of funcs among the samples whose stack
+    holds main() or one of them; stacks: [(frames, count)]; is_frame(f,
+    fn): is frame name f the function fn of the workload.  (shares,
+    samples) or (None, 0)."""
+    counts = dict.fromkeys(funcs, 0)
+    denom = 0
+    for frames, c in stacks:
+        hit = [fn for fn in funcs if any(is_frame(f, fn) for f in frames)]
+        if hit or any(is_frame(f, "main") for f in frames):
+            denom += c
+        for fn in hit:
+            counts[fn] += c
+    if not denom:
+        return None, 0
+    return [100.0 * counts[fn] / denom for fn in funcs], denom
+
+
+def read_collapsed(path):
+    stacks = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if stack and count.isdigit():
+                stacks.append((stack.split(";"), int(count)))
+    return stacks
+
+
+def part_s(args, pythons, tool, scratch):
+    """CPython 3.14 and 3.15 (Debian unstable's, in their own root): the
+    program's cost under the frame walker, and 3.15's own sampler
+    (`python3.15 -m profiling.sampling`) side by side: its cost at the
+    same rate and both tools' shares against the split the program
+    measures itself."""
+    head = ("### (s) CPython 3.14 and 3.15 in another root, and 3.15's "
+            "own sampler\n\n")
+    root = unstable_root()
+    vers = [v for v in ("3.14", "3.15")
+            if os.access(os.path.join(root, "usr", "bin", "python" + v),
+                         os.X_OK)]
+    if not vers:
+        return head + na("no %s/usr/bin/python3.14 or 3.15: "
+                         ".ci/setup.d/unstable-root.sh builds them" % root) \
+            + "\n"
+    if os.geteuid() != 0:
+        return head + na("chroot and the proc mount need root") + "\n"
+    if not tool.has("record") or not tool.has("report"):
+        return head + na(tool.missing("record" if not tool.has("record")
+                                      else "report")) + "\n"
+    # the workloads, where the root's programs see them
+    inner = tempfile.mkdtemp(prefix="pyperf-bench-",
+                             dir=os.path.join(root, "tmp"))
+    os.chmod(inner, 0o700)
+    seen = "/tmp/" + os.path.basename(inner)
+    for w in ("timed.py", "fib.py", "split.py"):
+        shutil.copy(os.path.join(WL, w), inner)
+    # the sampler reads the target's /proc/PID: mount proc in the root
+    # for this table, and unmount it after (only if this table did)
+    proc = os.path.join(root, "proc")
+    mounted = False
+    if not os.path.ismount(proc):
+        r = run(["mount", "-t", "proc", "proc", proc], timeout=30)
+        mounted = r.code == 0
+    try:
+        return head + sampler_tables(args, tool, scratch, root, vers,
+                                     inner, seen)
+    finally:
+        if mounted:
+            run(["umount", proc], timeout=30)
+        shutil.rmtree(inner, ignore_errors=True)
+
+
+def sampler_tables(args, tool, scratch, root, vers, inner, seen):
+    reps = max(3, args.reps)
+    n = "30" if args.quick else "35"
+    env = clean_env()
+    # the root has no C.UTF-8 locale: the sampler's setlocale() fails
+    env["LC_ALL"] = "C"
+    rate = 1000
+
+    def in_root(v):
+        return ["chroot", root, "/usr/bin/python" + v]
+
+    def sampler(v, out):
+        return in_root(v) + ["-m", "profiling.sampling", "run", "--mode",
+                             "cpu", "-r", "%dhz" % rate, "--collapsed",
+                             "-o", out]
+
+    fib = [seen + "/timed.py", seen + "/fib.py", n]
+    cols = ["plain", "bpf"] + (["sampler"] if "3.15" in vers else [])
+    own = {(v, c): [] for v in vers for c in cols}
+    whole = {(v, c): [] for v in vers for c in cols}
+    why = {}
+    sess = os.path.join(scratch, "s-session")
+    for rep in range(reps):
+        for v in vers:
+            log("(s) python %s, fib(%s), run %d of %d" % (v, n, rep + 1,
+                                                          reps))
+            for c in cols:
+                if (v, c) in why or (c == "sampler" and v != "3.15"):
+                    continue
+                if c == "plain":
+                    r = run(in_root(v) + fib, env=env)
+                elif c == "bpf":
+                    shutil.rmtree(sess, ignore_errors=True)
+                    r = ppr_record(tool, sess, ["--"] + in_root(v) + fib,
+                                   mode="bpf", freq=rate - 1, env=env)
+                else:
+                    r = run(sampler(v, seen + "/fib.txt") + fib, env=env)
+                e = elapsed_of(r.err)
+                if r.code != 0 or e is None:
+                    why[(v, c)] = na(first_line(r.err, 60))
+                    continue
+                own[(v, c)].append(e)
+                whole[(v, c)].append(r.wall)
+    rows = []
+    for v in vers:
+        base = own[(v, "plain")]
+        row = ["%s (Debian unstable, chroot)" % v,
+               why.get((v, "plain")) or secs(min(base))]
+        for c in cols[1:]:
+            xs = own[(v, c)]
+            if c == "sampler" and v != "3.15":
+                row += ["n/a (3.15+ only)", ""]
+            elif (v, c) in why or not xs or not base:
+                row += [why.get((v, c), "n/a"), ""]
+            else:
+                row += ["%s (%s)" % (secs(min(xs)), ratio(min(xs),
+                                                        min(base))),
+                        "%s (%s)" % (secs(min(whole[(v, c)])),
+                                     ratio(min(whole[(v, c)]),
+                                           min(whole[(v, "plain")])))]
+        rows.append(row)
+    text = ("fib(%s) through `timed.py` (the program's own time, inside "
+            "the interpreter) and the whole command's wall time; minimum "
+            "of %d interleaved runs, ratios to the plain run. bpf: "
+            "`pyperf-run record --mode bpf -F %d -- chroot ROOT "
+            "/usr/bin/python3.X ...` (no hook; frames read in the kernel). "
+            "sampler: `chroot ROOT /usr/bin/python3.15 -m profiling.sampling "
+            "run --mode cpu -r %dhz --collapsed -o FILE ...` (reads the "
+            "process's memory from another process; proc is mounted in "
+            "the root for it). Goal for bpf: <= 1.05x.\n\n"
+            % (n, reps, rate - 1, rate))
+    hdr = ["interpreter", "plain, own time", "bpf, own time",
+           "bpf, whole command"]
+    if "sampler" in cols:
+        hdr += ["sampler, own time", "sampler, whole command"]
+    text += table(hdr, rows)
+    # accuracy: both tools against the split the program measures
+    funcs = ("alpha", "beta", "gamma")
+    secs_split = "1.0" if args.quick else "3.0"
+    arows = []
+
+    def ours(f, fn):
+        return re.match(r"%s \((?:.*/)?split\.py(?::\d+)?\)$"
+                        % re.escape(fn), f) is not None
+
+    def theirs(f, fn):
+        return re.match(r"(?:.*/)?split\.py:%s:\d+$" % re.escape(fn),
+                        f) is not None
+
+    for v in vers:
+        for c in ("bpf", "sampler"):
+            if c == "sampler" and v != "3.15":
+                continue
+            log("(s) python %s, split.py, %s" % (v, c))
+            truth = os.path.join(inner, "split.json")
+            argv_in = [seen + "/split.py", seen + "/split.json", secs_split]
+            if c == "bpf":
+                shutil.rmtree(sess, ignore_errors=True)
+                r = ppr_record(tool, sess, ["--"] + in_root(v) + argv_in,
+                               mode="bpf", freq=rate - 1, env=env)
+                st = ppr_collapsed(tool, sess, env) if r.code == 0 else \
+                    na("record: %s" % first_line(r.err, 60))
+                match = ours
+            else:
+                r = run(sampler(v, seen + "/split.txt") + argv_in, env=env)
+                st = read_collapsed(os.path.join(inner, "split.txt")) \
+                    if r.code == 0 else na(first_line(r.err, 60))
+                match = theirs
+            label = "pyperf-run bpf" if c == "bpf" else \
+                "profiling.sampling cpu"
+            if isinstance(st, str):
+                arows.append([v, label, st, "", "", ""])
+                continue
+            with open(truth) as f:
+                m = json.load(f)
+            measured = [100.0 * m["functions"][fn] / m["main"]
+                        for fn in funcs]
+            prof, denom = collapsed_shares(st, funcs, match)
+            if prof is None:
+                arows.append([v, label, "/".join("%.1f" % x
+                                                 for x in measured),
+                              "n/a (no frames of split.py)", "", ""])
+                continue
+            arows.append([v, label,
+                          "/".join("%.1f" % x for x in measured),
+                          "/".join("%.1f" % x for x in prof),
+                          "%.1f" % max(abs(a - b) for a, b in
+                                       zip(measured, prof)),
+                          str(denom)])
+    text += ("\n\nAccuracy: `split.py` (%s CPU s) measures its own split "
+             "with `time.process_time` (alpha/beta/gamma about 50/30/20 %% "
+             "of main()); each tool's share = samples whose stack holds the "
+             "function / samples holding main() or any of them, at %d Hz."
+             "\n\n" % (secs_split, rate))
+    text += table(["interpreter", "tool", "measured α/β/γ %",
+                   "profiled α/β/γ %", "max diff (pp)", "samples"], arows)
+    text += ("\n\nWhat each shows that the other does not (from their "
+             "documentation and the runs above):\n\n")
+    text += table(["", "pyperf-run (bpf mode)",
+                   "python3.15 -m profiling.sampling"], [
+        ["interpreters", "CPython 3.8-3.15, also in another root or mount "
+         "namespace", "the 3.15 it ships with"],
+        ["native C frames", "named, between the Python frames",
+         "`--native`: a `<native>` marker, unnamed"],
+        ["kernel frames", "yes", "no"],
+        ["off-CPU time", "`--wall`: where and why (sleep, io, lock, gil, "
+         "idle, runqueue)", "`--mode wall`: where, not why"],
+        ["GIL", "gil waits as an off-CPU reason", "`--mode gil`: samples "
+         "of the thread holding it"],
+        ["asyncio", "no task view", "`--async-aware`: stacks by task"],
+        ["below the line", "lines", "lines; `--opcodes`: bytecode "
+         "instructions"],
+        ["privileges", "root or CAP_BPF+CAP_PERFMON (jit mode: none)",
+         "ptrace access to the target"],
+        ["formats", "text, collapsed, json, html, svg, speedscope, pprof, "
+         "perf.data", "pstats, collapsed, flamegraph html, gecko, heatmap, "
+         "jsonl, binary"],
+    ])
+    return text
+
+
 # --- (v) one revision against another ---------------------------------------
 
 def build_revision(rev, scratch):
@@ -1814,7 +2062,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcdefghiw")
+    ap.add_argument("--parts", default="abcdefghiws")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--before", default=os.environ.get("BENCH_BEFORE"),
                     help="table v: the revision this build is compared to")
@@ -1859,7 +2107,7 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s%s`%s" % (
-                "" if args.parts == "abcdefghiw" else
+                "" if args.parts == "abcdefghiws" else
                 " BENCH_PARTS=%s" % args.parts,
                 " BENCH_BEFORE=%s" % args.before if args.before else "",
                 " (quick)" if args.quick else ""),
@@ -1868,7 +2116,8 @@ def main():
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
              "e": part_e, "f": part_f, "g": part_g, "h": part_h,
-             "i": part_i, "w": part_w, "v": part_v}
+             "i": part_i, "w": part_w, "v": part_v,
+             "s": part_s}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
