@@ -124,7 +124,20 @@ asyncio() {
 	test_diag "$1: against ref-sampler.py (not asserted): $(grep "EpollSelector.select\| select (selectors" "$1r.cmp" | head -n 1)"
 }
 
-for v in DEB PY38 PY313; do
+# The interpreters each scenario runs on.  The sanitizer pass
+# (SANITIZE=1) checks pyperf-run's own code: the wall route's is the
+# same whatever the interpreter, and the code each version adds (its
+# trampoline, its frame layout in bpf mode) is run under the sanitizers
+# by t2003 and t3502 on every version; here it runs Debian's python3
+# only (12 fewer subtests, about 2 of that pass's 17 minutes).
+if test "${PPR_SANITIZE:-}" = 1; then
+	WALL_PYS=DEB
+	echo "# sanitizer pass: Debian's python3 only (the plain pass: DEB PY38 PY313)"
+else
+	WALL_PYS="DEB PY38 PY313"
+fi
+
+for v in $WALL_PYS; do
 	eval "py=\${$v:-}"
 	test_expect_success PERF,ROOT,$v "$v: the ground truth: each phase's wall share and its wait's reason" "
 		truth t$v '$py'
@@ -253,7 +266,7 @@ test_expect_success PERF,ROOT,DEB 'a session without --wall has no wall clock' '
 # standard errors fail about once in ten runs).  900 give about 3,000
 # samples, 0.7 points: the 3-point bound is then over 4 standard errors.
 FETCHES=900
-for v in DEB PY38 PY313; do
+for v in $WALL_PYS; do
 	eval "py=\${$v:-}"
 	test_expect_success PERF,ROOT,$v "$v: an urllib client of a local http.server against the wall reference" "
 		ref u$v '$py' '<module> (wall-urllib.py)' '$FIX/wall-urllib.py' $FETCHES
@@ -269,7 +282,7 @@ done
 # --wall with the frame walker (--mode bpf): the stacks at switch-out
 # are walked in the kernel by the sched_switch program (Python frames
 # read from the interpreter, no trampoline); the same truths hold.
-for v in DEB PY38 PY313; do
+for v in $WALL_PYS; do
 	eval "py=\${$v:-}"
 	test_expect_success BPF,$v "$v, bpf mode: the ground truth: each phase's wall share and its wait's reason" "
 		WMODE=bpf && truth b$v '$py'
