@@ -48,6 +48,15 @@ static void push_global(struct strvec *out, const char *perf,
 	}
 }
 
+int perfcmd_args_compress(const char *const *extra)
+{
+	for (; extra && *extra; extra++)
+		if (!strncmp(*extra, "-z", 2) ||
+		    !strncmp(*extra, "--compression-level", 19))
+			return 1;
+	return 0;
+}
+
 void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 {
 	unsigned freq = o->frequency ? o->frequency : PERFCMD_FREQ_DEFAULT;

@@ -101,6 +101,12 @@ struct perfcmd_record {
 	enum perfcmd_wall wall;	/* record --wall's route */
 };
 
+/*
+ * Do perf record arguments (--perf-arg's) turn on perf's compression
+ * (-z[N], --compression-level[=N])?
+ */
+int perfcmd_args_compress(const char *const *extra);
+
 /* All defaults: mode MODE_JIT, every pointer NULL, flags 0. */
 void perfcmd_record_init(struct perfcmd_record *o);
 

@@ -84,6 +84,39 @@ test_expect_success PERF,PY313 'python 3.13 --trampoline native: CPython'"'"'s o
 	no_tmp_leftovers native13
 '
 
+# perf inject --jit finds no jitdump in a compressed recording (perf
+# 6.1 and 6.12 wrote no jitted code for one: 66 % of the stacks cut, the
+# Python frames unnamed): --perf-arg -z is refused in a mode that needs
+# perf inject, before the program runs, and is taken where none is
+# needed (the embedded trampoline in jit mode), where the report reads
+# the compressed records itself.
+test_expect_success PERF,PY313 'python 3.13 --trampoline native --perf-arg=-z: refused before the program runs, said why' '
+	py=$(record_python 3.13) &&
+	test_expect_code 125 record_env "$PPR_BIN" record -o z13 \
+		--trampoline native --perf-arg=-z --python "$py" \
+		"$FIX/record-small.py" 0.3 >out 2>err &&
+	cat err &&
+	test_grep "^pyperf-run record: --perf-arg: perf inject --jit, which this jit mode needs, does not read the jitdump of a compressed recording \(-z\): the Python frames would be unnamed$" err &&
+	test_grep "^hint: leave -z and --compression-level out of --perf-arg$" err &&
+	! test -s out &&
+	! test -e z13 &&
+	! ls -d z13.tmp-* 2>/dev/null
+'
+
+test_expect_success PERF,PY313 'python 3.13 --perf-arg=-z with the embedded trampoline: a compressed session, read whole' '
+	py=$(record_python 3.13) &&
+	record_env "$PPR_BIN" record -o ze13 --trampoline auto \
+		--perf-arg=--compression-level=3 --python "$py" \
+		"$FIX/record-small.py" 0.3 >out 2>err &&
+	test_grep "^record-small: done\$" out &&
+	perf report --header-only -i ze13/perf.data >hdr 2>/dev/null &&
+	test_grep "^# compressed : Zstd, level = 3," hdr &&
+	session_script ze13 >script.txt &&
+	python3 "$FIX/record-stacks.py" foo bar "<module>" <script.txt >shares &&
+	cat shares &&
+	awk '"'"'$1 == "bar" && $2 > 90 { ok++ } END { exit ok != 1 }'"'"' shares
+'
+
 # A fork pool on 3.13: CPython 3.13.0's own perf_jit can garble names
 # there (t3013); with the embedded trampoline every format's names are
 # clean and the workers' share is what their own CPU clocks measured.

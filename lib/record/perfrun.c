@@ -47,6 +47,22 @@ static enum record_outcome perf_prepare(struct record_run *r)
 	struct strvec work = STRVEC_INIT;
 	char err[PPR_ERR_LEN];
 
+	/*
+	 * perf inject --jit finds the jitdump by its marker's mmap record;
+	 * in a compressed recording (perf 6.1 and 6.12 tried) it finds
+	 * none and writes no jitted code: the Python frames would be
+	 * unnamed and most stacks cut.  Refused before the program runs.
+	 */
+	if (mode_needs_inject(&r->mode) &&
+	    perfcmd_args_compress(r->o->perf_args)) {
+		record_say(r, RECORD_MSG_ERROR, "--perf-arg: perf inject "
+			   "--jit, which this jit mode needs, does not read "
+			   "the jitdump of a compressed recording (-z): the "
+			   "Python frames would be unnamed");
+		record_say(r, RECORD_MSG_HINT, "leave -z and "
+			   "--compression-level out of --perf-arg");
+		return RECORD_FAILED;
+	}
 	if (r->mode.trampoline == TRAMPOLINE_EMBEDDED) {
 		/* see record_jit_dir(): libdw-unwinding perfs need it */
 		if (mode_needs_inject(&r->mode)) {

@@ -84,6 +84,23 @@ int main(void)
 		"PERFCMD_NO_BPF_EVENT adds --no-bpf-event before -o");
 	strvec_clear(&sv);
 
+	{
+		static const char *const none[] = { "--mmap-pages=64", NULL };
+		static const char *const z[] = { "--mmap-pages=64", "-z",
+						 NULL };
+		static const char *const z5[] = { "-z5", NULL };
+		static const char *const lvl[] = { "--compression-level=3",
+						   NULL };
+
+		TAP_INT(perfcmd_args_compress(NULL), 0, "no --perf-arg: "
+			"no compression");
+		TAP_INT(perfcmd_args_compress(none), 0, "--mmap-pages: none");
+		TAP_INT(perfcmd_args_compress(z), 1, "-z among others");
+		TAP_INT(perfcmd_args_compress(z5), 1, "-zN");
+		TAP_INT(perfcmd_args_compress(lvl), 1,
+			"--compression-level=N");
+	}
+
 	/* From a decision. */
 	memset(&m, 0, sizeof(m));
 	m.name = MODE_JIT;
