@@ -52,39 +52,6 @@ compare() {
 	tail -n 1 "$1.cmp"
 }
 
-# complete_but_sampler COLLAPSED JSON LABEL: at least 99 % of the judged
-# stacks are complete, out of those not cut inside the reference
-# sampler's own signal delivery.  ref-sampler.py's timer sends 1,000
-# SIGALRMs a second; a sample taken in CPython's C handler or in the
-# return from it has the kernel's signal frame on its stack (its saved
-# AVX-512 state alone is kilobytes), and with the 6 KiB dump of context
-# trampolines 1 to 2 % of such samples here were cut there ("dump
-# full", in a sympy run 215 of 228 cut samples: the interrupted code,
-# then libc's __restore_rt, unnamed at its return address, then the
-# interpreter's handler).  The comparison drops the sampler's samples
-# too (--drop-file).  How many were left out is printed.
-complete_but_sampler() {
-	python3 - "$@" <<-\PY
-	import json, sys
-	q = json.load(open(sys.argv[2]))["quality"]
-	sig = 0
-	for line in open(sys.argv[1]):
-	    stack, _, n = line.rstrip("\n").rpartition(" ")
-	    f = stack.split(";")
-	    if not f[0].startswith("[incomplete stack"):
-	        continue
-	    user = [x for x in f[1:] if not x.endswith("_[k]")]
-	    if "__restore_rt" in user or (
-	            len(user) >= 2 and user[-2] == "[libc.so.6]"):
-	        sig += int(n)
-	judged, complete = q["judged"] - sig, q["complete"]
-	pct = 100.0 * complete / judged
-	print("%s: %d of %d stacks complete (%.1f %%), %d more cut in the "
-	      "sampler's signal delivery" % (sys.argv[3], complete, judged, pct, sig))
-	sys.exit(pct < 99)
-	PY
-}
-
 # Django here: two runs differed by 0.8 to 2.2 points in 7 runs, the
 # bound is 4.
 test_expect_success DJANGO 'a Django site: its output and status, whole stacks, right shares' '
@@ -95,7 +62,7 @@ test_expect_success DJANGO 'a Django site: its output and status, whole stacks, 
 	no_tmp_leftovers dj &&
 	ppr report -i dj --format json -o dj.json &&
 	ppr report -i dj --format collapsed -o dj.col &&
-	complete_but_sampler dj.col dj.json django &&
+	ppr_check_complete_sampler dj.col dj.json 99 django &&
 	"$DJ_PY" "$REF" dj.free --hz 1000 "$SITE" 800 >/dev/null &&
 	compare dj "<module> (real-django.py)" 4
 '
@@ -114,7 +81,7 @@ test_expect_success SYMPY 'pytest on sympy: its status, whole stacks, right shar
 	test "$(meta sy exit_status)" = 0 &&
 	ppr report -i sy --format json -o sy.json &&
 	ppr report -i sy --format collapsed -o sy.col &&
-	complete_but_sampler sy.col sy.json "pytest on sympy" &&
+	ppr_check_complete_sampler sy.col sy.json 99 "pytest on sympy" &&
 	"$SY_PY" "$REF" sy.free --hz 1000 -m pytest -q -p no:cacheprovider \
 		"$SY_TEST" >/dev/null &&
 	compare sy "<module> (__main__.py)" 6
