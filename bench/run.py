@@ -585,15 +585,37 @@ def ppr_collapsed(tool, session, env=None):
         outf.close()
         return na("report: %s" % first_line(r.err, 60))
     outf.seek(0)
-    stacks = []
-    for raw in outf:
-        line = raw.decode("utf-8", "replace").rstrip("\n")
-        stack, _, count = line.rpartition(" ")
-        if not stack or not count.isdigit():
-            continue
-        stacks.append((stack.split(";"), int(count)))
+    stacks = parse_collapsed(raw.decode("utf-8", "replace") for raw in outf)
     outf.close()
     return stacks
+
+
+def parse_collapsed(lines):
+    """[(frames, count)] of collapsed-stack lines ("a;b;c COUNT")."""
+    stacks = []
+    for line in lines:
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if stack and count.isdigit():
+            stacks.append((stack.split(";"), int(count)))
+    return stacks
+
+
+def collapsed_shares(stacks, funcs, is_frame):
+    """Inclusive shares (percent) of funcs among the samples whose stack
+    holds main() or one of them; stacks: [(frames, count)]; is_frame(f,
+    fn): is frame name f the function fn of the workload.  (shares,
+    samples) or (None, 0)."""
+    counts = dict.fromkeys(funcs, 0)
+    denom = 0
+    for frames, c in stacks:
+        hit = [fn for fn in funcs if any(is_frame(f, fn) for f in frames)]
+        if hit or any(is_frame(f, "main") for f in frames):
+            denom += c
+        for fn in hit:
+            counts[fn] += c
+    if not denom:
+        return None, 0
+    return [100.0 * counts[fn] / denom for fn in funcs], denom
 
 
 def pyframe(name, func, script):
@@ -1378,24 +1400,16 @@ def part_e(args, pythons, tool, scratch):
             if isinstance(st, str):
                 rows.append([mode, py.label, st, "", "", ""])
                 continue
-            counts = dict.fromkeys(funcs, 0)
-            denom = 0
-            for frames, c in st:
-                hit = [fn for fn in funcs
-                       if any(pyframe(f, fn, script) for f in frames)]
-                if hit or any(pyframe(f, "main", script) for f in frames):
-                    denom += c
-                for fn in hit:
-                    counts[fn] += c
+            prof, denom = collapsed_shares(
+                st, funcs, lambda f, fn: pyframe(f, fn, script))
             measured = [100.0 * m["functions"][fn] / m["main"]
                         for fn in funcs]
-            if denom == 0:
+            if prof is None:
                 rows.append([mode, py.label, "/".join(
                     "%.1f" % x for x in measured),
                     "n/a (no Python frames of the script%s)" % (
                         "" if py.fp else "; no frame pointers"), "", ""])
                 continue
-            prof = [100.0 * counts[fn] / denom for fn in funcs]
             diff = max(abs(a - b) for a, b in zip(measured, prof))
             rows.append([mode, py.label,
                          "/".join("%.1f" % x for x in measured),
@@ -1689,32 +1703,9 @@ def unstable_root():
     return os.path.join(cache, "unstable-root")
 
 
-def collapsed_shares(stacks, funcs, is_frame):
-    """Inclusive shares (percent) of funcs among the samples whose stack
-    holds main() or one of them; stacks: [(frames, count)]; is_frame(f,
-    fn): is frame name f the function fn of the workload.  (shares,
-    samples) or (None, 0)."""
-    counts = dict.fromkeys(funcs, 0)
-    denom = 0
-    for frames, c in stacks:
-        hit = [fn for fn in funcs if any(is_frame(f, fn) for f in frames)]
-        if hit or any(is_frame(f, "main") for f in frames):
-            denom += c
-        for fn in hit:
-            counts[fn] += c
-    if not denom:
-        return None, 0
-    return [100.0 * counts[fn] / denom for fn in funcs], denom
-
-
 def read_collapsed(path):
-    stacks = []
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            stack, _, count = line.rstrip("\n").rpartition(" ")
-            if stack and count.isdigit():
-                stacks.append((stack.split(";"), int(count)))
-    return stacks
+        return parse_collapsed(f)
 
 
 def part_s(args, pythons, tool, scratch):
