@@ -21,12 +21,21 @@ test_have_prereq PY311 && PY311=$(ppr_python 3.11)
 warnings() { grep "^pyperf-run record: warning: " "$1"; }
 notes() { grep "^pyperf-run record: note: " "$1"; }
 hints() { grep "^hint: " "$1"; }
+# The hints other than the one about the program's own stacks: when at
+# least 1 % of the Python program's samples were cut at the copied
+# stack, record advises the --stack-size that holds them (a diagnosis of
+# the program's answer, which the warning beside it states).  On a
+# loaded machine the interpreter's start-up imports, deeper than the
+# 8 KiB copy, took 5 % of busy.py's samples (60 of 1,243) here.
+other_hints() {
+	hints "$1" | grep -v "^hint: record again with --stack-size [0-9]*: [0-9]*% of the stacks were deeper than the [0-9]*-byte dump"
+}
 
-test_expect_success BPF,PY311 'record --mode bpf busy.py: no hint, and every warning is the program'"'"'s' '
+test_expect_success BPF,PY311 'record --mode bpf busy.py: every warning and hint is the program'"'"'s' '
 	ppr record --mode bpf --python "$PY311" -o busy "$BUSY" 0.5 \
 		>out 2>err &&
 	cat err &&
-	test "$(hints err | wc -l)" = 0 &&
+	! other_hints err &&
 	test "$(notes err | wc -l)" = 0 &&
 	# what may be said of a program with symbols: unnamed code (the
 	# vDSO), C frames the copied stack did not reach, its own cut
@@ -66,7 +75,7 @@ test_expect_success BPF,PY311 'record --wall -- sh script: no warning or hint fo
 	ppr record --wall -o sh1 -- sh delayed_launch.sh >out 2>err &&
 	cat err &&
 	test_grep "^busy.py: done" out &&
-	test "$(hints err | wc -l)" = 0 &&
+	! other_hints err &&
 	test "$(notes err | wc -l)" = 0 &&
 	! grep -e "\\[dash\\]" -e "\\[sleep\\]" -e "perf 6.8" err &&
 	! warnings err | grep -v -E \
