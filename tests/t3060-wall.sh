@@ -129,7 +129,8 @@ asyncio() {
 # same whatever the interpreter, and the code each version adds (its
 # trampoline, its frame layout in bpf mode) is run under the sanitizers
 # by t2003 and t3502 on every version; here it runs Debian's python3
-# only (12 fewer subtests, about 2 of that pass's 17 minutes).
+# only (12 fewer subtests: 189 s of that pass became 76 s in a fresh
+# clone, about a minute of its wall time at two tests at a time).
 if test "${PPR_SANITIZE:-}" = 1; then
 	WALL_PYS=DEB
 	echo "# sanitizer pass: Debian's python3 only (the plain pass: DEB PY38 PY313)"
