@@ -95,11 +95,23 @@ for depth in 10 150 400 900; do
 	"
 done
 
+# The sanitizer pass (SANITIZE=1) checks pyperf-run's own code, chosen
+# by the frame layout and the line table's format, not the version: it
+# leaves out 3.9, whose frame objects and co_lnotab 3.8 has (3.10 has
+# the same frames and its own line table); the plain pass runs every
+# version.
+if test "${PPR_SANITIZE:-}" = 1; then
+	LAYOUT_VERSIONS="3.8 3.10 3.11 3.12 3.13"
+	echo "# sanitizer pass: $LAYOUT_VERSIONS at 400 frames (the plain pass: 3.9 too)"
+else
+	LAYOUT_VERSIONS="3.8 3.9 3.10 3.11 3.12 3.13"
+fi
+
 test_expect_success BPF 'every CPython 3.8 to 3.13 here: whole stacks at 400 frames' '
 	found= &&
 	for py in $(ppr_pythons); do
-		case $(ppr_python_version "$py") in
-		3.8|3.9|3.10|3.11|3.12|3.13) ;;
+		case " $LAYOUT_VERSIONS " in
+		*" $(ppr_python_version "$py") "*) ;;
 		*) continue ;;
 		esac
 		found=1
