@@ -141,13 +141,31 @@ test_expect_success BPF,FP_PYTHON 'the frame-pointer 3.11: whole stacks at 400 f
 	deep_share fp.col 400 99
 '
 
+# The targets of the attach tests serve until the test creates their
+# stop file (WALKER_TARGET_STOP), not for a fixed time: the attach
+# itself (the walker loaded and verified, then the code objects named
+# from the process) took several seconds under ASan on a loaded
+# machine, and a target that served 6 s had ended before the recorder
+# was done with it ("kill: No such process").
+WALKER_TARGET_STOP=$TRASH/stop
+export WALKER_TARGET_STOP
+
+# stop_target PID: create the stop file, wait for PID (a target serves
+# at most 60 s: a test that fails before its stop still ends), and
+# remove the stop file for the next target
+stop_target() {
+	: >"$WALKER_TARGET_STOP" &&
+	wait "$1" &&
+	rm -f "$WALKER_TARGET_STOP"
+}
+
 test_expect_success BPF 'record -p: attach to a running process, frames already running are in the stacks' '
-	/usr/bin/python3 "$PROG" serve 6 2 >served 2>&1 &
+	/usr/bin/python3 "$PROG" serve 60 2 >served 2>&1 &
 	tpid=$! &&
 	wait_ready served &&
 	ppr record -q -p $tpid --duration 2 -o a1 2>a1.err &&
 	kill -0 $tpid &&
-	wait $tpid &&
+	stop_target $tpid &&
 	test_grep "^served [0-9]" served &&
 	ppr report -i a1 --format collapsed >a1.col &&
 	test_grep "<module> \\(.*walker-target.py:[0-9]+\\);main \\(.*\\);serve_forever \\(.*\\);handle" a1.col &&
@@ -170,7 +188,7 @@ test_expect_success BPF 'record -p: SIGKILL of the recorder leaves the target ru
 '
 
 test_expect_success BPF 'record -p: two attaches at once, then again' '
-	/usr/bin/python3 "$PROG" serve 5 >served3 2>&1 &
+	/usr/bin/python3 "$PROG" serve 60 >served3 2>&1 &
 	tpid=$! &&
 	wait_ready served3 &&
 	{ ppr record -q -p $tpid --duration 1 -o b1 2>b1.err & } &&
@@ -178,7 +196,7 @@ test_expect_success BPF 'record -p: two attaches at once, then again' '
 	ppr record -q -p $tpid --duration 1 -o b2 2>b2.err &&
 	wait $p1 &&
 	ppr record -q -p $tpid --duration 1 -o b3 2>b3.err &&
-	wait $tpid &&
+	stop_target $tpid &&
 	test_grep "^served [0-9]" served3 &&
 	for s in b1 b2 b3; do
 		ppr report -i $s --format collapsed >$s.col &&
@@ -186,12 +204,19 @@ test_expect_success BPF 'record -p: two attaches at once, then again' '
 	done
 '
 
+# The target ends once the recorder is attached (attached(): not after
+# a fixed second, which under load came before the attach), and the
+# recording must end with it, long before its --duration.
 test_expect_success BPF 'record -p: a process that exits during the attach ends the recording' '
-	/usr/bin/python3 "$PROG" serve 1 >served4 2>&1 &
+	/usr/bin/python3 "$PROG" serve 60 >served4 2>&1 &
 	tpid=$! &&
 	wait_ready served4 &&
-	ppr record -q -p $tpid --duration 30 -o c1 2>c1.err &&
-	wait $tpid &&
+	# the binary itself, not the ppr function: $! is its pid
+	{ "$PPR_BIN" record -q -p $tpid --duration 50 -o c1 2>c1.err & } &&
+	rpid=$! &&
+	wait_for 30 attached $rpid &&
+	stop_target $tpid &&
+	wait $rpid &&
 	test_grep "^served" served4 &&
 	test -s c1/perf.data
 '

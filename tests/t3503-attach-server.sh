@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record -p on a real server under load: gunicorn serving Flask, driven by wrk'
 . ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 # Debian's gunicorn (sync workers) serves tests/fixtures/flask-app.py,
 # whose view work() spends its time in the pure-Python crunch(); wrk
@@ -82,16 +83,6 @@ clean() {
 	test_grep -v "Non-2xx|Socket errors" "$1"
 }
 
-# attached RPID: the recorder RPID has opened a sampling event on every
-# online CPU and linked the walker to each, and to the fork, exec and
-# exit tracepoints (walker_attach(): the last step before it polls)
-attached() {
-	fds=$(ls -l /proc/$1/fd 2>/dev/null) || return 1
-	ev=$(printf '%s\n' "$fds" | grep -c "anon_inode:\[perf_event\]")
-	ln=$(printf '%s\n' "$fds" | grep -c "anon_inode:bpf_link")
-	test "$ev" -ge "$ncpu" && test "$ln" -ge $((ncpu + 3))
-}
-
 test_expect_success SERVER 'gunicorn serves the Flask app with 2 sync workers' '
 	{
 		$NICE /usr/bin/python3 -m gunicorn --chdir "$APP_DIR" --workers 2 \
@@ -145,7 +136,6 @@ test_expect_success SERVER 'gunicorn serves the Flask app with 2 sync workers' '
 # tests more than the recorder.  The failed requests are asserted.
 test_expect_success SERVER "throughput with and without the recorder attached (printed), no failed request ($ROUNDS x $WINDOW s each)" '
 	. ./server.env &&
-	ncpu=$(getconf _NPROCESSORS_ONLN) &&
 	: >rates &&
 	i=1 &&
 	while test $i -le $ROUNDS; do
