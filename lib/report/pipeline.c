@@ -102,7 +102,12 @@ int pipeline_sample(void *data, const struct sample *s)
 	uint64_t judged = l->p->quality.judged;
 	uint64_t unnamed = l->p->quality.unnamed;
 
-	/* a waker: only the wakers view reads it, for the next interval */
+	/*
+	 * a waker: only the wakers view reads it, for the next interval;
+	 * the perf-script reader's (event "waker", not decoded) never
+	 */
+	if (!s->waker && s->event.len == 5 && !memcmp(s->event.s, "waker", 5))
+		return 0;
 	if (s->waker) {
 		if (!l->f->wakers || s->own)
 			return 0;
