@@ -59,7 +59,7 @@ static const char report_options[] =
 "      --wakers          the off-CPU clock, each wait followed by who\n"
 "                        ended it: a [woken by ...] frame, then the\n"
 "                        waker's stack, innermost frame first (a session\n"
-"                        of record --wall --wakers)\n"
+"                        recorded with --wakers)\n"
 "      --pid <pid>[,<pid>...]  only these processes\n"
 "      --tid <tid>[,<tid>...]  only these threads\n"
 "      --per-thread      keep threads apart (collapsed: a \"comm-PID/TID\"\n"
