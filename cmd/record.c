@@ -64,6 +64,8 @@ static const char record_options[] =
 "    --perf-arg <arg>       pass <arg> to perf record (repeatable)\n"
 "    --wall                 also record when each thread waits, and on\n"
 "                           what (report's wall and off-cpu clocks)\n"
+"    --wakers               with --wall, bpf mode: also who ended each\n"
+"                           wait, and its stack (report --wakers)\n"
 "    -q, --quiet            print only errors and warnings\n"
 "    -v, --verbose          also the notes (cut stacks and unnamed code\n"
 "                           under 1% of the Python program's samples, or\n"
@@ -86,7 +88,7 @@ struct record_cli {
 
 static void parse_options(int argc, char **argv, struct record_cli *o)
 {
-	enum { OPT_PERF_ARG = 256, OPT_PERF, OPT_WALL };
+	enum { OPT_PERF_ARG = 256, OPT_PERF, OPT_WALL, OPT_WAKERS };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
@@ -94,6 +96,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		{ "perf-arg", required_argument, NULL, OPT_PERF_ARG },
 		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "wall", no_argument, NULL, OPT_WALL },
+		{ "wakers", no_argument, NULL, OPT_WAKERS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -128,6 +131,9 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		case OPT_WALL:
 			o->ro.wall = 1;
 			break;
+		case OPT_WAKERS:
+			o->ro.wakers = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -142,6 +148,9 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		}
 	}
 	program_target(argc, argv, optind, &o->ro, &record_usage, "record");
+	if (o->ro.wakers && !o->ro.wall)
+		bad_usage("--wakers names who ended the waits --wall records: "
+			  "give --wall too");
 	if (o->ro.nr_pids && o->ro.mode != MODE_AUTO &&
 	    o->ro.mode != MODE_BPF)
 		bad_usage("-p attaches with the frame walker: --mode bpf (or "

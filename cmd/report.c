@@ -56,6 +56,10 @@ static const char report_options[] =
 "                        (default: wall for a session recorded with its\n"
 "                        waits, else cpu); wall and off-cpu weigh\n"
 "                        nanoseconds\n"
+"      --wakers          the off-CPU clock, each wait followed by who\n"
+"                        ended it: a [woken by ...] frame, then the\n"
+"                        waker's stack, innermost frame first (a session\n"
+"                        recorded with --wakers)\n"
 "      --pid <pid>[,<pid>...]  only these processes\n"
 "      --tid <tid>[,<tid>...]  only these threads\n"
 "      --per-thread      keep threads apart (collapsed: a \"comm-PID/TID\"\n"
@@ -216,7 +220,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		OPT_PER_PROCESS, OPT_TIME, OPT_MIN_SHARE, OPT_TOP,
 		OPT_TREE_MIN, OPT_NO_TREE, OPT_INVERTED, OPT_TITLE,
 		OPT_COLOR, OPT_PERF_REPORT, OPT_DIFF, OPT_VIEW, OPT_PERF,
-		OPT_READER, OPT_CLOCK
+		OPT_READER, OPT_CLOCK, OPT_WAKERS
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -241,6 +245,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "reader", required_argument, NULL, OPT_READER },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
+		{ "wakers", no_argument, NULL, OPT_WAKERS },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -323,6 +328,9 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 			o->filter.clock = (int)ck + 1;
 			break;
 		}
+		case OPT_WAKERS:
+			o->filter.wakers = 1;
+			break;
 		case OPT_MIN_SHARE:
 			o->min_share = parse_pct("--min-share", optarg);
 			break;
@@ -394,6 +402,16 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		o->filter.reader = o->filter.perf || getenv("PYPERF_PERF") ?
 				   PROFILE_READER_PERF_SCRIPT :
 				   PROFILE_READER_NATIVE;
+	/* the wakers view is the off-CPU clock's */
+	if (o->filter.wakers) {
+		if (o->filter.clock &&
+		    o->filter.clock != (int)PROFILE_CLOCK_OFFCPU + 1)
+			bad_usage("--wakers shows the off-CPU clock's waits, "
+				  "not --clock %s",
+				  profile_clock_name((enum profile_clock)
+						     (o->filter.clock - 1)));
+		o->filter.clock = (int)PROFILE_CLOCK_OFFCPU + 1;
+	}
 	o->filter.pids = o->pids;
 	o->filter.nr_pids = nr_pids;
 	o->filter.tids = o->tids;

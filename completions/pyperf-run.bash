@@ -17,12 +17,12 @@ _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --pid --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
-	--pid --duration --event --perf-arg --wall --quiet --verbose --help
+	--pid --duration --event --perf-arg --wall --wakers --quiet --verbose --help
 	-o -F -p -e -q -v -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
-	--clock --diff --verbose --help -i -o -f -v -h'
+	--clock --wakers --diff --verbose --help -i -o -f -v -h'
 _pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --pid --view
 	--sort --rows --delay --batch --wall --duration --output --quiet --help
 	-F -p -s -n -d -o -q -h -m -c'

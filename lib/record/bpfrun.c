@@ -206,6 +206,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	wo.follow_children = 1;
 	/* --wall: switch-out stacks and the time off CPU, walked too */
 	wo.wall = o->wall;
+	wo.wakers = o->wakers;	/* --wakers: each wait's waker */
 	wo.cmdline = (const char *const *)r->target.v;
 	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "cannot start the frame "

@@ -239,6 +239,39 @@ static enum record_outcome decide(struct record_run *r)
 			r->program_path = xstrdup(r->python);
 		return decide_bpf(r, &ask, want);
 	}
+	/*
+	 * --wakers: the waker is read in the kernel at each wakeup, by the
+	 * frame walker only; perf record's routes have no such event.
+	 */
+	if (o->wakers) {
+		record_check_event_abandon(&ev);
+		if (o->mode != MODE_AUTO) {
+			record_say(r, RECORD_MSG_ERROR, "--wakers needs bpf "
+				   "mode (the frame walker reads each waker in "
+				   "the kernel), not --mode %s",
+				   mode_name_str(o->mode));
+			record_say(r, RECORD_MSG_HINT, "leave --mode out (as "
+				   "root it takes bpf mode), or give --mode "
+				   "bpf");
+		} else {
+			record_say(r, RECORD_MSG_ERROR, "--wakers needs bpf "
+				   "mode (the frame walker reads each waker in "
+				   "the kernel), and this recording would take "
+				   "perf record's route: %s", why);
+			/* the walker's own problem has the fix (privileges) */
+			if (facts.walker && !facts.walker->ready &&
+			    facts.walker->why.hint[0])
+				record_say(r, RECORD_MSG_HINT, "%s; plain "
+					   "--wall works without --wakers",
+					   facts.walker->why.hint);
+			else
+				record_say(r, RECORD_MSG_HINT, "leave out what "
+					   "asks for perf record, said above; "
+					   "plain --wall works without "
+					   "--wakers");
+		}
+		return RECORD_FAILED;
+	}
 	if (!r->perf) {
 		record_say(r, RECORD_MSG_ERROR, "cannot run '%s': %s",
 		    perfcmd_perf(o->perf, NULL), strerror(perf_errno));

@@ -91,6 +91,8 @@ struct record_options {
 	const char *event;	/* NULL: PERFCMD_EVENT_DEFAULT */
 	const char *const *perf_args; /* NULL-terminated, or NULL */
 	int wall;		/* --wall: off-CPU intervals too */
+	int wakers;		/* --wakers (with --wall, bpf mode): who
+				   woke each wait */
 	enum record_target_kind kind;
 	pid_t pids[RECORD_MAX_PIDS];	/* -p */
 	int nr_pids;

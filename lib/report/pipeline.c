@@ -25,6 +25,7 @@ void loader_init(struct loader *l, struct profile *p,
 	l->f = f;
 	l->unnamed_example = HTAB_NONE;
 	memset(l->offcpu_frame, 0xff, sizeof(l->offcpu_frame));
+	l->waker_unknown_frame = HTAB_NONE;
 	htab_init(&l->raw_tab);
 	l->clock_defaulted = !f->clock;
 	agg_set_clock(l, f->clock ? (enum profile_clock)(f->clock - 1) :
@@ -67,6 +68,18 @@ void loader_frames(struct loader *l)
 
 void loader_release(struct loader *l)
 {
+	size_t i;
+
+	for (i = 0; i < l->wakers.cap; i++) {
+		struct waker_stash *w = l->wakers.ents[i].val;
+
+		if (l->wakers.ents[i].used && w) {
+			free(w->ids);
+			free(w);
+		}
+	}
+	umap_release(&l->wakers);
+	free(l->wake_out);
 	name_release(l);
 	free(l->dumps);
 	free(l->tops);
@@ -89,6 +102,20 @@ int pipeline_sample(void *data, const struct sample *s)
 	uint64_t judged = l->p->quality.judged;
 	uint64_t unnamed = l->p->quality.unnamed;
 
+	/*
+	 * a waker: only the wakers view reads it, for the next interval;
+	 * the perf-script reader's (event "waker", not decoded) never
+	 */
+	if (!s->waker && s->event.len == 5 && !memcmp(s->event.s, "waker", 5))
+		return 0;
+	if (s->waker) {
+		if (!l->f->wakers || s->own)
+			return 0;
+		s = name_rebuild(l, s, &rebuilt, &nm);
+		name_frames(l, s, &nm);
+		agg_waker(l, s, &nm);
+		return 0;
+	}
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);
 	if (!s || !agg_accept(l, s))

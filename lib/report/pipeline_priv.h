@@ -29,6 +29,18 @@
 #include "report/src_perfscript_cache.h"
 #include "report/sample.h"
 #include "stackroot.h"
+#include "hmap.h"
+
+/* A waker sample kept for its interval (the wakers view). */
+struct waker_stash {
+	uint64_t time;		/* the interval's end: its own time */
+	uint32_t flags;		/* WALKER_WAKE_F_* */
+	uint32_t context;	/* enum walker_wake_context */
+	int timer;		/* a timer's callback woke it */
+	uint32_t *ids;		/* "[woken by ...]", then the waker's stack,
+				   innermost first */
+	size_t n, alloc;	/* n 0: taken */
+};
 
 struct session;
 
@@ -195,8 +207,18 @@ struct loader {
 	 */
 	uint32_t offcpu_frame[WAIT_NR][3];
 	uint32_t cur_thread;	/* agg_task(): the sample's thread */
+	/*
+	 * the wakers view: per wakee tid, the waker sample waiting for
+	 * its interval (struct waker_stash), "[waker unknown]", and the
+	 * stack with its waker built here (l->out is sized for one)
+	 */
+	struct umap wakers;
+	uint32_t waker_unknown_frame;
+	uint32_t *wake_out;
+	size_t wake_out_alloc;
 	int clock_defaulted;	/* no --clock: the session's own */
 	int wall_session;	/* meta "wall": a record --wall session */
+	int wakers_source;	/* perf.data has record --wakers's wakers */
 	int offcpu_source;	/* perf.data has switch records or
 				   offcpu-time samples */
 
@@ -245,6 +267,9 @@ const struct sample *agg_clock(struct loader *l, const struct sample *s,
 			       struct sample *copy);
 int agg_accept(struct loader *l, const struct sample *s);
 uint32_t agg_task(struct loader *l, const struct sample *s);
+/* A waker sample (s->waker), kept for its interval (the wakers view). */
+void agg_waker(struct loader *l, const struct sample *s,
+	       const struct named *nm);
 void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task);
 

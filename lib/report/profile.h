@@ -262,11 +262,16 @@ struct profile_filter {
 	int clock;
 	/* wall and off-cpu clocks: keep every sample's span (p->spans) */
 	int spans;
+	/*
+	 * the wakers view (off-cpu clock): each interval's stack followed
+	 * by its "[woken by ...]" frame and its waker's stack
+	 */
+	int wakers;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
-			      PROFILE_READER_NATIVE, 0, 0 }
+			      PROFILE_READER_NATIVE, 0, 0, 0 }
 
 /* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
 int profile_reader_parse(const char *s, enum profile_reader *r);
@@ -364,6 +369,15 @@ struct profile_quality {
 	uint64_t gil_inferred;	/* ...called gil from the interpreter's
 				   exported callers (no take_gil symbol) */
 	uint64_t gil_inferred_ns;
+	/*
+	 * report --wakers: intervals whose waker is a watched thread
+	 * (woken), one woken with others by one wakeup (shared), woken in
+	 * an interrupt (irq), by an unwatched process, or with no waker
+	 * recorded (unknown); each with its nanoseconds
+	 */
+	uint64_t woken, woken_ns, woken_shared, woken_shared_ns;
+	uint64_t woken_irq, woken_irq_ns, woken_unwatched, woken_unwatched_ns;
+	uint64_t woken_unknown, woken_unknown_ns;
 	uint64_t offcpu_notime;	/* perf --off-cpu's accumulated samples:
 				   no time of their own */
 	uint64_t offcpu_broken;	/* intervals left out: perf lost one of

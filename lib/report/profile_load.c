@@ -107,6 +107,13 @@ int profile_load_tap(struct profile *p, const char *session,
 			      profile_clock_name(p->clock));
 		goto out;
 	}
+	if (f->wakers && !l.wakers_source) {
+		ret = set_err(err, errlen,
+			      "'%s' has no wakers for --wakers: record with "
+			      "'pyperf-run record --wall --wakers' (bpf mode)",
+			      session);
+		goto out;
+	}
 	if (p->duration < 0 && p->last_time > p->first_time)
 		p->duration = p->last_time - p->first_time;
 	judge_dumps(&l);

@@ -107,6 +107,20 @@ struct sample {
 	 */
 	unsigned offcpu : 1, preempt : 1, have_state : 1, stack_inferred : 1;
 	uint64_t prev_state;
+	/*
+	 * The waker of the offcpu-time sample of thread wake.wakee_tid
+	 * that follows (event "waker", record --wakers: walker_abi.h's
+	 * struct walker_raw_wake): frames are the waker's stack, pid/tid
+	 * the waker's (0 in interrupt context).  Not a sample of any
+	 * clock: only the wakers view reads it.
+	 */
+	unsigned waker : 1;
+	struct sample_wake {
+		uint32_t flags;		/* WALKER_WAKE_F_* */
+		uint32_t context;	/* enum walker_wake_context */
+		pid_t wakee_tid;
+		char comm[17];
+	} wake;
 	const struct sample_frame *frames;	/* leaf first */
 	size_t nr_frames;
 };

@@ -129,6 +129,33 @@ static const char *event_name(const struct pd_attr *a)
 	return "event";
 }
 
+/*
+ * A waker sample's raw field (walker_abi.h): struct walker_raw, the
+ * waker's Python frames, struct walker_raw_wake.  -1: not one.
+ */
+static int waker_of(const unsigned char *raw, uint32_t len, struct sample *ps)
+{
+	uint64_t at;
+	uint32_t nr_py;
+
+	if (!raw || len < sizeof(struct walker_raw) ||
+	    get_le32(raw) != WALKER_RAW_MAGIC)
+		return -1;
+	nr_py = get_le32(raw + 12);
+	at = sizeof(struct walker_raw) +
+	     (uint64_t)nr_py * sizeof(struct walker_py_frame);
+	if (at + sizeof(struct walker_raw_wake) > len ||
+	    get_le32(raw + at) != WALKER_RAW_WAKE_MAGIC)
+		return -1;
+	ps->waker = 1;
+	ps->wake.flags = get_le32(raw + at + 4);
+	ps->wake.wakee_tid = (pid_t)get_le32(raw + at + 12);
+	ps->wake.context = get_le32(raw + at + 24);
+	memcpy(ps->wake.comm, raw + at + 40, 16);
+	ps->wake.comm[16] = '\0';
+	return 0;
+}
+
 static void do_sample(struct native_stream *r, const struct pd_record *rec)
 {
 	struct pd_sample s;
@@ -178,6 +205,12 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 			ps.time_ns = 0;	/* perf's accumulated ones */
 		if (switches_walker_state(s.raw, s.raw_size, &ps.prev_state))
 			ps.have_state = 1;
+	} else if (sev == SWEV_WAKER) {
+		ev = "waker";
+		if (waker_of(s.raw, s.raw_size, &ps) < 0) {
+			r->bad_samples++;
+			return;
+		}
 	} else {
 		switches_oncpu(&r->sw, s.tid, ps.time_ns, r->pf, (size_t)n);
 	}
@@ -187,9 +220,13 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	ps.nr_frames = (size_t)n;
 	if (s.raw) {
 		struct walkmerge_result wr;
+		/* a waker's frames are not a sample's: not counted as one */
+		struct walkmerge_stats wakers_st;
 
+		memset(&wakers_st, 0, sizeof(wakers_st));
 		walkmerge(r->pycode, s.pid, s.raw, s.raw_size, r->pf,
-			  (size_t)n, r->mf, MAX_FRAMES, &wr, &r->wstats);
+			  (size_t)n, r->mf, MAX_FRAMES, &wr,
+			  ps.waker ? &wakers_st : &r->wstats);
 		if (wr.walker) {
 			ps.frames = r->mf;
 			ps.nr_frames = wr.n;
@@ -533,6 +570,8 @@ static void native_clock(struct loader *l, const struct perfdata *d)
 			if (l->clock_defaulted)
 				agg_set_clock(l, PROFILE_CLOCK_WALL);
 		}
+		if (d->attrs[i].name && !strcmp(d->attrs[i].name, "waker"))
+			l->wakers_source = 1;
 	}
 }
 

@@ -82,6 +82,8 @@ enum switch_event switches_event(const struct switches *sw,
 	if (a->name) {
 		if (!strcmp(a->name, "offcpu-time"))
 			return SWEV_OFFCPU;
+		if (!strcmp(a->name, "waker"))
+			return SWEV_WAKER;
 		if (!strcmp(a->name, "sched:sched_switch"))
 			return SWEV_SCHED;
 	}

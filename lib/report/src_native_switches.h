@@ -29,6 +29,7 @@ enum switch_event {
 	SWEV_CTXSW,		/* context-switches: a stack at switch-out */
 	SWEV_SCHED,		/* sched:sched_switch: the same + prev_state */
 	SWEV_OFFCPU,		/* offcpu-time: an interval already */
+	SWEV_WAKER,		/* waker: the next interval's waker */
 };
 
 struct tracedata;

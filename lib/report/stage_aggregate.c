@@ -15,6 +15,8 @@
 #include "alloc.h"
 #include "report/pipeline_priv.h"
 #include "report/stage_aggregate_waitclass.h"
+#include <linux/types.h>
+#include "walker/walker_abi.h"
 
 static int pid_in(const pid_t *v, size_t n, pid_t x)
 {
@@ -341,17 +343,14 @@ static void add_span(struct loader *l, const struct sample *s,
 }
 
 /*
- * Add the sample's stack, as the view shows it, to the profile with
- * the sample's weight (one sample, or the nanoseconds of the wall and
- * off-cpu clocks) and a count of one; an off-CPU interval's stack ends
- * in its reason's frame.
+ * The sample's stack as the view shows it into l->out, root first:
+ * under the pseudo frame of a cut or start-up stack.  Returns its
+ * length.
  */
-void agg_add(struct loader *l, const struct sample *s,
-	     const struct named *nm, enum stack_cut cut, uint32_t task)
+static size_t agg_view(struct loader *l, const struct named *nm,
+		       enum stack_cut cut)
 {
 	size_t n = nm->n, inner = n, d = 0, i;
-	int reason = -1;
-	uint32_t id;
 
 	if (nm->startup)
 		l->out[d++] = l->startup_frame;
@@ -376,6 +375,134 @@ void agg_add(struct loader *l, const struct sample *s,
 		d = view_mixed(l, nm, inner, d);
 		break;
 	}
+	return d;
+}
+
+/* 1 when frame id's name is one of the kernel's timer callbacks. */
+static int timer_frame(const struct profile *p, uint32_t id)
+{
+	static const char *const timers[] = {
+		"hrtimer_wakeup", "process_timeout", "call_timer_fn",
+	};
+	const char *name = p->frames[id].name;
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(timers); i++)
+		if (!strcmp(name, timers[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A waker sample (the wakers view): its "[woken by ...]" frame and its
+ * stack in the view, innermost frame first (as offwaketime draws it:
+ * the waker's leaf meets the waiter's), kept for the interval of
+ * wake.wakee_tid that comes next, at the same time.
+ */
+void agg_waker(struct loader *l, const struct sample *s,
+	       const struct named *nm)
+{
+	struct profile *p = l->p;
+	struct umap_ent *e;
+	struct waker_stash *w;
+	char label[128];
+	size_t d, i;
+	int timer = 0;
+
+	d = agg_view(l, nm, CUT_NONE);
+	for (i = 0; i < d; i++)
+		timer |= timer_frame(p, l->out[i]);
+	if (s->wake.context != WALKER_WAKE_TASK)
+		snprintf(label, sizeof(label), timer ? "[woken by timer]" :
+			 s->wake.context == WALKER_WAKE_SOFTIRQ ?
+			 "[woken by irq (softirq)]" : "[woken by irq]");
+	else if (s->wake.flags & WALKER_WAKE_F_UNWATCHED)
+		snprintf(label, sizeof(label),
+			 "[woken by an unwatched process %s-%d]",
+			 s->wake.comm, (int)s->pid);
+	else
+		snprintf(label, sizeof(label), "[woken by %s-%d/%d%s]",
+			 s->wake.comm, (int)s->pid, (int)s->tid,
+			 s->wake.flags & WALKER_WAKE_F_SHARED ?
+			 ", shared" : "");
+	e = umap_get(&l->wakers, (uint32_t)s->wake.wakee_tid, NULL);
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct waker_stash));
+	w = e->val;
+	w->time = s->time_ns;
+	w->flags = s->wake.flags;
+	w->context = s->wake.context;
+	w->timer = timer;
+	ALLOC_GROW(w->ids, d + 1, w->alloc);
+	w->ids[0] = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE, label,
+					 NULL, NULL, NULL);
+	for (i = 0; i < d; i++)
+		w->ids[1 + i] = l->out[d - 1 - i];
+	w->n = d + 1;
+}
+
+/*
+ * The wakers view: the interval s (its stack in l->out[0..d)) followed
+ * by its waker's frames, when the waker sample just before it is its
+ * own (same thread, same time), else by "[waker unknown]"; each
+ * counted with the interval's time.  Returns the stack's new length.
+ */
+static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
+{
+	struct profile_quality *q = &l->p->quality;
+	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
+	struct waker_stash *w = e ? e->val : NULL;
+	size_t i;
+
+	ALLOC_GROW(l->wake_out, d + 1 + (w ? w->n : 0), l->wake_out_alloc);
+	memcpy(l->wake_out, l->out, d * sizeof(*l->out));
+	/* left runnable (preempted): waiting for a CPU, not woken */
+	if (s->have_state && !s->prev_state)
+		return d;
+	if (!w || !w->n || w->time != s->time_ns) {
+		q->woken_unknown++;
+		q->woken_unknown_ns += s->weight;
+		if (l->waker_unknown_frame == HTAB_NONE)
+			l->waker_unknown_frame = profile_frame_intern(
+				l->p, FRAME_UNKNOWN, NATIVE_NONE,
+				"[waker unknown]", NULL, NULL, NULL);
+		l->wake_out[d++] = l->waker_unknown_frame;
+		return d;
+	}
+	if (w->context != WALKER_WAKE_TASK) {
+		q->woken_irq++;
+		q->woken_irq_ns += s->weight;
+	} else if (w->flags & WALKER_WAKE_F_UNWATCHED) {
+		q->woken_unwatched++;
+		q->woken_unwatched_ns += s->weight;
+	} else {
+		q->woken++;
+		q->woken_ns += s->weight;
+		if (w->flags & WALKER_WAKE_F_SHARED) {
+			q->woken_shared++;
+			q->woken_shared_ns += s->weight;
+		}
+	}
+	for (i = 0; i < w->n; i++)
+		l->wake_out[d++] = w->ids[i];
+	w->n = 0;	/* one interval's */
+	return d;
+}
+
+/*
+ * Add the sample's stack, as the view shows it, to the profile with
+ * the sample's weight (one sample, or the nanoseconds of the wall and
+ * off-cpu clocks) and a count of one; an off-CPU interval's stack ends
+ * in its reason's frame (and in the wakers view, its waker's).
+ */
+void agg_add(struct loader *l, const struct sample *s,
+	     const struct named *nm, enum stack_cut cut, uint32_t task)
+{
+	size_t n = nm->n, d;
+	int reason = -1;
+	uint32_t id, *out = l->out;
+
+	d = agg_view(l, nm, cut);
 	if (s->offcpu) {
 		uint32_t leaf = offcpu_leaf(l, s, n, &reason);
 
@@ -383,10 +510,14 @@ void agg_add(struct loader *l, const struct sample *s,
 		if (d == 1 && l->out[0] == l->unknown_frame)
 			d = 0;
 		l->out[d++] = leaf;
+		if (l->f->wakers) {
+			d = add_waker(l, s, d);
+			out = l->wake_out;
+		}
 	}
 	if (!d)
 		l->out[d++] = l->unknown_frame;
-	id = profile_stack_add_n(l->p, l->out, (uint32_t)d, task, s->weight,
+	id = profile_stack_add_n(l->p, out, (uint32_t)d, task, s->weight,
 				 1, s->period);
 	if (l->f->spans && l->p->clock != PROFILE_CLOCK_CPU && s->time_ns)
 		add_span(l, s, id, reason);

@@ -441,6 +441,25 @@ void quality_warnings(struct loader *l)
 			     (double)q->gil_inferred_ns / 1e9,
 			     count_str(q->gil_inferred, a, sizeof(a)),
 			     q->gil_inferred == 1 ? "" : "s");
+	/*
+	 * report --wakers: the wait time whose waker is not a watched
+	 * thread's stack, or is one wakeup's of several waiters (the last
+	 * waker collects the blame), said whenever there is any
+	 */
+	if (q->woken_unknown || q->woken_shared || q->woken_irq ||
+	    q->woken_unwatched)
+		profile_warn(p, "wakers: of %.3f s off CPU, %.3f s had no "
+			     "waker recorded [waker unknown], %.3f s was "
+			     "ended by an interrupt (timer or irq: kernel "
+			     "stack only), %.3f s by an unwatched process "
+			     "(no user stack), and %.3f s by one wakeup of "
+			     "several waiters (marked shared: the waker may "
+			     "not be what each of them waited for)",
+			     (double)q->offcpu_ns / 1e9,
+			     (double)q->woken_unknown_ns / 1e9,
+			     (double)q->woken_irq_ns / 1e9,
+			     (double)q->woken_unwatched_ns / 1e9,
+			     (double)q->woken_shared_ns / 1e9);
 	if (q->offcpu_notime)
 		profile_warn(p, "%s off-CPU sample%s of perf --off-cpu %s no "
 			     "time of its own (perf adds short waits up and "

@@ -28,7 +28,54 @@ static size_t fixed_size(uint32_t type)
 		return sizeof(struct walker_task);
 	case WALKER_EV_LOST:
 		return sizeof(struct walker_lost);
+	case WALKER_EV_WAKING:
+		return sizeof(struct walker_waking);
 	}
+	return 0;
+}
+
+/*
+ * The parts after a sample's or a waking's fixed header (hsize bytes):
+ * registers, nk kernel frames, npy Python frames, ulen stack bytes.
+ */
+static int decode_parts(const unsigned char *p, size_t size, size_t hsize,
+			unsigned nk, unsigned npy, unsigned ulen,
+			struct walker_decoded *out, char *err, size_t errlen)
+{
+	uint64_t need, at;
+
+	if (nk > WALKER_MAX_KSTACK)
+		return set_err(err, errlen,
+			       "sample with %u kernel frames (at most %u)",
+			       nk, WALKER_MAX_KSTACK);
+	if (npy > WALKER_MAX_PY_FRAMES)
+		return set_err(err, errlen,
+			       "sample with %u Python frames (at most %u)",
+			       npy, WALKER_MAX_PY_FRAMES);
+	if (ulen > WALKER_USTACK_MAX)
+		return set_err(err, errlen,
+			       "sample with %u bytes of user stack (at most "
+			       "%u)", ulen, WALKER_USTACK_MAX);
+	/* the caps above keep this sum far from overflowing 64 bits */
+	need = hsize + 8ull * WALKER_NR_REGS + 8ull * nk +
+	       (uint64_t)sizeof(struct walker_py_frame) * npy + ulen;
+	if (need > size)
+		return set_err(err, errlen,
+			       "sample of %zu bytes holds less than its "
+			       "registers, %u kernel frames, %u Python frames "
+			       "and %u stack bytes (%llu bytes)", size, nk, npy,
+			       ulen, (unsigned long long)need);
+	at = hsize;
+	out->regs = p + at;
+	at += 8ull * WALKER_NR_REGS;
+	out->kstack = p + at;
+	at += 8ull * nk;
+	out->py = p + at;
+	at += (uint64_t)sizeof(struct walker_py_frame) * npy;
+	out->ustack = p + at;
+	out->nr_kstack = nk;
+	out->nr_py = npy;
+	out->ustack_len = ulen;
 	return 0;
 }
 
@@ -37,42 +84,27 @@ static int decode_sample(const unsigned char *p, size_t size,
 			 size_t errlen)
 {
 	const struct walker_sample *s = (const void *)p;
-	uint64_t need, at;
 
-	if (s->nr_kstack > WALKER_MAX_KSTACK)
-		return set_err(err, errlen,
-			       "sample with %u kernel frames (at most %u)",
-			       (unsigned)s->nr_kstack, WALKER_MAX_KSTACK);
-	if (s->nr_py > WALKER_MAX_PY_FRAMES)
-		return set_err(err, errlen,
-			       "sample with %u Python frames (at most %u)",
-			       (unsigned)s->nr_py, WALKER_MAX_PY_FRAMES);
-	if (s->ustack_len > WALKER_USTACK_MAX)
-		return set_err(err, errlen,
-			       "sample with %u bytes of user stack (at most "
-			       "%u)", (unsigned)s->ustack_len,
-			       WALKER_USTACK_MAX);
-	/* the caps above keep this sum far from overflowing 64 bits */
-	need = sizeof(*s) + 8ull * WALKER_NR_REGS + 8ull * s->nr_kstack +
-	       (uint64_t)sizeof(struct walker_py_frame) * s->nr_py +
-	       s->ustack_len;
-	if (need > size)
-		return set_err(err, errlen,
-			       "sample of %zu bytes holds less than its "
-			       "registers, %u kernel frames, %u Python frames "
-			       "and %u stack bytes (%llu bytes)", size,
-			       (unsigned)s->nr_kstack, (unsigned)s->nr_py,
-			       (unsigned)s->ustack_len,
-			       (unsigned long long)need);
-	at = sizeof(*s);
+	if (decode_parts(p, size, sizeof(*s), s->nr_kstack, s->nr_py,
+			 s->ustack_len, out, err, errlen) < 0)
+		return -1;
 	out->sample = s;
-	out->regs = p + at;
-	at += 8ull * WALKER_NR_REGS;
-	out->kstack = p + at;
-	at += 8ull * s->nr_kstack;
-	out->py = p + at;
-	at += (uint64_t)sizeof(struct walker_py_frame) * s->nr_py;
-	out->ustack = p + at;
+	return 0;
+}
+
+static int decode_waking(const unsigned char *p, size_t size,
+			 struct walker_decoded *out, char *err,
+			 size_t errlen)
+{
+	const struct walker_waking *w = (const void *)p;
+
+	if (w->context > WALKER_WAKE_NMI)
+		return set_err(err, errlen, "waking in unknown context %u",
+			       (unsigned)w->context);
+	if (decode_parts(p, size, sizeof(*w), w->nr_kstack, w->nr_py,
+			 w->ustack_len, out, err, errlen) < 0)
+		return -1;
+	out->waking = w;
 	return 0;
 }
 
@@ -113,6 +145,12 @@ int walker_decode(const void *ev, size_t len, struct walker_decoded *out,
 			return -1;
 		}
 		break;
+	case WALKER_EV_WAKING:
+		if (decode_waking(p, h->size, out, err, errlen) < 0) {
+			memset(out, 0, sizeof(*out));
+			return -1;
+		}
+		break;
 	case WALKER_EV_LOST:
 		out->lost = ((const struct walker_lost *)ev)->lost;
 		break;
@@ -126,7 +164,7 @@ int walker_decode(const void *ev, size_t len, struct walker_decoded *out,
 void walker_py_frame_at(const struct walker_decoded *d, unsigned i,
 			struct walker_py_frame *out)
 {
-	if (!d->sample || !d->py || i >= d->sample->nr_py) {
+	if (!d->py || i >= d->nr_py) {
 		memset(out, 0, sizeof(*out));
 		return;
 	}

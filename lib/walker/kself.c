@@ -129,3 +129,50 @@ unsigned kself_own(const struct kself *k, const unsigned char *stack,
 	}
 	return 0;
 }
+
+int kself_irq_ranges(const char *kallsyms, uint64_t *hard_lo,
+		     uint64_t *hard_hi, uint64_t soft_lo[2],
+		     uint64_t soft_hi[2])
+{
+	static const char *const soft[2] = { "handle_softirqs",
+					     "__do_softirq" };
+	FILE *f;
+	char line[512];
+	int open_soft = -1, i;
+
+	*hard_lo = *hard_hi = 0;
+	for (i = 0; i < 2; i++)
+		soft_lo[i] = soft_hi[i] = 0;
+	f = fopen(kallsyms, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *name;
+		uint64_t addr;
+		size_t len;
+
+		if (parse(line, &addr, &name) || !addr)
+			continue;
+		len = strcspn(name, " \t\n");
+		/* the next symbol ends a softirq loop's range */
+		if (open_soft >= 0 && addr > soft_lo[open_soft]) {
+			soft_hi[open_soft] = addr;
+			open_soft = -1;
+		}
+		if (len == 21 && !strncmp(name, "__irqentry_text_start", len))
+			*hard_lo = addr;
+		else if (len == 19 && !strncmp(name, "__irqentry_text_end", len))
+			*hard_hi = addr;
+		for (i = 0; i < 2; i++)
+			if (len == strlen(soft[i]) &&
+			    !strncmp(name, soft[i], len) && !soft_lo[i]) {
+				soft_lo[i] = addr;
+				open_soft = i;
+			}
+	}
+	fclose(f);
+	if (!*hard_lo || *hard_hi <= *hard_lo ||
+	    (soft_hi[0] <= soft_lo[0] && soft_hi[1] <= soft_lo[1]))
+		return -1;
+	return 0;
+}

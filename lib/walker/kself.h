@@ -41,4 +41,16 @@ void kself_release(struct kself *k);
 unsigned kself_own(const struct kself *k, const unsigned char *stack,
 		   unsigned n, unsigned *above);
 
+/*
+ * Where the kernel runs interrupts, for the walker's wakings
+ * (walker_config): the interrupt entries [__irqentry_text_start,
+ * __irqentry_text_end) in *hard_lo, *hard_hi, and the softirq loops
+ * (handle_softirqs since 6.2, __do_softirq; each to the next symbol) in
+ * soft_lo[0..1], soft_hi[0..1] (0, 0 when absent).  0, or -1 when the
+ * entries or both loops are not found (no kallsyms, addresses hidden).
+ */
+int kself_irq_ranges(const char *kallsyms, uint64_t *hard_lo,
+		     uint64_t *hard_hi, uint64_t soft_lo[2],
+		     uint64_t soft_hi[2]);
+
 #endif

@@ -14,6 +14,8 @@
  *                   watched too (config.follow_children), FORK
  *   walker_exec     tp_btf/sched_process_exec: EXEC, the runtime forgotten
  *   walker_exit     tp_btf/sched_process_exit: EXIT for a watched thread
+ *   walker_waking   tp_btf/sched_waking (config.wakers): WAKING for a
+ *                   watched wakee, in the waker's context
  *
  * Kept for the verifier of kernel 6.x with clang 14: the frame walk is a
  * bpf_loop() callback (a plain loop of 1024 frames exceeds the verifier's
@@ -29,8 +31,17 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Where the parts of a sample go in the event (walker_abi.h). */
-#define REGS_OFF	((__u32)sizeof(struct walker_sample))
+/*
+ * Where the parts of an event go in the scratch buffer (walker_abi.h).
+ * A waking's header (walker_waking) is HDR_SLACK bytes longer than a
+ * sample's, and the parts after it are laid out alike: a sample is
+ * built HDR_SLACK bytes in, a waking at 0, so that both put their
+ * registers, kernel, Python and user stacks at the same offsets and
+ * share one walk.
+ */
+#define HDR_SLACK	((__u32)(sizeof(struct walker_waking) - \
+				 sizeof(struct walker_sample)))
+#define REGS_OFF	((__u32)sizeof(struct walker_waking))
 #define KSTACK_OFF	(REGS_OFF + WALKER_NR_REGS * 8)
 #define KSTACK_BYTES	(WALKER_MAX_KSTACK * 8)
 #define PY_OFF_MAX	(KSTACK_OFF + KSTACK_BYTES)
@@ -79,15 +90,19 @@ struct {
 } tstates SEC(".maps");
 
 /*
- * Two slots per CPU: [2 * cpu] for the perf event, [2 * cpu + 1] for
- * sched_switch.  A per-CPU array cannot hold values this big (32 KiB is
- * its limit); walker.c sets max_entries to twice the possible CPUs.
- * sched_switch runs with interrupts off, so the cpu-clock program cannot
- * interrupt it on its CPU, but each has its own slot all the same.
+ * Three slots per CPU: [3 * cpu] for the perf event, [3 * cpu + 1] for
+ * sched_switch, [3 * cpu + 2] for sched_waking.  A per-CPU array cannot
+ * hold values this big (32 KiB is its limit); walker.c sets max_entries
+ * to three times the possible CPUs.  sched_switch runs with interrupts
+ * off, so the cpu-clock program cannot interrupt it on its CPU, but each
+ * has its own slot all the same; a sched_waking in task context can be
+ * interrupted by the cpu-clock program (its own slot) and by another
+ * waking, which the kernel does not run (a tracing program does not
+ * nest in itself on a CPU: counted as missed by the kernel).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
@@ -443,42 +458,57 @@ static __always_inline void task_regs(__u64 *r, struct task_struct *task)
 	COPY_REGS(r, &regs);
 }
 
-/*
- * Finish the sample in s->ev whose registers are in place: the kernel
- * stack (when kernel), the Python frames, the user stack; then send it.
- */
-static __always_inline void finish_sample(void *ctx, struct scratch *s,
-					  __u32 type, __u64 pid_tgid,
-					  const struct walker_proc *proc,
-					  struct task_struct *task, int kernel,
-					  __u64 prev_state)
+/* The kernel stack into s->ev at KSTACK_OFF: its frames (flags on error). */
+static __always_inline __u32 take_kstack(void *ctx, struct scratch *s,
+					 __u32 *flags)
 {
-	struct walker_sample *ws = (void *)s->ev;
+	long r = bpf_get_stack(ctx, s->ev + KSTACK_OFF, KSTACK_BYTES, 0);
+
+	if (r < 0) {
+		*flags |= WALKER_F_KSTACK_ERR;
+		return 0;
+	}
+	r /= 8;
+	return r > WALKER_MAX_KSTACK ? WALKER_MAX_KSTACK : (__u32)r;
+}
+
+/* What walk_user() put after the kernel stack. */
+struct user_parts {
+	__u32 nr_py, ulen, want;
+	__u64 end;		/* the event's end in s->ev; 0: too big */
+};
+
+/*
+ * The Python frames and the user stack of the thread whose registers
+ * are in place in s->ev, after nk kernel frames: the one walk a sample,
+ * a switch-out and a waking share.  full 0: neither (the end only).
+ */
+static __always_inline void walk_user(struct scratch *s, __u32 nk,
+				      __u64 pid_tgid,
+				      const struct walker_proc *proc,
+				      struct task_struct *task, int full,
+				      __u32 *flags, struct user_parts *out)
+{
 	const __u64 *regs = (const __u64 *)(s->ev + REGS_OFF);
 	struct walker_config *cfg;
 	const struct walker_layout *l;
 	struct py_walk w = { .s = s };
-	__u32 k0 = 0, flags = 0, nk = 0, pyoff, uoff, ulen, want, max;
+	__u32 k0 = 0, pyoff, uoff, ulen, want, max;
 	__u64 ts, size;
-	long r;
 
+	out->nr_py = out->ulen = out->want = 0;
+	out->end = 0;
 	cfg = bpf_map_lookup_elem(&wconfig, &k0);
 	if (!cfg)
 		return;
-	if (kernel) {
-		flags |= WALKER_F_KERNEL_MODE;
-		r = bpf_get_stack(ctx, s->ev + KSTACK_OFF, KSTACK_BYTES, 0);
-		if (r < 0)
-			flags |= WALKER_F_KSTACK_ERR;
-		else
-			nk = (__u32)r / 8;
-	}
 	if (nk > WALKER_MAX_KSTACK)
 		nk = WALKER_MAX_KSTACK;
 	pyoff = KSTACK_OFF + nk * 8;
 
-	if (!proc->runtime) {
-		flags |= WALKER_F_NO_PROC;
+	if (!full) {
+		;
+	} else if (!proc->runtime) {
+		*flags |= WALKER_F_NO_PROC;
 	} else {
 		__u32 li = proc->layout;
 
@@ -486,7 +516,7 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 		ts = l ? find_tstate(pid_tgid, proc->runtime, l,
 				     task->thread.fsbase) : 0;
 		if (!l || !ts) {
-			flags |= WALKER_F_NO_TSTATE;
+			*flags |= WALKER_F_NO_TSTATE;
 		} else {
 			max = cfg->max_py_frames;
 			if (max > WALKER_MAX_PY_FRAMES)
@@ -499,17 +529,17 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 			bpf_loop(2 * WALKER_MAX_PY_FRAMES + 2, py_step, &w, 0);
 			if (w.frame && !(w.flags & (WALKER_F_PY_READ | WALKER_F_PY_CUT)))
 				w.flags |= WALKER_F_PY_CUT;
-			flags |= w.flags;
+			*flags |= w.flags;
 		}
 	}
 	if (w.n > WALKER_MAX_PY_FRAMES)
 		w.n = WALKER_MAX_PY_FRAMES;
 	uoff = pyoff + w.n * PYF_SIZE;
 
-	want = cfg->ustack_bytes & ~7u;
+	want = full ? cfg->ustack_bytes & ~7u : 0;
 	ulen = 0;
-	if (uoff <= USTACK_OFF_MAX)
-		ulen = copy_ustack(s, uoff, regs[7], want, &flags);
+	if (full && uoff <= USTACK_OFF_MAX)
+		ulen = copy_ustack(s, uoff, regs[7], want, flags);
 	if (ulen > WALKER_USTACK_MAX)
 		ulen = WALKER_USTACK_MAX;
 	if (ulen & 7) {
@@ -522,16 +552,46 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 	size = (__u64)uoff + ((ulen + 7) & ~7u);
 	if (size > EV_MAX)
 		return;
+	out->nr_py = w.n;
+	out->ulen = ulen;
+	out->want = want;
+	out->end = size;
+}
+
+/*
+ * Finish the sample in s->ev whose registers are in place: the kernel
+ * stack (when kernel), the Python frames, the user stack; then send it.
+ */
+static __always_inline void finish_sample(void *ctx, struct scratch *s,
+					  __u32 type, __u64 pid_tgid,
+					  const struct walker_proc *proc,
+					  struct task_struct *task, int kernel,
+					  __u64 prev_state)
+{
+	struct walker_sample *ws = (void *)(s->ev + HDR_SLACK);
+	struct user_parts u;
+	__u32 flags = 0, nk = 0;
+	__u64 size;
+
+	if (kernel) {
+		flags |= WALKER_F_KERNEL_MODE;
+		nk = take_kstack(ctx, s, &flags);
+	}
+	walk_user(s, nk, pid_tgid, proc, task, 1, &flags, &u);
+	size = u.end;
+	if (size <= HDR_SLACK || size > EV_MAX)
+		return;
+	size -= HDR_SLACK;
 
 	fill_hdr(&ws->hdr, type, size, pid_tgid >> 32, (__u32)pid_tgid);
 	ws->hdr.flags = flags;
 	ws->prev_state = prev_state;
 	ws->nr_kstack = nk;
-	ws->nr_py = w.n;
-	ws->ustack_len = ulen;
-	ws->ustack_asked = want;
+	ws->nr_py = u.nr_py;
+	ws->ustack_len = u.ulen;
+	ws->ustack_asked = u.want;
 	ws->pad = 0;
-	output(s->ev, size);
+	output(s->ev + HDR_SLACK, size);
 }
 
 static __always_inline const struct walker_proc *watched(__u32 tgid)
@@ -543,7 +603,7 @@ static __always_inline const struct walker_proc *watched(__u32 tgid)
 
 static __always_inline struct scratch *scratch_slot(__u32 kind)
 {
-	__u32 k = bpf_get_smp_processor_id() * 2 + kind;
+	__u32 k = bpf_get_smp_processor_id() * 3 + kind;
 
 	return bpf_map_lookup_elem(&scratch, &k);
 }
@@ -669,5 +729,91 @@ int BPF_PROG(walker_exit, struct task_struct *p)
 		return 0;
 	bpf_map_delete_elem(&tstates, &key);
 	emit_task(WALKER_EV_EXIT, p, 0);
+	return 0;
+}
+
+/*
+ * The context a waking ran in, from its kernel stack (nk frames in
+ * s->ev): the innermost return address in an interrupt entry (hard) or
+ * in the softirq loop (soft) decides; none: the task's own.
+ */
+static __always_inline __u32 wake_context(const struct scratch *s, __u32 nk,
+					  const struct walker_config *cfg)
+{
+	__u64 a;
+	__u32 i;
+
+	for (i = 0; i < WALKER_MAX_KSTACK; i++) {
+		if (i >= nk)
+			break;
+		a = *(const __u64 *)(s->ev + KSTACK_OFF + i * 8);
+		if (a >= cfg->hardirq_lo && a < cfg->hardirq_hi)
+			return WALKER_WAKE_HARDIRQ;
+		if ((a >= cfg->softirq_lo[0] && a < cfg->softirq_hi[0]) ||
+		    (a >= cfg->softirq_lo[1] && a < cfg->softirq_hi[1]))
+			return WALKER_WAKE_SOFTIRQ;
+	}
+	return WALKER_WAKE_TASK;
+}
+
+/*
+ * A watched thread woken (config.wakers): WAKING in the waker's context.
+ * A thread of a watched process waking it in task context gets the walk
+ * a sample gets (its registers as it entered the kernel, its Python
+ * frames, its user stack); any other waker its kernel stack and comm.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(walker_waking, struct task_struct *p)
+{
+	__u32 k0 = 0, flags = WALKER_F_KERNEL_MODE, nk, context, i;
+	struct walker_config *cfg = bpf_map_lookup_elem(&wconfig, &k0);
+	const struct walker_proc *proc = 0;
+	struct walker_proc none = {};
+	struct walker_waking *ev;
+	struct task_struct *cur;
+	struct user_parts u;
+	struct scratch *s;
+	__u64 pid_tgid, *r;
+
+	if (!cfg || !cfg->wakers || !watched(p->tgid))
+		return 0;
+	s = scratch_slot(2);
+	if (!s)
+		return 0;
+	nk = take_kstack(ctx, s, &flags);
+	context = wake_context(s, nk, cfg);
+	cur = bpf_get_current_task_btf();
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (context == WALKER_WAKE_TASK)
+		proc = watched(pid_tgid >> 32);
+	r = (__u64 *)(s->ev + REGS_OFF);
+	if (proc) {
+		task_regs(r, cur);
+	} else {
+		for (i = 0; i < WALKER_NR_REGS; i++)
+			r[i] = 0;
+	}
+	walk_user(s, nk, pid_tgid, proc ? proc : &none, cur, proc != 0,
+		  &flags, &u);
+	if (!u.end || u.end > EV_MAX)
+		return 0;
+	ev = (void *)s->ev;
+	if (context == WALKER_WAKE_TASK)
+		fill_hdr(&ev->hdr, WALKER_EV_WAKING, u.end, pid_tgid >> 32,
+			 (__u32)pid_tgid);
+	else
+		fill_hdr(&ev->hdr, WALKER_EV_WAKING, u.end, 0, 0);
+	ev->hdr.flags = flags;
+	ev->wakee_pid = p->tgid;
+	ev->wakee_tid = p->pid;
+	ev->context = context;
+	ev->softirq = 0xffffffffu;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	ev->nr_kstack = nk;
+	ev->nr_py = u.nr_py;
+	ev->ustack_len = u.ulen;
+	ev->ustack_asked = u.want;
+	ev->pad = 0;
+	output(s->ev, u.end);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "alloc.h"
 #include "numparse.h"
 #include "strbuf.h"
+#include "walker/kself.h"
 #include "walker.skel.h"
 
 /* The largest frame the BPF side reads (walker.bpf.c's FBUF_MAX). */
@@ -36,7 +37,7 @@ struct walker {
 	struct bpf_link **event_links;
 	size_t nr_events;
 	/* the task tracepoints */
-	struct bpf_link *task_links[4];
+	struct bpf_link *task_links[5];
 	/* the callback of the walker_poll() under way */
 	walker_event_fn cb;
 	void *cb_data;
@@ -169,6 +170,7 @@ int walker_open(struct walker **out, const struct walker_opts *o,
 {
 	struct walker *w;
 	struct walker_config cfg = { 0 };
+	uint64_t hard[2] = { 0, 0 }, soft_lo[2] = { 0, 0 }, soft_hi[2] = { 0, 0 };
 	__u32 k0 = 0;
 	int ncpu, r;
 
@@ -213,7 +215,7 @@ int walker_open(struct walker **out, const struct walker_opts *o,
 		return bpf_fail(-ncpu, "count the possible CPUs", errnum, err,
 				errlen);
 	}
-	if (bpf_map__set_max_entries(w->skel->maps.scratch, 2 * (unsigned)ncpu) ||
+	if (bpf_map__set_max_entries(w->skel->maps.scratch, 3 * (unsigned)ncpu) ||
 	    bpf_map__set_max_entries(w->skel->maps.ring,
 				     ring_size(o->ring_bytes ? o->ring_bytes :
 					       WALKER_RING_DEFAULT))) {
@@ -232,6 +234,24 @@ int walker_open(struct walker **out, const struct walker_opts *o,
 	cfg.max_py_frames = o->max_py_frames;
 	cfg.follow_children = !!o->follow_children;
 	cfg.wall = !!o->wall;
+	cfg.wakers = o->wall && o->wakers;
+	if (cfg.wakers && kself_irq_ranges("/proc/kallsyms", &hard[0],
+					   &hard[1], soft_lo, soft_hi) < 0) {
+		walker_close(w);
+		if (errnum)
+			*errnum = ENOENT;
+		return set_err(err, errlen, "cannot find the kernel's interrupt "
+			       "entry and softirq code in /proc/kallsyms "
+			       "(__irqentry_text_start, handle_softirqs or "
+			       "__do_softirq): without them a wakeup in an "
+			       "interrupt cannot be told from its task's");
+	}
+	cfg.hardirq_lo = hard[0];
+	cfg.hardirq_hi = hard[1];
+	cfg.softirq_lo[0] = soft_lo[0];
+	cfg.softirq_lo[1] = soft_lo[1];
+	cfg.softirq_hi[0] = soft_hi[0];
+	cfg.softirq_hi[1] = soft_hi[1];
 	if (bpf_map__update_elem(w->skel->maps.wconfig, &k0, sizeof(k0), &cfg,
 				 sizeof(cfg), BPF_ANY)) {
 		r = errno;
@@ -499,6 +519,8 @@ int walker_attach(struct walker *w, char *err, size_t errlen)
 	tp[1] = w->skel->progs.walker_exec;
 	tp[2] = w->skel->progs.walker_exit;
 	tp[3] = w->opts.wall ? w->skel->progs.walker_switch : NULL;
+	tp[4] = w->opts.wall && w->opts.wakers ?
+		w->skel->progs.walker_waking : NULL;
 	for (t = 0; t < ARRAY_SIZE(tp); t++) {
 		if (!tp[t])
 			continue;

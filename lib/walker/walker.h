@@ -21,6 +21,7 @@ struct walker_opts {
 	unsigned max_py_frames;		/* <= WALKER_MAX_PY_FRAMES */
 	int follow_children;
 	int wall;			/* also switch-out / switch-in events */
+	int wakers;			/* with wall: sched_waking events */
 	size_t ring_bytes;		/* ring buffer size (0: default) */
 };
 
@@ -65,11 +66,14 @@ struct walker_decoded {
 	const struct walker_ev_hdr *hdr;	/* always */
 	const struct walker_sample *sample;	/* SAMPLE / OFFCPU */
 	const struct walker_task *task;		/* FORK / EXEC / EXIT / ONCPU */
+	const struct walker_waking *waking;	/* WAKING */
 	uint64_t lost;				/* LOST */
 	const unsigned char *regs;		/* WALKER_NR_REGS LE u64 */
 	const unsigned char *kstack;		/* nr_kstack LE u64 */
 	const unsigned char *py;		/* nr_py walker_py_frame */
 	const unsigned char *ustack;		/* ustack_len bytes */
+	/* SAMPLE / OFFCPU / WAKING: the parts' counts, checked */
+	unsigned nr_kstack, nr_py, ustack_len;
 };
 /*
  * Check an event's bytes (every length against len, the type, the
@@ -78,7 +82,7 @@ struct walker_decoded {
  */
 int walker_decode(const void *ev, size_t len, struct walker_decoded *out,
 		  char *err, size_t errlen);
-/* The i-th Python frame of a decoded sample (i < nr_py). */
+/* The i-th Python frame of a decoded sample or waking (i < nr_py). */
 void walker_py_frame_at(const struct walker_decoded *d, unsigned i,
 			struct walker_py_frame *out);
 

@@ -102,6 +102,18 @@ struct walker_config {
 	__u32 max_py_frames;		/* <= WALKER_MAX_PY_FRAMES */
 	__u32 follow_children;		/* watch the children of a watched tgid */
 	__u32 wall;			/* emit switch-out / switch-in events */
+	__u32 wakers;			/* emit WALKER_EV_WAKING (with wall) */
+	__u32 pad;
+	/*
+	 * Where a waking's kernel stack says it ran in interrupt context:
+	 * a return address in [hardirq_lo, hardirq_hi) (the interrupt
+	 * entries, __irqentry_text) is a hard interrupt's, one in a
+	 * softirq_lo/hi range (handle_softirqs, __do_softirq) a soft
+	 * interrupt's; the innermost found decides.  From /proc/kallsyms
+	 * (kself_irq_ranges()); 0, 0: none.
+	 */
+	__u64 hardirq_lo, hardirq_hi;
+	__u64 softirq_lo[2], softirq_hi[2];
 };
 
 enum walker_event_type {
@@ -113,6 +125,8 @@ enum walker_event_type {
 	WALKER_EV_EXEC = 5,		/* walker_task: comm the new program */
 	WALKER_EV_EXIT = 6,		/* walker_task: a thread exited */
 	WALKER_EV_LOST = 7,		/* walker_lost: events the ring dropped */
+	WALKER_EV_WAKING = 8,		/* walker_waking: a watched thread
+					   woken, in the waker's context */
 };
 
 /* Every event starts with this. */
@@ -173,6 +187,39 @@ struct walker_sample {
 	__u32 pad;
 };
 
+/*
+ * WALKER_EV_WAKING (lib/walker/EVENTS-v2.md section 1): sched_waking of
+ * a watched thread (the wakee), taken in the waker's context: hdr.pid,
+ * tid and cpu are the waker's (current), or pid 0, tid 0 in interrupt
+ * context.  Followed by the waker's stack parts laid out as a sample's
+ * (walker_sample above): regs, kstack, py, ustack.  The Python frames
+ * and the user stack (and the registers) only when the waker is a
+ * thread of a watched process in task context; else nr_py and
+ * ustack_len are 0 and the registers zeros.
+ */
+enum walker_wake_context {
+	WALKER_WAKE_TASK = 0,
+	WALKER_WAKE_HARDIRQ = 1,
+	WALKER_WAKE_SOFTIRQ = 2,
+	WALKER_WAKE_NMI = 3,		/* not told apart today */
+};
+
+struct walker_waking {
+	struct walker_ev_hdr hdr;
+	__u32 wakee_pid, wakee_tid;
+	__u32 context;			/* enum walker_wake_context */
+	__u32 softirq;			/* the softirq vector when known, else
+					   0xffffffff (not read today) */
+	char comm[16];			/* the waker's comm (the interrupted
+					   task's in irq context) */
+	__u16 nr_kstack;		/* as in walker_sample */
+	__u16 nr_py;			/* 0 unless a watched waker in task
+					   context */
+	__u32 ustack_len;		/* likewise */
+	__u32 ustack_asked;
+	__u32 pad;
+};
+
 /* FORK, EXEC, EXIT, ONCPU. */
 struct walker_task {
 	struct walker_ev_hdr hdr;
@@ -208,5 +255,33 @@ struct walker_raw {
 	__u32 layout_version;		/* hexversion of the interpreter */
 	__u32 pad;
 };
+
+/*
+ * record --wall --wakers (EVENTS-v2.md: what is built of section 2 so
+ * far): the waker of an off-CPU interval is a sample record of a third
+ * event, "waker", written just before the interval's offcpu-time
+ * record and at the same time (its end).  Its pid/tid are the waker's
+ * (0/0 in interrupt context), its stack the waker's, as a cpu-clock
+ * sample's (kernel call chain, registers and stack copy when the waker
+ * is a watched thread); its raw field is struct walker_raw, the
+ * waker's Python frames, then this.
+ */
+#define WALKER_RAW_WAKE_MAGIC 0x57575950u	/* "PYWW" little-endian */
+
+struct walker_raw_wake {
+	__u32 magic;
+	__u32 wake_flags;		/* WALKER_WAKE_F_* */
+	__u32 wakee_pid, wakee_tid;	/* the interval's thread */
+	__u32 waker_pid, waker_tid;	/* 0 in interrupt context */
+	__u32 context;			/* enum walker_wake_context */
+	__u32 softirq;			/* as in walker_waking */
+	__u64 wake_time_ns;		/* the waking's own time */
+	char comm[16];			/* the waker's (interrupted task's) */
+};
+
+/* One wakeup woke several waiters (same waker thread within 1 us). */
+#define WALKER_WAKE_F_SHARED	1u
+/* A task-context waker outside the watched processes: no user stack. */
+#define WALKER_WAKE_F_UNWATCHED	2u
 
 #endif

@@ -76,6 +76,7 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->maps_every_ns = o->maps_every_ns ? o->maps_every_ns :
 			   DEFAULT_MAPS_EVERY_NS;
 	c->hooks = o->hooks;
+	c->wakers = o->wall && o->wakers;
 	strbuf_init(&c->raw, 0);
 	attrs(o, &ca, &oa);
 	if (o->record_fn)
@@ -87,7 +88,11 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	    /* only a wall recording has off-CPU intervals (and reads in
 	       the wall clock by default, the event says so to report) */
 	    (o->wall && perfwrite_add_attr(c->pw, &oa, "offcpu-time",
-					   &c->off_id, err, errlen) < 0)) {
+					   &c->off_id, err, errlen) < 0) ||
+	    /* the wakers: samples of the waker's stack (cpu-clock's form) */
+	    (o->wall && o->wakers &&
+	     perfwrite_add_attr(c->pw, &ca, "waker", &c->wake_id, err,
+				errlen) < 0)) {
 		wconv_free(c);
 		return -1;
 	}
@@ -161,10 +166,10 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 	h = *d.hdr;
 	if (d.task)
 		tk = *d.task;
-	if (d.sample) {
+	if (d.sample || d.waking) {
 		ip = get_le64(d.regs + 8 * REG_IP);
 		/* named now, while the code objects most likely live */
-		for (i = 0; c->hooks.py_frame && i < d.sample->nr_py; i++) {
+		for (i = 0; c->hooks.py_frame && i < d.nr_py; i++) {
 			struct walker_py_frame f;
 
 			walker_py_frame_at(&d, i, &f);
@@ -199,6 +204,12 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 		if (h.tid == h.pid && c->hooks.exit)
 			c->hooks.exit(c->hooks.data, (pid_t)h.pid);
 		break;
+	case WALKER_EV_WAKING:
+		/* a watched waker's maps, as for its samples */
+		if (ip && d.nr_py + d.ustack_len)
+			wconv_arrive_sample(c, &h, ip);
+		wconv_enqueue(c, at, h.size, h.time_ns);
+		break;
 	default:
 		wconv_enqueue(c, at, h.size, h.time_ns);
 		break;
@@ -231,7 +242,7 @@ static void count_sample(struct wconv *c, const struct walker_decoded *d)
 	for (i = 0; i < 8; i++)
 		if (f & (1u << i))
 			c->st.flags[i]++;
-	if (d->sample->nr_py) {
+	if (d->nr_py) {
 		c->st.samples_py++;
 		if (f & (WALKER_F_PY_CUT | WALKER_F_PY_READ))
 			c->st.py_cut++;
@@ -259,7 +270,7 @@ static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
 {
 	unsigned own, above;
 
-	*nk = d->sample->nr_kstack;
+	*nk = d->nr_kstack;
 	if (!*nk || !c->kallsyms)
 		return 0;
 	if (!c->kself.loaded)
@@ -276,15 +287,18 @@ static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
 }
 
 /*
- * One sample record from a decoded SAMPLE or OFFCPU event: of event
- * ev_id, at time, with period.
+ * One sample record from a decoded SAMPLE, OFFCPU or WAKING event: of
+ * event ev_id, at time, with period; tail (tail_len bytes) after the
+ * Python frames in the raw field.
  */
 static int write_sample(struct wconv *c, const struct walker_decoded *d,
 			const struct wproc *p, uint64_t ev_id, uint64_t time,
-			uint64_t period, char *err, size_t errlen)
+			uint64_t period, const void *tail, size_t tail_len,
+			char *err, size_t errlen)
 {
-	const struct walker_sample *s = d->sample;
 	const struct walker_ev_hdr *h = d->hdr;
+	uint32_t asked = d->sample ? d->sample->ustack_asked :
+			 d->waking ? d->waking->ustack_asked : 0;
 	uint64_t regs[WALKER_NR_REGS], chain[1 + WALKER_MAX_KSTACK];
 	struct walker_raw raw;
 	struct pw_sample ps;
@@ -319,13 +333,15 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	raw.magic = WALKER_RAW_MAGIC;
 	raw.version = WALKER_ABI_VERSION;
 	raw.flags = h->flags;
-	raw.nr_py = s->nr_py;
-	raw.prev_state = s->prev_state;
+	raw.nr_py = d->nr_py;
+	raw.prev_state = d->sample ? d->sample->prev_state : 0;
 	raw.layout_version = p ? p->hexversion : 0;
 	strbuf_reset(&c->raw);
 	strbuf_add(&c->raw, &raw, sizeof(raw));
 	strbuf_add(&c->raw, d->py,
-		   (size_t)s->nr_py * sizeof(struct walker_py_frame));
+		   (size_t)d->nr_py * sizeof(struct walker_py_frame));
+	if (tail_len)
+		strbuf_add(&c->raw, tail, tail_len);
 	ps.raw = c->raw.buf;
 	ps.raw_len = (uint32_t)c->raw.len;
 	if (any) {
@@ -338,12 +354,12 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	 * readers see dyn_size < size, as the kernel writes it; a full
 	 * copy is a full dump (the stack may go on past it).
 	 */
-	if (any && s->ustack_len) {
+	if (any && d->ustack_len) {
 		full = (h->flags & WALKER_F_USTACK_FULL) ||
-		       s->ustack_len >= s->ustack_asked;
+		       d->ustack_len >= asked;
 		ps.stack = d->ustack;
-		ps.dyn_size = s->ustack_len;
-		ps.stack_size = ((uint64_t)s->ustack_len + 7) & ~7ull;
+		ps.dyn_size = d->ustack_len;
+		ps.stack_size = ((uint64_t)d->ustack_len + 7) & ~7ull;
 		if (!full)
 			ps.stack_size += 8;
 	}
@@ -359,8 +375,7 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 
 	count_sample(c, d);
 	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns,
-			    c->period_ns, err,
-			    errlen);
+			    c->period_ns, NULL, 0, err, errlen);
 }
 
 /* A switch-out: kept (a copy) until the thread runs again. */
@@ -389,27 +404,120 @@ static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 	return 0;
 }
 
+/*
+ * The waker of t's interval (its last waking), as a "waker" sample at
+ * end, the interval's own time, just before it; an interval left
+ * runnable (preempted) has none.  Counted with the interval's length.
+ */
+static int write_waker(struct wconv *c, struct wthread *t,
+		       const struct walker_decoded *od, uint64_t end,
+		       uint64_t len, char *err, size_t errlen)
+{
+	const struct walker_waking *wk;
+	struct walker_raw_wake rw;
+	struct walker_decoded wd;
+	char why[PPR_ERR_LEN];
+
+	if (!t->wake || !od->sample || !od->sample->prev_state ||
+	    walker_decode(t->wake, t->wake_len, &wd, why, sizeof(why)) < 0 ||
+	    !wd.waking)
+		return 0;
+	wk = wd.waking;
+	memset(&rw, 0, sizeof(rw));
+	rw.magic = WALKER_RAW_WAKE_MAGIC;
+	rw.wake_flags = t->wake_flags;
+	rw.wakee_pid = od->hdr->pid;
+	rw.wakee_tid = od->hdr->tid;
+	rw.waker_pid = wd.hdr->pid;
+	rw.waker_tid = wd.hdr->tid;
+	rw.context = wk->context;
+	rw.softirq = wk->softirq;
+	rw.wake_time_ns = wd.hdr->time_ns;
+	memcpy(rw.comm, wk->comm, sizeof(rw.comm));
+	c->st.woken++;
+	c->st.woken_ns += len;
+	if (t->wake_flags & WALKER_WAKE_F_SHARED) {
+		c->st.woken_shared++;
+		c->st.woken_shared_ns += len;
+	}
+	if (wk->context != WALKER_WAKE_TASK) {
+		c->st.woken_irq++;
+		c->st.woken_irq_ns += len;
+	}
+	return write_sample(c, &wd, wconv_proc_find(c, (pid_t)wd.hdr->pid),
+			    c->wake_id, end, 1, &rw, sizeof(rw), err, errlen);
+}
+
 /* The open interval of t, written as ending at end. */
 static int close_interval(struct wconv *c, struct wthread *t, uint64_t end,
 			  char *err, size_t errlen)
 {
 	struct walker_decoded od;
 	char why[PPR_ERR_LEN];
-	uint64_t start;
+	uint64_t start, len;
 	int r;
 
 	r = walker_decode(t->off, t->off_len, &od, why, sizeof(why));
 	if (r == 0) {
 		start = od.hdr->time_ns;
-		r = write_sample(c, &od, wconv_proc_find(c, (pid_t)od.hdr->pid),
-				 c->off_id, end, end > start ? end - start : 0,
-				 err, errlen);
+		len = end > start ? end - start : 0;
+		if (c->wakers)
+			r = write_waker(c, t, &od, end, len, err, errlen);
+		if (r == 0)
+			r = write_sample(c, &od,
+					 wconv_proc_find(c, (pid_t)od.hdr->pid),
+					 c->off_id, end, len, NULL, 0, err,
+					 errlen);
 		c->st.offcpu++;
-		c->st.offcpu_ns += end > start ? end - start : 0;
+		c->st.offcpu_ns += len;
 	}
 	free(t->off);
 	t->off = NULL;
 	return r;
+}
+
+/*
+ * A waking: kept as the wakee's last (the last before it runs again is
+ * the one that ended its wait).  The same waker thread waking another
+ * thread within WAKE_SHARED_NS is one wakeup of several waiters (a
+ * notify_all, a futex wake of N): both marked shared.
+ */
+static int on_waking(struct wconv *c, const struct walker_decoded *d)
+{
+	const struct walker_waking *wk = d->waking;
+	struct wthread *t, *w, *prev;
+	struct umap_ent *e;
+	uint32_t flags = 0;
+	unsigned i;
+	int regs = 0;
+
+	c->st.wakings++;
+	if (!c->wakers)
+		return 0;
+	for (i = 0; i < 8 * WALKER_NR_REGS; i++)
+		regs |= d->regs[i];
+	if (wk->context == WALKER_WAKE_TASK && !regs)
+		flags |= WALKER_WAKE_F_UNWATCHED;
+	if (wk->context == WALKER_WAKE_TASK && d->hdr->tid) {
+		w = wconv_thread_get(c, (pid_t)d->hdr->tid);
+		if (w->woke_tid && w->woke_tid != (pid_t)wk->wakee_tid &&
+		    d->hdr->time_ns - w->woke_time <= WAKE_SHARED_NS) {
+			flags |= WALKER_WAKE_F_SHARED;
+			e = umap_find(&c->threads, (uint32_t)w->woke_tid);
+			prev = e ? e->val : NULL;
+			if (prev && prev->wake)
+				prev->wake_flags |= WALKER_WAKE_F_SHARED;
+		}
+		w->woke_time = d->hdr->time_ns;
+		w->woke_tid = (pid_t)wk->wakee_tid;
+	}
+	t = wconv_thread_get(c, (pid_t)wk->wakee_tid);
+	free(t->wake);
+	t->wake = xmalloc(d->hdr->size);
+	memcpy(t->wake, d->hdr, d->hdr->size);
+	t->wake_len = d->hdr->size;
+	t->wake_flags = flags;
+	return 0;
 }
 
 static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
@@ -417,12 +525,18 @@ static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 {
 	struct umap_ent *e = umap_find(&c->threads, d->hdr->tid);
 	struct wthread *t = e ? e->val : NULL;
+	int r = 0;
 
-	if (!t || !t->off) {
+	if (!t || !t->off)
 		c->st.oncpu_unpaired++;
-		return 0;
+	else
+		r = close_interval(c, t, d->hdr->time_ns, err, errlen);
+	/* a waking is the waker of the wait that ends here, or of none */
+	if (t) {
+		free(t->wake);
+		t->wake = NULL;
 	}
-	return close_interval(c, t, d->hdr->time_ns, err, errlen);
+	return r;
 }
 
 static int on_task(struct wconv *c, const struct walker_decoded *d,
@@ -463,6 +577,7 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 			if (t->off)
 				c->st.offcpu_dropped++;
 			free(t->off);
+			free(t->wake);
 			free(t);
 			e->val = NULL;	/* a reused tid starts afresh */
 		}
@@ -544,6 +659,8 @@ static int process(struct wconv *c, const struct tq_ent *q, char *err,
 		return on_oncpu(c, &d, err, errlen);
 	case WALKER_EV_LOST:
 		return write_lost(c, d.lost, q->time, err, errlen);
+	case WALKER_EV_WAKING:
+		return on_waking(c, &d);
 	default:
 		return on_task(c, &d, err, errlen);
 	}

@@ -28,6 +28,9 @@
  *     re-read every maps_every_ns and when a sample's address is in no
  *     known mapping (at most every 50 ms): only mappings not written
  *     before are written;
+ *   - with wakers, a third event, "waker": each interval's waker
+ *     (the last waking of the thread before it ran again) just before
+ *     the interval's record (walker_abi.h, struct walker_raw_wake);
  *   - FORK, EXIT and COMM (exec) records from the task events, a COMM
  *     for each thread first seen without its fork, LOST records for
  *     the events the ring buffer dropped.
@@ -101,6 +104,8 @@ struct wconv_opts {
 	int wall;			/* off-CPU intervals: the
 					   "offcpu-time" event (without it,
 					   switch events are dropped) */
+	int wakers;			/* with wall: each interval's waker,
+					   the "waker" event (walker_abi.h) */
 	const char *const *cmdline;	/* HEADER_CMDLINE (may be NULL) */
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at the start */
 	uint64_t hold_ns;		/* 0: 20 ms */
@@ -133,6 +138,13 @@ struct wconv_stats {
 	uint64_t offcpu_dropped;	/* switch-outs followed by another
 					   switch-out: the first dropped */
 	uint64_t oncpu_unpaired;	/* switch-ins without a switch-out */
+	uint64_t wakings;		/* waking events */
+	uint64_t woken;			/* intervals written with a waker */
+	uint64_t woken_ns;		/* ... their nanoseconds */
+	uint64_t woken_shared;		/* ... of them, a shared wakeup */
+	uint64_t woken_shared_ns;
+	uint64_t woken_irq;		/* ... in interrupt context */
+	uint64_t woken_irq_ns;
 	uint64_t walker_own;		/* samples taken while the walker's
 					   own BPF program ran (kself.h) */
 	uint64_t lost;			/* events the ring buffer dropped */

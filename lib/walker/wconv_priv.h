@@ -39,6 +39,8 @@
 #define REG_SP 7				/* in perf's x86-64 order */
 #define REG_IP 8
 #define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
+/* Wakings of one waker this close are one wakeup of several waiters. */
+#define WAKE_SHARED_NS 1000ull
 
 /*
  * Records read from /proc when an event arrived, queued as internal
@@ -77,6 +79,16 @@ struct wthread {
 	unsigned char *off;	/* the switch-out event of an open
 				   off-CPU interval (a copy), or NULL */
 	size_t off_len;
+	/*
+	 * --wakers: the last waking of this thread not yet followed by a
+	 * switch-in (a copy), its WALKER_WAKE_F_* flags; as a waker, the
+	 * time and wakee of its last waking (a wakeup of several waiters)
+	 */
+	unsigned char *wake;
+	size_t wake_len;
+	uint32_t wake_flags;
+	uint64_t woke_time;
+	pid_t woke_tid;
 };
 
 struct wconv {
@@ -91,7 +103,8 @@ struct wconv {
 	 */
 	uint64_t period_ns;
 	struct wconv_hooks hooks;
-	uint64_t cpu_id, off_id;
+	uint64_t cpu_id, off_id, wake_id;
+	int wakers;
 	/*
 	 * the queue (timeq.h): event copies at 8-aligned offsets (off) of
 	 * arena, len bytes each

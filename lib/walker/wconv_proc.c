@@ -66,6 +66,7 @@ void wconv_procs_release(struct wconv *c)
 			struct wthread *t = c->threads.ents[i].val;
 
 			free(t->off);
+			free(t->wake);
 			free(t);
 		}
 	umap_release(&c->procs);

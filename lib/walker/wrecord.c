@@ -361,6 +361,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	wo.max_py_frames = o->max_py_frames;
 	wo.follow_children = o->follow_children;
 	wo.wall = o->wall;
+	wo.wakers = o->wall && o->wakers;
 	wo.ring_bytes = o->ring_bytes;
 	if (walker_open(&w->walker, &wo, errnum, err, errlen) < 0) {
 		w->walker = NULL;
@@ -379,6 +380,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	co.freq = o->freq;
 	co.ustack_bytes = o->ustack_bytes;
 	co.wall = o->wall;
+	co.wakers = o->wall && o->wakers;
 	co.cmdline = o->cmdline;
 	co.start_ns = mono_ns();
 	co.hooks.data = w;
@@ -684,6 +686,19 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			strbuf_addf(&sb, "; %llu dropped (their switch-in was "
 				    "lost)", (unsigned long long)c->offcpu_dropped);
 		strvec_push(lines, sb.buf);
+	}
+	if (c->wakings) {
+		/* what report --wakers will say of the intervals' wakers */
+		strvec_pushf(lines, "%llu wakeups; %llu of the off-CPU "
+			     "intervals have their waker (%.3f s), %llu of "
+			     "them woken in an interrupt (%.3f s), %llu by a "
+			     "wakeup of several waiters (%.3f s)",
+			     (unsigned long long)c->wakings,
+			     (unsigned long long)c->woken, c->woken_ns / 1e9,
+			     (unsigned long long)c->woken_irq,
+			     c->woken_irq_ns / 1e9,
+			     (unsigned long long)c->woken_shared,
+			     c->woken_shared_ns / 1e9);
 	}
 	describe_procs(st, lines);
 	if (!c->kernel_map)

@@ -60,6 +60,7 @@ struct wrec_opts {
 	unsigned max_py_frames;		/* <= WALKER_MAX_PY_FRAMES */
 	int follow_children;
 	int wall;			/* off-CPU intervals too */
+	int wakers;			/* with wall: each interval's waker */
 	size_t ring_bytes;		/* 0: the walker's default */
 	const char *const *cmdline;	/* perf.data's HEADER_CMDLINE */
 };

@@ -42,7 +42,7 @@ static void check(const unsigned char *buf, size_t len,
 	size = d->hdr->size;
 	if (size > len)
 		__builtin_trap();
-	if (!s) {
+	if (!s && !d->waking) {
 		if (d->regs || d->kstack || d->py || d->ustack)
 			__builtin_trap();
 		walker_py_frame_at(d, 0, &f);
@@ -50,20 +50,27 @@ static void check(const unsigned char *buf, size_t len,
 			__builtin_trap();
 		return;
 	}
-	if (s->nr_kstack > WALKER_MAX_KSTACK ||
-	    s->nr_py > WALKER_MAX_PY_FRAMES ||
-	    s->ustack_len > WALKER_USTACK_MAX)
+	/* a sample's or a waking's parts, their counts the header's */
+	if ((s && (s->nr_kstack != d->nr_kstack || s->nr_py != d->nr_py ||
+		   s->ustack_len != d->ustack_len)) ||
+	    (d->waking && (d->waking->nr_kstack != d->nr_kstack ||
+			   d->waking->nr_py != d->nr_py ||
+			   d->waking->ustack_len != d->ustack_len)))
+		__builtin_trap();
+	if (d->nr_kstack > WALKER_MAX_KSTACK ||
+	    d->nr_py > WALKER_MAX_PY_FRAMES ||
+	    d->ustack_len > WALKER_USTACK_MAX)
 		__builtin_trap();
 	inside(buf, size, d->regs, 8 * WALKER_NR_REGS);
-	inside(buf, size, d->kstack, 8ull * s->nr_kstack);
-	inside(buf, size, d->py, sizeof(f) * (uint64_t)s->nr_py);
-	inside(buf, size, d->ustack, s->ustack_len);
-	for (i = 0; i < s->nr_py; i++) {
+	inside(buf, size, d->kstack, 8ull * d->nr_kstack);
+	inside(buf, size, d->py, sizeof(f) * (uint64_t)d->nr_py);
+	inside(buf, size, d->ustack, d->ustack_len);
+	for (i = 0; i < d->nr_py; i++) {
 		walker_py_frame_at(d, i, &f);
 		if (memcmp(&f, d->py + i * sizeof(f), sizeof(f)))
 			__builtin_trap();
 	}
-	walker_py_frame_at(d, s->nr_py, &f);	/* out of range: zeroed */
+	walker_py_frame_at(d, d->nr_py, &f);	/* out of range: zeroed */
 	if (f.code || f.instr || f.flags || f.tag)
 		__builtin_trap();
 }

@@ -95,6 +95,56 @@ static inline struct ev ev_sample(const struct sample_spec *sp)
 	return e;
 }
 
+/*
+ * A waking of wakee (pid, tid) by the waker in sp (pid, tid, time, nk,
+ * npy, regs: NULL for none, as for an interrupt or an unwatched
+ * waker), in context.
+ */
+static inline struct ev ev_waking(const struct sample_spec *sp,
+				  uint32_t wakee_pid, uint32_t wakee_tid,
+				  uint32_t context, const char *comm)
+{
+	struct walker_waking w;
+	struct walker_py_frame f;
+	size_t len = sizeof(w) + 8 * WALKER_NR_REGS + 8 * sp->nk +
+		     sizeof(f) * sp->npy;
+	unsigned char *p;
+	struct ev e;
+	unsigned i;
+
+	e.len = (len + 7) & ~(size_t)7;
+	e.buf = calloc(1, e.len);
+	p = (unsigned char *)e.buf;
+	memset(&w, 0, sizeof(w));
+	w.hdr = ev_hdr(WALKER_EV_WAKING, sp->time, sp->pid, sp->tid,
+		       WALKER_F_KERNEL_MODE);
+	w.hdr.size = (uint32_t)len;
+	w.wakee_pid = wakee_pid;
+	w.wakee_tid = wakee_tid;
+	w.context = context;
+	w.softirq = 0xffffffffu;
+	memcpy(w.comm, comm, strnlen(comm, sizeof(w.comm) - 1));
+	w.nr_kstack = (uint16_t)sp->nk;
+	w.nr_py = (uint16_t)sp->npy;
+	memcpy(p, &w, sizeof(w));
+	p += sizeof(w);
+	for (i = 0; i < WALKER_NR_REGS; i++)
+		put_le64(p + 8 * i, sp->regs ? sp->regs[i] : 0);
+	p += 8 * WALKER_NR_REGS;
+	for (i = 0; i < sp->nk; i++)
+		put_le64(p + 8 * i, kframes[i]);
+	p += 8 * sp->nk;
+	for (i = 0; i < sp->npy; i++) {
+		memset(&f, 0, sizeof(f));
+		f.code = 0x7f0000600000ull + 0x100 * i;
+		f.tag = (uint16_t)(60 + i);
+		f.flags = i == sp->npy - 1 ? WALKER_PYF_ENTRY : 0;
+		memcpy(p, &f, sizeof(f));
+		p += sizeof(f);
+	}
+	return e;
+}
+
 static inline struct ev ev_task(uint32_t type, uint64_t time, uint32_t pid,
 			 uint32_t tid, uint32_t ppid, uint32_t ptid,
 			 const char *comm)

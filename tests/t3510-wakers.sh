@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+test_description='record --wall --wakers: each wait credited to the thread, function and line that ended it'
+. ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
+
+# The ground truth (tests/fixtures/wakers-truth.py): a thread that waits
+# for a threading.Lock only while critical() holds it, and a consumer
+# of a queue.Queue that only produce() fills.  report --wakers must
+# credit >= 95 % of the lock waits to critical() at the line that
+# releases the lock (its with statement; 3.8 gives the __exit__ call the
+# line of the block's last statement), and >= 90 % of the
+# consumer's waits to produce().  On Debian's python3, 3.8 and 3.13.
+
+FIX=$PPR_SRCDIR/tests/fixtures
+PROG=$FIX/wakers-truth.py
+SHARE=$FIX/wakers-share.py
+# the with statement whose end releases the lock
+LOCK_LINE=$(grep -n "^    with lock:$" "$PROG" | cut -d: -f1)
+
+test_prereq_DEB() {
+	DEB=$(ppr_distro_python 3.11) || { echo "no Debian python3.11"; return 1; }
+}
+test_prereq_PY38() {
+	PY38=$(record_python 3.8) || { echo "$PY38"; return 1; }
+}
+test_prereq_PY313() {
+	PY313=$(record_python 3.13) || { echo "$PY313"; return 1; }
+}
+test_have_prereq DEB && DEB=$(ppr_distro_python 3.11)
+test_have_prereq PY38 && PY38=$(record_python 3.8)
+test_have_prereq PY313 && PY313=$(record_python 3.13)
+
+# wakers NAME PYTHON lock|queue: record --wall --wakers, then the
+# waiting thread's wakers view in collapsed form (NAME.col)
+wakers() {
+	ppr record -q --wall --wakers -o "$1" --python "$2" "$PROG" "$3" \
+		"$1.tid" >"$1.out" 2>"$1.err" &&
+	test "$(meta "$1" exit_status)" = 0 &&
+	ppr report -i "$1" --wakers --format collapsed --tid "$(cat "$1.tid")" \
+		-o "$1.col" 2>"$1.rerr"
+}
+
+# at_least NAME WAIT WAKER MIN: the share of NAME's WAIT time whose
+# waker's stack has WAKER is at least MIN percent
+at_least() {
+	share_=$(python3 "$SHARE" "$2" "$3" <"$1.col" 2>"$1.why") &&
+	echo "$1: $share_ % of $2 credited to $3" &&
+	cat "$1.why" &&
+	awk -v s="$share_" -v m="$4" "BEGIN { exit !(s >= m) }"
+}
+
+for v in DEB PY38 PY313; do
+	test_expect_success "BPF,$v" "$v: >= 95 % of the lock waits credited to critical() at its with line" '
+		eval py=\$$v &&
+		line=$LOCK_LINE &&
+		if test $v = PY38; then line=$((LOCK_LINE + 1)); fi &&
+		wakers lock-$v "$py" lock &&
+		at_least lock-$v "[off-cpu lock]" "critical ($PROG:$line)" 95
+	'
+	test_expect_success "BPF,$v" "$v: >= 90 % of the queue consumer's waits credited to produce()" '
+		eval py=\$$v &&
+		wakers queue-$v "$py" queue &&
+		at_least queue-$v "[off-cpu lock]" "produce (" 90
+	'
+done
+
+test_expect_success BPF 'report --wakers: the record line and the text tree say the wakers' '
+	test_grep "wakeups; .* of the off-CPU intervals have their waker" lock-DEB.err ||
+	ppr record --wall --wakers -o again --python /usr/bin/python3 "$PROG" lock again.tid 2>again.err &&
+	test_grep "wakeups; .* of the off-CPU intervals have their waker" again.err
+'
+
+test_expect_success BPF 'report --wakers: a session recorded without --wakers is refused with the fix' '
+	ppr record -q --wall -o plain --python /usr/bin/python3 "$PROG" lock plain.tid &&
+	test_must_fail ppr report -i plain --wakers 2>err &&
+	test_grep "has no wakers for --wakers: record with .pyperf-run record --wall --wakers." err
+'
+
+test_expect_success 'record --wakers without --wall is refused' '
+	test_must_fail ppr record --wakers -o x /dev/null 2>err &&
+	test_grep "give --wall too" err
+'
+
+test_expect_success 'record --wakers outside bpf mode is refused with the fix, before the program runs' '
+	test_must_fail ppr record --wall --wakers --mode jit -o j \
+		--python /usr/bin/python3 "$PROG" lock j.tid 2>err &&
+	test_grep "record: --wakers needs bpf mode .*not --mode jit" err &&
+	test_grep "give --mode bpf" err &&
+	! test -e j.tid
+'
+
+test_expect_success ROOT 'record --wakers without the privileges is refused with the fix (the walker'"'"'s own diagnosis)' '
+	mkdir -p nb && chmod 777 nb &&
+	(cd nb && as_nobody "$PPR_BIN" record --wall --wakers -o s \
+		--python /usr/bin/python3 "$PROG" lock t.tid 2>../nb.err;
+	 echo $? >../nb.rc) &&
+	test "$(cat nb.rc)" != 0 &&
+	test_grep "record: --wakers needs bpf mode .*needs root, or CAP_BPF and CAP_PERFMON" nb.err &&
+	test_grep "setcap cap_bpf,cap_perfmon.*plain --wall works without --wakers" nb.err &&
+	! test -e nb/t.tid
+'
+
+test_done
