@@ -84,6 +84,17 @@ test_expect_success BPF 'record --mode bpf: perf itself reads the session' '
 	test_grep "_PyEval_EvalFrameDefault" ps
 '
 
+# perf script shows the user stack of a walker sample, not its Python
+# frames (they are in the raw data): read so, the profile had no Python
+# function, and its warnings blamed missing symbols
+test_expect_success BPF 'report --reader perf-script refuses a bpf mode session, naming the reader that reads it' '
+	test_expect_code 1 ppr report -i s1 --reader perf-script >out 2>err &&
+	test_grep "cannot read the frame walker.s Python frames of a bpf mode session: give --reader native" err &&
+	test_expect_code 1 env PYPERF_PERF="$(command -v perf)" "$PPR_BIN" report -i s1 >out 2>err &&
+	test_grep "give --reader native" err &&
+	! test -s out
+'
+
 for depth in 10 150 400 900; do
 	test_expect_success BPF "Debian python3: >= 99 % of stacks whole at $depth frames" "
 		ppr record -q --mode bpf -o d$depth --python /usr/bin/python3 \

@@ -77,6 +77,20 @@ int profile_load_tap(struct profile *p, const char *session,
 			      profile_clock_name(p->clock));
 		goto out;
 	}
+	/*
+	 * perf script shows a bpf-mode sample's user stack, not the frame
+	 * walker's Python frames (its raw data): every Python function would
+	 * be missing from the profile, and the warnings would blame symbols
+	 */
+	if (f->reader == PROFILE_READER_PERF_SCRIPT &&
+	    !strcmp(profile_meta_get(p, "mode") ? profile_meta_get(p, "mode") :
+		    "", "bpf")) {
+		ret = set_err(err, errlen, "the perf-script reader (--reader, "
+			      "or chosen by --perf or $PYPERF_PERF) cannot "
+			      "read the frame walker's Python frames of a bpf "
+			      "mode session: give --reader native");
+		goto out;
+	}
 	loader_frames(&l);
 	{
 		unsigned damaged;
