@@ -15,7 +15,8 @@
  *     agg_add()         stage_aggregate.c  the view's stack, into the model
  *   then, once every sample is in:
  *     judge_dumps()     stage_judge.c      what a bigger dump would do
- *     quality_warnings(), quality_lost()   stage_quality.c
+ *     quality_warnings(), quality_lost(),  stage_quality.c
+ *     quality_max_size()
  *
  * Sources: src_native.c (perf.data read here), src_perfscript.c (perf
  * script, or the session's cache of it), lib/top/ (libperf's ring
@@ -258,6 +259,7 @@ void quality_sample(struct loader *l, const struct sample *s,
 		    int unnamed);
 void quality_warnings(struct loader *l);
 void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded);
+void quality_max_size(struct profile *p);
 
 /* the sources into the pipeline: 0, or -1 with err */
 int src_native_run(struct loader *l, char *err, size_t errlen);

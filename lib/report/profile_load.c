@@ -112,6 +112,7 @@ int profile_load_tap(struct profile *p, const char *session,
 	judge_dumps(&l);
 	quality_warnings(&l);
 	quality_lost(p, l.lost, l.recorded);
+	quality_max_size(p);
 out:
 	session_close(&s);
 	loader_release(&l);

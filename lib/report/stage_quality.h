@@ -21,6 +21,13 @@
  * program's, and no hint can change its answer.  Otherwise every
  * sample counts (record -v's hints).
  */
+/*
+ * How the warning that record --max-size stopped the recording begins
+ * (stage_quality.c): record says that itself, as it happens, and leaves
+ * this one out of the report's warnings it repeats.
+ */
+#define QUALITY_MAX_SIZE_WARNING "recording stopped at --max-size "
+
 size_t quality_unnamed_objects(const struct profile *p, int program,
 			       struct strvec *out, size_t max);
 

@@ -381,6 +381,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	co.wall = o->wall;
 	co.cmdline = o->cmdline;
 	co.start_ns = mono_ns();
+	co.max_bytes = o->max_bytes;
 	co.hooks.data = w;
 	co.hooks.no_proc = on_no_proc;
 	co.hooks.exec = on_proc_exec;
@@ -513,6 +514,11 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 		return set_err(err, errlen, "cannot save the code objects' "
 			       "names: %s", why);
 	return 0;
+}
+
+int wrec_stopped(const struct wrec *w)
+{
+	return wconv_stats(w->conv)->stopped;
 }
 
 int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,

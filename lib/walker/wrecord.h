@@ -61,6 +61,9 @@ struct wrec_opts {
 	int follow_children;
 	int wall;			/* off-CPU intervals too */
 	size_t ring_bytes;		/* 0: the walker's default */
+	uint64_t max_bytes;		/* record --max-size: perf.data's
+					   data stops there (wconv.h); 0:
+					   no limit */
 	const char *const *cmdline;	/* perf.data's HEADER_CMDLINE */
 };
 
@@ -114,7 +117,9 @@ int wrec_attach(struct wrec *w, char *err, size_t errlen);
 /*
  * Wait up to timeout_ms for events, convert them, write what is old
  * enough (wconv_flush()).  0, or -1 with err (a write error: the
- * recording cannot go on).  An interrupted wait is not an error.
+ * recording cannot go on).  An interrupted wait is not an error.  Once
+ * max_bytes is reached (wrec_stats()' conv.stopped) nothing more is
+ * written: the caller finishes.
  */
 int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen);
 
@@ -123,6 +128,9 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen);
  * the code objects into session_dir/pycode, detach.  0, or -1 with err.
  */
 int wrec_finish(struct wrec *w, char *err, size_t errlen);
+
+/* max_bytes was reached: the recording has stopped writing. */
+int wrec_stopped(const struct wrec *w);
 
 /* The events' attrs as a perf.data image (wconv_image()), for top. */
 int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,
