@@ -459,6 +459,11 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 		if (perfwrite_task(c->pw, PERF_RECORD_EXIT, h->pid, tk->ppid,
 				   h->tid, tk->ptid, &id, err, errlen) < 0)
 			return -1;
+		/*
+		 * Its state goes with it (a reused tid starts afresh), entry
+		 * and all: a recording of hours of threads and processes
+		 * that come and go keeps only the living ones' state.
+		 */
 		e = umap_find(&c->threads, h->tid);
 		t = e ? e->val : NULL;
 		if (t) {
@@ -467,15 +472,14 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 				c->st.offcpu_dropped++;
 			free(t->off);
 			free(t);
-			e->val = NULL;	/* a reused tid starts afresh */
 		}
+		umap_del(&c->threads, h->tid);
 		if (h->tid != h->pid)
 			return 0;
 		e = umap_find(&c->procs, h->pid);
-		if (e) {
+		if (e)
 			wconv_proc_free(e->val);
-			e->val = NULL;
-		}
+		umap_del(&c->procs, h->pid);
 		return 0;
 	}
 	return 0;
