@@ -6,7 +6,10 @@
  * the walker loaded and attached (walker.h), each process inspected
  * (pytarget.h) and its layout handed to BPF, the events turned into the
  * session's perf.data (walker/wconv.h), the code objects named while
- * the processes live (pycode.h) and saved into the session ("pycode").
+ * the processes live (pycode.h) and saved into the session ("pycode"):
+ * a process's as it exits, the rest at the end, so that the loop's
+ * memory holds only the living processes' state (a recording of hours
+ * of processes and threads that come and go levels off).
  *
  *	struct wrec *w;
  *	wrec_start(&w, &opts, &errnum, err, sizeof(err));
