@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Time: about 20 s: three recordings of a program of 3 s of CPU (bpf
-# mode launched and attached, perf record's jit route), each read back.
+# Time: 25 s at a load of 6 on a 2-core machine (15 CPU-s): three
+# recordings of a program of 2 s of CPU (bpf mode launched and attached,
+# perf record's jit route), each read back.
 test_description='record --max-size: recording stops at the size, the program runs on untouched, every format says the profile ends early'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
@@ -13,12 +14,12 @@ test_have_prereq PY && PY=$(record_python 3.11)
 
 # The limit: at 5 to 8 KiB a sample (the 8 KiB stack copy of either
 # route) 2 MiB hold 250 to 400 samples, a third of a second of the
-# program's 3 s of CPU: the recording stops long before it ends.
+# program's 2 s of CPU: the recording stops long before it ends.
 SIZE=2M
 BYTES=2097152
 
 # A busy program with output and an exit status of its own, both to
-# pass through untouched.  It does a fixed amount of work, 3 s of CPU
+# pass through untouched.  It does a fixed amount of work, 2 s of CPU
 # here (not 3 s of wall time: a loaded machine slows the program and its
 # samples alike, so the stop comes at the same share of its work); given
 # a file name, it then works on until that file exists (a server that
@@ -27,7 +28,7 @@ cat >busy.py <<-\EOF
 	import os, sys, time
 	def work():
 	    return sum(i * i for i in range(1000))
-	for _ in range(100000):
+	for _ in range(65000):
 	    work()
 	end = time.monotonic() + 120
 	while len(sys.argv) > 1 and not os.path.exists(sys.argv[1]) and time.monotonic() < end:
