@@ -105,7 +105,9 @@ test_expect_success BPF,PY "bpf mode: stops at --max-size $SIZE, the program run
 '
 
 test_expect_success BPF,PY 'bpf mode: every format says the profile ends early' '
-	reported_early bpf
+	reported_early bpf &&
+	ppr report -i bpf --format perf-data -o bpf.pd 2>pd.err &&
+	test_grep "warning: recording stopped at --max-size $SIZE after" pd.err
 '
 
 test_expect_success BPF,PY "bpf mode -p: stops at --max-size $SIZE and detaches, the process runs on" '

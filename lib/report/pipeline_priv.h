@@ -16,7 +16,7 @@
  *   then, once every sample is in:
  *     judge_dumps()     stage_judge.c      what a bigger dump would do
  *     quality_warnings(), quality_lost(),  stage_quality.c
- *     quality_max_size()
+ *     quality_max_size() (stage_quality.h)
  *
  * Sources: src_native.c (perf.data read here), src_perfscript.c (perf
  * script, or the session's cache of it), lib/top/ (libperf's ring
@@ -259,7 +259,6 @@ void quality_sample(struct loader *l, const struct sample *s,
 		    int unnamed);
 void quality_warnings(struct loader *l);
 void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded);
-void quality_max_size(struct profile *p);
 
 /* the sources into the pipeline: 0, or -1 with err */
 int src_native_run(struct loader *l, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include "numparse.h"
 #include "perfdata.h"
 #include "report/pipeline_priv.h"
+#include "report/stage_quality.h"
 #include "session.h"
 
 /* A pid from the session's meta (0: none). */
