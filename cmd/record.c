@@ -52,6 +52,10 @@ static const char record_options[] =
 "                           (the processes run on); a program gets\n"
 "                           SIGINT, as from Ctrl-C, and SIGTERM if it\n"
 "                           still runs 3 s later\n"
+"    --max-size <size>      stop recording once perf.data holds <size>\n"
+"                           (bytes, or with K, M, G, T for KiB to TiB);\n"
+"                           the program runs on, untouched, and the\n"
+"                           session keeps what was recorded\n"
 "    --trampoline auto|native|embedded\n"
 "                           whose trampoline: pyperf-run's (embedded,\n"
 "                           CPython 3.8-3.13) or CPython's own -X perf\n"
@@ -88,7 +92,8 @@ struct record_cli {
 
 static void parse_options(int argc, char **argv, struct record_cli *o)
 {
-	enum { OPT_PERF_ARG = 256, OPT_PERF, OPT_WALL, OPT_WAKERS };
+	enum { OPT_PERF_ARG = 256, OPT_PERF, OPT_WALL, OPT_WAKERS,
+	       OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
@@ -97,6 +102,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		{ "perf", required_argument, NULL, OPT_PERF },
 		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "wakers", no_argument, NULL, OPT_WAKERS },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -133,6 +139,15 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			break;
 		case OPT_WAKERS:
 			o->ro.wakers = 1;
+			break;
+		case OPT_MAX_SIZE:
+			/* perf takes bytes as an unsigned long: 2^63 is plenty */
+			if (parse_size(optarg, 1, (uint64_t)INT64_MAX,
+				       &o->ro.max_size))
+				bad_usage("--max-size needs a size in bytes "
+					  "(more than 0), or with K, M, G or "
+					  "T for KiB, MiB, GiB or TiB, not "
+					  "'%s'", optarg);
 			break;
 		case 'q':
 			o->quiet = 1;

@@ -13,6 +13,7 @@
 #include "numparse.h"
 #include "perfcmd.h"
 #include "report/profile.h"
+#include "report/stage_quality.h"
 #include "session.h"
 #include "spawn.h"
 #include "strbuf.h"
@@ -564,6 +565,24 @@ static int is_bpf_session(const struct session *s)
 	return m && !strcmp(m, "bpf");
 }
 
+/*
+ * A session record --max-size stopped early, on stderr: perf-data has
+ * no place for the report's warnings, and perf cannot know it.
+ */
+static void warn_export_stopped(const struct session *s)
+{
+	struct profile p;
+	size_t i;
+
+	profile_init(&p);
+	for (i = 0; i < s->meta.keys.nr; i++)
+		profile_meta_set(&p, s->meta.keys.v[i], s->meta.values.v[i]);
+	quality_max_size(&p);
+	for (i = 0; i < p.nr_warnings; i++)
+		warning("%s", p.warnings[i]);
+	profile_release(&p);
+}
+
 /* What the export cut, on stderr: perf shows it, but not why. */
 static void warn_export_cut(const struct export_perf_stats *st,
 			    const char *out)
@@ -592,6 +611,7 @@ static int session_export(const struct session *s, const char *out,
 	if (export_perf_fresh(s->dir, out, maps) &&
 	    !export_perf_stats_read(maps, st)) {
 		warn_export_cut(st, out);
+		warn_export_stopped(s);
 		return 0;
 	}
 	memset(&eo, 0, sizeof(eo));
@@ -604,6 +624,7 @@ static int session_export(const struct session *s, const char *out,
 		return -1;
 	}
 	warn_export_cut(st, out);
+	warn_export_stopped(s);
 	return 0;
 }
 
@@ -649,6 +670,14 @@ static int write_perf_data(struct report_opts *o, char **argv)
 		(unsigned long long)st.cut, (unsigned long long)st.left_out,
 		(unsigned long long)st.processes, maps);
 	free(maps);
+	{
+		struct session s;
+
+		if (!session_open(&s, o->input, 0, err, sizeof(err))) {
+			warn_export_stopped(&s);
+			session_close(&s);
+		}
+	}
 	return EXIT_OK;
 }
 

@@ -17,8 +17,8 @@ _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --pid --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
-	--pid --duration --event --perf-arg --wall --wakers --quiet --verbose --help
-	-o -F -p -e -q -v -h -m -c'
+	--pid --duration --max-size --event --perf-arg --wall --wakers --quiet
+	--verbose --help -o -F -p -e -q -v -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
@@ -117,7 +117,8 @@ _pyperf_run_value()
 	record:--trampoline|doctor:--trampoline|top:--trampoline)
 		_pyperf_run_words "$_pyperf_run_trampolines" "$3" ;;
 	record:-m|record:-c|record:-F|record:--freq|record:--stack-size|\
-	record:-e|record:--event|record:--perf-arg|record:--duration)
+	record:-e|record:--event|record:--perf-arg|record:--duration|\
+	record:--max-size)
 		COMPREPLY=() ;;
 	report:-i|report:--input)
 		_pyperf_run_sessions "$3" ;;
@@ -208,7 +209,7 @@ _pyperf_run()
 			--stack-size|-e|--event|--perf-arg|-i|--input|-f|\
 			--format|--view|--pid|--tid|--time|--min-share|--top|\
 			--tree-min|--title|--color|--reader|--clock|-s|--sort|-n|--rows|\
-			-d|--delay|--duration)
+			-d|--delay|--duration|--max-size)
 				;;
 			-m|-c)
 				test "$cmd" = record && ddash=1

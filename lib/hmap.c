@@ -189,6 +189,32 @@ struct umap_ent *umap_get(struct umap *m, uint64_t key, int *added)
 	return &m->ents[j];
 }
 
+int umap_del(struct umap *m, uint64_t key)
+{
+	struct umap_ent *e = umap_find(m, key);
+	size_t mask = m->cap - 1, i, j, home;
+
+	if (!e)
+		return 0;
+	/*
+	 * Backward shift: each later entry of the run that may sit in the
+	 * hole (its home slot is not cyclically in (hole, its slot])
+	 * moves into it, and its slot becomes the hole; the run's end (an
+	 * unused slot) ends it.
+	 */
+	i = (size_t)(e - m->ents);
+	for (j = (i + 1) & mask; m->ents[j].used; j = (j + 1) & mask) {
+		home = hash_u64(m->ents[j].key) & mask;
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;	/* it must stay after its home */
+		m->ents[i] = m->ents[j];
+		i = j;
+	}
+	memset(&m->ents[i], 0, sizeof(m->ents[i]));
+	m->nr--;
+	return 1;
+}
+
 void umap_release(struct umap *m)
 {
 	free(m->ents);

@@ -52,6 +52,12 @@ struct umap {
 struct umap_ent *umap_get(struct umap *m, uint64_t key, int *added);
 /* NULL when key is missing. */
 struct umap_ent *umap_find(const struct umap *m, uint64_t key);
+/*
+ * Remove key's entry (1), or nothing when it is missing (0).  Entries
+ * after it may move into its place (linear probing keeps no
+ * tombstones): pointers to entries are stale afterwards.
+ */
+int umap_del(struct umap *m, uint64_t key);
 void umap_release(struct umap *m);
 
 #endif

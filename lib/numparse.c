@@ -59,6 +59,56 @@ int parse_uint_prefix(const char *s, unsigned long *out, const char **end)
 	return 0;
 }
 
+/* parse_size()'s suffixes, each 1024 times the one before */
+static const char size_suffix[] = "KMGT";
+
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *p = s, *suf;
+	uint64_t n = 0;
+	unsigned shift = 0;
+	int over = 0;
+
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (n > (UINT64_MAX - d) / 10)
+			over = 1;
+		else
+			n = n * 10 + d;
+	}
+	if (*p) {
+		if (p[1] || !(suf = strchr(size_suffix,
+					   toupper((unsigned char)*p))))
+			return -EINVAL;
+		shift = 10 * (unsigned)(suf - size_suffix + 1);
+	}
+	if (over || (shift && n > (UINT64_MAX >> shift)))
+		return -ERANGE;
+	n <<= shift;
+	if (n < min || n > max)
+		return -ERANGE;
+	*out = n;
+	return 0;
+}
+
+void size_text(uint64_t n, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (n && i < sizeof(size_suffix) - 1 && !(n & 1023)) {
+		n >>= 10;
+		i++;
+	}
+	if (i)
+		snprintf(buf, len, "%llu%c", (unsigned long long)n,
+			 size_suffix[i - 1]);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
 int hexval(int c)
 {
 	if (c >= '0' && c <= '9')

@@ -100,6 +100,9 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 		strvec_push(out, "-N");
 	if (o->flags & PERFCMD_NO_BPF_EVENT)
 		strvec_push(out, PERFCMD_NO_BPF_EVENT_OPT);
+	if (o->max_size)
+		strvec_pushf(out, PERFCMD_MAX_SIZE_OPT "=%lluB",
+			     (unsigned long long)o->max_size);
 	strvec_push(out, "-o");
 	strvec_push(out, o->output ? o->output : PERFCMD_OUTPUT_DEFAULT);
 	if (o->extra)
@@ -379,6 +382,7 @@ void perfcmd_session_argv(const struct perfcmd_session *s,
 	/* not PERFCMD_QUIET: see perfcmd.h */
 	pc.flags = PERFCMD_NO_BUILDID_CACHE;
 	pc.wall = s->wall;
+	pc.max_size = s->max_size;
 	if (s->no_bpf_event)
 		pc.flags |= PERFCMD_NO_BPF_EVENT;
 	perfcmd_record_argv(&pc, record_argv);

@@ -12,10 +12,11 @@
  * `doctor` shows.
  *
  *   perf mode:  perf [--buildid-dir D] record -e EV -F HZ -g
- *                    [-N] [--no-bpf-event] -o OUT [EXTRA...] -- TARGET...
+ *                    [-N] [--no-bpf-event] [--max-size=NB] -o OUT
+ *                    [EXTRA...] -- TARGET...
  *   jit mode:   perf [--buildid-dir D] record -e EV -F HZ -k 1
  *                    --call-graph dwarf,SIZE [-N] [--no-bpf-event]
- *                    -o OUT [EXTRA...] -- TARGET...
+ *                    [--max-size=NB] -o OUT [EXTRA...] -- TARGET...
  *               perf [--buildid-dir D] inject --jit -i IN -o OUT
  *
  * Build-ids (checked with perf 6.1): `perf record` copies every DSO
@@ -99,6 +100,7 @@ struct perfcmd_record {
 	const char *const *target; /* NULL-terminated command, or NULL */
 	unsigned flags;		/* enum perfcmd_flags */
 	enum perfcmd_wall wall;	/* record --wall's route */
+	uint64_t max_size;	/* --max-size=NB (0: none) */
 };
 
 /*
@@ -161,7 +163,19 @@ struct perfcmd_session {
 	const char *const *target;
 	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
 	enum perfcmd_wall wall;	/* --wall's route (route_wall()) */
+	uint64_t max_size;	/* record --max-size: PERFCMD_MAX_SIZE_OPT
+				   with these bytes (0: none); only for a
+				   perf that takes it */
 };
+
+/*
+ * perf record's own --max-size: it stops writing once
+ * perf.data holds that much, after the buffer it is writing (then it
+ * empties its ring buffers into the file too), says "perf size limit
+ * reached", and waits for its workload.  A number needs a unit (perf
+ * 6.1 refuses "--max-size=100"): bytes are given with B.
+ */
+#define PERFCMD_MAX_SIZE_OPT "--max-size"
 
 /*
  * The one builder of the commands record runs, which doctor shows:

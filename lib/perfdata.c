@@ -511,6 +511,17 @@ static int compressed_payload(uint32_t type, const unsigned char *body,
 	return 0;
 }
 
+uint64_t perfdata_lost(const struct perfdata *d, int stopped)
+{
+	uint64_t lost = d->lost, samples = d->lost_samples;
+
+	if (stopped) {
+		lost -= d->lost_tail;
+		samples -= d->lost_samples_tail;
+	}
+	return lost > samples ? lost : samples;
+}
+
 static void fill_record(struct perfdata *d, struct pd_record *r,
 			const unsigned char *h, uint64_t offset)
 {
@@ -518,10 +529,15 @@ static void fill_record(struct perfdata *d, struct pd_record *r,
 	uint16_t size = get_le16(h + 6);
 
 	d->records++;
-	if (type == RECORD_LOST && size >= 24)
+	if (type == RECORD_LOST && size >= 24) {
 		d->lost += get_le64(h + 16);
-	else if (type == RECORD_LOST_SAMPLES && size >= 16)
+		d->lost_tail += get_le64(h + 16);
+	} else if (type == RECORD_LOST_SAMPLES && size >= 16) {
 		d->lost_samples += get_le64(h + 8);
+		d->lost_samples_tail += get_le64(h + 8);
+	} else if (type == RECORD_SAMPLE) {
+		d->lost_tail = d->lost_samples_tail = 0;
+	}
 	r->offset = offset;
 	r->type = type;
 	r->misc = get_le16(h + 4);

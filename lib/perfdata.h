@@ -188,6 +188,14 @@ struct perfdata {
 	 */
 	uint64_t lost, lost_samples;
 	/*
+	 * Of them, the part written after the last sample walked so far.
+	 * perf writes its LOST_SAMPLES totals at the end; after perf
+	 * record --max-size stopped reading, the kernel drops every
+	 * sample of the program that runs on, and those totals count
+	 * them: not losses within the recording (perfdata_lost()).
+	 */
+	uint64_t lost_tail, lost_samples_tail;
+	/*
 	 * With release_behind set, perfdata_next_record() drops the
 	 * mapping's pages behind the cursor every 32 MiB (madvise
 	 * MADV_DONTNEED), so that streaming a big file keeps its resident
@@ -306,6 +314,13 @@ int perfdata_decode_sample(const struct perfdata *d, const unsigned char *p,
  * err telling why not: not perf.data, truncated, or left unfinished by
  * a perf record that was killed (its header's data size is 0).
  */
+/*
+ * The samples perf lost in what d walked: the larger of its two counts
+ * (above); with stopped (the recording stopped at --max-size), only
+ * the losses written before the last sample, within the recording.
+ */
+uint64_t perfdata_lost(const struct perfdata *d, int stopped);
+
 int perfdata_check_header(const char *path, uint64_t file_size, char *err,
 			  size_t errlen);
 

@@ -39,7 +39,10 @@
  * which perf records too: its samples are not the program's),
  * program_pid (the program's first process, which the helper starts:
  * its samples before its exec, under the helper's comm, are the
- * helper's vfork and execve, not the program's), cwd.
+ * helper's vfork and execve, not the program's), cwd, max_size
+ * (--max-size, bytes) and max_size_stop (seconds after start_time
+ * when perf.data reached it and recording stopped; the program ran on
+ * to end_time unrecorded).
  */
 
 #define SESSION_DEFAULT_DIR "pyperf.data"

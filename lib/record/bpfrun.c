@@ -108,6 +108,27 @@ static int end_program(struct record_run *r, pid_t pid, int *status)
 	return wait_program(pid, status, 0);
 }
 
+/*
+ * --max-size stopped the recording of a launched program that still
+ * runs: the walker lets go of it (*w freed: the BPF programs detached,
+ * so it runs at full speed), and record waits for its end, or ends it
+ * at --duration's stop_at (> 0) as --duration does.  1 when it ended
+ * and r->wait_status holds how; r->end is then.
+ */
+static int wait_after_max_size(struct record_run *r, struct wrec **w,
+			       pid_t pid, double stop_at)
+{
+	int ended;
+
+	wrec_free(*w);
+	*w = NULL;
+	ended = wait_program(pid, &r->wait_status, stop_at > 0 ? stop_at : 0);
+	if (ended < 0)
+		ended = end_program(r, pid, &r->wait_status);
+	r->end = record_now();
+	return ended;
+}
+
 /* The recording's error, and where the disk is full what to do. */
 static void say_write_error(struct record_run *r, const char *err)
 {
@@ -194,6 +215,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	double stop_at = -1;
 	int exited = 0, sigs = 0, errnum = 0, failed = 0, i, e;
 	int timed_out = 0;	/* --duration ended a launched program's */
+	struct wrec_stats st;
 
 	if (o->kind == RECORD_TARGET_PIDS && (ret = check_pids(r)))
 		return ret;
@@ -208,6 +230,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	wo.wall = o->wall;
 	wo.wakers = o->wakers;	/* --wakers: each wait's waker */
 	wo.cmdline = (const char *const *)r->target.v;
+	wo.max_bytes = o->max_size;
 	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "cannot start the frame "
 			   "walker: %s", err);
@@ -281,6 +304,8 @@ static enum record_outcome bpf_execute(struct record_run *r)
 			failed = 1;
 			break;
 		}
+		if (wrec_stopped(w))
+			break;	/* --max-size: the program is left alone */
 		if (g.pid > 0 && !exited) {
 			pid_t p = waitpid(g.pid, &r->wait_status, WNOHANG);
 
@@ -331,28 +356,45 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		exited = end_program(r, g.pid, &r->wait_status);
 	if (e) {
 		say_write_error(r, err);
+		if (g.pid > 0 && !exited)
+			exited = wait_after_max_size(r, &w, g.pid, stop_at);
 		r->program_ended = exited;
 		goto out;
 	}
 	say_stats(r, w);
-	{
-		struct wrec_stats st;
-
-		wrec_stats(w, &st);
-		if (!st.conv.samples && !st.conv.offcpu) {
-			/* an empty recording is no session to report */
+	wrec_stats(w, &st);
+	if (st.conv.stopped) {
+		/* the finish's last flush may have reached it too */
+		r->max_size_stop = r->start + (double)st.conv.stopped_ns / 1e9;
+		r->max_size_bytes = st.conv.bytes;
+		record_say_max_size_stop(r, g.pid > 0 && !exited ?
+					 ": the program runs on, not recorded" :
+					 "");
+		if (g.pid > 0 && !exited)
+			exited = wait_after_max_size(r, &w, g.pid, stop_at);
+		r->program_ended = exited;
+	}
+	if (!st.conv.samples && !st.conv.offcpu) {
+		/* an empty recording is no session to report */
+		if (st.conv.stopped)
+			record_say(r, RECORD_MSG_ERROR, "no samples: the "
+				   "first records (the processes' mappings) "
+				   "reached --max-size");
+		else
 			record_say(r, RECORD_MSG_ERROR, "no samples: %s did "
 				   "not run on a CPU while %s",
 				   o->kind == RECORD_TARGET_PIDS ?
 				   "the processes" : "the program",
 				   o->kind == RECORD_TARGET_PIDS ?
 				   "attached" : "recorded");
-			if (!o->wall)
-				record_say(r, RECORD_MSG_HINT, "an idle "
-					   "process waits: --wall records "
-					   "where, and for what");
-			goto out;
-		}
+		if (st.conv.stopped)
+			record_say(r, RECORD_MSG_HINT, "give a larger "
+				   "--max-size");
+		else if (!o->wall)
+			record_say(r, RECORD_MSG_HINT, "an idle "
+				   "process waits: --wall records "
+				   "where, and for what");
+		goto out;
 	}
 	ret = RECORD_OK;
 out:

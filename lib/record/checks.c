@@ -284,6 +284,31 @@ void record_cap_frequency(struct record_run *r, unsigned long want)
 }
 
 #define PERF_PROGRESS_PREFIX "[ perf record: "
+/*
+ * perf 6.1's warning when it reads its recording back at the end: a
+ * line "Warning:", then "Processed N samples and lost P%!".
+ */
+#define PERF_LOST_WARNING "Warning:\nProcessed "
+#define PERF_LOST_WARNING_END "%!\n"
+
+void record_drop_perf_lost_warning(struct strbuf *perr)
+{
+	char *at = strstr(perr->buf, PERF_LOST_WARNING), *end;
+	size_t n;
+
+	if (!at || (at != perr->buf && at[-1] != '\n') ||
+	    !(end = strstr(at, PERF_LOST_WARNING_END)) ||
+	    memchr(at + strlen(PERF_LOST_WARNING), '\n',
+		   (size_t)(end - at) - strlen(PERF_LOST_WARNING)))
+		return;
+	end += strlen(PERF_LOST_WARNING_END);
+	n = perr->len - (size_t)(end - perr->buf);
+	memmove(at, end, n + 1);
+	perr->len -= (size_t)(end - at);
+	/* nothing else said (blank lines): nothing to show */
+	if (strspn(perr->buf, " \t\n") == perr->len)
+		strbuf_reset(perr);
+}
 
 /* Drop perf record's "[ perf record: ... ]" progress lines. */
 void record_drop_perf_progress(struct strbuf *perr)

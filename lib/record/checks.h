@@ -66,6 +66,13 @@ enum record_outcome record_check_event_finish(struct record_run *r,
  * progress lines from perr.
  */
 void record_drop_perf_progress(struct strbuf *perr);
+/*
+ * After perf record --max-size stopped: drop perf's "Warning:
+ * Processed N samples and lost P%!", whose losses are the samples the
+ * kernel dropped once perf no longer read them (the report leaves them
+ * out, perfdata_lost()).
+ */
+void record_drop_perf_lost_warning(struct strbuf *perr);
 
 /* Read fd to its end into sb (may be NULL), keeping at most max bytes. */
 void record_read_all(int fd, struct strbuf *sb, size_t max);

@@ -108,8 +108,11 @@ void record_judge_session(struct record_run *r)
 		 * the rest are notes, said with -v): say each.
 		 */
 		for (i = 0; i < p.nr_warnings; i++)
-			record_say(r, RECORD_MSG_WARNING, "%s",
-				   p.warnings[i]);
+			/* --max-size's: said (record_say_max_size_stop()) */
+			if (strncmp(p.warnings[i], QUALITY_MAX_SIZE_WARNING,
+				    strlen(QUALITY_MAX_SIZE_WARNING)))
+				record_say(r, RECORD_MSG_WARNING, "%s",
+					   p.warnings[i]);
 		if (p.quality.unnamed) {
 			quality_unnamed_objects(&p, 1, &r->program_unnamed, 3);
 			quality_unnamed_objects(&p, 0, &r->unnamed_objects, 3);

@@ -60,6 +60,17 @@ void record_write_meta(struct record_run *r)
 	session_meta_set(m, "start_time", "%.6f", r->start);
 	session_meta_set(m, "end_time", "%.6f", r->end);
 	session_meta_set(m, "samples", "%lu", r->scan.samples);
+	/*
+	 * --max-size: the limit, and when it was reached (seconds after
+	 * start_time): the samples end there, the program ran on to
+	 * end_time (report says so, stage_quality.c)
+	 */
+	if (r->o->max_size)
+		session_meta_set(m, "max_size", "%llu",
+				 (unsigned long long)r->o->max_size);
+	if (r->max_size_stop > 0)
+		session_meta_set(m, "max_size_stop", "%.3f",
+				 r->max_size_stop - r->start);
 	if (r->kernel.max_stack.have && r->kernel.max_stack.value > 0)
 		session_meta_set(m, "max_stack", "%ld",
 				 r->kernel.max_stack.value);

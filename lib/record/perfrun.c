@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ static void perf_commands(struct record_run *r, const char *const *target)
 	spec.target = target;
 	spec.no_bpf_event = r->no_bpf_event;
 	spec.wall = r->wall;
+	spec.max_size = r->o->max_size;
 	perfcmd_session_argv(&spec, &r->perf_argv, &r->inject_argv);
 }
 
@@ -177,6 +179,16 @@ static enum record_outcome perf_execute(struct record_run *r)
 		goto out;
 	}
 	r->wait_status = value;
+	if (r->max_size_stop > 0) {
+		/* perf stopped writing there, and waited for the program */
+		struct stat sb;
+
+		if (!stat(output, &sb))
+			r->max_size_bytes = (uint64_t)sb.st_size;
+		record_say_max_size_stop(r, ": the program ran on to its end, "
+					 "not recorded");
+		record_drop_perf_lost_warning(&perr);
+	}
 	r->nospace = strstr(perr.buf, strerror(ENOSPC)) != NULL;
 	if (r->nospace) {
 		record_say(r, RECORD_MSG_ERROR, "perf record could not write "

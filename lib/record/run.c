@@ -75,6 +75,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	r->errfd = -1;
 	r->complete = -1.0;
 	r->bpf_ask = (struct spawn)SPAWN_INIT;
+	r->max_size_ask = (struct spawn)SPAWN_INIT;
 	strvec_init(&r->target);
 	strvec_init(&r->env_set);
 	strvec_init(&r->env);
@@ -87,13 +88,19 @@ void record_init(struct record_run *r, const struct record_options *o,
 	perfdata_scan_init(&r->scan);
 }
 
-/* perf's event check and its --no-bpf-event answer, started. */
+/*
+ * perf's event check and its --no-bpf-event answer, started; and with
+ * --max-size, whether perf takes its own.
+ */
 static void start_perf_checks(struct record_run *r, struct event_check *ev,
 			      const char *event)
 {
 	record_check_event_start(ev, r->perf, event);
 	perfcmd_record_takes_start(&r->bpf_ask, r->perf,
 				   PERFCMD_NO_BPF_EVENT_OPT);
+	if (r->o->max_size)
+		perfcmd_record_takes_start(&r->max_size_ask, r->perf,
+					   PERFCMD_MAX_SIZE_OPT "=1B");
 }
 
 /* What the command line asks of the decision (route.h). */
@@ -289,6 +296,15 @@ static enum record_outcome decide(struct record_run *r)
 	if ((ret = record_check_event_finish(r, &ev, event)))
 		return ret;
 	r->no_bpf_event = perfcmd_record_takes_finish(&r->bpf_ask);
+	if (o->max_size && !perfcmd_record_takes_finish(&r->max_size_ask)) {
+		record_say(r, RECORD_MSG_ERROR, "--max-size: perf record "
+			   "writes this recording, and '%s' (%s) does not "
+			   "take its --max-size", r->perf, r->perf_line);
+		record_say(r, RECORD_MSG_HINT, "name a perf that takes it "
+			   "with --perf, or record in bpf mode (--mode bpf, "
+			   "as root)");
+		return RECORD_FAILED;
+	}
 	fix = perf_version_jit_fix(&r->pv, why, sizeof(why));
 	if (fix == TRI_UNKNOWN) {
 		/* what `doctor --probe` proved about this perf binary */
@@ -506,6 +522,7 @@ void record_release(struct record_run *r)
 {
 	/* a prepare that failed early leaves the question unanswered */
 	perfcmd_record_takes_finish(&r->bpf_ask);
+	perfcmd_record_takes_finish(&r->max_size_ask);
 	if (r->tmp && !r->keep_tmp)
 		paths_remove_tree(r->tmp);
 	if (r->errfd >= 0)

@@ -98,6 +98,9 @@ struct record_options {
 	int nr_pids;
 	double duration;	/* seconds (0: until Ctrl-C, or the program
 				   ends); see RECORD_DURATION_GRACE */
+	uint64_t max_size;	/* --max-size: bytes of perf.data at which
+				   recording stops (0: none); the program
+				   is not touched */
 	const char *what;	/* script, module, code or command */
 	char **args;		/* the rest */
 	int nr_args;
@@ -128,6 +131,8 @@ struct record_run {
 	enum tristate fix;	/* does perf unwind jitted code */
 	struct spawn bpf_ask;	/* asking perf about --no-bpf-event */
 	int no_bpf_event;	/* ...its answer: perf takes it */
+	struct spawn max_size_ask; /* asking perf about --max-size, when
+				   given */
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
 	struct route_walker walker; /* can the frame walker load here */
 	int walker_asked;	/* ...asked (record_walker_here()) */
@@ -166,6 +171,10 @@ struct record_run {
 	int nospace;		/* perf ran out of space */
 	pid_t helper_pid;	/* the exec helper (not the program's) */
 	pid_t program_pid;	/* the program's first process, or 0 */
+	double max_size_stop;	/* when perf.data reached --max-size and
+				   recording stopped (record_now()), 0: it
+				   did not */
+	uint64_t max_size_bytes; /* ...perf.data's data then */
 
 	/* finish */
 	struct perfdata_scan scan;

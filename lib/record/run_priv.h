@@ -54,6 +54,18 @@ double record_mono_now(void);
 void record_say_duration_stop(struct record_run *r, pid_t pid);
 void record_say_duration_term(struct record_run *r, pid_t pid);
 /*
+ * --max-size stopped the recording (r->max_size_stop, max_size_bytes
+ * set): said once, as a note, with what became of the program (after:
+ * ": the program runs on, not recorded", or "").
+ */
+void record_say_max_size_stop(struct record_run *r, const char *after);
+/*
+ * perf record's line when it stops at its --max-size (perf 6.1:
+ * "[ perf record: perf size limit reached (309 KB), stopping session
+ * ]"); record_run_perf() notes the time it comes.
+ */
+#define RECORD_PERF_MAX_SIZE_LINE "perf size limit reached"
+/*
  * The exec helper outlived perf: wait for it and read the program's
  * status from statusf.
  */

@@ -7,7 +7,9 @@
 #include "compat.h"
 #include "record/run_priv.h"
 #include "record/checks.h"
+#include "record/collect.h"
 #include "record/status.h"
+#include "numparse.h"
 #include "spawn.h"
 
 #include <poll.h>
@@ -92,6 +94,19 @@ void record_say_duration_term(struct record_run *r, pid_t pid)
 	record_say(r, RECORD_MSG_WARNING, "the program (pid %d) still ran "
 		   "%d s after --duration's SIGINT: SIGTERM sent to it",
 		   (int)pid, RECORD_DURATION_GRACE);
+}
+
+void record_say_max_size_stop(struct record_run *r, const char *after)
+{
+	char size[32];
+
+	size_text(r->o->max_size, size, sizeof(size));
+	record_say(r, RECORD_MSG_NOTE, "recording stopped at --max-size %s "
+		   "after %.1f s, perf.data holding %llu bytes%s", size,
+		   r->max_size_stop - r->start,
+		   (unsigned long long)r->max_size_bytes,
+		   r->o->kind == RECORD_TARGET_PIDS ?
+		   ": detached, the processes run on" : after);
 }
 
 /*
@@ -207,8 +222,17 @@ int record_run_perf(struct record_run *r, struct strbuf *perr,
 			continue;
 		if (n <= 0)
 			break;
-		if (perr->len < PERF_STDERR_MAX)
+		if (perr->len < PERF_STDERR_MAX) {
+			/* the line may have come in two reads */
+			size_t from = perr->len > sizeof(buf) ?
+				      perr->len - sizeof(buf) : 0;
+
 			strbuf_add(perr, buf, (size_t)n);
+			if (r->o->max_size && !r->max_size_stop &&
+			    strstr(perr->buf + from,
+				   RECORD_PERF_MAX_SIZE_LINE))
+				r->max_size_stop = record_now();
+		}
 	}
 	close(fd);
 	ret = spawn_finish(&sp);

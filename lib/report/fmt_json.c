@@ -5,7 +5,10 @@
  * {
  *   "format": "pyperf-run-report", "version": 1,
  *   "session": { "command", "mode", "python", "python_version",
- *                "perf_version", "event", "frequency", "duration" },
+ *                "perf_version", "event", "frequency", "duration",
+ *                "max_size" (record --max-size's bytes, or null),
+ *                "max_size_stop" (seconds after the start when the
+ *                recording stopped there, or null: it did not) },
  *   "view": "mixed" | "python" | "all",
  *   "samples": N, "period": N, "filtered_out": N,
  *   "warnings": [ "sentence", ... ],   (what a reader must know to trust
@@ -298,6 +301,17 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 	json_key(&j, "duration");
 	if (p->duration >= 0)
 		json_double(&j, p->duration);
+	else
+		json_null(&j);
+	/* record --max-size, and when recording stopped there */
+	json_key(&j, "max_size");
+	if (p->max_size)
+		json_uint(&j, p->max_size);
+	else
+		json_null(&j);
+	json_key(&j, "max_size_stop");
+	if (p->max_size_stop >= 0)
+		json_double(&j, p->max_size_stop);
 	else
 		json_null(&j);
 	json_end_object(&j);

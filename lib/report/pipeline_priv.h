@@ -15,7 +15,8 @@
  *     agg_add()         stage_aggregate.c  the view's stack, into the model
  *   then, once every sample is in:
  *     judge_dumps()     stage_judge.c      what a bigger dump would do
- *     quality_warnings(), quality_lost()   stage_quality.c
+ *     quality_warnings(), quality_lost(),  stage_quality.c
+ *     quality_max_size() (stage_quality.h)
  *
  * Sources: src_native.c (perf.data read here), src_perfscript.c (perf
  * script, or the session's cache of it), lib/top/ (libperf's ring

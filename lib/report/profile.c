@@ -228,6 +228,7 @@ void profile_release(struct profile *p)
 	}
 	memset(p, 0, sizeof(*p));
 	p->duration = -1.0;
+	p->max_size_stop = -1.0;
 }
 
 const char *profile_meta_get(const struct profile *p, const char *key)
@@ -259,6 +260,21 @@ static void meta_fields(struct profile *p)
 
 		if (!parse_ulong(v, 10, ULONG_MAX, &f))
 			p->frequency = f;
+	}
+	p->max_size = 0;
+	v = profile_meta_get(p, "max_size");
+	if (v) {
+		unsigned long m;
+
+		if (!parse_ulong(v, 10, ULONG_MAX, &m))
+			p->max_size = m;
+	}
+	p->max_size_stop = -1.0;
+	v = profile_meta_get(p, "max_size_stop");
+	if (v) {
+		a = strtod(v, &end);
+		if (end != v && !*end && a >= 0)
+			p->max_size_stop = a;
 	}
 	p->duration = -1.0;
 	v = profile_meta_get(p, "start_time");

@@ -455,6 +455,13 @@ struct profile {
 	const char *event;
 	unsigned long frequency;
 	double duration;
+	/*
+	 * record --max-size (0: none), and when perf.data reached it and
+	 * recording stopped, in seconds after the start (< 0: it did not):
+	 * the samples end there, the program ran on to the duration.
+	 */
+	uint64_t max_size;
+	double max_size_stop;
 	/* Every meta line, in file order (including the ones above). */
 	struct meta_entry *meta;
 	size_t nr_meta;

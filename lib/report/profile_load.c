@@ -12,6 +12,7 @@
 #include "numparse.h"
 #include "perfdata.h"
 #include "report/pipeline_priv.h"
+#include "report/stage_quality.h"
 #include "session.h"
 
 /* A pid from the session's meta (0: none). */
@@ -133,6 +134,7 @@ int profile_load_tap(struct profile *p, const char *session,
 	judge_dumps(&l);
 	quality_warnings(&l);
 	quality_lost(p, l.lost, l.recorded);
+	quality_max_size(p);
 out:
 	session_close(&s);
 	loader_release(&l);

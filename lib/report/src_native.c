@@ -535,8 +535,7 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 		st->bad_samples = r.ns->bad_samples;
 		st->walker = r.ns->wstats;
 		st->unwind_fallbacks = us->fallbacks;
-		st->lost = r.d.lost > r.d.lost_samples ? r.d.lost :
-			   r.d.lost_samples;
+		st->lost = perfdata_lost(&r.d, o->stopped);
 		st->switch_samples = r.ns->sw.switch_samples;
 		st->switch_broken = r.ns->sw.broken;
 	}
@@ -604,6 +603,7 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	o.data = l;
 	o.header = native_header;
 	o.helper_pid = l->helper_pid;
+	o.stopped = l->p->max_size_stop >= 0;
 	o.progress = l->f->progress;
 	o.progress_data = l->f->progress_data;
 	ret = native_load(&o, &st, &cb_ret, err, errlen);

@@ -59,6 +59,11 @@ struct native_opts {
 	 * its tasks are marked own (report/src_owntasks.h)
 	 */
 	pid_t helper_pid;
+	/*
+	 * the recording stopped at record --max-size: the losses perf
+	 * counted after it are not the recording's (perfdata_lost())
+	 */
+	int stopped;
 };
 
 /*

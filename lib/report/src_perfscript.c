@@ -48,7 +48,8 @@ static int fact_dump_cmp(const void *a, const void *b)
  * Without a readable perf.data fa stays zero and the judgement is
  * vaguer (CUT_NOROOT), never wrong.
  */
-static void read_dumps(const char *path, struct report_cache_facts *fa)
+static void read_dumps(const char *path, int stopped,
+		       struct report_cache_facts *fa)
 {
 	char why[PPR_ERR_LEN];
 	struct perfdata d;
@@ -85,7 +86,8 @@ static void read_dumps(const char *path, struct report_cache_facts *fa)
 		}
 	}
 	fa->recorded = d.samples + d.bad_samples;
-	fa->lost = d.lost > d.lost_samples ? d.lost : d.lost_samples;
+	/* stopped at --max-size: perfdata_lost()'s */
+	fa->lost = perfdata_lost(&d, stopped);
 	perfdata_close(&d);
 	if (fa->nr_dumps)
 		qsort(fa->dumps, fa->nr_dumps, sizeof(*fa->dumps),
@@ -370,7 +372,7 @@ int src_perfscript_run(struct loader *l, char *err, size_t errlen)
 		/* no usable cache: keep what perf script gives */
 		tee.w = report_cache_writer_new();
 	}
-	read_dumps(l->s->perf_data, &facts);
+	read_dumps(l->s->perf_data, l->p->max_size_stop >= 0, &facts);
 	judge_use_facts(l, &facts);
 	if (tee.w)
 		report_cache_set_facts(tee.w, &facts);

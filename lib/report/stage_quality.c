@@ -16,6 +16,7 @@
  */
 #include "compat.h"
 #include "alloc.h"
+#include "numparse.h"
 #include "perfdata.h"
 #include "strbuf.h"
 #include "report/pipeline_priv.h"
@@ -502,6 +503,29 @@ void quality_lost(struct profile *p, uint64_t lost, uint64_t recorded)
 		     count_str(lost, a, sizeof(a)),
 		     count_str(lost + recorded, b, sizeof(b)),
 		     pct_str(lost, lost + recorded, pc, sizeof(pc)));
+}
+
+/*
+ * record --max-size stopped the recording: the samples end there, and
+ * the program ran on unrecorded.  Whatever share that was, the profile
+ * is of the first part of the run alone: a warning.
+ */
+void quality_max_size(struct profile *p)
+{
+	char size[32], of[64] = "";
+
+	if (p->max_size_stop < 0)
+		return;
+	size_text(p->max_size, size, sizeof(size));
+	if (profile_meta_get(p, "attached"))
+		snprintf(of, sizeof(of), " (then detached: the processes ran "
+			 "on)");
+	else if (p->duration >= p->max_size_stop)
+		snprintf(of, sizeof(of), " of the program's %.1f s",
+			 p->duration);
+	profile_warn(p, QUALITY_MAX_SIZE_WARNING "%s after %.1f s%s: what "
+		     "ran after that is not in this profile", size,
+		     p->max_size_stop, of);
 }
 
 /* --- the unnamed objects (stage_quality.h) ---------------------------- */

@@ -21,6 +21,19 @@
  * program's, and no hint can change its answer.  Otherwise every
  * sample counts (record -v's hints).
  */
+/*
+ * How the warning that record --max-size stopped the recording begins
+ * (stage_quality.c): record says that itself, as it happens, and leaves
+ * this one out of the report's warnings it repeats.
+ */
+#define QUALITY_MAX_SIZE_WARNING "recording stopped at --max-size "
+/*
+ * That warning added to p when its meta says record --max-size stopped
+ * the recording (profile_load() calls it; report's perf-data export,
+ * which writes no warnings, on a profile of the session's meta alone).
+ */
+void quality_max_size(struct profile *p);
+
 size_t quality_unnamed_objects(const struct profile *p, int program,
 			       struct strvec *out, size_t max);
 

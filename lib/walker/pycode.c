@@ -82,11 +82,22 @@ struct pycode_cache {
 	struct umap by_tid;		/* pid << 32 | tid -> index + 1 */
 	struct tname *threads;
 	size_t nr_threads, alloc_threads;
+	/* pycode_spill()'s entries named without their qualified name */
+	size_t spilled_unqualified;
+	char *spilled_example;
 };
 
 struct pycode_cache *pycode_cache_new(void)
 {
 	return xcalloc(1, sizeof(struct pycode_cache));
+}
+
+static void entry_free(struct entry *e)
+{
+	free(e->table);
+	free(e->qualname);
+	free(e->filename);
+	free(e);
 }
 
 void pycode_cache_free(struct pycode_cache *c)
@@ -95,13 +106,10 @@ void pycode_cache_free(struct pycode_cache *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nr; i++) {
-		free(c->all[i]->table);
-		free(c->all[i]->qualname);
-		free(c->all[i]->filename);
-		free(c->all[i]);
-	}
+	for (i = 0; i < c->nr; i++)
+		entry_free(c->all[i]);
 	free(c->all);
+	free(c->spilled_example);
 	umap_release(&c->by_addr);
 	for (i = 0; i < c->nr_threads; i++)
 		free(c->threads[i].name);
@@ -331,13 +339,13 @@ size_t pycode_unqualified(const struct pycode_cache *c, const char **example)
 {
 	size_t i, n = 0;
 
-	*example = NULL;
+	*example = c->spilled_example;
 	for (i = 0; i < c->nr; i++)
 		if (!c->all[i]->pub.qualified) {
-			if (!n++)
+			if (!n++ && !*example)
 				*example = c->all[i]->qualname;
 		}
-	return n;
+	return n + c->spilled_unqualified;
 }
 
 static uint64_t tid_key(pid_t pid, pid_t tid)
@@ -555,37 +563,110 @@ static void put_escaped(struct strbuf *sb, const char *s)
 	}
 }
 
+/* The "c" line of a code object. */
+static void put_entry(struct strbuf *sb, const struct entry *e)
+{
+	size_t j;
+
+	strbuf_addf(sb, "c %d %" PRIx64 " %u %u %u %u ", (int)e->pid,
+		    e->addr, (unsigned)e->tag, e->pub.firstlineno,
+		    e->format, (unsigned)e->pub.qualified);
+	put_escaped(sb, e->qualname);
+	strbuf_addch(sb, ' ');
+	put_escaped(sb, e->filename);
+	strbuf_addch(sb, ' ');
+	if (!e->table_len)
+		strbuf_addch(sb, '-');
+	for (j = 0; j < e->table_len; j++)
+		strbuf_addf(sb, "%02x", e->table[j]);
+	strbuf_addch(sb, '\n');
+}
+
+/* The "t" line of a thread's name. */
+static void put_thread(struct strbuf *sb, const struct tname *t)
+{
+	strbuf_addf(sb, "t %d %d ", (int)t->pid, (int)t->tid);
+	put_escaped(sb, t->name);
+	strbuf_addch(sb, '\n');
+}
+
+void pycode_header(struct strbuf *out)
+{
+	strbuf_addstr(out, PYCODE_FILE_HEADER);
+}
+
+void pycode_lines(const struct pycode_cache *c, struct strbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		put_entry(out, c->all[i]);
+	for (i = 0; i < c->nr_threads; i++)
+		put_thread(out, &c->threads[i]);
+}
+
+/* e out of its address's chain (and the chain's entry when empty). */
+static void unlink_entry(struct pycode_cache *c, struct entry *e)
+{
+	struct umap_ent *u = umap_find(&c->by_addr, e->addr);
+	struct entry *prev = NULL, *x;
+
+	for (x = u ? u->val : NULL; x && x != e; x = x->next)
+		prev = x;
+	if (!x)
+		return;
+	if (prev)
+		prev->next = e->next;
+	else
+		u->val = e->next;
+	if (!u->val)
+		umap_del(&c->by_addr, e->addr);
+}
+
+void pycode_spill(struct pycode_cache *c, pid_t pid, struct strbuf *out)
+{
+	size_t i, n;
+
+	for (i = n = 0; i < c->nr; i++) {
+		struct entry *e = c->all[i];
+
+		if (e->pid != pid) {
+			c->all[n++] = e;
+			continue;
+		}
+		put_entry(out, e);
+		if (!e->pub.qualified && !c->spilled_unqualified++)
+			c->spilled_example = xstrdup(e->qualname);
+		unlink_entry(c, e);
+		entry_free(e);
+	}
+	c->nr = n;
+	for (i = n = 0; i < c->nr_threads; i++) {
+		struct tname t = c->threads[i];
+
+		if (t.pid != pid) {
+			/* moved down: its index in by_tid too */
+			c->threads[n++] = t;
+			umap_find(&c->by_tid, tid_key(t.pid, t.tid))->val =
+				(void *)(uintptr_t)n;
+			continue;
+		}
+		put_thread(out, &t);
+		free(t.name);
+		umap_del(&c->by_tid, tid_key(t.pid, t.tid));
+	}
+	c->nr_threads = n;
+}
+
 int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 		size_t errlen)
 {
 	struct strbuf sb;
-	size_t i, j;
 	int r;
 
 	strbuf_init(&sb, 4096);
-	strbuf_addstr(&sb, PYCODE_FILE_HEADER);
-	for (i = 0; i < c->nr; i++) {
-		const struct entry *e = c->all[i];
-
-		strbuf_addf(&sb, "c %d %" PRIx64 " %u %u %u %u ", (int)e->pid,
-			    e->addr, (unsigned)e->tag, e->pub.firstlineno,
-			    e->format, (unsigned)e->pub.qualified);
-		put_escaped(&sb, e->qualname);
-		strbuf_addch(&sb, ' ');
-		put_escaped(&sb, e->filename);
-		strbuf_addch(&sb, ' ');
-		if (!e->table_len)
-			strbuf_addch(&sb, '-');
-		for (j = 0; j < e->table_len; j++)
-			strbuf_addf(&sb, "%02x", e->table[j]);
-		strbuf_addch(&sb, '\n');
-	}
-	for (i = 0; i < c->nr_threads; i++) {
-		strbuf_addf(&sb, "t %d %d ", (int)c->threads[i].pid,
-			    (int)c->threads[i].tid);
-		put_escaped(&sb, c->threads[i].name);
-		strbuf_addch(&sb, '\n');
-	}
+	pycode_header(&sb);
+	pycode_lines(c, &sb);
 	r = write_file(path, sb.buf, sb.len, 0600, 0);
 	strbuf_release(&sb);
 	if (r)

@@ -15,6 +15,7 @@
  * process lives.
  */
 #include "compat.h"
+#include "strbuf.h"
 #include "walker/pytarget.h"
 
 struct pycode_cache;
@@ -77,6 +78,19 @@ const struct pycode *pycode_find(const struct pycode_cache *c, pid_t pid,
 /* The session's file: save every entry; load them back. 0 or -1 + err. */
 int pycode_save(const struct pycode_cache *c, const char *path, char *err,
 		size_t errlen);
+/*
+ * The file in parts, for a recording of hours (walker/wrecord.c):
+ * pycode_header() its first line; pycode_spill() the lines of the
+ * entries and thread names of a process that has exited, appended to
+ * out and dropped from the cache (no sample can need them again: the
+ * cache is keyed by the living process), so that it keeps only the
+ * living processes'; pycode_lines() every line still held.  The header,
+ * the spills and the lines at the end make the file pycode_save()
+ * writes (the order of lines does not matter to pycode_load()).
+ */
+void pycode_header(struct strbuf *out);
+void pycode_spill(struct pycode_cache *c, pid_t pid, struct strbuf *out);
+void pycode_lines(const struct pycode_cache *c, struct strbuf *out);
 int pycode_load(struct pycode_cache *c, const char *path, char *err,
 		size_t errlen);
 /* pycode_load() on the file's bytes (fuzzed: tests/fuzz/fuzz-pycode.c). */

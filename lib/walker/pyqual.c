@@ -103,7 +103,8 @@ void pyqual_forget(struct pyqual *q, pid_t pid)
 	if (!e)
 		return;
 	qproc_free(e->val);
-	e->val = NULL;
+	/* the entry too: processes that come and go leave nothing */
+	umap_del(&q->procs, (uint64_t)(uint32_t)pid);
 }
 
 uint64_t pyqual_walks(const struct pyqual *q)

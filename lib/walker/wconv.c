@@ -72,6 +72,7 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->ustack_bytes = o->ustack_bytes;
 	c->start_ns = o->start_ns;
 	c->hold_ns = o->hold_ns ? o->hold_ns : DEFAULT_HOLD_NS;
+	c->max_bytes = o->max_bytes;
 	c->period_ns = o->freq ? (1000000000ull + o->freq / 2) / o->freq : 1;
 	c->maps_every_ns = o->maps_every_ns ? o->maps_every_ns :
 			   DEFAULT_MAPS_EVERY_NS;
@@ -151,6 +152,8 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 	uint64_t ip = 0;
 	unsigned i;
 
+	if (c->st.stopped)
+		return 0;
 	/* copied first: the copy is 8-byte aligned whatever ev is */
 	if (len > SIZE_MAX / 2)
 		len = SIZE_MAX / 2;
@@ -570,6 +573,11 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 		if (perfwrite_task(c->pw, PERF_RECORD_EXIT, h->pid, tk->ppid,
 				   h->tid, tk->ptid, &id, err, errlen) < 0)
 			return -1;
+		/*
+		 * Its state goes with it (a reused tid starts afresh), entry
+		 * and all: a recording of hours of threads and processes
+		 * that come and go keeps only the living ones' state.
+		 */
 		e = umap_find(&c->threads, h->tid);
 		t = e ? e->val : NULL;
 		if (t) {
@@ -579,15 +587,14 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 			free(t->off);
 			free(t->wake);
 			free(t);
-			e->val = NULL;	/* a reused tid starts afresh */
 		}
+		umap_del(&c->threads, h->tid);
 		if (h->tid != h->pid)
 			return 0;
 		e = umap_find(&c->procs, h->pid);
-		if (e) {
+		if (e)
 			wconv_proc_free(e->val);
-			e->val = NULL;
-		}
+		umap_del(&c->procs, h->pid);
 		return 0;
 	}
 	return 0;
@@ -682,7 +689,28 @@ static int start(struct wconv *c, char *err, size_t errlen)
 	return perfwrite_kernel_mmap(c->pw, text, &id, err, errlen);
 }
 
-/* Write the queued events with time <= limit, in time order. */
+/*
+ * max_bytes reached: the conversion stops at the last record written
+ * (its time is where the recording ends).  Called before each record.
+ */
+static int full(struct wconv *c)
+{
+	if (c->st.stopped)
+		return 1;
+	if (!c->max_bytes || perfwrite_data_bytes(c->pw) < c->max_bytes)
+		return 0;
+	c->st.stopped = 1;
+	c->st.stopped_ns = c->last_written > c->start_ns ?
+			   c->last_written - c->start_ns : 0;
+	/* losses not written yet happened after the data ends, or near it */
+	c->pending_lost = 0;
+	return 1;
+}
+
+/*
+ * Write the queued events with time <= limit, in time order; all of
+ * them dropped once full().
+ */
 static int flush_until(struct wconv *c, uint64_t limit, char *err,
 		       size_t errlen)
 {
@@ -696,8 +724,13 @@ static int flush_until(struct wconv *c, uint64_t limit, char *err,
 	n = timeq_due(&c->q, limit);
 	if (limit > c->written_limit)
 		c->written_limit = limit;
-	for (i = 0; i < n && !r; i++)
+	for (i = 0; i < n && !r; i++) {
+		if (full(c)) {
+			n = c->q.nr;	/* nothing is kept */
+			break;
+		}
 		r = process(c, &c->q.e[i], err, errlen);
+	}
 	if (r < 0)
 		return -1;
 	if (c->pending_lost) {
@@ -732,6 +765,8 @@ int wconv_flush(struct wconv *c, char *err, size_t errlen)
 {
 	if (c->finished)
 		return set_err(err, errlen, "the recording is finished");
+	if (c->st.stopped)
+		return 0;
 	if (c->newest < c->hold_ns)
 		return flush_until(c, 0, err, errlen);
 	return flush_until(c, c->newest - c->hold_ns, err, errlen);
@@ -745,9 +780,10 @@ int wconv_finish(struct wconv *c, uint64_t end_ns, char *err,
 
 	if (c->finished)
 		return set_err(err, errlen, "the recording is finished");
-	if (flush_until(c, UINT64_MAX, err, errlen) < 0)
+	if (!c->st.stopped && flush_until(c, UINT64_MAX, err, errlen) < 0)
 		return -1;
-	if (end_ns < c->last_written)
+	/* stopped at max_bytes: the recording ends at its last record */
+	if (end_ns < c->last_written || c->st.stopped)
 		end_ns = c->last_written;
 	/* threads still off CPU: their intervals end with the recording */
 	for (i = 0; i < c->threads.cap; i++) {

@@ -110,6 +110,15 @@ struct wconv_opts {
 	uint64_t start_ns;		/* CLOCK_MONOTONIC at the start */
 	uint64_t hold_ns;		/* 0: 20 ms */
 	uint64_t maps_every_ns;		/* 0: 1 s */
+	/*
+	 * record --max-size: once the data written reaches this many
+	 * bytes, nothing more is written (stats: stopped); 0: no limit.
+	 * It is looked at before each record, so the data ends at most
+	 * one record past it, and wconv_finish() adds the off-CPU
+	 * intervals still open then (one per waiting thread, ended at
+	 * the stop) and the header.
+	 */
+	uint64_t max_bytes;
 	struct wconv_hooks hooks;
 };
 
@@ -158,6 +167,10 @@ struct wconv_stats {
 	uint64_t bytes;			/* of records (perf.data's data) */
 	uint64_t first_sample_ns;	/* from start_ns to the first
 					   sample's time; 0: none */
+	int stopped;			/* max_bytes reached: the events
+					   after it are dropped */
+	uint64_t stopped_ns;		/* ...from start_ns to the last
+					   record written */
 };
 
 int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
@@ -170,13 +183,19 @@ void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion);
 
 /*
  * Queue one event, as the ring buffer gave it (copied).  An event that
- * does not decode is counted (bad) and dropped: returns -1 then.
+ * does not decode is counted (bad) and dropped: returns -1 then.  Once
+ * stopped (max_bytes), events are dropped unseen (the hooks are not
+ * called): 0.
  */
 int wconv_event(struct wconv *c, const void *ev, size_t len);
 /* lost more events were dropped by the ring buffer (walker_lost()). */
 void wconv_lost(struct wconv *c, uint64_t lost);
 
-/* Write what is older than the hold, sorted; FINISHED_ROUND.  0 / -1. */
+/*
+ * Write what is older than the hold, sorted; FINISHED_ROUND.  0 / -1.
+ * Reaching max_bytes stops the conversion (wconv_stats()'s stopped):
+ * what is queued is dropped, and later flushes write nothing.
+ */
 int wconv_flush(struct wconv *c, char *err, size_t errlen);
 /*
  * Write everything, end the off-CPU intervals still open at end_ns,

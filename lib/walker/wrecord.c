@@ -7,13 +7,16 @@
 #include "compat.h"
 #include "walker/wrecord.h"
 #include "alloc.h"
+#include "fileio.h"
 #include "hmap.h"
 #include "walker/pycode.h"
 #include "walker/pythreads.h"
 #include "walker/pyqual.h"
 #include "walker/walker.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RETRY_FIRST_NS 5000000ull	/* 5 ms */
 #define RETRY_MAX_NS 1000000000ull	/* 1 s */
@@ -65,7 +68,19 @@ struct wrec {
 	uint64_t lost_seen;		/* walker_lost() already written */
 	uint64_t events, inspections, frames, frames_unnamed;
 	int finished;
+	/*
+	 * record: the session's pycode file as it is written, PYCODE_PART
+	 * until wrec_finish(): its header, then the code objects and
+	 * thread names of each process as it exits (pycode_spill()), so
+	 * that the cache holds only the living processes'; -1 for top,
+	 * which names its samples from the cache.  spill_errno: a write
+	 * failed (wrec_poll() says so).
+	 */
+	int spill_fd;
+	int spill_errno;
 };
+
+#define PYCODE_PART "pycode.part"
 
 static uint64_t mono_ns(void)
 {
@@ -250,13 +265,36 @@ static void on_proc_fork(void *data, pid_t parent, pid_t child)
 		 "%s", t.version);
 }
 
+/*
+ * The process is gone: its state goes (the inspection's 4 KiB and more
+ * a process), so that hours of processes that come and go keep only
+ * the living ones'; its note (w->notes) stays for wrec_describe().  A
+ * sample of it still to come finds no entry: its Python frames are
+ * unnamed, as they were when it was marked gone, and a sample without
+ * its interpreter is inspected once more and noted gone.
+ */
+/* A process's code objects and thread names out of the cache, to disk. */
+static void spill(struct wrec *w, pid_t pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+
+	if (w->spill_fd < 0 || w->spill_errno)
+		return;
+	pycode_spill(w->codes, pid, &sb);
+	if (sb.len && (r = write_in_full(w->spill_fd, sb.buf, sb.len)) < 0)
+		w->spill_errno = -r;
+	strbuf_release(&sb);
+}
+
 static void on_proc_exit(void *data, pid_t pid)
 {
 	struct wrec *w = data;
-	struct lproc *p = lproc_get(w, pid);
+	struct lproc *p = lproc_find(w, pid);
 
-	p->ok = 0;
-	p->final = 1;
+	free(p);
+	umap_del(&w->procs, (uint64_t)(uint32_t)pid);
+	spill(w, pid);
 	pyqual_forget(w->qual, pid);
 	walker_del_proc(w->walker, pid);
 }
@@ -325,6 +363,8 @@ void wrec_free(struct wrec *w)
 		return;
 	if (w->walker)
 		walker_close(w->walker);
+	if (w->spill_fd >= 0)
+		close(w->spill_fd);
 	wconv_free(w->conv);
 	if (w->codes)
 		pycode_cache_free(w->codes);
@@ -343,6 +383,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	       char *err, size_t errlen)
 {
 	struct wrec *w = xcalloc(1, sizeof(*w));
+	struct strbuf sb = STRBUF_INIT;
 	struct walker_opts wo;
 	struct wconv_opts co;
 	char *path;
@@ -350,6 +391,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 
 	*out = NULL;
 	*errnum = 0;
+	w->spill_fd = -1;
 	w->session_dir = o->session_dir ? xstrdup(o->session_dir) : NULL;
 	if (!w->session_dir && !o->record_fn) {
 		free(w);
@@ -370,6 +412,25 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	}
 	w->codes = pycode_cache_new();
 	w->qual = pyqual_new();
+	if (!o->record_fn) {
+		path = xasprintf("%s/" PYCODE_PART, o->session_dir);
+		w->spill_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC |
+				   O_NOFOLLOW | O_CLOEXEC, 0600);
+		r = w->spill_fd < 0 ? -errno : 0;
+		if (!r) {
+			pycode_header(&sb);
+			r = write_in_full(w->spill_fd, sb.buf, sb.len);
+			strbuf_release(&sb);
+		}
+		if (r < 0) {
+			set_err(err, errlen, "cannot write '%s': %s", path,
+				strerror(-r));
+			free(path);
+			wrec_free(w);
+			return -1;
+		}
+		free(path);
+	}
 	memset(&co, 0, sizeof(co));
 	path = o->record_fn ? NULL :
 	       xasprintf("%s/perf.data", o->session_dir);
@@ -383,6 +444,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	co.wakers = o->wall && o->wakers;
 	co.cmdline = o->cmdline;
 	co.start_ns = mono_ns();
+	co.max_bytes = o->max_bytes;
 	co.hooks.data = w;
 	co.hooks.no_proc = on_no_proc;
 	co.hooks.exec = on_proc_exec;
@@ -483,15 +545,58 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen)
 	if (r < 0 && r != -EINTR)
 		return set_err(err, errlen, "cannot read the walker's events: "
 			       "%s", strerror(-r));
+	if (w->spill_errno)
+		return set_err(err, errlen, "cannot write '%s/" PYCODE_PART
+			       "': %s", w->session_dir,
+			       strerror(w->spill_errno));
 	note_lost(w);
 	return wconv_flush(w->conv, err, errlen);
 }
 
+/*
+ * The session's pycode: the lines still held after those spilled at
+ * each exit, and the file put in place.
+ */
+static int save_codes(struct wrec *w, char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *part, *path = xasprintf("%s/pycode", w->session_dir);
+	char why[PPR_ERR_LEN];
+	int r = -w->spill_errno;
+
+	if (w->spill_fd < 0) {
+		/* top's session: the cache was kept whole */
+		r = pycode_save(w->codes, path, why, sizeof(why));
+		free(path);
+		if (r < 0)
+			return set_err(err, errlen, "cannot save the code "
+				       "objects' names: %s", why);
+		return 0;
+	}
+	part = xasprintf("%s/" PYCODE_PART, w->session_dir);
+	if (!r) {
+		pycode_lines(w->codes, &sb);
+		r = write_in_full(w->spill_fd, sb.buf, sb.len);
+	}
+	if (!r && close(w->spill_fd) < 0)
+		r = -errno;
+	else if (r)
+		close(w->spill_fd);
+	w->spill_fd = -1;
+	if (!r && rename(part, path) < 0)
+		r = -errno;
+	if (r < 0)
+		set_err(err, errlen, "cannot save the code objects' names: "
+			"cannot write '%s': %s", part, strerror(-r));
+	strbuf_release(&sb);
+	free(part);
+	free(path);
+	return r < 0 ? -1 : 0;
+}
+
 int wrec_finish(struct wrec *w, char *err, size_t errlen)
 {
-	char why[PPR_ERR_LEN];
-	char *path;
-	int r, i;
+	int i;
 
 	if (w->finished)
 		return set_err(err, errlen, "the recording is finished");
@@ -508,13 +613,12 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 		return -1;
 	if (!w->session_dir)
 		return 0;
-	path = xasprintf("%s/pycode", w->session_dir);
-	r = pycode_save(w->codes, path, why, sizeof(why));
-	free(path);
-	if (r < 0)
-		return set_err(err, errlen, "cannot save the code objects' "
-			       "names: %s", why);
-	return 0;
+	return save_codes(w, err, errlen);
+}
+
+int wrec_stopped(const struct wrec *w)
+{
+	return wconv_stats(w->conv)->stopped;
 }
 
 int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,

@@ -6,7 +6,10 @@
  * the walker loaded and attached (walker.h), each process inspected
  * (pytarget.h) and its layout handed to BPF, the events turned into the
  * session's perf.data (walker/wconv.h), the code objects named while
- * the processes live (pycode.h) and saved into the session ("pycode").
+ * the processes live (pycode.h) and saved into the session ("pycode"):
+ * a process's as it exits, the rest at the end, so that the loop's
+ * memory holds only the living processes' state (a recording of hours
+ * of processes and threads that come and go levels off).
  *
  *	struct wrec *w;
  *	wrec_start(&w, &opts, &errnum, err, sizeof(err));
@@ -62,6 +65,9 @@ struct wrec_opts {
 	int wall;			/* off-CPU intervals too */
 	int wakers;			/* with wall: each interval's waker */
 	size_t ring_bytes;		/* 0: the walker's default */
+	uint64_t max_bytes;		/* record --max-size: perf.data's
+					   data stops there (wconv.h); 0:
+					   no limit */
 	const char *const *cmdline;	/* perf.data's HEADER_CMDLINE */
 };
 
@@ -115,7 +121,9 @@ int wrec_attach(struct wrec *w, char *err, size_t errlen);
 /*
  * Wait up to timeout_ms for events, convert them, write what is old
  * enough (wconv_flush()).  0, or -1 with err (a write error: the
- * recording cannot go on).  An interrupted wait is not an error.
+ * recording cannot go on).  An interrupted wait is not an error.  Once
+ * max_bytes is reached (wrec_stats()' conv.stopped) nothing more is
+ * written: the caller finishes.
  */
 int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen);
 
@@ -124,6 +132,9 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen);
  * the code objects into session_dir/pycode, detach.  0, or -1 with err.
  */
 int wrec_finish(struct wrec *w, char *err, size_t errlen);
+
+/* max_bytes was reached: the recording has stopped writing. */
+int wrec_stopped(const struct wrec *w);
 
 /* The events' attrs as a perf.data image (wconv_image()), for top. */
 int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,

@@ -276,6 +276,55 @@ int main(int argc, char **argv)
 	TAP_INT(pycode_line(c, p, 0xffffffffu), 10, "not started: first line");
 	pycode_cache_free(c);
 
+	/*
+	 * pycode_spill(): an exited process's lines out, the others kept
+	 * (the same address in both, one chain), and the spilled lines,
+	 * the header and the rest load back to the whole.
+	 */
+	{
+		static const char two[] = "pyperf-run pycode 1\n"
+			"c 7 1000 1 1 11 0 f a.py -\n"
+			"c 8 1000 1 1 11 1 F.g b.py -\n"
+			"c 7 3000 2 2 11 1 h a.py -\n"
+			"t 7 70 worker\n"
+			"t 8 80 main\n"
+			"t 7 71 other\n";
+		struct strbuf out = STRBUF_INIT, all = STRBUF_INIT;
+		const char *ex;
+
+		c = load_str(two, &r);
+		TAP_INT(r, 0, "two processes' code objects and threads load");
+		pycode_spill(c, 7, &out);
+		TAP_STR(out.buf, "c 7 1000 1 1 11 0 f a.py -\n"
+			"c 7 3000 2 2 11 1 h a.py -\n"
+			"t 7 70 worker\nt 7 71 other\n",
+			"spill: process 7's lines");
+		TAP_OK(!pycode_find(c, 7, 0x1000, 1) &&
+		       !pycode_find(c, 7, 0x3000, 2) &&
+		       !pycode_thread_name(c, 7, 70) &&
+		       !pycode_thread_name(c, 7, 71), "  and gone from the cache");
+		TAP_OK(pycode_find(c, 8, 0x1000, 1) &&
+		       !strcmp(pycode_thread_name(c, 8, 80), "main"),
+		       "  process 8's kept, the shared address too");
+		TAP_INT(pycode_unqualified(c, &ex), 1, "  the spilled "
+			"unqualified name still counted");
+		TAP_STR(ex, "f", "  and its example kept");
+		pycode_header(&all);
+		strbuf_addstr(&all, out.buf);
+		pycode_lines(c, &all);
+		pycode_cache_free(c);
+		c = load_str(all.buf, &r);
+		TAP_OK(!r && pycode_find(c, 7, 0x1000, 1) &&
+		       pycode_find(c, 8, 0x1000, 1) &&
+		       pycode_find(c, 7, 0x3000, 2) &&
+		       !strcmp(pycode_thread_name(c, 7, 71), "other") &&
+		       !strcmp(pycode_thread_name(c, 8, 80), "main"),
+		       "header, spill and the rest load back to the whole");
+		pycode_cache_free(c);
+		strbuf_release(&out);
+		strbuf_release(&all);
+	}
+
 	/* exec'd code has no file name: a lone "%" is the empty string */
 	c = load_str("pyperf-run pycode 1\n"
 		     "c 7 1000 1 1 11 1 %3cmodule%3e % -\n", &r);
