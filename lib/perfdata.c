@@ -17,6 +17,7 @@
 #include "perfdata.h"
 #include "alloc.h"
 #include "byteorder.h"
+#include "fileio.h"
 
 #include <fcntl.h>
 #ifdef PPR_HAVE_ZSTD
@@ -1196,4 +1197,214 @@ int perfdata_check_header(const char *path, uint64_t file_size, char *err,
 			       path, (unsigned long long)(off + size),
 			       (unsigned long long)file_size);
 	return 0;
+}
+
+/* --- a chrooted program's paths ------------------------------------------ */
+
+/* The pids whose paths are the root's (perfdata_root_paths()). */
+struct pd_rootset {
+	uint32_t *pid;
+	size_t nr, alloc;
+	uint32_t *chroot;	/* pids whose program is chroot(1) */
+	size_t nc, calloc_;
+};
+
+static int pd_in(const uint32_t *v, size_t n, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* A buffer of the new file: written out in pieces. */
+static int pd_out(int fd, const void *p, size_t n)
+{
+	return write_in_full(fd, p, n) < 0 ? -errno : 0;
+}
+
+/*
+ * Is name a file's path, not one of the kernel's names for anonymous
+ * memory (perf's list: //anon, /dev/zero, /anon_hugepage; memfd's and
+ * System V shared memory's)?
+ */
+static int pd_root_file(const char *name)
+{
+	static const char *const anon[] = {
+		"//anon", "/dev/zero", "/anon_hugepage", "/memfd:", "/SYSV",
+	};
+	size_t i;
+
+	if (name[0] != '/')
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(anon); i++)
+		if (!strncmp(name, anon[i], strlen(anon[i])))
+			return 0;
+	return 1;
+}
+
+/*
+ * The MMAP or MMAP2 record at h (size bytes; the file name at name_at)
+ * with root put before its file name, into fd; *grew gets the bytes it
+ * grew by.  The record's sample_id trailer (sample_id_all) stays after
+ * the name, which the kernel pads with zeros to 8 bytes.
+ */
+static int pd_rebase_mmap(int fd, const unsigned char *h, unsigned size,
+			  size_t name_at, const char *root, size_t *grew)
+{
+	unsigned char buf[65536];
+	size_t nlen, old_pad, new_pad, rlen = strlen(root), tail, nsize;
+
+	nlen = strnlen((const char *)h + name_at, size - name_at);
+	old_pad = (nlen + 1 + 7) & ~(size_t)7;
+	if (name_at + old_pad > size || !pd_root_file((const char *)h +
+						       name_at))
+		return pd_out(fd, h, size);
+	tail = size - name_at - old_pad;
+	new_pad = (rlen + nlen + 1 + 7) & ~(size_t)7;
+	nsize = name_at + new_pad + tail;
+	if (nsize > 65535)
+		return pd_out(fd, h, size);
+	memset(buf, 0, nsize);
+	memcpy(buf, h, name_at);
+	memcpy(buf + name_at, root, rlen);
+	memcpy(buf + name_at + rlen, h + name_at, nlen);
+	memcpy(buf + name_at + new_pad, h + name_at + old_pad, tail);
+	buf[6] = (unsigned char)(nsize & 0xff);
+	buf[7] = (unsigned char)(nsize >> 8);
+	*grew += nsize - size;
+	return pd_out(fd, buf, nsize);
+}
+
+int perfdata_root_paths(const char *path, const char *root,
+			unsigned *rebased)
+{
+	unsigned char *d, *feat = NULL;
+	size_t len, off, end, from, grew = 0, nfeat = 0, i;
+	struct pd_rootset s;
+	uint64_t doff, dsize;
+	char *tmp;
+	unsigned n = 0;
+	int fd, r;
+
+	*rebased = 0;
+	memset(&s, 0, sizeof(s));
+	r = pd_map(path, 0, &d, &len);
+	if (r < 0)
+		return r;
+	doff = get_le64(d + PD_DATA_AT);
+	dsize = get_le64(d + PD_DATA_AT + 8);
+	if (doff > len || dsize > len - doff) {
+		munmap(d, len);
+		return -EINVAL;
+	}
+	end = (size_t)(doff + dsize);
+	tmp = xasprintf("%s.root", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = pd_out(fd, d, (size_t)doff);
+	for (off = from = (size_t)doff; !r && off + 8 <= end; ) {
+		uint32_t type = get_le32(d + off), pid;
+		unsigned misc, size;
+		size_t name_at = 0;
+
+		size = d[off + 6] | (unsigned)d[off + 7] << 8;
+		misc = d[off + 4] | (unsigned)d[off + 5] << 8;
+		if (size < 8 || size > end - off)
+			break;
+		if (type == PD_RECORD_COMPRESSED ||
+		    type == PD_RECORD_COMPRESSED2) {
+			r = -ENOTSUP;
+			break;
+		}
+		pid = size >= 12 ? get_le32(d + off + 8) : 0;
+		if (type == PD_COMM && (misc & PD_MISC_EXEC) && size > 16) {
+			const char *comm = (const char *)d + off + 16;
+
+			/*
+			 * chroot(1) runs the program in the root: what its
+			 * pid execs next sees the root as /.
+			 */
+			if (pd_in(s.chroot, s.nc, pid) &&
+			    !pd_in(s.pid, s.nr, pid)) {
+				ALLOC_GROW(s.pid, s.nr + 1, s.alloc);
+				s.pid[s.nr++] = pid;
+			} else if (size - 16 >= 7 && !memcmp(comm, "chroot", 7)) {
+				ALLOC_GROW(s.chroot, s.nc + 1, s.calloc_);
+				s.chroot[s.nc++] = pid;
+			}
+		} else if (type == PD_FORK && size >= 16 &&
+			   pd_in(s.pid, s.nr, get_le32(d + off + 12)) &&
+			   !pd_in(s.pid, s.nr, pid)) {
+			/* a child of a process in the root is there too */
+			ALLOC_GROW(s.pid, s.nr + 1, s.alloc);
+			s.pid[s.nr++] = pid;
+		} else if (type == PD_MMAP && pd_in(s.pid, s.nr, pid)) {
+			name_at = 40;
+		} else if (type == PD_MMAP2 && pd_in(s.pid, s.nr, pid)) {
+			name_at = 72;
+		}
+		if (name_at && size > name_at) {
+			r = pd_out(fd, d + from, off - from);
+			if (!r)
+				r = pd_rebase_mmap(fd, d + off, size, name_at,
+						   root, &grew);
+			from = off + size;
+			n++;
+		}
+		off += size;
+	}
+	if (!r)
+		r = pd_out(fd, d + from, end - from);
+	/*
+	 * The feature sections' table follows the data, and their offsets
+	 * are absolute: each one past the data moves by what it grew.
+	 */
+	for (i = 0; i < 4; i++)
+		nfeat += (size_t)__builtin_popcountll(
+			get_le64(d + PD_FEATURES_AT + 8 * i));
+	if (!r && nfeat && end + nfeat * 16 <= len) {
+		feat = xmalloc(nfeat * 16);
+		memcpy(feat, d + end, nfeat * 16);
+		for (i = 0; i < nfeat; i++) {
+			uint64_t o = get_le64(feat + 16 * i);
+
+			if (o >= end)
+				put_le64(feat + 16 * i, o + grew);
+		}
+		r = pd_out(fd, feat, nfeat * 16);
+		if (!r)
+			r = pd_out(fd, d + end + nfeat * 16,
+				   len - end - nfeat * 16);
+	} else if (!r) {
+		r = pd_out(fd, d + end, len - end);
+	}
+	if (!r) {
+		unsigned char sz[8];
+
+		put_le64(sz, dsize + grew);
+		if (pwrite(fd, sz, 8, PD_DATA_AT + 8) != 8)
+			r = -errno;
+	}
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && n && rename(tmp, path) < 0)
+		r = -errno;
+	if (r || !n)
+		unlink(tmp);
+	if (!r)
+		*rebased = n;
+out:
+	munmap(d, len);
+	free(feat);
+	free(tmp);
+	free(s.pid);
+	free(s.chroot);
+	return r;
 }

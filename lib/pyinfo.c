@@ -195,7 +195,16 @@ int pyinfo_parse(const char *text, struct pyinfo *info,
 int pyinfo_probe(const char *python, struct pyinfo *info,
 		 char *err, size_t errlen)
 {
-	const char *argv[] = { python, "-c", probe_script, NULL };
+	const char *const prefix[] = { python, NULL };
+
+	return pyinfo_probe_argv(prefix, info, err, errlen);
+}
+
+int pyinfo_probe_argv(const char *const *prefix, struct pyinfo *info,
+		      char *err, size_t errlen)
+{
+	struct strvec argv = STRVEC_INIT;
+	const char *python;
 	/* Keep the user's environment but not settings that make it chatty. */
 	static const char *const unset[] = {
 		"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONPERFSUPPORT",
@@ -207,10 +216,15 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 	int st, ret = -1;
 
 	memset(info, 0, sizeof(*info));
+	strvec_pushv(&argv, prefix);
+	/* the interpreter: the prefix's last word */
+	python = argv.v[argv.nr - 1];
 	info->path = xstrdup(python);
+	strvec_push(&argv, "-c");
+	strvec_push(&argv, probe_script);
 	spawn_env_build(&env, unset);
-	st = spawn_capture(argv, env.v, &out, &errout, 1 << 20,
-			   perr, sizeof(perr));
+	st = spawn_capture((const char *const *)argv.v, env.v, &out, &errout,
+			   1 << 20, perr, sizeof(perr));
 	if (st < 0) {
 		set_err(err, errlen, "%s", perr);
 		goto out;
@@ -231,6 +245,7 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 out:
 	if (ret < 0)
 		pyinfo_release(info);
+	strvec_clear(&argv);
 	strvec_clear(&env);
 	strbuf_release(&out);
 	strbuf_release(&errout);

@@ -48,6 +48,15 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 		 char *err, size_t errlen);
 
 /*
+ * pyinfo_probe() through a command prefix whose last word is the
+ * interpreter: { "chroot", ROOT, "/usr/bin/python3.14", NULL } probes the
+ * interpreter as the chrooted program will run it (its paths in info are
+ * then the root's).  info->path is that last word.
+ */
+int pyinfo_probe_argv(const char *const *prefix, struct pyinfo *info,
+		      char *err, size_t errlen);
+
+/*
  * Parse the probe's "key=value" output into info (used by
  * pyinfo_probe() and by the unit tests).  Returns 0 or -1 with err.
  */
