@@ -1201,21 +1201,127 @@ int perfdata_check_header(const char *path, uint64_t file_size, char *err,
 
 /* --- a chrooted program's paths ------------------------------------------ */
 
-/* The pids whose paths are the root's (perfdata_root_paths()). */
-struct pd_rootset {
-	uint32_t *pid;
-	size_t nr, alloc;
-	uint32_t *chroot;	/* pids whose program is chroot(1) */
-	size_t nc, calloc_;
+/*
+ * A process in the root (perfdata_root_paths()): from time on, its
+ * mmaps name the root's files.  at: when its program was chroot(1)
+ * (0: not seen yet).
+ */
+struct pd_rooted {
+	uint32_t pid;
+	uint64_t chroot_at, at;
 };
 
-static int pd_in(const uint32_t *v, size_t n, uint32_t pid)
+struct pd_rootfork {
+	uint32_t pid, ppid;
+	uint64_t at;
+};
+
+static struct pd_rooted *pd_rooted_get(struct pd_rooted **v, size_t *n,
+				       size_t *alloc, uint32_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if (v[i] == pid)
-			return 1;
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].pid == pid)
+			return &(*v)[i];
+	ALLOC_GROW(*v, *n + 1, *alloc);
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].pid = pid;
+	return &(*v)[(*n)++];
+}
+
+/*
+ * The file offsets of the MMAP and MMAP2 records to rebase, in file
+ * order, into *offs: by time, since records of different CPUs'
+ * buffers interleave (an exec's COMM can come after the mmaps it
+ * made).  A process is in the root from the exec that follows its
+ * running chroot(1); its children from their fork.  0 or -errno.
+ */
+static int pd_root_records(const char *path, uint64_t **offs, size_t *noffs)
+{
+	struct perfdata d;
+	struct pd_record r;
+	struct pd_rooted *p = NULL;
+	struct pd_rootfork *f = NULL;
+	size_t np = 0, pa = 0, nf = 0, fa = 0, oa = 0, i, k;
+	char err[PPR_ERR_LEN];
+	int changed;
+	uint64_t t;
+
+	*offs = NULL;
+	*noffs = 0;
+	if (perfdata_open(&d, path, err, sizeof(err)) < 0)
+		return -EINVAL;
+	/* pass 1: the execs and forks */
+	while (perfdata_next_record(&d, &r) == 1) {
+		struct pd_comm c;
+		struct pd_task tk;
+
+		if (perfdata_record_time(&d, &r, &t) < 0)
+			continue;
+		if (r.type == PD_COMM && (r.misc & PD_MISC_EXEC) &&
+		    !perfdata_decode_comm(&r, &c)) {
+			struct pd_rooted *e = pd_rooted_get(&p, &np, &pa,
+							    (uint32_t)c.pid);
+
+			if (!strcmp(c.comm, "chroot"))
+				e->chroot_at = t;
+			else if (e->chroot_at && t > e->chroot_at &&
+				 (!e->at || t < e->at))
+				e->at = t;
+		} else if (r.type == PD_FORK && !perfdata_decode_task(&r, &tk) &&
+			   tk.pid != tk.ppid) {
+			ALLOC_GROW(f, nf + 1, fa);
+			f[nf].pid = (uint32_t)tk.pid;
+			f[nf].ppid = (uint32_t)tk.ppid;
+			f[nf++].at = t;
+		}
+	}
+	/* children of processes in the root, and theirs */
+	do {
+		changed = 0;
+		for (i = 0; i < nf; i++) {
+			struct pd_rooted *pp = NULL, *c;
+
+			for (k = 0; k < np; k++)
+				if (p[k].pid == f[i].ppid && p[k].at &&
+				    p[k].at <= f[i].at)
+					pp = &p[k];
+			if (!pp)
+				continue;
+			c = pd_rooted_get(&p, &np, &pa, f[i].pid);
+			if (!c->at || c->at > f[i].at) {
+				c->at = f[i].at;
+				changed = 1;
+			}
+		}
+	} while (changed);
+	perfdata_close(&d);
+	/* pass 2: their mmaps */
+	if (perfdata_open(&d, path, err, sizeof(err)) < 0) {
+		free(p);
+		free(f);
+		return -EINVAL;
+	}
+	while (np && perfdata_next_record(&d, &r) == 1) {
+		struct pd_mmap mm;
+
+		if ((r.type != PD_MMAP && r.type != PD_MMAP2) ||
+		    !perfdata_record_in_file(&d, &r) ||
+		    perfdata_decode_mmap(&r, &mm) < 0 ||
+		    perfdata_record_time(&d, &r, &t) < 0)
+			continue;
+		for (k = 0; k < np; k++)
+			if (p[k].pid == (uint32_t)mm.pid && p[k].at &&
+			    t >= p[k].at) {
+				ALLOC_GROW(*offs, *noffs + 1, oa);
+				(*offs)[(*noffs)++] = r.offset;
+				break;
+			}
+	}
+	perfdata_close(&d);
+	free(p);
+	free(f);
 	return 0;
 }
 
@@ -1282,23 +1388,28 @@ int perfdata_root_paths(const char *path, const char *root,
 			unsigned *rebased)
 {
 	unsigned char *d, *feat = NULL;
-	size_t len, off, end, from, grew = 0, nfeat = 0, i;
-	struct pd_rootset s;
-	uint64_t doff, dsize;
-	char *tmp;
+	size_t len, off, end, from, grew = 0, nfeat = 0, i, j = 0, noffs;
+	uint64_t doff, dsize, *offs;
+	char *tmp = NULL;
 	unsigned n = 0;
 	int fd, r;
 
 	*rebased = 0;
-	memset(&s, 0, sizeof(s));
-	r = pd_map(path, 0, &d, &len);
-	if (r < 0)
+	r = pd_root_records(path, &offs, &noffs);
+	if (r < 0 || !noffs) {
+		free(offs);
 		return r;
+	}
+	r = pd_map(path, 0, &d, &len);
+	if (r < 0) {
+		free(offs);
+		return r;
+	}
 	doff = get_le64(d + PD_DATA_AT);
 	dsize = get_le64(d + PD_DATA_AT + 8);
 	if (doff > len || dsize > len - doff) {
-		munmap(d, len);
-		return -EINVAL;
+		r = -EINVAL;
+		goto out;
 	}
 	end = (size_t)(doff + dsize);
 	tmp = xasprintf("%s.root", path);
@@ -1310,12 +1421,9 @@ int perfdata_root_paths(const char *path, const char *root,
 	}
 	r = pd_out(fd, d, (size_t)doff);
 	for (off = from = (size_t)doff; !r && off + 8 <= end; ) {
-		uint32_t type = get_le32(d + off), pid;
-		unsigned misc, size;
-		size_t name_at = 0;
+		uint32_t type = get_le32(d + off);
+		unsigned size = d[off + 6] | (unsigned)d[off + 7] << 8;
 
-		size = d[off + 6] | (unsigned)d[off + 7] << 8;
-		misc = d[off + 4] | (unsigned)d[off + 5] << 8;
 		if (size < 8 || size > end - off)
 			break;
 		if (type == PD_RECORD_COMPRESSED ||
@@ -1323,40 +1431,20 @@ int perfdata_root_paths(const char *path, const char *root,
 			r = -ENOTSUP;
 			break;
 		}
-		pid = size >= 12 ? get_le32(d + off + 8) : 0;
-		if (type == PD_COMM && (misc & PD_MISC_EXEC) && size > 16) {
-			const char *comm = (const char *)d + off + 16;
+		while (j < noffs && offs[j] < off)
+			j++;
+		if (j < noffs && offs[j] == off) {
+			size_t name_at = type == PD_MMAP ? 40 : 72;
 
-			/*
-			 * chroot(1) runs the program in the root: what its
-			 * pid execs next sees the root as /.
-			 */
-			if (pd_in(s.chroot, s.nc, pid) &&
-			    !pd_in(s.pid, s.nr, pid)) {
-				ALLOC_GROW(s.pid, s.nr + 1, s.alloc);
-				s.pid[s.nr++] = pid;
-			} else if (size - 16 >= 7 && !memcmp(comm, "chroot", 7)) {
-				ALLOC_GROW(s.chroot, s.nc + 1, s.calloc_);
-				s.chroot[s.nc++] = pid;
+			if (size > name_at) {
+				r = pd_out(fd, d + from, off - from);
+				if (!r)
+					r = pd_rebase_mmap(fd, d + off, size,
+							   name_at, root,
+							   &grew);
+				from = off + size;
+				n++;
 			}
-		} else if (type == PD_FORK && size >= 16 &&
-			   pd_in(s.pid, s.nr, get_le32(d + off + 12)) &&
-			   !pd_in(s.pid, s.nr, pid)) {
-			/* a child of a process in the root is there too */
-			ALLOC_GROW(s.pid, s.nr + 1, s.alloc);
-			s.pid[s.nr++] = pid;
-		} else if (type == PD_MMAP && pd_in(s.pid, s.nr, pid)) {
-			name_at = 40;
-		} else if (type == PD_MMAP2 && pd_in(s.pid, s.nr, pid)) {
-			name_at = 72;
-		}
-		if (name_at && size > name_at) {
-			r = pd_out(fd, d + from, off - from);
-			if (!r)
-				r = pd_rebase_mmap(fd, d + off, size, name_at,
-						   root, &grew);
-			from = off + size;
-			n++;
 		}
 		off += size;
 	}
@@ -1404,7 +1492,6 @@ out:
 	munmap(d, len);
 	free(feat);
 	free(tmp);
-	free(s.pid);
-	free(s.chroot);
+	free(offs);
 	return r;
 }
