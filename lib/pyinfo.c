@@ -252,6 +252,55 @@ out:
 	return ret;
 }
 
+/* python, python3, python3.14, python3.14d, python3.15-dbg */
+static int python_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (strncmp(b, "python", 6))
+		return 0;
+	b += 6;
+	b += strspn(b, "0123456789.");
+	return !*b || !strcmp(b, "d") || !strcmp(b, "-dbg");
+}
+
+int pyinfo_command_python(const char *cmd, char *const *args, int nargs,
+			  struct strvec *prefix, char **root)
+{
+	const char *b = strrchr(cmd, '/');
+	int i = 0, j;
+
+	*root = NULL;
+	if (python_name(cmd)) {
+		strvec_push(prefix, cmd);
+		return 1;
+	}
+	if (strcmp(b ? b + 1 : cmd, "chroot"))
+		return 0;
+	/* chroot [--userspec=U:G] [--groups=G] [--skip-chdir] ROOT PROG */
+	for (; i < nargs && args[i][0] == '-'; i++) {
+		const char *a = args[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if ((!strcmp(a, "--userspec") || !strcmp(a, "--groups")) &&
+		    i + 1 < nargs)
+			i++;
+	}
+	if (i + 1 >= nargs || !python_name(args[i + 1]))
+		return 0;
+	strvec_push(prefix, cmd);
+	for (j = 0; j <= i + 1; j++)
+		strvec_push(prefix, args[j]);
+	*root = realpath(args[i], NULL);
+	if (!*root)
+		*root = xstrdup(args[i]);
+	return 1;
+}
+
 int pyinfo_is_cpython(const struct pyinfo *info)
 {
 	return info->implementation &&

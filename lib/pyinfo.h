@@ -69,6 +69,20 @@ int pyinfo_parse(const char *text, struct pyinfo *info,
  */
 void pyinfo_parse_cflags(const char *flags, struct cflag_facts *out);
 
+/*
+ * The interpreter a command (cmd, then nargs args) runs, where its words
+ * say so: the command itself when it is a Python (python3, python3.14,
+ * python3.14d, python3.15-dbg), or the program of `chroot [OPTION...]
+ * ROOT PROGRAM` when that one is.  prefix gets the words up to and
+ * including the interpreter (for pyinfo_probe_argv(): it is probed as
+ * the command will run it, in its root), *root the chroot's directory
+ * (caller frees; NULL when none).  Returns 1 when found, 0 when the
+ * words do not name one (a script, a launcher).
+ */
+struct strvec;
+int pyinfo_command_python(const char *cmd, char *const *args, int nargs,
+			  struct strvec *prefix, char **root);
+
 /* 1 when the probe says CPython. */
 int pyinfo_is_cpython(const struct pyinfo *info);
 

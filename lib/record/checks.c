@@ -118,55 +118,6 @@ enum record_outcome record_check_command(struct record_run *r,
 	return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 }
 
-/* python, python3, python3.14, python3.14d, python3.15-dbg */
-static int python_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	b = b ? b + 1 : path;
-	if (strncmp(b, "python", 6))
-		return 0;
-	b += 6;
-	b += strspn(b, "0123456789.");
-	return !*b || !strcmp(b, "d") || !strcmp(b, "-dbg");
-}
-
-int record_command_python(const struct record_options *o,
-			  struct strvec *prefix, char **root)
-{
-	const char *cmd = o->what, *b = strrchr(o->what, '/');
-	int i = 0;
-
-	*root = NULL;
-	if (python_name(cmd)) {
-		strvec_push(prefix, cmd);
-		return 1;
-	}
-	if (strcmp(b ? b + 1 : cmd, "chroot"))
-		return 0;
-	/* chroot [--userspec=U:G] [--groups=G] [--skip-chdir] ROOT PROG */
-	for (; i < o->nr_args && o->args[i][0] == '-'; i++) {
-		const char *a = o->args[i];
-
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if ((!strcmp(a, "--userspec") || !strcmp(a, "--groups")) &&
-		    i + 1 < o->nr_args)
-			i++;
-	}
-	if (i + 1 >= o->nr_args || !python_name(o->args[i + 1]))
-		return 0;
-	strvec_push(prefix, cmd);
-	for (int j = 0; j <= i + 1; j++)
-		strvec_push(prefix, o->args[j]);
-	*root = realpath(o->args[i], NULL);
-	if (!*root)
-		*root = xstrdup(o->args[i]);
-	return 1;
-}
-
 /* perf's version, and its `perf version` line (for the probe cache). */
 int record_perf_version(const char *perf, struct perf_version *v,
 			char *line, size_t linelen)

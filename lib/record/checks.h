@@ -35,18 +35,6 @@ enum record_outcome record_check_script(struct record_run *r,
  */
 enum record_outcome record_check_command(struct record_run *r,
 					 const char *cmd);
-/*
- * The interpreter a `--` command runs, where its words say so: the
- * command itself when it is a Python (python3, python3.14, python3.14d,
- * python3.15-dbg), or the program of `chroot [OPTION...] ROOT PROGRAM`
- * when that one is.  prefix gets the words up to and including the
- * interpreter (run with -c, they probe it as the program will run it:
- * in its root), *root the chroot's directory (caller frees; NULL when
- * none).  Returns 1 when found, 0 when the words do not name one (a
- * script, a launcher: then PATH's python3 or --python is asked).
- */
-int record_command_python(const struct record_options *o,
-			  struct strvec *prefix, char **root);
 /* Run `perf version`: v parsed, line its first line.  0 or -1. */
 int record_perf_version(const char *perf, struct perf_version *v,
 			char *line, size_t linelen);

@@ -138,7 +138,7 @@ static enum record_outcome decide_bpf(struct record_run *r,
 
 /*
  * The facts and the decision: nothing is created yet.  cmd_py: the
- * words that run a command's interpreter (record_command_python()).
+ * words that run a command's interpreter (pyinfo_command_python()).
  */
 static enum record_outcome decide_with(struct record_run *r,
 				       struct strvec *cmd_py)
@@ -198,7 +198,8 @@ static enum record_outcome decide_with(struct record_run *r,
 	 * there, through the command's own chroot.
 	 */
 	if (o->kind == RECORD_TARGET_COMMAND && !o->python &&
-	    record_command_python(o, cmd_py, &r->py_root)) {
+	    pyinfo_command_python(o->what, o->args, o->nr_args, cmd_py,
+				  &r->py_root)) {
 		if (r->py_root)
 			r->python = xstrdup(cmd_py->v[cmd_py->nr - 1]);
 		else

@@ -137,7 +137,7 @@ struct record_run {
 				   when set) */
 	char *py_root;		/* the root a `-- chroot ROOT PYTHON`
 				   command runs its interpreter in, or
-				   NULL (record_command_python()) */
+				   NULL (pyinfo_command_python()) */
 	unsigned freq;		/* capped */
 	enum perfcmd_wall wall;	/* --wall's route, or NONE */
 	struct strvec target;	/* the program's argv */
