@@ -74,6 +74,14 @@ for v in 3.14 3.15; do
 	n=$(echo $v | tr -d .)
 	py="chroot $UROOT /usr/bin/python$v"
 
+	test_expect_success PERF,UROOT "$v: doctor -- chroot ROOT python$v: which trampoline, why, and the record line" "
+		ppr doctor --trampoline auto -- $py prog.py >doc$n &&
+		test_grep \"CPython $v\\\\.[0-9]+ \\(/usr/bin/python$v in the root \" doc$n &&
+		test_grep '^  ok +jit mode, native trampoline' doc$n &&
+		test_grep \"why: .*CPython's own trampoline \\(-X perf_jit; the embedded one: Python $v\" doc$n &&
+		test_grep \"PYTHON_PERF_JIT_SUPPORT=1 .* -- chroot [^ ]+ /usr/bin/python$v prog.py\\$\" doc$n
+	"
+
 	test_expect_success PERF,UROOT "$v: --mode jit takes CPython's own -X perf_jit, the first line says why, the jitdump comes from the root" "
 		LC_ALL=C $py \"\$DIR/ref-sampler.py\" \"\$DIR/free$n\" --hz 1000 \
 			\"\$DIR/fib-split.py\" 2 >free$n.out &&
@@ -81,7 +89,7 @@ for v in 3.14 3.15; do
 			\"\$DIR/hook$n\" --hz 1000 \"\$DIR/fib-split.py\" 2 \
 			>out$n 2>err$n &&
 		test_grep '^split ' out$n &&
-		test_grep \"^pyperf-run: jit mode \\(python $v\\\\.[0-9]+ .*CPython's own trampoline \\(the embedded one: Python $v\\\\.[0-9]+ is not supported\" err$n &&
+		test_grep \"^pyperf-run: jit mode \\(python $v\\\\.[0-9]+ .*CPython's own trampoline \\(-X perf_jit; the embedded one: Python $v\\\\.[0-9]+ is not supported\" err$n &&
 		test_grep '^trampoline=native$' s$n/meta &&
 		test_grep \"^python_version=$v\\\\.\" s$n/meta &&
 		ls s$n/jit/jit-*.dump &&
