@@ -302,7 +302,13 @@ static enum record_outcome decide_with(struct record_run *r,
 		record_say(r, RECORD_MSG_ERROR,
 			   "Python frames are not available: %s",
 			   r->mode.problem);
-		if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
+		if (r->py_root && mode_embedded_supports(&r->py, why,
+							 sizeof(why)))
+			record_say(r, RECORD_MSG_HINT, "the interpreter runs "
+				   "in the root '%s', where the embedded "
+				   "trampoline's files are not",
+				   r->py_root);
+		else if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
 		    !embedded_ready && embedded_check(&r->py, why,
 						      sizeof(why)) == 0)
 			record_say(r, RECORD_MSG_HINT, "%s", why);
