@@ -1202,9 +1202,9 @@ int perfdata_check_header(const char *path, uint64_t file_size, char *err,
 /* --- a chrooted program's paths ------------------------------------------ */
 
 /*
- * A process in the root (perfdata_root_paths()): from time on, its
- * mmaps name the root's files.  at: when its program was chroot(1)
- * (0: not seen yet).
+ * A process in the root (perfdata_root_paths()): from at on, its mmaps
+ * name the root's files (0: never).  chroot_at: when it exec'd
+ * chroot(1), or 0.
  */
 struct pd_rooted {
 	uint32_t pid;
@@ -1213,6 +1213,12 @@ struct pd_rooted {
 
 struct pd_rootfork {
 	uint32_t pid, ppid;
+	uint64_t at;
+};
+
+struct pd_rootexec {
+	uint32_t pid;
+	int chroot;		/* the program it exec'd is chroot(1) */
 	uint64_t at;
 };
 
@@ -1243,7 +1249,8 @@ static int pd_root_records(const char *path, uint64_t **offs, size_t *noffs)
 	struct pd_record r;
 	struct pd_rooted *p = NULL;
 	struct pd_rootfork *f = NULL;
-	size_t np = 0, pa = 0, nf = 0, fa = 0, oa = 0, i, k;
+	struct pd_rootexec *x = NULL;
+	size_t np = 0, pa = 0, nf = 0, fa = 0, nx = 0, xa = 0, oa = 0, i, k;
 	char err[PPR_ERR_LEN];
 	int changed;
 	uint64_t t;
@@ -1261,14 +1268,10 @@ static int pd_root_records(const char *path, uint64_t **offs, size_t *noffs)
 			continue;
 		if (r.type == PD_COMM && (r.misc & PD_MISC_EXEC) &&
 		    !perfdata_decode_comm(&r, &c)) {
-			struct pd_rooted *e = pd_rooted_get(&p, &np, &pa,
-							    (uint32_t)c.pid);
-
-			if (!strcmp(c.comm, "chroot"))
-				e->chroot_at = t;
-			else if (e->chroot_at && t > e->chroot_at &&
-				 (!e->at || t < e->at))
-				e->at = t;
+			ALLOC_GROW(x, nx + 1, xa);
+			x[nx].pid = (uint32_t)c.pid;
+			x[nx].at = t;
+			x[nx++].chroot = !strcmp(c.comm, "chroot");
 		} else if (r.type == PD_FORK && !perfdata_decode_task(&r, &tk) &&
 			   tk.pid != tk.ppid) {
 			ALLOC_GROW(f, nf + 1, fa);
@@ -1277,6 +1280,23 @@ static int pd_root_records(const char *path, uint64_t **offs, size_t *noffs)
 			f[nf++].at = t;
 		}
 	}
+	/*
+	 * Each process that ran chroot(1): in the root from its next exec
+	 * (by time: the two execs' records can come in either order).
+	 */
+	for (i = 0; i < nx; i++) {
+		struct pd_rooted *e;
+
+		if (!x[i].chroot)
+			continue;
+		e = pd_rooted_get(&p, &np, &pa, x[i].pid);
+		e->chroot_at = x[i].at;
+		for (k = 0; k < nx; k++)
+			if (x[k].pid == x[i].pid && !x[k].chroot &&
+			    x[k].at > x[i].at && (!e->at || x[k].at < e->at))
+				e->at = x[k].at;
+	}
+	free(x);
 	/* children of processes in the root, and theirs */
 	do {
 		changed = 0;

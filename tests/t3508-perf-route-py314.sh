@@ -112,7 +112,7 @@ for v in 3.14 3.15; do
 		ppr report -i s$n --format collapsed -o s$n.col &&
 		ppr_check_complete_sampler s$n.col s$n.json 99 '$v -X perf_jit' \\
 			before >s$n.complete ||
-			{ cat s$n.complete; false; }
+			{ cat s$n.complete; return 1; }
 		test_diag \"\$(cat s$n.complete)\"
 	"
 

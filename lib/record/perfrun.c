@@ -221,6 +221,12 @@ static enum record_outcome perf_execute(struct record_run *r)
 				   "be missing", r->py_root,
 				   e == -ENOTSUP ? "the data are compressed"
 						 : strerror(-e));
+		else if (!n)
+			record_say(r, RECORD_MSG_WARNING, "no process of the "
+				   "recording ran in '%s' after chroot: the "
+				   "files of the program there were looked for "
+				   "here, its stacks and jitted code may be "
+				   "missing", r->py_root);
 	}
 	if (mode_needs_inject(&r->mode))
 		record_inject(r);
