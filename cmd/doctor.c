@@ -20,6 +20,7 @@
 static const char *const doctor_synopsis[] = {
 	"pyperf-run doctor [--python <path>] [--perf <path>] [--json] [--probe]",
 	"pyperf-run doctor [--trampoline auto|native|embedded] ...",
+	"pyperf-run doctor [<options>] -- <command> [<args>...]",
 	"pyperf-run doctor --pid <pid> [--json]",
 	NULL
 };
@@ -27,6 +28,11 @@ static const char *const doctor_synopsis[] = {
 static const char doctor_options[] =
 	"    --python <path>   the interpreter to check (default: python3 "
 	"in PATH)\n"
+	"    -- <command>      check what 'record -- <command>' would do: "
+	"the\n"
+	"                      interpreter it runs (python3.X, or chroot "
+	"ROOT\n"
+	"                      python3.X), the mode and the perf command\n"
 	"    --perf <path>     the perf to check (default: $PYPERF_PERF, or "
 	"perf in PATH)\n"
 	"    --trampoline auto|native|embedded\n"
@@ -290,9 +296,22 @@ int cmd_doctor(int argc, char **argv)
 				    "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		if (optind >= argc)
+			usage_error(&doctor_usage, EXIT_USAGE,
+				    "'--' needs a command after it");
+		o.command = argv + optind;
+		o.nr_command = argc - optind;
+	} else if (optind < argc) {
 		usage_error(&doctor_usage, EXIT_USAGE,
 			    "unexpected argument '%s'", argv[optind]);
+	}
+	if (o.command && (o.probe || pid))
+		usage_error(&doctor_usage, EXIT_USAGE, "%s does not take a "
+			    "command: %s", pid ? "--pid" : "--probe",
+			    pid ? "it checks a running process"
+				: "it records its own script with --python's "
+				  "interpreter");
 
 	if (pid) {
 		if (o.python || o.probe || o.perf || o.probe_stack_size)

@@ -173,13 +173,21 @@ static void pick_trampoline(const struct pyinfo *py, enum mode_name name,
 				 "not CPython's own (whole thread stacks, "
 				 "names after fork)");
 	} else if (native) {
+		/*
+		 * CPython's own; where the embedded one cannot serve
+		 * (3.14+), named by its option: -X perf_jit in jit mode
+		 * (3.13+), -X perf in perf mode (3.12+; jit mode is the
+		 * choice without frame pointers, or where perf unwinds
+		 * JIT code: see mode_decide()).
+		 */
 		out->trampoline = TRAMPOLINE_NATIVE;
 		if (embedded)
 			snprintf(note, notelen, "CPython's own trampoline: "
 				 "the embedded one is not available");
 		else
 			snprintf(note, notelen, "CPython's own trampoline "
-				 "(the embedded one: %s)", why);
+				 "(-X %s; the embedded one: %s)",
+				 name == MODE_PERF ? "perf" : "perf_jit", why);
 	} else if (embedded) {
 		set_err(out->problem, sizeof(out->problem),
 			"the embedded trampoline for Python %s is not "
@@ -209,7 +217,7 @@ static int decide_as(const struct pyinfo *py,
 		     enum mode_trampoline tramp, unsigned stack_size,
 		     int embedded_ready, struct mode *out)
 {
-	char note[224] = "";
+	char note[320] = "";
 	size_t n;
 
 	memset(out, 0, sizeof(*out));

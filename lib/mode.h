@@ -65,7 +65,7 @@ struct mode {
 	int contexts;
 	unsigned stack_size;	/* jit mode: bytes of stack per sample */
 	char call_graph[32];	/* "fp" or "dwarf,16384" */
-	char reason[256];	/* one line: why this mode */
+	char reason[384];	/* one line: why this mode */
 	char problem[256];	/* why Python frames cannot work, or "" */
 	char warning[256];	/* what may go wrong, or "" */
 };

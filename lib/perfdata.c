@@ -17,6 +17,7 @@
 #include "perfdata.h"
 #include "alloc.h"
 #include "byteorder.h"
+#include "fileio.h"
 
 #include <fcntl.h>
 #ifdef PPR_HAVE_ZSTD
@@ -1212,4 +1213,321 @@ int perfdata_check_header(const char *path, uint64_t file_size, char *err,
 			       path, (unsigned long long)(off + size),
 			       (unsigned long long)file_size);
 	return 0;
+}
+
+/* --- a chrooted program's paths ------------------------------------------ */
+
+/*
+ * A process in the root (perfdata_root_paths()): from at on, its mmaps
+ * name the root's files (0: never).  chroot_at: when it exec'd
+ * chroot(1), or 0.
+ */
+struct pd_rooted {
+	uint32_t pid;
+	uint64_t chroot_at, at;
+};
+
+struct pd_rootfork {
+	uint32_t pid, ppid;
+	uint64_t at;
+};
+
+struct pd_rootexec {
+	uint32_t pid;
+	int chroot;		/* the program it exec'd is chroot(1) */
+	uint64_t at;
+};
+
+static struct pd_rooted *pd_rooted_get(struct pd_rooted **v, size_t *n,
+				       size_t *alloc, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].pid == pid)
+			return &(*v)[i];
+	ALLOC_GROW(*v, *n + 1, *alloc);
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].pid = pid;
+	return &(*v)[(*n)++];
+}
+
+/*
+ * The file offsets of the MMAP and MMAP2 records to rebase, in file
+ * order, into *offs: by time, since records of different CPUs'
+ * buffers interleave (an exec's COMM can come after the mmaps it
+ * made).  A process is in the root from the exec that follows its
+ * running chroot(1); its children from their fork.  0 or -errno.
+ */
+static int pd_root_records(const char *path, uint64_t **offs, size_t *noffs)
+{
+	struct perfdata d;
+	struct pd_record r;
+	struct pd_rooted *p = NULL;
+	struct pd_rootfork *f = NULL;
+	struct pd_rootexec *x = NULL;
+	size_t np = 0, pa = 0, nf = 0, fa = 0, nx = 0, xa = 0, oa = 0, i, k;
+	char err[PPR_ERR_LEN];
+	int changed;
+	uint64_t t;
+
+	*offs = NULL;
+	*noffs = 0;
+	if (perfdata_open(&d, path, err, sizeof(err)) < 0)
+		return -EINVAL;
+	/* pass 1: the execs and forks */
+	while (perfdata_next_record(&d, &r) == 1) {
+		struct pd_comm c;
+		struct pd_task tk;
+
+		if (perfdata_record_time(&d, &r, &t) < 0)
+			continue;
+		if (r.type == PD_COMM && (r.misc & PD_MISC_EXEC) &&
+		    !perfdata_decode_comm(&r, &c)) {
+			ALLOC_GROW(x, nx + 1, xa);
+			x[nx].pid = (uint32_t)c.pid;
+			x[nx].at = t;
+			x[nx++].chroot = !strcmp(c.comm, "chroot");
+		} else if (r.type == PD_FORK && !perfdata_decode_task(&r, &tk) &&
+			   tk.pid != tk.ppid) {
+			ALLOC_GROW(f, nf + 1, fa);
+			f[nf].pid = (uint32_t)tk.pid;
+			f[nf].ppid = (uint32_t)tk.ppid;
+			f[nf++].at = t;
+		}
+	}
+	/*
+	 * Each process that ran chroot(1): in the root from its next exec
+	 * (by time: the two execs' records can come in either order).
+	 */
+	for (i = 0; i < nx; i++) {
+		struct pd_rooted *e;
+
+		if (!x[i].chroot)
+			continue;
+		e = pd_rooted_get(&p, &np, &pa, x[i].pid);
+		e->chroot_at = x[i].at;
+		for (k = 0; k < nx; k++)
+			if (x[k].pid == x[i].pid && !x[k].chroot &&
+			    x[k].at > x[i].at && (!e->at || x[k].at < e->at))
+				e->at = x[k].at;
+	}
+	free(x);
+	/* children of processes in the root, and theirs */
+	do {
+		changed = 0;
+		for (i = 0; i < nf; i++) {
+			struct pd_rooted *pp = NULL, *c;
+
+			for (k = 0; k < np; k++)
+				if (p[k].pid == f[i].ppid && p[k].at &&
+				    p[k].at <= f[i].at)
+					pp = &p[k];
+			if (!pp)
+				continue;
+			c = pd_rooted_get(&p, &np, &pa, f[i].pid);
+			if (!c->at || c->at > f[i].at) {
+				c->at = f[i].at;
+				changed = 1;
+			}
+		}
+	} while (changed);
+	perfdata_close(&d);
+	/* pass 2: their mmaps */
+	if (perfdata_open(&d, path, err, sizeof(err)) < 0) {
+		free(p);
+		free(f);
+		return -EINVAL;
+	}
+	while (np && perfdata_next_record(&d, &r) == 1) {
+		struct pd_mmap mm;
+
+		if ((r.type != PD_MMAP && r.type != PD_MMAP2) ||
+		    !perfdata_record_in_file(&d, &r) ||
+		    perfdata_decode_mmap(&r, &mm) < 0 ||
+		    perfdata_record_time(&d, &r, &t) < 0)
+			continue;
+		for (k = 0; k < np; k++)
+			if (p[k].pid == (uint32_t)mm.pid && p[k].at &&
+			    t >= p[k].at) {
+				ALLOC_GROW(*offs, *noffs + 1, oa);
+				(*offs)[(*noffs)++] = r.offset;
+				break;
+			}
+	}
+	perfdata_close(&d);
+	free(p);
+	free(f);
+	return 0;
+}
+
+/* A buffer of the new file: written out in pieces. */
+static int pd_out(int fd, const void *p, size_t n)
+{
+	return write_in_full(fd, p, n) < 0 ? -errno : 0;
+}
+
+/*
+ * Is name a file's path, not one of the kernel's names for anonymous
+ * memory (perf's list: //anon, /dev/zero, /anon_hugepage; memfd's and
+ * System V shared memory's)?
+ */
+static int pd_root_file(const char *name)
+{
+	static const char *const anon[] = {
+		"//anon", "/dev/zero", "/anon_hugepage", "/memfd:", "/SYSV",
+	};
+	size_t i;
+
+	if (name[0] != '/')
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(anon); i++)
+		if (!strncmp(name, anon[i], strlen(anon[i])))
+			return 0;
+	return 1;
+}
+
+/*
+ * The MMAP or MMAP2 record at h (size bytes; the file name at name_at)
+ * with root put before its file name, into fd; *grew gets the bytes it
+ * grew by.  The record's sample_id trailer (sample_id_all) stays after
+ * the name, which the kernel pads with zeros to 8 bytes.
+ */
+static int pd_rebase_mmap(int fd, const unsigned char *h, unsigned size,
+			  size_t name_at, const char *root, size_t *grew)
+{
+	unsigned char buf[65536];
+	size_t nlen, old_pad, new_pad, rlen = strlen(root), tail, nsize;
+
+	nlen = strnlen((const char *)h + name_at, size - name_at);
+	old_pad = (nlen + 1 + 7) & ~(size_t)7;
+	if (name_at + old_pad > size || !pd_root_file((const char *)h +
+						       name_at))
+		return pd_out(fd, h, size);
+	tail = size - name_at - old_pad;
+	new_pad = (rlen + nlen + 1 + 7) & ~(size_t)7;
+	nsize = name_at + new_pad + tail;
+	if (nsize > 65535)
+		return pd_out(fd, h, size);
+	memset(buf, 0, nsize);
+	memcpy(buf, h, name_at);
+	memcpy(buf + name_at, root, rlen);
+	memcpy(buf + name_at + rlen, h + name_at, nlen);
+	memcpy(buf + name_at + new_pad, h + name_at + old_pad, tail);
+	buf[6] = (unsigned char)(nsize & 0xff);
+	buf[7] = (unsigned char)(nsize >> 8);
+	*grew += nsize - size;
+	return pd_out(fd, buf, nsize);
+}
+
+int perfdata_root_paths(const char *path, const char *root,
+			unsigned *rebased)
+{
+	unsigned char *d, *feat = NULL;
+	size_t len, off, end, from, grew = 0, nfeat = 0, i, j = 0, noffs;
+	uint64_t doff, dsize, *offs;
+	char *tmp = NULL;
+	unsigned n = 0;
+	int fd, r;
+
+	*rebased = 0;
+	r = pd_root_records(path, &offs, &noffs);
+	if (r < 0 || !noffs) {
+		free(offs);
+		return r;
+	}
+	r = pd_map(path, 0, &d, &len);
+	if (r < 0) {
+		free(offs);
+		return r;
+	}
+	doff = get_le64(d + PD_DATA_AT);
+	dsize = get_le64(d + PD_DATA_AT + 8);
+	if (doff > len || dsize > len - doff) {
+		r = -EINVAL;
+		goto out;
+	}
+	end = (size_t)(doff + dsize);
+	tmp = xasprintf("%s.root", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = pd_out(fd, d, (size_t)doff);
+	for (off = from = (size_t)doff; !r && off + 8 <= end; ) {
+		uint32_t type = get_le32(d + off);
+		unsigned size = d[off + 6] | (unsigned)d[off + 7] << 8;
+
+		if (size < 8 || size > end - off)
+			break;
+		if (type == PD_RECORD_COMPRESSED ||
+		    type == PD_RECORD_COMPRESSED2) {
+			r = -ENOTSUP;
+			break;
+		}
+		while (j < noffs && offs[j] < off)
+			j++;
+		if (j < noffs && offs[j] == off) {
+			size_t name_at = type == PD_MMAP ? 40 : 72;
+
+			if (size > name_at) {
+				r = pd_out(fd, d + from, off - from);
+				if (!r)
+					r = pd_rebase_mmap(fd, d + off, size,
+							   name_at, root,
+							   &grew);
+				from = off + size;
+				n++;
+			}
+		}
+		off += size;
+	}
+	if (!r)
+		r = pd_out(fd, d + from, end - from);
+	/*
+	 * The feature sections' table follows the data, and their offsets
+	 * are absolute: each one past the data moves by what it grew.
+	 */
+	for (i = 0; i < 4; i++)
+		nfeat += (size_t)__builtin_popcountll(
+			get_le64(d + PD_FEATURES_AT + 8 * i));
+	if (!r && nfeat && end + nfeat * 16 <= len) {
+		feat = xmalloc(nfeat * 16);
+		memcpy(feat, d + end, nfeat * 16);
+		for (i = 0; i < nfeat; i++) {
+			uint64_t o = get_le64(feat + 16 * i);
+
+			if (o >= end)
+				put_le64(feat + 16 * i, o + grew);
+		}
+		r = pd_out(fd, feat, nfeat * 16);
+		if (!r)
+			r = pd_out(fd, d + end + nfeat * 16,
+				   len - end - nfeat * 16);
+	} else if (!r) {
+		r = pd_out(fd, d + end, len - end);
+	}
+	if (!r) {
+		unsigned char sz[8];
+
+		put_le64(sz, dsize + grew);
+		if (pwrite(fd, sz, 8, PD_DATA_AT + 8) != 8)
+			r = -errno;
+	}
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && n && rename(tmp, path) < 0)
+		r = -errno;
+	if (r || !n)
+		unlink(tmp);
+	if (!r)
+		*rebased = n;
+out:
+	munmap(d, len);
+	free(feat);
+	free(tmp);
+	free(offs);
+	return r;
 }

@@ -369,4 +369,19 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
  */
 long long perfdata_recover(const char *path);
 
+/*
+ * A program run by chroot(1) names its files by their path in the root
+ * (the kernel's MMAP records are relative to the process's root): put
+ * root before the file name of each MMAP and MMAP2 record of the
+ * processes that chroot execs (the pid whose program was chroot, from
+ * its next exec on) and of their children, so that perf inject (its
+ * jitdump: ROOT/tmp/jit-PID.dump), perf and the report find the files
+ * from here, as the frame walker's recordings name them.  The file is
+ * rewritten (the data grow; the feature sections move).  *rebased gets
+ * the records changed.  Returns 0, -ENOTSUP for compressed data, or
+ * -errno.
+ */
+int perfdata_root_paths(const char *path, const char *root,
+			unsigned *rebased);
+
 #endif

@@ -195,7 +195,16 @@ int pyinfo_parse(const char *text, struct pyinfo *info,
 int pyinfo_probe(const char *python, struct pyinfo *info,
 		 char *err, size_t errlen)
 {
-	const char *argv[] = { python, "-c", probe_script, NULL };
+	const char *const prefix[] = { python, NULL };
+
+	return pyinfo_probe_argv(prefix, info, err, errlen);
+}
+
+int pyinfo_probe_argv(const char *const *prefix, struct pyinfo *info,
+		      char *err, size_t errlen)
+{
+	struct strvec argv = STRVEC_INIT;
+	const char *python;
 	/* Keep the user's environment but not settings that make it chatty. */
 	static const char *const unset[] = {
 		"PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONPERFSUPPORT",
@@ -207,10 +216,15 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 	int st, ret = -1;
 
 	memset(info, 0, sizeof(*info));
+	strvec_pushv(&argv, prefix);
+	/* the interpreter: the prefix's last word */
+	python = argv.v[argv.nr - 1];
 	info->path = xstrdup(python);
+	strvec_push(&argv, "-c");
+	strvec_push(&argv, probe_script);
 	spawn_env_build(&env, unset);
-	st = spawn_capture(argv, env.v, &out, &errout, 1 << 20,
-			   perr, sizeof(perr));
+	st = spawn_capture((const char *const *)argv.v, env.v, &out, &errout,
+			   1 << 20, perr, sizeof(perr));
 	if (st < 0) {
 		set_err(err, errlen, "%s", perr);
 		goto out;
@@ -231,10 +245,60 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 out:
 	if (ret < 0)
 		pyinfo_release(info);
+	strvec_clear(&argv);
 	strvec_clear(&env);
 	strbuf_release(&out);
 	strbuf_release(&errout);
 	return ret;
+}
+
+/* python, python3, python3.14, python3.14d, python3.15-dbg */
+static int python_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (strncmp(b, "python", 6))
+		return 0;
+	b += 6;
+	b += strspn(b, "0123456789.");
+	return !*b || !strcmp(b, "d") || !strcmp(b, "-dbg");
+}
+
+int pyinfo_command_python(const char *cmd, char *const *args, int nargs,
+			  struct strvec *prefix, char **root)
+{
+	const char *b = strrchr(cmd, '/');
+	int i = 0, j;
+
+	*root = NULL;
+	if (python_name(cmd)) {
+		strvec_push(prefix, cmd);
+		return 1;
+	}
+	if (strcmp(b ? b + 1 : cmd, "chroot"))
+		return 0;
+	/* chroot [--userspec=U:G] [--groups=G] [--skip-chdir] ROOT PROG */
+	for (; i < nargs && args[i][0] == '-'; i++) {
+		const char *a = args[i];
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if ((!strcmp(a, "--userspec") || !strcmp(a, "--groups")) &&
+		    i + 1 < nargs)
+			i++;
+	}
+	if (i + 1 >= nargs || !python_name(args[i + 1]))
+		return 0;
+	strvec_push(prefix, cmd);
+	for (j = 0; j <= i + 1; j++)
+		strvec_push(prefix, args[j]);
+	*root = realpath(args[i], NULL);
+	if (!*root)
+		*root = xstrdup(args[i]);
+	return 1;
 }
 
 int pyinfo_is_cpython(const struct pyinfo *info)

@@ -48,6 +48,15 @@ int pyinfo_probe(const char *python, struct pyinfo *info,
 		 char *err, size_t errlen);
 
 /*
+ * pyinfo_probe() through a command prefix whose last word is the
+ * interpreter: { "chroot", ROOT, "/usr/bin/python3.14", NULL } probes the
+ * interpreter as the chrooted program will run it (its paths in info are
+ * then the root's).  info->path is that last word.
+ */
+int pyinfo_probe_argv(const char *const *prefix, struct pyinfo *info,
+		      char *err, size_t errlen);
+
+/*
  * Parse the probe's "key=value" output into info (used by
  * pyinfo_probe() and by the unit tests).  Returns 0 or -1 with err.
  */
@@ -59,6 +68,20 @@ int pyinfo_parse(const char *text, struct pyinfo *info,
  * honouring that the last of -fomit/-fno-omit wins.
  */
 void pyinfo_parse_cflags(const char *flags, struct cflag_facts *out);
+
+/*
+ * The interpreter a command (cmd, then nargs args) runs, where its words
+ * say so: the command itself when it is a Python (python3, python3.14,
+ * python3.14d, python3.15-dbg), or the program of `chroot [OPTION...]
+ * ROOT PROGRAM` when that one is.  prefix gets the words up to and
+ * including the interpreter (for pyinfo_probe_argv(): it is probed as
+ * the command will run it, in its root), *root the chroot's directory
+ * (caller frees; NULL when none).  Returns 1 when found, 0 when the
+ * words do not name one (a script, a launcher).
+ */
+struct strvec;
+int pyinfo_command_python(const char *cmd, char *const *args, int nargs,
+			  struct strvec *prefix, char **root);
 
 /* 1 when the probe says CPython. */
 int pyinfo_is_cpython(const struct pyinfo *info);

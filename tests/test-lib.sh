@@ -543,12 +543,17 @@ PYEOF
 # interrupted code, then libc's __restore_rt, or unnamed libc code at
 # its return address, then the interpreter's handler).  The comparisons
 # drop the sampler's samples too (--drop-file).  How many were left out
-# is printed.
+# is printed.  A fifth argument "before" also leaves out the cut samples
+# without any Python frame: those that ran before the interpreter did
+# (a chroot(1) in front of it, the exec, a dynamic loader whose first
+# frames have no unwind information; t3508).
 ppr_check_complete_sampler() {
 	python3 - "$@" <<-\PY
-	import json, sys
+	import json, re, sys
 	q = json.load(open(sys.argv[2]))["quality"]
-	sig = 0
+	before_too = len(sys.argv) > 5 and sys.argv[5] == "before"
+	py = re.compile(r" \((.*\.py|<frozen [^>]*>|<string>)(:[0-9]+)?\)$")
+	sig = before = 0
 	for line in open(sys.argv[1]):
 	    stack, _, n = line.rstrip("\n").rpartition(" ")
 	    f = stack.split(";")
@@ -558,10 +563,14 @@ ppr_check_complete_sampler() {
 	    if "__restore_rt" in user or (
 	            len(user) >= 2 and user[-2] == "[libc.so.6]"):
 	        sig += int(n)
-	judged, complete = q["judged"] - sig, q["complete"]
+	    elif before_too and not any(py.search(x) for x in f[1:]):
+	        before += int(n)
+	judged, complete = q["judged"] - sig - before, q["complete"]
 	pct = 100.0 * complete / judged
 	print("%s: %d of %d stacks complete (%.1f %%), %d more cut in the "
-	      "sampler's signal delivery" % (sys.argv[4], complete, judged, pct, sig))
+	      "sampler's signal delivery%s" % (sys.argv[4], complete, judged,
+	      pct, sig, ", %d before the interpreter ran" % before
+	      if before_too else ""))
 	sys.exit(pct < float(sys.argv[3]))
 	PY
 }

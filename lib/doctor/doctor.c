@@ -446,6 +446,13 @@ static void inspect_symbols(struct doctor *d, const char *path,
 	y->full = e.symtab || e.debug_info;
 	snprintf(y->build_id, sizeof(y->build_id), "%s", e.build_id);
 	dbg = elf_debug_file(e.build_id);
+	if (dbg && access(dbg, R_OK) && d->py_root) {
+		/* a chrooted interpreter's debug files are in its root */
+		char *in_root = xasprintf("%s%s", d->py_root, dbg);
+
+		free(dbg);
+		dbg = in_root;
+	}
 	if (dbg && !access(dbg, R_OK))
 		y->debug_file = dbg;
 	else
@@ -461,8 +468,11 @@ static void inspect_symbols(struct doctor *d, const char *path,
 		elf_info_release(&e);
 }
 
-/* Where the dynamic linker would find libpython for exe (roughly). */
-static char *find_lib(const char *exe, const char *name)
+/*
+ * Where the dynamic linker would find libpython for exe (roughly); root:
+ * the root exe runs in (its library directories are there), or "".
+ */
+static char *find_lib(const char *exe, const char *root, const char *name)
 {
 	static const char *const dirs[] = {
 		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
@@ -483,7 +493,7 @@ static char *find_lib(const char *exe, const char *name)
 		free(dir);
 	}
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
-		cand = xasprintf("%s/%s", dirs[i], name);
+		cand = xasprintf("%s%s/%s", root, dirs[i], name);
 		if (!access(cand, R_OK))
 			return cand;
 		free(cand);
@@ -498,13 +508,16 @@ static char *find_lib(const char *exe, const char *name)
  */
 static void gather_symbols(struct doctor *d)
 {
-	const char *exe = d->py.executable[0] ? d->py.executable
-					      : d->py.path;
+	const char *root = d->py_root ? d->py_root : "";
+	/* a chrooted interpreter's files, as seen from here */
+	char *exe = xasprintf("%s%s", root, d->py.executable[0]
+					    ? d->py.executable : d->py.path);
 	struct elf_info e;
 	size_t i, before = d->nr_syms;
 
 	memset(&e, 0, sizeof(e));
 	inspect_symbols(d, exe, &e);
+	free(exe);
 	if (d->nr_syms == before)
 		return;
 	for (i = 0; i < e.needed.nr; i++) {
@@ -512,7 +525,7 @@ static void gather_symbols(struct doctor *d)
 
 		if (strncmp(e.needed.v[i], "libpython", 9))
 			continue;
-		lib = find_lib(d->syms[0].path, e.needed.v[i]);
+		lib = find_lib(d->syms[0].path, root, e.needed.v[i]);
 		if (lib)
 			inspect_symbols(d, lib, NULL);
 		free(lib);
@@ -521,12 +534,37 @@ static void gather_symbols(struct doctor *d)
 	elf_info_release(&e);
 }
 
-static void gather_python(struct doctor *d, const char *python)
+static void gather_python(struct doctor *d, const struct doctor_options *o)
 {
+	struct strvec cmd_py = STRVEC_INIT;
+	const char *python = o->python;
 	struct stat s;
 	char *found;
+	int r;
 
+	/* a command's own interpreter, as record finds it */
+	d->command = o->command;
+	if (!python && o->command &&
+	    pyinfo_command_python(o->command[0], o->command + 1,
+				  o->nr_command - 1, &cmd_py, &d->py_root)) {
+		if (d->py_root) {
+			d->python_arg = xstrdup(cmd_py.v[cmd_py.nr - 1]);
+			r = pyinfo_probe_argv(cmd_py.v, &d->py,
+					      d->python_error,
+					      sizeof(d->python_error));
+			strvec_clear(&cmd_py);
+			if (r) {
+				pyinfo_release(&d->py);
+				return;
+			}
+			goto probed;
+		}
+		python = cmd_py.v[0];
+	}
 	d->python_arg = xstrdup(python ? python : "python3");
+	strvec_clear(&cmd_py);
+	if (python)
+		python = d->python_arg;	/* cmd_py's words are gone */
 	if (!python) {
 		found = spawn_which("python3");
 		if (!found) {
@@ -547,13 +585,20 @@ static void gather_python(struct doctor *d, const char *python)
 		pyinfo_release(&d->py);
 		return;
 	}
+probed:
 	d->python_ok = 1;
 	gather_symbols(d);
 	d->python_supported = pyinfo_is_cpython(&d->py) &&
 			      pyinfo_cmp(&d->py, 3, 8) >= 0;
 	d->embedded_supported = mode_embedded_supports(&d->py,
 		d->embedded_why, sizeof(d->embedded_why));
-	if (d->embedded_supported) {
+	if (d->embedded_supported && d->py_root) {
+		/* loaded through PYTHONPATH: our files, not in its root */
+		d->embedded_exact = 1;
+		set_err(d->embedded_why, sizeof(d->embedded_why), "its files "
+			"are not in the root '%s' the command runs it in",
+			d->py_root);
+	} else if (d->embedded_supported) {
 		d->embedded_exact = 1;
 		d->embedded_available = embedded_check(&d->py,
 			d->embedded_why, sizeof(d->embedded_why));
@@ -644,7 +689,11 @@ static void judge_python(struct doctor *d)
 		return;
 	}
 	add_check(d, "python", "python.version", DOCTOR_OK,
-		  xasprintf("CPython %s (%s)", py->version, py->executable),
+		  d->py_root ? xasprintf("CPython %s (%s in the root %s)",
+					 py->version, py->executable,
+					 d->py_root)
+			     : xasprintf("CPython %s (%s)", py->version,
+					 py->executable),
 		  NULL);
 	if (py->native_perf)
 		add_check(d, "python", "python.native_perf", DOCTOR_OK,
@@ -693,6 +742,7 @@ static void judge_python(struct doctor *d)
 			  py->native_perf ? DOCTOR_WARNING : DOCTOR_PROBLEM,
 			  xasprintf("embedded trampoline: unavailable: %s",
 				    d->embedded_why),
+			  d->py_root ? NULL :
 			  xstrdup("install what is missing, then run doctor "
 				  "again"));
 }
@@ -781,7 +831,7 @@ static void build_commands(struct doctor *d)
 	spec.mode = &d->mode;
 	spec.freq = sysprobe_cap_frequency(&d->kernel, PERFCMD_FREQ_DEFAULT);
 	spec.session = SHOW_SESSION;
-	spec.target = target;
+	spec.target = d->command ? (const char *const *)d->command : target;
 	spec.no_bpf_event = d->perf_path &&
 		perfcmd_record_takes(d->perf_path, PERFCMD_NO_BPF_EVENT_OPT);
 	perfcmd_session_argv(&spec, &d->record_argv, &d->inject_argv);
@@ -1105,7 +1155,7 @@ void doctor_run(struct doctor *d, const struct doctor_options *o)
 	gather_perf(d, o->perf);
 	sysprobe_kernel(&d->kernel);
 	gather_walker(d);
-	gather_python(d, o->python);
+	gather_python(d, o);
 	gather_housekeeping(d, o->tmpdir);
 	doctor_reader_gather(d);
 	if (o->probe)
@@ -1130,6 +1180,7 @@ void doctor_release(struct doctor *d)
 	free(d->perf_path);
 	free(d->perf_version_text);
 	free(d->python_arg);
+	free(d->py_root);
 	for (i = 0; i < d->nr_syms; i++) {
 		free(d->syms[i].path);
 		free(d->syms[i].debug_file);

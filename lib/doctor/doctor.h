@@ -45,6 +45,14 @@ struct doctor_options {
 					    and _AUTO: automatic */
 	unsigned probe_stack_size; /* testing: the probe's first dump size
 				      (jit mode); 0: the mode's */
+	/*
+	 * `doctor -- command...`: the interpreter that command runs
+	 * (pyinfo_command_python(): python3.X, or chroot ROOT python3.X,
+	 * probed in its root) unless python is set, and the command in
+	 * the record line.  NULL: none.
+	 */
+	char *const *command;
+	int nr_command;
 };
 
 /* What cut the probe's deep stack (--probe). */
@@ -168,6 +176,10 @@ struct doctor {
 	struct route_walker walker_here; /* can the frame walker load */
 	/* the interpreter */
 	char *python_arg;		/* what was asked for */
+	char *py_root;			/* the root the command runs it in
+					   (chroot), or NULL: its paths
+					   (py.executable) are the root's */
+	char *const *command;		/* doctor_options' */
 	int python_ok;			/* py is filled */
 	struct pyinfo py;
 	char python_error[PPR_ERR_LEN];

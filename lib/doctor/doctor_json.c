@@ -104,6 +104,8 @@ static void json_python(struct json *j, const struct doctor *d)
 	json_key(j, "python");
 	json_begin_object(j);
 	json_kv_str(j, "path", d->python_arg);
+	/* the root a `-- chroot ROOT python3.X` command runs it in */
+	json_kv_str(j, "root", d->py_root);
 	if (!d->python_ok) {
 		json_kv_str(j, "executable", NULL);
 		json_kv_str(j, "version", NULL);

@@ -94,6 +94,11 @@ static enum record_outcome perf_prepare(struct record_run *r)
 			strvec_push(&r->env_set, EMBEDDED_CONTEXTS_ENV);
 	} else {
 		perfcmd_python_switches(r->mode.name, NULL, &r->env_set);
+		/* CPython writes its map or jitdump in the root's /tmp */
+		if (r->py_root) {
+			r->root_tmp = xasprintf("%s/tmp", r->py_root);
+			r->srcdirs[1] = r->root_tmp;
+		}
 	}
 	/*
 	 * perf puts its own directories before the caller's PATH (its
@@ -215,6 +220,25 @@ static enum record_outcome perf_execute(struct record_run *r)
 		record_say(r, RECORD_MSG_ERROR, "perf record wrote no data");
 		record_say_output(r, perr.buf);
 		goto out;
+	}
+	if (r->py_root) {
+		unsigned n;
+		int e = perfdata_root_paths(output, r->py_root, &n);
+
+		/* see perfdata_root_paths(): perf inject needs it too */
+		if (e < 0)
+			record_say(r, RECORD_MSG_WARNING, "cannot name the "
+				   "files of the program in '%s' by their path "
+				   "here: %s: its stacks and jitted code will "
+				   "be missing", r->py_root,
+				   e == -ENOTSUP ? "the data are compressed"
+						 : strerror(-e));
+		else if (!n)
+			record_say(r, RECORD_MSG_WARNING, "no process of the "
+				   "recording ran in '%s' after chroot: the "
+				   "files of the program there were looked for "
+				   "here, its stacks and jitted code may be "
+				   "missing", r->py_root);
 	}
 	if (mode_needs_inject(&r->mode))
 		record_inject(r);

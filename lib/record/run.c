@@ -143,8 +143,12 @@ static enum record_outcome decide_bpf(struct record_run *r,
 	return RECORD_OK;
 }
 
-/* The facts and the decision: nothing is created yet. */
-static enum record_outcome decide(struct record_run *r)
+/*
+ * The facts and the decision: nothing is created yet.  cmd_py: the
+ * words that run a command's interpreter (pyinfo_command_python()).
+ */
+static enum record_outcome decide_with(struct record_run *r,
+				       struct strvec *cmd_py)
 {
 	const struct record_options *o = r->o;
 	char err[PPR_ERR_LEN], why[PPR_ERR_LEN];
@@ -194,7 +198,22 @@ static enum record_outcome decide(struct record_run *r)
 	if (r->perf && !walker)
 		start_perf_checks(r, &ev, event);
 
-	r->python = spawn_which(py);
+	/*
+	 * A command that runs a Python (python3.14 prog.py, chroot ROOT
+	 * /usr/bin/python3.14 prog.py): that interpreter is the one the
+	 * decision is about, not PATH's; one in another root is probed
+	 * there, through the command's own chroot.
+	 */
+	if (o->kind == RECORD_TARGET_COMMAND && !o->python &&
+	    pyinfo_command_python(o->what, o->args, o->nr_args, cmd_py,
+				  &r->py_root)) {
+		if (r->py_root)
+			r->python = xstrdup(cmd_py->v[cmd_py->nr - 1]);
+		else
+			py = cmd_py->v[0];
+	}
+	if (!r->python)
+		r->python = spawn_which(py);
 	if (!r->python) {
 		int e = errno;
 
@@ -209,7 +228,9 @@ static enum record_outcome decide(struct record_run *r)
 			return RECORD_FAILED;
 		return e == ENOENT ? RECORD_NOT_FOUND : RECORD_CANNOT_EXEC;
 	}
-	if (record_probe_python(r->python, &r->py, &r->probed, err,
+	if (r->py_root ? pyinfo_probe_argv(cmd_py->v, &r->py, err,
+					   sizeof(err)) :
+	    record_probe_python(r->python, &r->py, &r->probed, err,
 				sizeof(err))) {
 		record_check_event_abandon(&ev);
 		record_say(r, RECORD_MSG_ERROR, "%s", err);
@@ -223,7 +244,8 @@ static enum record_outcome decide(struct record_run *r)
 	 * Run the interpreter itself, not a launcher in front of it (pyenv's
 	 * shims are shell scripts that would be profiled too).
 	 */
-	if (r->py.executable[0] && !access(r->py.executable, X_OK)) {
+	if (!r->py_root && r->py.executable[0] &&
+	    !access(r->py.executable, X_OK)) {
 		free(r->python);
 		r->python = xstrdup(r->py.executable);
 	}
@@ -315,7 +337,12 @@ static enum record_outcome decide(struct record_run *r)
 			fix = v.jit_fix;
 	}
 	r->fix = fix;
-	embedded_ready = embedded_available(&r->py);
+	/*
+	 * The embedded trampoline is loaded from our files (PYTHONPATH),
+	 * which a chrooted interpreter cannot see: CPython's own serves
+	 * it where there is one (3.12+).
+	 */
+	embedded_ready = r->py_root ? 0 : embedded_available(&r->py);
 	facts.perf = &r->pv;
 	facts.jit_fix = fix;
 	facts.embedded_ready = embedded_ready;
@@ -324,7 +351,13 @@ static enum record_outcome decide(struct record_run *r)
 		record_say(r, RECORD_MSG_ERROR,
 			   "Python frames are not available: %s",
 			   r->mode.problem);
-		if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
+		if (r->py_root && mode_embedded_supports(&r->py, why,
+							 sizeof(why)))
+			record_say(r, RECORD_MSG_HINT, "the interpreter runs "
+				   "in the root '%s', where the embedded "
+				   "trampoline's files are not",
+				   r->py_root);
+		else if (mode_embedded_supports(&r->py, why, sizeof(why)) &&
 		    !embedded_ready && embedded_check(&r->py, why,
 						      sizeof(why)) == 0)
 			record_say(r, RECORD_MSG_HINT, "%s", why);
@@ -341,6 +374,13 @@ static enum record_outcome decide(struct record_run *r)
 		record_say(r, RECORD_MSG_WARNING, "%s", r->mode.warning);
 	/* The automatic choice fell back to CPython's own trampoline. */
 	if (o->trampoline == TRAMPOLINE_AUTO &&
+	    r->mode.trampoline == TRAMPOLINE_NATIVE && r->py_root &&
+	    mode_embedded_supports(&r->py, why, sizeof(why)))
+		record_say(r, RECORD_MSG_WARNING, "using CPython's own "
+			   "trampoline: the embedded one's files are not "
+			   "in the root '%s' the interpreter runs in",
+			   r->py_root);
+	else if (o->trampoline == TRAMPOLINE_AUTO &&
 	    r->mode.trampoline == TRAMPOLINE_NATIVE &&
 	    mode_embedded_supports(&r->py, why, sizeof(why)) &&
 	    !embedded_check(&r->py, why, sizeof(why)))
@@ -388,6 +428,15 @@ static enum record_outcome decide(struct record_run *r)
 		r->program_path = xstrdup(r->python);
 	r->backend = &record_perf_backend;
 	return RECORD_OK;
+}
+
+static enum record_outcome decide(struct record_run *r)
+{
+	struct strvec cmd_py = STRVEC_INIT;
+	enum record_outcome ret = decide_with(r, &cmd_py);
+
+	strvec_clear(&cmd_py);
+	return ret;
 }
 
 /*
@@ -531,6 +580,8 @@ void record_release(struct record_run *r)
 		pyinfo_release(&r->py);
 	free(r->perf);
 	free(r->python);
+	free(r->py_root);
+	free(r->root_tmp);
 	free(r->program_path);
 	free(r->tmp);
 	free(r->abs_tmp);

@@ -140,7 +140,11 @@ struct record_run {
 	const struct record_backend *backend; /* perf record or the walker,
 				   chosen with the mode (run_priv.h) */
 	char *perf;		/* resolved perf path */
-	char *python;		/* resolved interpreter path */
+	char *python;		/* resolved interpreter path (in py_root
+				   when set) */
+	char *py_root;		/* the root a `-- chroot ROOT PYTHON`
+				   command runs its interpreter in, or
+				   NULL (pyinfo_command_python()) */
 	unsigned freq;		/* capped */
 	enum perfcmd_wall wall;	/* --wall's route, or NONE */
 	struct strvec target;	/* the program's argv */
@@ -156,6 +160,8 @@ struct record_run {
 	char *statusf, *reserve, *raw, *data, *bid;
 	char *dump_dir;		/* embedded trampoline's files */
 	char *jit_dir;		/* ...when private (record_jit_dir()) */
+	char *root_tmp;		/* py_root's /tmp, where CPython's own
+				   trampoline writes */
 	const char *srcdirs[3];	/* where map/dump files are collected */
 	int errfd;		/* our stderr, for the program */
 	struct strvec env;	/* the whole environment of perf */

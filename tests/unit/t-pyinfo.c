@@ -5,6 +5,7 @@
  */
 #include "compat.h"
 #include "pyinfo.h"
+#include "strbuf.h"
 #include "tap.h"
 
 static void flags(const char *f, int fp, int leaf, const char *opt)
@@ -27,6 +28,32 @@ static const char probe_311[] =
 	"cflags=-Wsign-compare -DNDEBUG -g -fwrapv -O3 -Wall\n"
 	"include=/opt/py/include/python3.11\nhas_headers=1\n"
 	"purelib=/opt/py/lib/python3.11/site-packages\nend=1\n";
+
+/*
+ * pyinfo_command_python() on cmd and its args: found (1/0), the probe's
+ * prefix joined by spaces, the root ("" for none).
+ */
+static void command(const char *cmd, const char *const *args, int found,
+		    const char *prefix, const char *root)
+{
+	struct strvec pre = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *r = NULL;
+	int n = 0;
+	size_t i;
+
+	while (args[n])
+		n++;
+	TAP_INT(pyinfo_command_python(cmd, (char *const *)args, n, &pre, &r),
+		found, "'%s ...': an interpreter found", cmd);
+	for (i = 0; i < pre.nr; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", pre.v[i]);
+	TAP_STR(sb.buf, prefix, "'%s ...': the probe's words", cmd);
+	TAP_STR(r ? r : "", root, "'%s ...': the root", cmd);
+	free(r);
+	strbuf_release(&sb);
+	strvec_clear(&pre);
+}
 
 int main(void)
 {
@@ -65,5 +92,19 @@ int main(void)
 	TAP_INT(pyinfo_parse("garbage\n", &py, err, sizeof(err)), -1,
 		"garbage is not a probe answer");
 	pyinfo_release(&py);
+	command("python3.14", (const char *[]){ "prog.py", NULL }, 1,
+		"python3.14", "");
+	command("/usr/bin/python3.15-dbg", (const char *[]){ "-c", "x", NULL },
+		1, "/usr/bin/python3.15-dbg", "");
+	command("/usr/sbin/chroot", (const char *[]){ "--userspec", "1:1",
+		"/", "/usr/bin/python3.14d", "prog.py", NULL }, 1,
+		"/usr/sbin/chroot --userspec 1:1 / /usr/bin/python3.14d", "/");
+	command("chroot", (const char *[]){ "--skip-chdir", "--", "/",
+		"python3", NULL }, 1, "chroot --skip-chdir -- / python3", "/");
+	command("chroot", (const char *[]){ "/", "/bin/sh", "run.sh", NULL }, 0,
+		"", "");
+	command("chroot", (const char *[]){ "/", NULL }, 0, "", "");
+	command("pytest", (const char *[]){ "-q", NULL }, 0, "", "");
+	command("python3-config", (const char *[]){ NULL }, 0, "", "");
 	return tap_done();
 }
