@@ -50,18 +50,12 @@ BASE="<module> (deep-kinds.py)"
 
 PROG=$PPR_SRCDIR/tests/fixtures/deep-kinds.py
 REF=$PPR_SRCDIR/tests/fixtures/ref-sampler.py
-CMP=$PPR_SRCDIR/tests/fixtures/ref-compare.py
 
-# compare REF OTHER OUT [ARGS...]: ref-compare.py at the bound; its
-# last line printed; its status
+# compare REF OTHER OUT [ARGS...]: ppr_ref_compare at this test's bound
 compare() {
 	cmp_ref=$1 cmp_other=$2 cmp_out=$3 &&
 	shift 3 &&
-	python3 "$CMP" "$cmp_ref" "$cmp_other" "$@" --top 15 \
-		--alpha "$ALPHA" --base "$BASE" >"$cmp_out"
-	cmp_status=$?
-	tail -n 1 "$cmp_out"
-	return $cmp_status
+	ppr_ref_compare "$cmp_ref" "$cmp_other" "$cmp_out" "$ALPHA" "$BASE" "$@"
 }
 
 # fp_check_complete NAME MIN% LABEL: at least MIN% of the session NAME's
@@ -138,7 +132,7 @@ check_run() {
 			--drop-file ref-sampler.py
 		echo $? >"$name.cmp.rc"
 		compare "$name.ref" "$name.hook" "$name.foot"
-		test_diag "$(ppr_python_version "$1") ${3:-auto} mode, $2 frames: profile against the same run's reference $(diff_of "$name.cmp"); both references (the sampler with and without the hook) $(diff_of "$name.foot")"
+		test_diag "$(ppr_python_version "$1") ${3:-auto} mode, $2 frames: profile against the same run's reference $(ppr_diff_of "$name.cmp"); both references (the sampler with and without the hook) $(ppr_diff_of "$name.foot")"
 	} &&
 	test "$(cat "$name.cmp.rc")" = 0 || { cat "$name.cmp"; return 1; }
 }
@@ -184,16 +178,8 @@ check_alone() {
 		compare "$ref.ref" "$name.col" "$name.free" $co
 		echo $? >"$name.free.rc"
 		echo "$(ppr_python_version "$1") $name" >>runs
-		test_diag "$(ppr_python_version "$1") auto mode, $2 frames, the program alone: profile against the hook-free reference $(diff_of "$name.free")"
+		test_diag "$(ppr_python_version "$1") auto mode, $2 frames, the program alone: profile against the hook-free reference $(ppr_diff_of "$name.free")"
 	}
-}
-
-# diff_of NAME.cmp: "N points, M s.e.", and the functions past the
-# bound
-diff_of() {
-	sed -n -e "s/^max difference: \([0-9.]*\) points, \([0-9.]*\) standard errors.*/\1 points, \2 s.e./p" "$1" | tr -d "\n"
-	grep -q "^past the bound" "$1" && sed -n -e "s/^past the bound: / past the bound: /p" "$1" | tr -d "\n"
-	return 0
 }
 
 # 3.12 counts every call through a PEP 523 hook against its C recursion

@@ -50,7 +50,6 @@ FIX=$PPR_SRCDIR/tests/fixtures
 ALPHA=1e-5
 BASE="<module> (fib-split.py)"
 REF=$FIX/ref-sampler.py
-CMP=$FIX/ref-compare.py
 
 test_have_prereq UROOT &&
 	DIR=$(uroot_put "$FIX/fib-split.py" "$REF")
@@ -58,21 +57,11 @@ unset PYTHONDONTWRITEBYTECODE
 PYTHONPYCACHEPREFIX=${DIR:-/nonexistent}/pycache
 export PYTHONPYCACHEPREFIX
 
-# compare REF OTHER OUT [ARGS...]: ref-compare.py at the bound; its last
-# line printed; its status
+# compare REF OTHER OUT [ARGS...]: ppr_ref_compare at this test's bound
 compare() {
 	cmp_ref=$1 cmp_other=$2 cmp_out=$3 &&
 	shift 3 &&
-	python3 "$CMP" "$cmp_ref" "$cmp_other" "$@" --top 15 \
-		--alpha "$ALPHA" --base "$BASE" >"$cmp_out"
-	cmp_status=$?
-	tail -n 1 "$cmp_out"
-	return $cmp_status
-}
-
-# diff_of NAME: "N points, M s.e." of a comparison's output
-diff_of() {
-	sed -n -e "s/^max difference: \([0-9.]*\) points, \([0-9.]*\) standard errors.*/\1 points, \2 s.e./p" "$1"
+	ppr_ref_compare "$cmp_ref" "$cmp_other" "$cmp_out" "$ALPHA" "$BASE" "$@"
 }
 
 for v in 3.14 3.15; do
@@ -125,7 +114,7 @@ for v in 3.14 3.15; do
 			compare free$n hook$n s$n.foot
 			compare free$n s$n.prog.col s$n.free --drop-file ref-sampler.py
 			echo \$? >s$n.free.rc
-			test_diag \"$v -X perf_jit: profile against the same run's reference \$(diff_of s$n.cmp); hook footprint \$(diff_of s$n.foot); profile against the hook-free reference \$(diff_of s$n.free)\"
+			test_diag \"$v -X perf_jit: profile against the same run's reference \$(ppr_diff_of s$n.cmp); hook footprint \$(ppr_diff_of s$n.foot); profile against the hook-free reference \$(ppr_diff_of s$n.free)\"
 		} &&
 		{ test \"\$(cat s$n.cmp.rc)\" = 0 || { cat s$n.cmp; false; }; } &&
 		{ test \"\$(cat s$n.free.rc)\" = 0 || { cat s$n.free; false; }; }

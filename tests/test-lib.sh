@@ -531,6 +531,31 @@ sys.exit(pct < float(sys.argv[2]))
 PYEOF
 }
 
+# ppr_ref_compare REF OTHER OUT ALPHA BASE [ARGS...]:
+# tests/fixtures/ref-compare.py of REF (a ref-sampler.py output) and
+# OTHER (a collapsed report or another reference), its 15 largest
+# functions' shares under BASE, each at the bound of sampling noise for
+# a false-failure probability ALPHA, into OUT; prints OUT's last line;
+# its status
+ppr_ref_compare() {
+	rc_ref_=$1 rc_other_=$2 rc_out_=$3 rc_alpha_=$4 rc_base_=$5 &&
+	shift 5 &&
+	python3 "$PPR_SRCDIR/tests/fixtures/ref-compare.py" "$rc_ref_" \
+		"$rc_other_" "$@" --top 15 --alpha "$rc_alpha_" \
+		--base "$rc_base_" >"$rc_out_"
+	rc_status_=$?
+	tail -n 1 "$rc_out_"
+	return $rc_status_
+}
+
+# ppr_diff_of OUT: "N points, M s.e." of ppr_ref_compare's OUT, and the
+# functions past the bound
+ppr_diff_of() {
+	sed -n -e "s/^max difference: \([0-9.]*\) points, \([0-9.]*\) standard errors.*/\1 points, \2 s.e./p" "$1" | tr -d "\n"
+	grep -q "^past the bound" "$1" && sed -n -e "s/^past the bound: / past the bound: /p" "$1" | tr -d "\n"
+	return 0
+}
+
 # ppr_check_complete_sampler COLLAPSED JSON MIN% LABEL: as
 # ppr_check_complete, out of the judged stacks not cut inside the
 # reference sampler's own signal delivery (tests/fixtures/ref-sampler.py
