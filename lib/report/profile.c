@@ -241,6 +241,17 @@ const char *profile_meta_get(const struct profile *p, const char *key)
 	return NULL;
 }
 
+/* A meta key's value as a decimal count; 0 when absent or not one. */
+static unsigned long meta_ulong(const struct profile *p, const char *key)
+{
+	const char *v = profile_meta_get(p, key);
+	unsigned long n;
+
+	if (!v || parse_ulong(v, 10, ULONG_MAX, &n))
+		return 0;
+	return n;
+}
+
 static void meta_fields(struct profile *p)
 {
 	const char *v;
@@ -253,22 +264,8 @@ static void meta_fields(struct profile *p)
 	p->python_version = profile_meta_get(p, "python_version");
 	p->perf_version = profile_meta_get(p, "perf_version");
 	p->event = profile_meta_get(p, "event");
-	p->frequency = 0;
-	v = profile_meta_get(p, "frequency");
-	if (v) {
-		unsigned long f;
-
-		if (!parse_ulong(v, 10, ULONG_MAX, &f))
-			p->frequency = f;
-	}
-	p->max_size = 0;
-	v = profile_meta_get(p, "max_size");
-	if (v) {
-		unsigned long m;
-
-		if (!parse_ulong(v, 10, ULONG_MAX, &m))
-			p->max_size = m;
-	}
+	p->frequency = meta_ulong(p, "frequency");
+	p->max_size = meta_ulong(p, "max_size");
 	p->max_size_stop = -1.0;
 	v = profile_meta_get(p, "max_size_stop");
 	if (v) {
