@@ -21,6 +21,9 @@ enum wclass {
 	W_LOCK,		/* a user-space lock: -> lock */
 	W_COND,		/* a condition variable wait (user space): the GIL
 			   when the interpreter's GIL callers are above */
+	W_MUTEX,	/* a pthread mutex: the GIL's own mutex when only the
+			   interpreter's unnamed helpers lead to a GIL
+			   caller (take_gil locks it first), else a lock */
 	W_GIL,		/* take_gil: -> gil, seen */
 	W_GILCALLER,	/* exported callers of take_gil: gil, inferred,
 			   when the wait below is a condition wait */
@@ -121,9 +124,10 @@ static const struct wentry table[] = {
 	{ FRAME_NATIVE, M_PREFIX, "sem_", W_LOCK },
 	{ FRAME_NATIVE, M_PREFIX, "__new_sem_wait", W_LOCK },
 	{ FRAME_NATIVE, M_PREFIX, "do_futex_wait", W_LOCK },
-	{ FRAME_NATIVE, M_PREFIX, "pthread_mutex_lock", W_LOCK },
-	{ FRAME_NATIVE, M_PREFIX, "___pthread_mutex_lock", W_LOCK },
-	{ FRAME_NATIVE, M_PREFIX, "__lll_lock_wait", W_LOCK },
+	{ FRAME_NATIVE, M_PREFIX, "pthread_mutex_lock", W_MUTEX },
+	{ FRAME_NATIVE, M_PREFIX, "___pthread_mutex_lock", W_MUTEX },
+	{ FRAME_NATIVE, M_PREFIX, "__lll_lock_wait", W_MUTEX },
+	{ FRAME_NATIVE, M_PREFIX, "__GI___lll_lock_wait", W_MUTEX },
 	{ FRAME_NATIVE, M_PREFIX, "pthread_cond_", W_COND },
 	{ FRAME_NATIVE, M_PREFIX, "___pthread_cond_", W_COND },
 	{ FRAME_NATIVE, M_PREFIX, "__pthread_cond_", W_COND },
@@ -226,6 +230,7 @@ static enum wait_reason futex_reason(const struct profile *p,
 				     int cond, int *inferred)
 {
 	int named_c = 0;	/* a C function of its own crossed */
+	int mutex = 0;		/* a pthread mutex seen (no condition) */
 
 	for (; i < n; i++) {
 		const struct frame *f = &p->frames[ids[i]];
@@ -233,11 +238,18 @@ static enum wait_reason futex_reason(const struct profile *p,
 
 		if (c == W_GIL)
 			return WAIT_GIL;
+		/*
+		 * the outermost lock primitive counts: glibc's helpers
+		 * between two of them (__pthread_mutex_cond_lock under a
+		 * condition wait) are no C function of the program's
+		 */
 		if (c == W_COND)
-			cond = 1;
+			cond = 1, named_c = 0;
+		else if (c == W_MUTEX && !cond)
+			mutex = 1, named_c = 0;
 		else if (c == W_LOCK)
 			return WAIT_LOCK;
-		else if (c == W_GILCALLER && cond) {
+		else if (c == W_GILCALLER && (cond || (mutex && !named_c))) {
 			*inferred = 1;
 			return WAIT_GIL;
 		}
@@ -250,14 +262,14 @@ static enum wait_reason futex_reason(const struct profile *p,
 			 * frames in place of _PyEval_EvalFrameDefault, the
 			 * rule above)
 			 */
-			if (cond && !named_c) {
+			if ((cond || mutex) && !named_c) {
 				*inferred = 1;
 				return WAIT_GIL;
 			}
 			break;	/* beyond the C call the wait is in */
 		}
-		/* (glibc's own helpers under the condition wait do not count) */
-		if (cond && c < 0 && f->kind == FRAME_NATIVE && f->func &&
+		/* (glibc's own helpers under the wait do not count) */
+		if ((cond || mutex) && c < 0 && f->kind == FRAME_NATIVE && f->func &&
 		    f->func[0] && f->func[0] != '[' &&
 		    strcmp(f->func, "[unknown]"))
 			named_c = 1;
@@ -295,6 +307,7 @@ enum wait_reason waitclass(const struct profile *p, const uint32_t *ids,
 		case W_GIL:
 			return WAIT_GIL;
 		case W_LOCK:
+		case W_MUTEX:
 			return futex_reason(p, ids, n, i, 0, inferred);
 		case W_RUNQ:
 			return WAIT_RUNQUEUE;

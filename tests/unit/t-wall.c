@@ -257,7 +257,26 @@ static void test_waitclass(void)
 		  { K, "futex_wait" }, { N, "pthread_cond_wait" },
 		  { N, "ext_wait" }, { P, "f" },
 		  { N, "PyEval_RestoreThread" } } },
+		{ "the GIL's mutex under take_gil", WAIT_GIL, 0, {
+		  { K, "futex_wait" }, { N, "__GI___lll_lock_wait" },
+		  { N, "pthread_mutex_lock@@GLIBC_2.2.5" },
+		  { N, "take_gil" }, { N, "PyEval_RestoreThread" } } },
+		{ "a stripped python's GIL mutex", WAIT_GIL, 1, {
+		  { K, "futex_wait" }, { N, "__GI___lll_lock_wait" },
+		  { N, "pthread_mutex_lock@@GLIBC_2.2.5" },
+		  { N, "[python3.11]" }, { N, "PyEval_RestoreThread" },
+		  { P, "f" } } },
+		{ "a C function's mutex, not the GIL's", WAIT_LOCK, 0, {
+		  { K, "futex_wait" }, { N, "__GI___lll_lock_wait" },
+		  { N, "pthread_mutex_lock" }, { N, "ext_lock" },
+		  { N, "_PyEval_EvalFrameDefault" }, { P, "f" } } },
 		/* the frame walker's stacks: the eval loop is its frames */
+		{ "retaking a condition's mutex right under a Python frame",
+		  WAIT_GIL, 1, {
+		  { K, "futex_wait" }, { N, "__GI___lll_lock_wait" },
+		  { N, "__pthread_mutex_cond_lock" },
+		  { N, "pthread_cond_timedwait@@GLIBC_2.3.2" },
+		  { P, "f" } } },
 		{ "a condition wait right under a Python frame: the GIL",
 		  WAIT_GIL, 1, {
 		  { K, "futex_wait" }, { N, "pthread_cond_wait" },
