@@ -37,6 +37,23 @@ is_source() {
 	return 2
 }
 
+# spdx_of FILE: got= the licence its first SPDX line names, within its
+# first 5 lines; read by the shell itself, no process a file (a pipeline
+# of three a file took 23 of this test's 24 s on a loaded machine)
+spdx_of() {
+	got= n_=0
+	while test $n_ -lt 5 && IFS= read -r l_; do
+		case $l_ in
+		*SPDX-License-Identifier:\ *)
+			l_=${l_#*SPDX-License-Identifier: }
+			got=${l_%%[!A-Za-z0-9.+-]*}
+			return 0
+			;;
+		esac
+		n_=$((n_ + 1))
+	done <"$1"
+}
+
 test_expect_success GITTREE 'every tracked source file has the right SPDX line' '
 	git -C "$PPR_SRCDIR" ls-files >files &&
 	test -s files &&
@@ -49,9 +66,7 @@ test_expect_success GITTREE 'every tracked source file has the right SPDX line' 
 		trampoline/*|wrappers/*) want=MIT ;;
 		*) want=GPL-2.0-only ;;
 		esac
-		got=$(head -n 5 "$PPR_SRCDIR/$f" |
-		      sed -n "s/.*SPDX-License-Identifier: \([A-Za-z0-9.+-]*\).*/\1/p" |
-		      head -n 1)
+		spdx_of "$PPR_SRCDIR/$f"
 		if test "$got" != "$want"; then
 			echo "$f: SPDX licence \"$got\", want \"$want\""
 			bad=1

@@ -57,10 +57,23 @@ unset PYTHONPERFSUPPORT PYTHON_PERF_JIT_SUPPORT PYTHONSTARTUP PYTHONPATH
 # (measured here), and the tests call python3 for hundreds of checks.
 # They run the interpreter the shim would run, directly: its directory
 # goes first in PATH (what record and doctor find there is that same
-# interpreter).
+# interpreter).  make check asks the shim once a suite run
+# (tests/.python3, beside tests/.pythons: a second a test on a loaded
+# machine, every test of both passes, was a minute and a half of the
+# suite).
 case $(command -v python3 2>/dev/null) in
 */shims/python3)
-	shim_py_=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	shim_py_=
+	if test "${PPR_SHARE_PYTHONS:-}" = 1 && test -s "$TEST_DIR/.python3"; then
+		shim_py_=$(cat "$TEST_DIR/.python3")
+	fi
+	if ! test -x "$shim_py_"; then
+		shim_py_=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+		if test "${PPR_SHARE_PYTHONS:-}" = 1 && test -x "$shim_py_"; then
+			echo "$shim_py_" >"$TEST_DIR/.python3.$$" &&
+			mv -f "$TEST_DIR/.python3.$$" "$TEST_DIR/.python3"
+		fi
+	fi
 	case $shim_py_ in
 	/*/python3*) test -x "$shim_py_" && PATH=${shim_py_%/*}:$PATH ;;
 	esac
@@ -170,7 +183,8 @@ test_expect_success() {
 	rm -f "$test_end_" "$test_diag_"
 	test_t0_=$(date +%s)
 	times >"$TRASH/.cpu"	# in this shell: in $(...) it is the subshell's
-	test_cpu0_=$(sed -n 2p "$TRASH/.cpu")
+	# (its second line: the children's times; read without a process)
+	{ read -r test_cpu_; read -r test_cpu0_; } <"$TRASH/.cpu"
 	(
 		test_body_ "$2"
 		test_status_=$?
@@ -181,9 +195,10 @@ test_expect_success() {
 	# each subtest's wall and CPU seconds (its children's), for
 	# tests/times.py: where the suite's time goes
 	times >"$TRASH/.cpu"
+	{ read -r test_cpu_; read -r test_cpu_; } <"$TRASH/.cpu"
 	printf '%s %s %s %s %s\n' "$TEST_NAME" "$((test_count + 1))" \
 		"$(($(date +%s) - test_t0_))" "$test_cpu0_" \
-		"$(sed -n 2p "$TRASH/.cpu")" >>"$TEST_DIR/.times"
+		"$test_cpu_" >>"$TEST_DIR/.times"
 	if ! test -e "$test_end_"; then
 		# An exit in a body would report "ok" for a test that did
 		# not run to its end: a skip is a prerequisite's job.
@@ -476,7 +491,7 @@ test_prereq_FPPY() {
 
 # PY27, PY36 ... PY313: an interpreter of that version was found.
 for v_ in 2.7 3.6 3.7 3.8 3.9 3.10 3.11 3.12 3.13; do
-	eval "test_prereq_PY$(echo $v_ | tr -d .)() {
+	eval "test_prereq_PY${v_%%.*}${v_#*.}() {
 		(ppr_python $v_) >/dev/null || { echo 'no CPython $v_ found'; return 1; }
 	}"
 done
