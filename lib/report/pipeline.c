@@ -79,6 +79,8 @@ void loader_release(struct loader *l)
 		}
 	}
 	umap_release(&l->wakers);
+	smap_release(&l->wake_rows, NULL);
+	smap_release(&l->gil_holds, NULL);
 	free(l->wake_out);
 	name_release(l);
 	free(l->dumps);

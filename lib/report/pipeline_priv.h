@@ -214,6 +214,13 @@ struct loader {
 	 * stack with its waker built here (l->out is sized for one)
 	 */
 	struct umap wakers;
+	/*
+	 * ...and who made whom wait: p->wakes by (waiter, waker, thread,
+	 * reason) and p->gil_holds by holder frame, each entry's count
+	 * its index plus one
+	 */
+	struct smap wake_rows;
+	struct smap gil_holds;
 	uint32_t waker_unknown_frame;
 	uint32_t *wake_out;
 	size_t wake_out_alloc;

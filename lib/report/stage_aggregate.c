@@ -442,16 +442,122 @@ void agg_waker(struct loader *l, const struct sample *s,
 }
 
 /*
+ * Who made whom wait: the blocked stack's frame (l->out[0..d), root
+ * first): its innermost Python frame, else its innermost named native
+ * frame, else its innermost frame, else "[unknown]".
+ */
+static uint32_t waiter_frame(const struct loader *l, size_t d)
+{
+	const struct frame *fr = l->p->frames;
+	size_t i;
+
+	for (i = d; i-- > 0;)
+		if (fr[l->out[i]].kind == FRAME_PYTHON)
+			return l->out[i];
+	for (i = d; i-- > 0;)
+		if (fr[l->out[i]].kind == FRAME_NATIVE && fr[l->out[i]].func)
+			return l->out[i];
+	return d ? l->out[d - 1] : l->unknown_frame;
+}
+
+/*
+ * A gil wait [start, end) that holder ended, into its spans: disjoint
+ * and in time order, an interval merged with those it overlaps.  The
+ * samples come in time order, so the scan from the end is short.
+ */
+static void gil_hold_add(struct loader *l, uint32_t holder, uint64_t start,
+			 uint64_t end)
+{
+	struct profile *p = l->p;
+	struct profile_gil_hold *h;
+	struct smap_ent *e;
+	size_t i, j;
+
+	e = smap_get(&l->gil_holds, (const char *)&holder, sizeof(holder),
+		     NULL);
+	if (!e->count) {
+		ALLOC_GROW(p->gil_holds, p->nr_gil_holds + 1,
+			   p->alloc_gil_holds);
+		memset(&p->gil_holds[p->nr_gil_holds], 0, sizeof(*h));
+		p->gil_holds[p->nr_gil_holds].holder = holder;
+		e->count = ++p->nr_gil_holds;
+	}
+	h = &p->gil_holds[e->count - 1];
+	/* [i, j): the spans it overlaps or touches */
+	for (i = h->nr; i > 0 && h->spans[i - 1][1] >= start; i--)
+		;
+	for (j = i; j < h->nr && h->spans[j][0] <= end; j++)
+		;
+	if (i == j) {
+		ALLOC_GROW(h->spans, h->nr + 1, h->alloc);
+		memmove(h->spans + i + 1, h->spans + i,
+			(h->nr - i) * sizeof(*h->spans));
+		h->spans[i][0] = start;
+		h->spans[i][1] = end;
+		h->nr++;
+		return;
+	}
+	if (h->spans[i][0] < start)
+		start = h->spans[i][0];
+	if (h->spans[j - 1][1] > end)
+		end = h->spans[j - 1][1];
+	h->spans[i][0] = start;
+	h->spans[i][1] = end;
+	memmove(h->spans + i + 1, h->spans + j,
+		(h->nr - j) * sizeof(*h->spans));
+	h->nr -= j - i - 1;
+}
+
+/*
+ * Who made whom wait: the interval s, of reason, ended by waker (its
+ * frame, as struct profile_wake says) while the stack in l->out[0..d)
+ * waited, into p->wakes (and a gil wait into its holder's spans).
+ */
+static void wake_row(struct loader *l, const struct sample *s, size_t d,
+		     int reason, uint32_t waker)
+{
+	struct profile *p = l->p;
+	struct profile_wake *w;
+	struct smap_ent *e;
+	uint32_t key[4];
+
+	key[0] = waiter_frame(l, d);
+	key[1] = waker;
+	key[2] = l->cur_thread;
+	key[3] = (uint32_t)reason;
+	e = smap_get(&l->wake_rows, (const char *)key, sizeof(key), NULL);
+	if (!e->count) {
+		ALLOC_GROW(p->wakes, p->nr_wakes + 1, p->alloc_wakes);
+		w = &p->wakes[p->nr_wakes];
+		memset(w, 0, sizeof(*w));
+		w->waiter = key[0];
+		w->waker = key[1];
+		w->thread = key[2];
+		w->reason = reason;
+		e->count = ++p->nr_wakes;
+	}
+	w = &p->wakes[e->count - 1];
+	w->ns += s->weight;
+	w->count++;
+	if (reason == WAIT_GIL && p->frames[waker].kind == FRAME_PYTHON &&
+	    s->time_ns)
+		gil_hold_add(l, waker, s->time_ns > s->weight ?
+			     s->time_ns - s->weight : 0, s->time_ns);
+}
+
+/*
  * The wakers view: the interval s (its stack in l->out[0..d)) followed
  * by its waker's frames, when the waker sample just before it is its
  * own (same thread, same time), else by "[waker unknown]"; each
  * counted with the interval's time.  Returns the stack's new length.
  */
-static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
+static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
+			int reason)
 {
 	struct profile_quality *q = &l->p->quality;
 	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
 	struct waker_stash *w = e ? e->val : NULL;
+	uint32_t waker;
 	size_t i;
 
 	ALLOC_GROW(l->wake_out, d + 1 + (w ? w->n : 0), l->wake_out_alloc);
@@ -466,6 +572,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
 			l->waker_unknown_frame = profile_frame_intern(
 				l->p, FRAME_UNKNOWN, NATIVE_NONE,
 				"[waker unknown]", NULL, NULL, NULL);
+		wake_row(l, s, d - 1, reason, l->waker_unknown_frame);
 		l->wake_out[d++] = l->waker_unknown_frame;
 		return d;
 	}
@@ -483,6 +590,14 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
 			q->woken_shared_ns += s->weight;
 		}
 	}
+	/* the waker's innermost Python frame, else its "[woken by ...]" */
+	waker = w->ids[0];
+	for (i = 1; i < w->n; i++)
+		if (l->p->frames[w->ids[i]].kind == FRAME_PYTHON) {
+			waker = w->ids[i];
+			break;
+		}
+	wake_row(l, s, d - 1, reason, waker);
 	for (i = 0; i < w->n; i++)
 		l->wake_out[d++] = w->ids[i];
 	w->n = 0;	/* one interval's */
@@ -511,7 +626,7 @@ void agg_add(struct loader *l, const struct sample *s,
 			d = 0;
 		l->out[d++] = leaf;
 		if (l->f->wakers) {
-			d = add_waker(l, s, d);
+			d = add_waker(l, s, d, reason);
 			out = l->wake_out;
 		}
 	}
