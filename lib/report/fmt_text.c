@@ -359,6 +359,8 @@ static void wake_rows(const struct profile *p, const struct fmt_opts *o,
 
 		text_name_as(&sb, &p->frames[r->waiter], 0);
 		text_name_as(&wb, &p->frames[r->waker], 1);
+		if (r->timed)
+			strbuf_addstr(&wb, ", after timed waits");
 		fprintf(fp, "%9s %6.2f%% %7llu %7u  %-8s  %s%-*s%s  %s%s%s\n",
 			fmt_time_ns(r->ns, tb, sizeof(tb)), pct(r->ns, t->ns),
 			(unsigned long long)r->count, (unsigned)r->threads,
@@ -395,9 +397,13 @@ static void gil_holders(const struct profile *p, const struct wakers_table *t,
 	if (!t->gil_ns)
 		return;
 	fprintf(fp, "\nGIL holders (%s of gil waits by %u thread%s, seen and "
-		"inferred; held: while any of them waited)\n",
+		"inferred; held: while any of them waited; ",
 		fmt_time_ns(t->gil_ns, tb, sizeof(tb)), (unsigned)t->gil_threads,
 		t->gil_threads == 1 ? "" : "s");
+	fprintf(fp, "%s (%.2f%%) after timed waits that ran out: one wait, "
+		"credited to the holder that ended it)\n",
+		fmt_time_ns(t->gil_timed_ns, tb, sizeof(tb)),
+		pct(t->gil_timed_ns, t->gil_ns));
 	for (i = 0; i < t->nr_holders && i < GIL_HOLDERS; i++) {
 		const struct wakers_holder *h = &t->holders[i];
 

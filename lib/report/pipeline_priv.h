@@ -221,6 +221,12 @@ struct loader {
 	 */
 	struct smap wake_rows;
 	struct smap gil_holds;
+	/*
+	 * per thread (index in p->threads), its gil wait a timer ended
+	 * (struct gil_timed): kept until the thread's next interval says
+	 * whether it went on waiting
+	 */
+	struct umap gil_timed;
 	uint32_t waker_unknown_frame;
 	uint32_t *wake_out;
 	size_t wake_out_alloc;
@@ -280,6 +286,8 @@ void agg_waker(struct loader *l, const struct sample *s,
 	       const struct named *nm);
 void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task);
+/* After the last sample: the gil waits still waiting for their next part. */
+void agg_finish(struct loader *l);
 
 /* stage_quality.c */
 /*

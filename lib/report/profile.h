@@ -429,6 +429,13 @@ struct profile_wake {
 	uint32_t waker;
 	uint32_t thread;	/* index in p->threads */
 	int32_t reason;		/* enum wait_reason */
+	/*
+	 * gil waits whose timed wait ran out first (woken by a timer,
+	 * then waiting again right away, as take_gil() does every
+	 * switch interval to ask the holder to drop it): the parts are
+	 * one wait, credited to the frame that ended the last part
+	 */
+	uint32_t timed;
 	uint64_t ns;
 	uint64_t count;
 };

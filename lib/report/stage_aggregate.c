@@ -508,41 +508,125 @@ static void gil_hold_add(struct loader *l, uint32_t holder, uint64_t start,
 	h->nr -= j - i - 1;
 }
 
-/*
- * Who made whom wait: the interval s, of reason, ended by waker (its
- * frame, as struct profile_wake says) while the stack in l->out[0..d)
- * waited, into p->wakes (and a gil wait into its holder's spans).
- */
-static void wake_row(struct loader *l, const struct sample *s, size_t d,
-		     int reason, uint32_t waker)
+/* One wait (or the parts of one) into p->wakes; see struct profile_wake. */
+struct wake_key {
+	uint32_t waiter, waker, thread, reason, timed;
+};
+
+static void wake_add(struct loader *l, const struct wake_key *k, uint64_t ns,
+		     uint64_t count, uint64_t start, uint64_t end)
 {
 	struct profile *p = l->p;
 	struct profile_wake *w;
 	struct smap_ent *e;
-	uint32_t key[4];
 
-	key[0] = waiter_frame(l, d);
-	key[1] = waker;
-	key[2] = l->cur_thread;
-	key[3] = (uint32_t)reason;
-	e = smap_get(&l->wake_rows, (const char *)key, sizeof(key), NULL);
+	e = smap_get(&l->wake_rows, (const char *)k, sizeof(*k), NULL);
 	if (!e->count) {
 		ALLOC_GROW(p->wakes, p->nr_wakes + 1, p->alloc_wakes);
 		w = &p->wakes[p->nr_wakes];
 		memset(w, 0, sizeof(*w));
-		w->waiter = key[0];
-		w->waker = key[1];
-		w->thread = key[2];
-		w->reason = reason;
+		w->waiter = k->waiter;
+		w->waker = k->waker;
+		w->thread = k->thread;
+		w->reason = (int32_t)k->reason;
+		w->timed = k->timed;
 		e->count = ++p->nr_wakes;
 	}
 	w = &p->wakes[e->count - 1];
-	w->ns += s->weight;
-	w->count++;
-	if (reason == WAIT_GIL && p->frames[waker].kind == FRAME_PYTHON &&
-	    s->time_ns)
-		gil_hold_add(l, waker, s->time_ns > s->weight ?
-			     s->time_ns - s->weight : 0, s->time_ns);
+	w->ns += ns;
+	w->count += count;
+	if (k->reason == WAIT_GIL && p->frames[k->waker].kind == FRAME_PYTHON &&
+	    end)
+		gil_hold_add(l, k->waker, start, end);
+}
+
+/*
+ * A thread's gil wait that a timer ended (its timed wait ran out), and
+ * the parts of it so far: the thread's next interval, when it waits
+ * for the GIL again within GIL_TIMED_GAP, is the same wait.
+ */
+struct gil_timed {
+	struct wake_key key;	/* its waker: the timer's frame */
+	uint64_t ns, count, start, end;
+	int pending;
+};
+
+/* between a timed-out gil wait's end and its next part, at most */
+#define GIL_TIMED_GAP 1000000ull
+
+static void gil_timed_flush(struct loader *l, struct gil_timed *g)
+{
+	if (g->pending)
+		wake_add(l, &g->key, g->ns, g->count, g->start, g->end);
+	g->pending = 0;
+}
+
+/*
+ * Who made whom wait: the interval s, of reason, ended by waker (its
+ * frame, as struct profile_wake says; timer: a timer's, the interval
+ * a timed wait that ran out) while the stack in l->out[0..d) waited,
+ * into p->wakes (and a gil wait into its holder's spans).  A gil wait
+ * a timer ended waits for the thread's next interval: when that
+ * goes on waiting for the GIL, the parts are one wait, credited to
+ * the frame that ends the last.
+ */
+static void wake_row(struct loader *l, const struct sample *s, size_t d,
+		     int reason, uint32_t waker, int timer)
+{
+	struct wake_key k;
+	struct umap_ent *e;
+	struct gil_timed *g;
+	uint64_t end = s->time_ns;
+	uint64_t start = end > s->weight ? end - s->weight : 0;
+
+	memset(&k, 0, sizeof(k));
+	k.waiter = waiter_frame(l, d);
+	k.waker = waker;
+	k.thread = l->cur_thread;
+	k.reason = (uint32_t)reason;
+	e = umap_get(&l->gil_timed, l->cur_thread, NULL);
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct gil_timed));
+	g = e->val;
+	if (g->pending) {
+		int goes_on = reason == WAIT_GIL && end &&
+			      g->key.waiter == k.waiter &&
+			      start <= g->end + GIL_TIMED_GAP;
+
+		if (goes_on && timer) {
+			g->ns += s->weight;
+			g->count++;
+			g->end = end;
+			return;
+		}
+		if (goes_on && l->p->frames[waker].kind == FRAME_PYTHON) {
+			k.timed = 1;
+			wake_add(l, &k, g->ns + s->weight, g->count + 1,
+				 g->start, end);
+			g->pending = 0;
+			return;
+		}
+		gil_timed_flush(l, g);
+	}
+	if (reason == WAIT_GIL && timer && end) {
+		g->key = k;
+		g->ns = s->weight;
+		g->count = 1;
+		g->start = start;
+		g->end = end;
+		g->pending = 1;
+		return;
+	}
+	wake_add(l, &k, s->weight, 1, start, end);
+}
+
+void agg_finish(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->gil_timed.cap; i++)
+		if (l->gil_timed.ents[i].used && l->gil_timed.ents[i].val)
+			gil_timed_flush(l, l->gil_timed.ents[i].val);
 }
 
 /*
@@ -572,7 +656,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			l->waker_unknown_frame = profile_frame_intern(
 				l->p, FRAME_UNKNOWN, NATIVE_NONE,
 				"[waker unknown]", NULL, NULL, NULL);
-		wake_row(l, s, d - 1, reason, l->waker_unknown_frame);
+		wake_row(l, s, d - 1, reason, l->waker_unknown_frame, 0);
 		l->wake_out[d++] = l->waker_unknown_frame;
 		return d;
 	}
@@ -597,7 +681,8 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			waker = w->ids[i];
 			break;
 		}
-	wake_row(l, s, d - 1, reason, waker);
+	wake_row(l, s, d - 1, reason, waker,
+		 w->context != WALKER_WAKE_TASK && w->timer);
 	for (i = 0; i < w->n; i++)
 		l->wake_out[d++] = w->ids[i];
 	w->n = 0;	/* one interval's */

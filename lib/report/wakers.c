@@ -10,7 +10,7 @@
 /* A wake entry with its waiting frame by function. */
 struct went {
 	uint32_t waiter, waker, thread, fn;
-	int reason;
+	int reason, timed;
 	uint64_t ns, count;
 };
 
@@ -31,6 +31,8 @@ static int by_row_key(const void *a, const void *b)
 		return x->reason < y->reason ? -1 : 1;
 	if ((c = cmp_u32(x->waker, y->waker)))
 		return c;
+	if (x->timed != y->timed)
+		return x->timed < y->timed ? -1 : 1;
 	return cmp_u32(x->thread, y->thread);
 }
 
@@ -58,6 +60,8 @@ static int by_row_ns(const void *a, const void *b)
 		return c;
 	if ((c = cmp_u32(x->waker, y->waker)))
 		return c;
+	if (x->timed != y->timed)
+		return x->timed < y->timed ? -1 : 1;
 	return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 
@@ -143,11 +147,13 @@ static void rows(struct wakers_table *t, struct went *e, size_t n)
 	for (i = 0; i < n; i++) {
 		if (!i || e[i].waiter != e[i - 1].waiter ||
 		    e[i].reason != e[i - 1].reason ||
-		    e[i].waker != e[i - 1].waker) {
+		    e[i].waker != e[i - 1].waker ||
+		    e[i].timed != e[i - 1].timed) {
 			r = &t->rows[t->nr_rows++];
 			r->waiter = e[i].waiter;
 			r->waker = e[i].waker;
 			r->reason = e[i].reason;
+			r->timed = e[i].timed;
 			r->threads = 1;
 		} else if (e[i].thread != e[i - 1].thread) {
 			r->threads++;
@@ -204,6 +210,8 @@ static void holders(const struct profile *p, const uint32_t *map,
 		if (e[i].reason != WAIT_GIL)
 			continue;
 		t->gil_ns += e[i].ns;
+		if (e[i].timed)
+			t->gil_timed_ns += e[i].ns;
 		th[nth++] = e[i].thread;
 		if (w->kind == FRAME_PYTHON) {
 			e[k] = e[i];
@@ -247,6 +255,7 @@ void wakers_table(const struct profile *p, struct wakers_table *t)
 		e[i].thread = w->thread;
 		e[i].fn = 0;
 		e[i].reason = w->reason;
+		e[i].timed = w->timed != 0;
 		e[i].ns = w->ns;
 		e[i].count = w->count;
 		t->ns += w->ns;

@@ -15,7 +15,9 @@
  *   function of the waker (the thread that dropped the GIL), the wait
  *   time, the threads that waited and the time it held the GIL while
  *   any of them waited (the union of those waits in time), largest
- *   wait first; and the gil wait time no Python function ended.
+ *   wait first; and the gil wait time no Python function ended.  A
+ *   gil wait whose timed wait ran out before the holder dropped the GIL
+ *   is one wait, credited to the holder (struct profile_wake's timed).
  */
 #include "compat.h"
 #include "report/profile.h"
@@ -24,6 +26,8 @@ struct wakers_row {
 	uint32_t waiter;	/* frame id (a function's lowest) */
 	uint32_t waker;		/* frame id, as p->wakes has it */
 	int reason;		/* enum wait_reason */
+	int timed;		/* gil waits whose timed wait ran out first
+				   (struct profile_wake) */
 	uint32_t threads;	/* waiting threads */
 	uint64_t ns, count;	/* its intervals */
 };
@@ -47,6 +51,7 @@ struct wakers_table {
 	size_t nr_holders;
 	uint64_t gil_ns;	/* every gil wait with a waker entry */
 	uint32_t gil_threads;	/* threads that waited for the GIL */
+	uint64_t gil_timed_ns;	/* ...whose timed wait ran out first */
 	uint64_t gil_unknown_ns;	/* ...no waker recorded */
 	uint64_t gil_other_ns;	/* ...ended by an interrupt or timer, an
 				   unwatched process or a thread without
