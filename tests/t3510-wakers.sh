@@ -60,7 +60,7 @@ for v in DEB PY38 PY313; do
 		if test $v = PY38; then line=$((LOCK_LINE + 1)); fi &&
 		wakers lock-$v "$py" lock &&
 		at_least lock-$v "[off-cpu lock]" "critical ($PROG:$line)" 95 \
-			"Event.wait (
+			"Event.wait ("
 	'
 	test_expect_success "BPF,$v" "$v: >= 90 % of the queue consumer's waits credited to produce()" '
 		eval py=\$$v &&
