@@ -49,11 +49,20 @@
  * "stack_inferred_nanoseconds", "gil_inferred",
  * "gil_inferred_nanoseconds" }, and in each thread "waits": { REASON:
  * nanoseconds, ... } for the reasons it waited for, "running" (wall).
+ *
+ * report --wakers adds "wakers": { "nanoseconds", "rows": [ { "waiting",
+ * "reason", "waker", "after_timed_waits", "threads", "count",
+ * "nanoseconds" } ] (every row, largest first), "gil": { "nanoseconds",
+ * "threads", "after_timed_waits_nanoseconds", "unknown_nanoseconds",
+ * "other_nanoseconds", "holders": [ { "holder", "line", "lines",
+ * "threads", "count", "nanoseconds", "held_nanoseconds" } ] } }, each
+ * frame { "kind", "function", "file", "line" } or { "kind", "name" }.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "report/fmt.h"
 #include "json.h"
+#include "report/wakers.h"
 
 static const uint64_t *sort_total, *sort_self;
 
@@ -228,6 +237,98 @@ static void clock_keys(struct json *j, const struct profile *p)
 	json_end_object(j);
 }
 
+/*
+ * A frame of the wakers' tables: "kind", "function" and "file" (a
+ * Python frame), "line" (with lines, when it has one), else "name".
+ */
+static void wake_frame(struct json *j, const char *key,
+		       const struct frame *f, int lines)
+{
+	json_key(j, key);
+	json_begin_object(j);
+	kv_str(j, "kind", frame_kind_name(f->kind));
+	if (f->kind == FRAME_PYTHON && f->func) {
+		kv_str(j, "function", f->func);
+		kv_str(j, "file", f->file);
+		if (lines && f->line) {
+			json_key(j, "line");
+			json_uint(j, f->line);
+		}
+	} else {
+		kv_str(j, "name", f->name);
+	}
+	json_end_object(j);
+}
+
+/* report --wakers: who made whom wait, and the GIL's holders (wakers.h). */
+static void wakers_keys(struct json *j, const struct profile *p)
+{
+	struct wakers_table t;
+	size_t i;
+
+	wakers_table(p, &t);
+	json_key(j, "wakers");
+	json_begin_object(j);
+	json_key(j, "nanoseconds");
+	json_uint(j, t.ns);
+	json_key(j, "rows");
+	json_begin_array(j);
+	for (i = 0; i < t.nr_rows; i++) {
+		const struct wakers_row *r = &t.rows[i];
+
+		json_begin_object(j);
+		wake_frame(j, "waiting", &p->frames[r->waiter], 0);
+		kv_str(j, "reason", wait_reason_name(r->reason));
+		wake_frame(j, "waker", &p->frames[r->waker], 1);
+		json_key(j, "after_timed_waits");
+		json_bool(j, r->timed);
+		json_key(j, "threads");
+		json_uint(j, r->threads);
+		json_key(j, "count");
+		json_uint(j, r->count);
+		json_key(j, "nanoseconds");
+		json_uint(j, r->ns);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_key(j, "gil");
+	json_begin_object(j);
+	json_key(j, "nanoseconds");
+	json_uint(j, t.gil_ns);
+	json_key(j, "threads");
+	json_uint(j, t.gil_threads);
+	json_key(j, "after_timed_waits_nanoseconds");
+	json_uint(j, t.gil_timed_ns);
+	json_key(j, "unknown_nanoseconds");
+	json_uint(j, t.gil_unknown_ns);
+	json_key(j, "other_nanoseconds");
+	json_uint(j, t.gil_other_ns);
+	json_key(j, "holders");
+	json_begin_array(j);
+	for (i = 0; i < t.nr_holders; i++) {
+		const struct wakers_holder *h = &t.holders[i];
+
+		json_begin_object(j);
+		wake_frame(j, "holder", &p->frames[h->holder], 0);
+		wake_frame(j, "line", &p->frames[h->line], 1);
+		json_key(j, "lines");
+		json_uint(j, h->lines);
+		json_key(j, "threads");
+		json_uint(j, h->threads);
+		json_key(j, "count");
+		json_uint(j, h->count);
+		json_key(j, "nanoseconds");
+		json_uint(j, h->ns);
+		json_key(j, "held_nanoseconds");
+		json_uint(j, h->held_ns);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+	json_end_object(j);
+	wakers_table_release(&t);
+}
+
 /* A thread's time running and waiting by reason (nanoseconds). */
 static void thread_waits(struct json *j, const struct profile *p,
 			 const struct task *t)
@@ -321,6 +422,8 @@ int fmt_json_write(const struct profile *p, const struct fmt_opts *o,
 		kv_str(&j, "unit", keys.total);
 	if (p->clock != PROFILE_CLOCK_CPU)
 		clock_keys(&j, p);
+	if (p->nr_wakes)
+		wakers_keys(&j, p);
 	json_key(&j, keys.total);
 	json_uint(&j, p->total_weight);
 	json_key(&j, "period");

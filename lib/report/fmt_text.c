@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "report/fmt.h"
 #include "report/calltree.h"
+#include "report/wakers.h"
 #include "strbuf.h"
 
 #define C_RESET "\033[0m"
@@ -324,6 +325,133 @@ static void waits(const struct profile *p, FILE *fp)
 	}
 }
 
+/* The GIL holders the summary names; the rest are added up. */
+#define GIL_HOLDERS 5
+
+/*
+ * report --wakers: who made whom wait (wakers_table()), the largest
+ * rows up to --top, and what the others add up to.
+ */
+static void wake_rows(const struct profile *p, const struct fmt_opts *o,
+		      const struct wakers_table *t, FILE *fp)
+{
+	struct strbuf sb = STRBUF_INIT, wb = STRBUF_INIT;
+	unsigned top = o->top ? o->top : 20;
+	char tb[FMT_TIME_LEN];
+	size_t i, shown = t->nr_rows < top ? t->nr_rows : top;
+	int width = 16;
+	uint64_t rest = 0;
+
+	/* the waiting functions' column as wide as its widest, up to 48 */
+	for (i = 0; i < shown; i++) {
+		text_name_as(&sb, &p->frames[t->rows[i].waiter], 0);
+		if ((int)sb.len > width)
+			width = sb.len > 48 ? 48 : (int)sb.len;
+	}
+	fprintf(fp, "\nWho made whom wait (%s of waits with a waker entry, "
+		"by waiting function, reason and waker)\n",
+		fmt_time_ns(t->ns, tb, sizeof(tb)));
+	fprintf(fp, "%9s %7s %7s %7s  %-8s  %-*s  %s\n", "Time", "Share",
+		"Waits", "Threads", "Reason", width, "Waiting function",
+		"Woken by");
+	for (i = 0; i < shown; i++) {
+		const struct wakers_row *r = &t->rows[i];
+
+		text_name_as(&sb, &p->frames[r->waiter], 0);
+		text_name_as(&wb, &p->frames[r->waker], 1);
+		if (r->timed)
+			strbuf_addstr(&wb, ", after timed waits");
+		fprintf(fp, "%9s %6.2f%% %7llu %7u  %-8s  %s%-*s%s  %s%s%s\n",
+			fmt_time_ns(r->ns, tb, sizeof(tb)), pct(r->ns, t->ns),
+			(unsigned long long)r->count, (unsigned)r->threads,
+			wait_reason_name(r->reason),
+			color_of(o, &p->frames[r->waiter]), width, sb.buf,
+			o->color ? C_RESET : "",
+			color_of(o, &p->frames[r->waker]), wb.buf,
+			o->color ? C_RESET : "");
+	}
+	for (i = shown; i < t->nr_rows; i++)
+		rest += t->rows[i].ns;
+	if (shown < t->nr_rows)
+		fprintf(fp, "%9s %6.2f%%  in the %zu other row%s (--top "
+			"shows more)\n", fmt_time_ns(rest, tb, sizeof(tb)),
+			pct(rest, t->ns), t->nr_rows - shown,
+			t->nr_rows - shown == 1 ? "" : "s");
+	strbuf_release(&sb);
+	strbuf_release(&wb);
+}
+
+/*
+ * report --wakers: the gil waits by the function that held the GIL
+ * (the waker dropped it), the largest few, the others added up, and
+ * the gil wait time no Python function ended.
+ */
+static void gil_holders(const struct profile *p, const struct wakers_table *t,
+			FILE *fp)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char tb[FMT_TIME_LEN], hb[FMT_TIME_LEN];
+	uint64_t rest = 0, none = t->gil_unknown_ns + t->gil_other_ns;
+	size_t i;
+
+	if (!t->gil_ns)
+		return;
+	fprintf(fp, "\nGIL holders (%s of gil waits by %u thread%s, seen and "
+		"inferred; held: while any of them waited; ",
+		fmt_time_ns(t->gil_ns, tb, sizeof(tb)), (unsigned)t->gil_threads,
+		t->gil_threads == 1 ? "" : "s");
+	fprintf(fp, "%s (%.2f%%) after timed waits that ran out: one wait, "
+		"credited to the holder that ended it)\n",
+		fmt_time_ns(t->gil_timed_ns, tb, sizeof(tb)),
+		pct(t->gil_timed_ns, t->gil_ns));
+	for (i = 0; i < t->nr_holders && i < GIL_HOLDERS; i++) {
+		const struct wakers_holder *h = &t->holders[i];
+
+		text_name_as(&sb, &p->frames[h->line], 1);
+		if (h->lines > 1)
+			strbuf_addf(&sb, " and %u other line%s", h->lines - 1,
+				    h->lines == 2 ? "" : "s");
+		fprintf(fp, "GIL held by %s while %u thread%s waited %s "
+			"(%.2f%%; held %s, %llu wait%s)\n", sb.buf,
+			(unsigned)h->threads, h->threads == 1 ? "" : "s",
+			fmt_time_ns(h->ns, tb, sizeof(tb)), pct(h->ns, t->gil_ns),
+			fmt_time_ns(h->held_ns, hb, sizeof(hb)),
+			(unsigned long long)h->count, h->count == 1 ? "" : "s");
+	}
+	for (; i < t->nr_holders; i++)
+		rest += t->holders[i].ns;
+	if (t->nr_holders > GIL_HOLDERS)
+		fprintf(fp, "%zu other holder%s: %s (%.2f%%)\n",
+			t->nr_holders - GIL_HOLDERS,
+			t->nr_holders - GIL_HOLDERS == 1 ? "" : "s",
+			fmt_time_ns(rest, tb, sizeof(tb)), pct(rest, t->gil_ns));
+	if (none) {
+		fprintf(fp, "No Python function ended %s (%.2f%%): waker "
+			"unknown ", fmt_time_ns(none, tb, sizeof(tb)),
+			pct(none, t->gil_ns));
+		fprintf(fp, "%s (%.2f%%), an interrupt, a timer, an unwatched "
+			"process or a thread with no Python frame %s (%.2f%%)\n",
+			fmt_time_ns(t->gil_unknown_ns, tb, sizeof(tb)),
+			pct(t->gil_unknown_ns, t->gil_ns),
+			fmt_time_ns(t->gil_other_ns, hb, sizeof(hb)),
+			pct(t->gil_other_ns, t->gil_ns));
+	}
+	strbuf_release(&sb);
+}
+
+static void wakers(const struct profile *p, const struct fmt_opts *o,
+		   FILE *fp)
+{
+	struct wakers_table t;
+
+	if (!p->nr_wakes)
+		return;
+	wakers_table(p, &t);
+	wake_rows(p, o, &t, fp);
+	gil_holders(p, &t, fp);
+	wakers_table_release(&t);
+}
+
 struct tree_ctx {
 	const struct profile *p;
 	const struct fmt_opts *o;
@@ -545,6 +673,7 @@ int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 	      t.order, t.n, t.self, t.total, 1, 0);
 	tasks(p, fp);
 	waits(p, fp);
+	wakers(p, o, fp);
 	if (o->tree)
 		call_tree(p, o, fp);
 	fn_release(&t);

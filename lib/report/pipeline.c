@@ -79,6 +79,12 @@ void loader_release(struct loader *l)
 		}
 	}
 	umap_release(&l->wakers);
+	for (i = 0; i < l->gil_timed.cap; i++)
+		if (l->gil_timed.ents[i].used)
+			free(l->gil_timed.ents[i].val);
+	umap_release(&l->gil_timed);
+	smap_release(&l->wake_rows, NULL);
+	smap_release(&l->gil_holds, NULL);
 	free(l->wake_out);
 	name_release(l);
 	free(l->dumps);

@@ -214,6 +214,19 @@ struct loader {
 	 * stack with its waker built here (l->out is sized for one)
 	 */
 	struct umap wakers;
+	/*
+	 * ...and who made whom wait: p->wakes by (waiter, waker, thread,
+	 * reason) and p->gil_holds by holder frame, each entry's count
+	 * its index plus one
+	 */
+	struct smap wake_rows;
+	struct smap gil_holds;
+	/*
+	 * per thread (index in p->threads), its gil wait a timer ended
+	 * (struct gil_timed): kept until the thread's next interval says
+	 * whether it went on waiting
+	 */
+	struct umap gil_timed;
 	uint32_t waker_unknown_frame;
 	uint32_t *wake_out;
 	size_t wake_out_alloc;
@@ -273,6 +286,8 @@ void agg_waker(struct loader *l, const struct sample *s,
 	       const struct named *nm);
 void agg_add(struct loader *l, const struct sample *s,
 	     const struct named *nm, enum stack_cut cut, uint32_t task);
+/* After the last sample: the gil waits still waiting for their next part. */
+void agg_finish(struct loader *l);
 
 /* stage_quality.c */
 /*

@@ -217,6 +217,10 @@ void profile_release(struct profile *p)
 		free(p->notes[i]);
 	free(p->notes);
 	free(p->spans);
+	free(p->wakes);
+	for (i = 0; i < p->nr_gil_holds; i++)
+		free(p->gil_holds[i].spans);
+	free(p->gil_holds);
 	if (pp) {
 		htab_release(&pp->frame_tab);
 		htab_release(&pp->stack_tab);

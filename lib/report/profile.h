@@ -410,6 +410,47 @@ struct profile_span {
 	int32_t reason;		/* enum wait_reason, or -1: running */
 };
 
+/*
+ * report --wakers: who made whom wait, as the intervals were added
+ * (lib/report/wakers.h reads them into tables).  One entry per
+ * (waiting frame, reason, waking frame, waiting thread) with the
+ * nanoseconds and the count of its intervals.  The waiting frame is
+ * the innermost Python frame of the blocked stack, else its innermost
+ * named native frame, else its innermost frame ("[unknown]" for a
+ * stack that says nothing but its reason); the waking frame is the
+ * innermost Python frame of the waker's stack (with its line, as the
+ * frames carry it), else its "[woken by ...]" frame (an interrupt, an
+ * unwatched process, a thread with no Python frame) or "[waker
+ * unknown]".  An interval left runnable (preempted) has no waker and
+ * no entry.
+ */
+struct profile_wake {
+	uint32_t waiter;	/* frame ids */
+	uint32_t waker;
+	uint32_t thread;	/* index in p->threads */
+	int32_t reason;		/* enum wait_reason */
+	/*
+	 * gil waits whose timed wait ran out first (woken by a timer,
+	 * then waiting again right away, as take_gil() does every
+	 * switch interval to ask the holder to drop it): the parts are
+	 * one wait, credited to the frame that ended the last part
+	 */
+	uint32_t timed;
+	uint64_t ns;
+	uint64_t count;
+};
+
+/*
+ * The gil waits a Python frame of a waker ended (it dropped the GIL
+ * they waited for): when some thread waited, as disjoint spans in time
+ * order (perf clock, nanoseconds, [start, end)).
+ */
+struct profile_gil_hold {
+	uint32_t holder;	/* frame id */
+	uint64_t (*spans)[2];
+	size_t nr, alloc;
+};
+
 /* One key=value line of the session's meta file. */
 struct meta_entry {
 	const char *key;
@@ -485,6 +526,12 @@ struct profile {
 	 */
 	char **notes;
 	size_t nr_notes;
+
+	/* profile_filter.wakers: struct profile_wake, profile_gil_hold */
+	struct profile_wake *wakes;
+	size_t nr_wakes, alloc_wakes;
+	struct profile_gil_hold *gil_holds;
+	size_t nr_gil_holds, alloc_gil_holds;
 
 	/* profile_filter.spans: in the order read (not sorted) */
 	struct profile_span *spans;

@@ -131,6 +131,7 @@ int profile_load_tap(struct profile *p, const char *session,
 	}
 	if (p->duration < 0 && p->last_time > p->first_time)
 		p->duration = p->last_time - p->first_time;
+	agg_finish(&l);
 	judge_dumps(&l);
 	quality_warnings(&l);
 	quality_lost(p, l.lost, l.recorded);

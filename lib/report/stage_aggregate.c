@@ -442,16 +442,206 @@ void agg_waker(struct loader *l, const struct sample *s,
 }
 
 /*
+ * Who made whom wait: the blocked stack's frame (l->out[0..d), root
+ * first): its innermost Python frame, else its innermost named native
+ * frame, else its innermost frame, else "[unknown]".
+ */
+static uint32_t waiter_frame(const struct loader *l, size_t d)
+{
+	const struct frame *fr = l->p->frames;
+	size_t i;
+
+	for (i = d; i-- > 0;)
+		if (fr[l->out[i]].kind == FRAME_PYTHON)
+			return l->out[i];
+	for (i = d; i-- > 0;)
+		if (fr[l->out[i]].kind == FRAME_NATIVE && fr[l->out[i]].func)
+			return l->out[i];
+	return d ? l->out[d - 1] : l->unknown_frame;
+}
+
+/*
+ * A gil wait [start, end) that holder ended, into its spans: disjoint
+ * and in time order, an interval merged with those it overlaps.  The
+ * samples come in time order, so the scan from the end is short.
+ */
+static void gil_hold_add(struct loader *l, uint32_t holder, uint64_t start,
+			 uint64_t end)
+{
+	struct profile *p = l->p;
+	struct profile_gil_hold *h;
+	struct smap_ent *e;
+	size_t i, j;
+
+	e = smap_get(&l->gil_holds, (const char *)&holder, sizeof(holder),
+		     NULL);
+	if (!e->count) {
+		ALLOC_GROW(p->gil_holds, p->nr_gil_holds + 1,
+			   p->alloc_gil_holds);
+		memset(&p->gil_holds[p->nr_gil_holds], 0, sizeof(*h));
+		p->gil_holds[p->nr_gil_holds].holder = holder;
+		e->count = ++p->nr_gil_holds;
+	}
+	h = &p->gil_holds[e->count - 1];
+	/* [i, j): the spans it overlaps or touches */
+	for (i = h->nr; i > 0 && h->spans[i - 1][1] >= start; i--)
+		;
+	for (j = i; j < h->nr && h->spans[j][0] <= end; j++)
+		;
+	if (i == j) {
+		ALLOC_GROW(h->spans, h->nr + 1, h->alloc);
+		memmove(h->spans + i + 1, h->spans + i,
+			(h->nr - i) * sizeof(*h->spans));
+		h->spans[i][0] = start;
+		h->spans[i][1] = end;
+		h->nr++;
+		return;
+	}
+	if (h->spans[i][0] < start)
+		start = h->spans[i][0];
+	if (h->spans[j - 1][1] > end)
+		end = h->spans[j - 1][1];
+	h->spans[i][0] = start;
+	h->spans[i][1] = end;
+	memmove(h->spans + i + 1, h->spans + j,
+		(h->nr - j) * sizeof(*h->spans));
+	h->nr -= j - i - 1;
+}
+
+/* One wait (or the parts of one) into p->wakes; see struct profile_wake. */
+struct wake_key {
+	uint32_t waiter, waker, thread, reason, timed;
+};
+
+static void wake_add(struct loader *l, const struct wake_key *k, uint64_t ns,
+		     uint64_t count, uint64_t start, uint64_t end)
+{
+	struct profile *p = l->p;
+	struct profile_wake *w;
+	struct smap_ent *e;
+
+	e = smap_get(&l->wake_rows, (const char *)k, sizeof(*k), NULL);
+	if (!e->count) {
+		ALLOC_GROW(p->wakes, p->nr_wakes + 1, p->alloc_wakes);
+		w = &p->wakes[p->nr_wakes];
+		memset(w, 0, sizeof(*w));
+		w->waiter = k->waiter;
+		w->waker = k->waker;
+		w->thread = k->thread;
+		w->reason = (int32_t)k->reason;
+		w->timed = k->timed;
+		e->count = ++p->nr_wakes;
+	}
+	w = &p->wakes[e->count - 1];
+	w->ns += ns;
+	w->count += count;
+	if (k->reason == WAIT_GIL && p->frames[k->waker].kind == FRAME_PYTHON &&
+	    end)
+		gil_hold_add(l, k->waker, start, end);
+}
+
+/*
+ * A thread's gil wait that a timer ended (its timed wait ran out), and
+ * the parts of it so far: the thread's next interval, when it waits
+ * for the GIL again within GIL_TIMED_GAP, is the same wait.
+ */
+struct gil_timed {
+	struct wake_key key;	/* its waker: the timer's frame */
+	uint64_t ns, count, start, end;
+	int pending;
+};
+
+/* between a timed-out gil wait's end and its next part, at most */
+#define GIL_TIMED_GAP 1000000ull
+
+static void gil_timed_flush(struct loader *l, struct gil_timed *g)
+{
+	if (g->pending)
+		wake_add(l, &g->key, g->ns, g->count, g->start, g->end);
+	g->pending = 0;
+}
+
+/*
+ * Who made whom wait: the interval s, of reason, ended by waker (its
+ * frame, as struct profile_wake says; timer: a timer's, the interval
+ * a timed wait that ran out) while the stack in l->out[0..d) waited,
+ * into p->wakes (and a gil wait into its holder's spans).  A gil wait
+ * a timer ended waits for the thread's next interval: when that
+ * goes on waiting for the GIL, the parts are one wait, credited to
+ * the frame that ends the last.
+ */
+static void wake_row(struct loader *l, const struct sample *s, size_t d,
+		     int reason, uint32_t waker, int timer)
+{
+	struct wake_key k;
+	struct umap_ent *e;
+	struct gil_timed *g;
+	uint64_t end = s->time_ns;
+	uint64_t start = end > s->weight ? end - s->weight : 0;
+
+	memset(&k, 0, sizeof(k));
+	k.waiter = waiter_frame(l, d);
+	k.waker = waker;
+	k.thread = l->cur_thread;
+	k.reason = (uint32_t)reason;
+	e = umap_get(&l->gil_timed, l->cur_thread, NULL);
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct gil_timed));
+	g = e->val;
+	if (g->pending) {
+		int goes_on = reason == WAIT_GIL && end &&
+			      g->key.waiter == k.waiter &&
+			      start <= g->end + GIL_TIMED_GAP;
+
+		if (goes_on && timer) {
+			g->ns += s->weight;
+			g->count++;
+			g->end = end;
+			return;
+		}
+		if (goes_on && l->p->frames[waker].kind == FRAME_PYTHON) {
+			k.timed = 1;
+			wake_add(l, &k, g->ns + s->weight, g->count + 1,
+				 g->start, end);
+			g->pending = 0;
+			return;
+		}
+		gil_timed_flush(l, g);
+	}
+	if (reason == WAIT_GIL && timer && end) {
+		g->key = k;
+		g->ns = s->weight;
+		g->count = 1;
+		g->start = start;
+		g->end = end;
+		g->pending = 1;
+		return;
+	}
+	wake_add(l, &k, s->weight, 1, start, end);
+}
+
+void agg_finish(struct loader *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->gil_timed.cap; i++)
+		if (l->gil_timed.ents[i].used && l->gil_timed.ents[i].val)
+			gil_timed_flush(l, l->gil_timed.ents[i].val);
+}
+
+/*
  * The wakers view: the interval s (its stack in l->out[0..d)) followed
  * by its waker's frames, when the waker sample just before it is its
  * own (same thread, same time), else by "[waker unknown]"; each
  * counted with the interval's time.  Returns the stack's new length.
  */
-static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
+static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
+			int reason)
 {
 	struct profile_quality *q = &l->p->quality;
 	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
 	struct waker_stash *w = e ? e->val : NULL;
+	uint32_t waker;
 	size_t i;
 
 	ALLOC_GROW(l->wake_out, d + 1 + (w ? w->n : 0), l->wake_out_alloc);
@@ -466,6 +656,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
 			l->waker_unknown_frame = profile_frame_intern(
 				l->p, FRAME_UNKNOWN, NATIVE_NONE,
 				"[waker unknown]", NULL, NULL, NULL);
+		wake_row(l, s, d - 1, reason, l->waker_unknown_frame, 0);
 		l->wake_out[d++] = l->waker_unknown_frame;
 		return d;
 	}
@@ -483,6 +674,15 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d)
 			q->woken_shared_ns += s->weight;
 		}
 	}
+	/* the waker's innermost Python frame, else its "[woken by ...]" */
+	waker = w->ids[0];
+	for (i = 1; i < w->n; i++)
+		if (l->p->frames[w->ids[i]].kind == FRAME_PYTHON) {
+			waker = w->ids[i];
+			break;
+		}
+	wake_row(l, s, d - 1, reason, waker,
+		 w->context != WALKER_WAKE_TASK && w->timer);
 	for (i = 0; i < w->n; i++)
 		l->wake_out[d++] = w->ids[i];
 	w->n = 0;	/* one interval's */
@@ -511,7 +711,7 @@ void agg_add(struct loader *l, const struct sample *s,
 			d = 0;
 		l->out[d++] = leaf;
 		if (l->f->wakers) {
-			d = add_waker(l, s, d);
+			d = add_waker(l, s, d, reason);
 			out = l->wake_out;
 		}
 	}
