@@ -86,10 +86,30 @@ if test "${PPR_SANITIZE:-}" = 1; then
 	export ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
+# The sanitizer pass (make check SANITIZE=1) runs this test's subtests
+# up to the M-th only when tests/sanitize-skip says "TEST.sh after M":
+# gcov's counters of each subtest (make sanitize-set) showed that those
+# M, with the other kept tests, run every line and branch of pyperf-run
+# that the later ones run.  A prefix, never a choice from the middle:
+# a subtest may use what the ones before it made.  The ones after M are
+# skipped, said in TAP and counted in tests/.covered; the plain pass runs
+# them all.
+san_after_=
+if test "${PPR_SANITIZE:-}" = 1 && test -z "${PPR_COVERAGE_DIR:-}" &&
+   test -r "$TEST_DIR/sanitize-skip"; then
+	while read -r san_t_ san_w_ san_m_ san_rest_; do
+		if test "$san_t_" = "$TEST_NAME.sh" && test "$san_w_" = after; then
+			san_after_=$san_m_
+		fi
+	done <"$TEST_DIR/sanitize-skip"
+fi
+
 # make check COVERAGE=1: each test's gcov counters in a tree of its own
-# (tests/sanitize-set.py), writable by the tests that run as nobody
+# (tests/sanitize-set.py), writable by the tests that run as nobody: 0/
+# for what runs outside any subtest, N/ for subtest N (set in
+# test_expect_success)
 if test -n "${PPR_COVERAGE_DIR:-}"; then
-	GCOV_PREFIX=$PPR_COVERAGE_DIR/$TEST_NAME
+	GCOV_PREFIX=$PPR_COVERAGE_DIR/$TEST_NAME/0
 	GCOV_PREFIX_STRIP=0
 	export GCOV_PREFIX GCOV_PREFIX_STRIP
 	mkdir -p "$GCOV_PREFIX" && chmod 1777 "$PPR_COVERAGE_DIR" "$GCOV_PREFIX"
@@ -170,6 +190,13 @@ test_diag() {
 }
 
 test_expect_success() {
+	if test -n "$san_after_" && test $((test_count + 1)) -gt "$san_after_"; then
+		test_count=$((test_count + 1))
+		if test $# = 3; then shift; fi
+		say_tap "ok $test_count # skip $1 (sanitizer pass: the subtests before it run every line and branch it runs, tests/sanitize-skip)"
+		echo "$TEST_NAME" >>"$TEST_DIR/.covered"
+		return 0
+	fi
 	if test $# = 3; then
 		if ! test_have_prereq "$1"; then
 			test_skip "$2" "$prereq_why"
@@ -186,6 +213,12 @@ test_expect_success() {
 	# (its second line: the children's times; read without a process)
 	{ read -r test_cpu_; read -r test_cpu0_; } <"$TRASH/.cpu"
 	(
+		# make sanitize-set: each subtest's counters apart
+		if test -n "${PPR_COVERAGE_DIR:-}"; then
+			GCOV_PREFIX=$PPR_COVERAGE_DIR/$TEST_NAME/$((test_count + 1))
+			export GCOV_PREFIX
+			mkdir -p "$GCOV_PREFIX" && chmod 1777 "$GCOV_PREFIX"
+		fi
 		test_body_ "$2"
 		test_status_=$?
 		: >"$test_end_"
