@@ -11,8 +11,9 @@ the sanitizer pass runs it (PPR_SANITIZE=1: the tests that run fewer
 cases there run those), then runs this script, which writes
 tests/sanitize-skip:
   "TEST.sh all SECONDS BY..."  the sanitizer pass leaves the test out;
-  "TEST.sh after M SECONDS"    it runs the test's subtests 1 to M only
-                               (SECONDS: the time of those it leaves).
+  "TEST.sh after M SECONDS CK" it runs the test's subtests 1 to M only
+                               (SECONDS: the time of those it leaves),
+                               while the file's cksum is CK.
 A test keeps a prefix of its subtests, never a choice from the middle: a
 subtest may use what the ones before it made.
 
@@ -192,7 +193,12 @@ def main():
         elif m < n:
             left = sum(subs.get(t[:-3], {}).get(k, 0.0)
                        for k in range(m + 1, n + 1))
-            rows.append("%s after %d %.0f" % (t, m, left))
+            # the test file's cksum: once it changes (a subtest added,
+            # moved), test-lib.sh runs the whole test again
+            ck = subprocess.run(["cksum"], stdin=open(os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), t)),
+                capture_output=True, text=True, check=True).stdout.split()
+            rows.append("%s after %d %.0f %s-%s" % (t, m, left, ck[0], ck[1]))
             saved += left
     with open(out, "w") as o:
         o.write("# What `make check SANITIZE=1` leaves to the plain pass:\n"
@@ -202,8 +208,9 @@ def main():
                 "# (tests/sanitize-set.py, which says more).\n"
                 "# TEST.sh all SECONDS BY...: the whole test (its seconds;\n"
                 "#   the kept tests that run the most of what it runs)\n"
-                "# TEST.sh after M SECONDS: its subtests after the M-th\n"
-                "#   (their seconds)\n" % len(union))
+                "# TEST.sh after M SECONDS CKSUM: its subtests after the\n"
+                "#   M-th (their seconds), while the test file's cksum is\n"
+                "#   CKSUM (an edited test runs whole)\n" % len(union))
         for r in rows:
             o.write(r + "\n")
     print("sanitize-set: %d of %d tests kept, %d of them cut short; "

@@ -94,14 +94,24 @@ fi
 # a subtest may use what the ones before it made.  The ones after M are
 # skipped, said in TAP and counted in tests/.covered; the plain pass runs
 # them all.
+# The line also holds the test file's cksum when the counters were
+# taken: an edited test (a subtest added or moved) runs whole, and says
+# so, until make sanitize-set runs again.
 san_after_=
 if test "${PPR_SANITIZE:-}" = 1 && test -z "${PPR_COVERAGE_DIR:-}" &&
    test -r "$TEST_DIR/sanitize-skip"; then
-	while read -r san_t_ san_w_ san_m_ san_rest_; do
-		if test "$san_t_" = "$TEST_NAME.sh" && test "$san_w_" = after; then
+	while read -r san_t_ san_w_ san_m_ san_s_ san_ck_ san_rest_; do
+		test "$san_t_" = "$TEST_NAME.sh" && test "$san_w_" = after ||
+			continue
+		# shellcheck disable=SC2046
+		set -- $(cksum <"$0")
+		if test "$san_ck_" = "$1-$2"; then
 			san_after_=$san_m_
+		else
+			echo "# sanitizer pass: every subtest ($TEST_NAME.sh changed since make sanitize-set chose its first $san_m_)"
 		fi
 	done <"$TEST_DIR/sanitize-skip"
+	set --
 fi
 
 # make check COVERAGE=1: each test's gcov counters in a tree of its own
