@@ -194,7 +194,40 @@ depth_for() {
 	fi
 }
 
-# depths PY: the depths a run of test 1 records.  900 frames (3.12:
+# The bpf-mode test comes first: the sanitizer pass runs a test's first
+# subtests only, as far as the last that runs code no other kept test
+# runs (tests/sanitize-skip), and only this one here does (the walker's
+# names for 3.8's methods, its spill of unqualified names).
+# The frame walker (record --mode bpf) changes nothing in the program:
+# the reference inside the recorded run is a hook-free reference, and
+# the profile must give its shares on every interpreter, at 900 frames
+# of every kind of call (3.12: 400, its C recursion limit).  3.8 to
+# 3.10 spend C stack on every Python call: far past the copied stack,
+# every Python frame is still there (the walker reads them all), only
+# the C frames between outer calls are missing, and report says so.
+#
+# One interpreter of each frame layout the walker knows: 3.8 (frame
+# objects), Debian's 3.11 (stripped; is_entry), 3.12 (shim frames from
+# tables) and 3.13 (_Py_DebugOffsets); t3502 covers every version at 400
+# plain frames.
+test_expect_success PERF,BPF 'bpf mode: whole stacks and the hook-free shares, each frame layout' '
+	found= &&
+	stripped=$(ppr_stripped_python 3.11 || :) &&
+	for py in $(ppr_pythons); do
+		case $(ppr_python_version "$py") in
+		3.8|3.12|3.13) ;;
+		3.11) test "$py" = "$stripped" || continue ;;
+		*) continue ;;
+		esac
+		found=1
+		d=$(depth_for 900 "$py") &&
+		echo "== $py, $d frames, bpf mode" &&
+		check_run "$py" "$d" bpf || return 1
+	done &&
+	test -n "$found"
+'
+
+# depths PY: the depths a run of test 2 records.  900 frames (3.12:
 # 400) on every interpreter: the depth where stacks break and shares
 # drift, which the runs exist for.  50 frames, a stack any unwinder
 # holds, on the oldest and the newest interpreter of the loop only: the
@@ -246,35 +279,6 @@ test_expect_success PERF,FP_PYTHON 'a frame-pointer build, in perf mode too (127
 	fp=$(ppr_fp_python) &&
 	check_run "$fp" 400 perf fp-own &&
 	check_run "$fp" 400
-'
-
-# The frame walker (record --mode bpf) changes nothing in the program:
-# the reference inside the recorded run is a hook-free reference, and
-# the profile must give its shares on every interpreter, at 900 frames
-# of every kind of call (3.12: 400, its C recursion limit).  3.8 to
-# 3.10 spend C stack on every Python call: far past the copied stack,
-# every Python frame is still there (the walker reads them all), only
-# the C frames between outer calls are missing, and report says so.
-#
-# One interpreter of each frame layout the walker knows: 3.8 (frame
-# objects), Debian's 3.11 (stripped; is_entry), 3.12 (shim frames from
-# tables) and 3.13 (_Py_DebugOffsets); t3502 covers every version at 400
-# plain frames.
-test_expect_success PERF,BPF 'bpf mode: whole stacks and the hook-free shares, each frame layout' '
-	found= &&
-	stripped=$(ppr_stripped_python 3.11 || :) &&
-	for py in $(ppr_pythons); do
-		case $(ppr_python_version "$py") in
-		3.8|3.12|3.13) ;;
-		3.11) test "$py" = "$stripped" || continue ;;
-		*) continue ;;
-		esac
-		found=1
-		d=$(depth_for 900 "$py") &&
-		echo "== $py, $d frames, bpf mode" &&
-		check_run "$py" "$d" bpf || return 1
-	done &&
-	test -n "$found"
 '
 
 # free_ok VERSION...: the runs of these versions (at least one) gave the

@@ -59,6 +59,27 @@ if test -z "$pythons"; then
 fi
 
 n=0
+# --trampoline changes what doctor shows, as it changes what record does.
+# (First: of this test's subtests only this one runs code no other test
+# runs, and the sanitizer pass keeps a test's first subtests only:
+# tests/sanitize-skip.)
+P313=$(ppr_python 3.13 || true)
+P311=$(ppr_python 3.11 || true)
+test_prereq_PY311_313() {
+	test -n "$P313" && test -n "$P311" ||
+		{ echo "no CPython 3.11 and 3.13 here"; return 1; }
+}
+test_expect_success PY311_313 "--trampoline native: 3.13 gets CPython's own, 3.11 has none" '
+	ppr doctor --trampoline native --python "$P313" >text 2>err &&
+	test_grep "^  ok       (jit|perf) mode, native trampoline, call graph " text &&
+	test_grep "CPython.s own trampoline \(--trampoline native\)" text &&
+	test_grep "^ +PYTHON(_PERF_JIT_SUPPORT|PERFSUPPORT)=1 " text &&
+	ppr doctor --json --trampoline embedded --python "$P313" >j &&
+	test "$(json_get j perf_mode.trampoline)" = embedded &&
+	test_expect_code 1 ppr doctor --trampoline native --python "$P311" >text 2>err &&
+	test_grep "^  problem  Python 3\.11\.[0-9]+ has no native (jit|perf) trampoline \(it came in 3\.12\): --trampoline native cannot work" text
+'
+
 for py in $pythons; do
 	n=$((n + 1))
 	set -- $(expect_for "$py")
@@ -119,23 +140,5 @@ for py in $pythons; do
 		fi
 	"
 done
-
-# --trampoline changes what doctor shows, as it changes what record does.
-P313=$(ppr_python 3.13 || true)
-P311=$(ppr_python 3.11 || true)
-test_prereq_PY311_313() {
-	test -n "$P313" && test -n "$P311" ||
-		{ echo "no CPython 3.11 and 3.13 here"; return 1; }
-}
-test_expect_success PY311_313 "--trampoline native: 3.13 gets CPython's own, 3.11 has none" '
-	ppr doctor --trampoline native --python "$P313" >text 2>err &&
-	test_grep "^  ok       (jit|perf) mode, native trampoline, call graph " text &&
-	test_grep "CPython.s own trampoline \(--trampoline native\)" text &&
-	test_grep "^ +PYTHON(_PERF_JIT_SUPPORT|PERFSUPPORT)=1 " text &&
-	ppr doctor --json --trampoline embedded --python "$P313" >j &&
-	test "$(json_get j perf_mode.trampoline)" = embedded &&
-	test_expect_code 1 ppr doctor --trampoline native --python "$P311" >text 2>err &&
-	test_grep "^  problem  Python 3\.11\.[0-9]+ has no native (jit|perf) trampoline \(it came in 3\.12\): --trampoline native cannot work" text
-'
 
 test_done

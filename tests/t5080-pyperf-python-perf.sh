@@ -66,6 +66,28 @@ record_jit() {
 	return $st
 }
 
+# perf mode needs frame pointers for -g; the frame-pointer build does.
+# (First: only this subtest runs code no other test runs, and the
+# sanitizer pass keeps a test's first subtests only: tests/sanitize-skip.)
+# (Own prerequisite: ppr_fp_python sets $p, which test_have_prereq uses.)
+test_prereq_FPPY() {
+	fp=$(ppr_fp_python) && test -n "$fp" ||
+		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
+}
+test_expect_success PERF,FPPY 'perf mode on a frame-pointer build: perf record -g' '
+	fp=$(ppr_fp_python) &&
+	ppr trampoline env --python "$fp" >env &&
+	test_grep "^PYPERF_TRAMPOLINE=perf$" env &&
+	rm -f perf.data pid &&
+	perf record -q -e cpu-clock -F 299 -g -o perf.data \
+		"$PYPY" --python "$fp" app.py 2>perf.err &&
+	pid=$(cat pid) &&
+	check_stacks perf.data
+	st=$?
+	clean_pid $pid
+	return $st
+'
+
 # The distribution's own interpreter (outside pyenv), when supported.
 DISTRO_PY=$(ppr_distro_python 3.13 3.12 3.11 3.10 3.9 3.8) || DISTRO_PY=
 test_prereq_DISTRO_PY() {
@@ -100,26 +122,6 @@ test_expect_success PERF,PY313 "3.13: perf_jit through pyperf-python, the embedd
 	test \"\$2 \$3\" = \"jit True\" &&
 	record_jit '$P313'
 "
-
-# perf mode needs frame pointers for -g; the frame-pointer build does.
-# (Own prerequisite: ppr_fp_python sets $p, which test_have_prereq uses.)
-test_prereq_FPPY() {
-	fp=$(ppr_fp_python) && test -n "$fp" ||
-		{ echo "no frame-pointer CPython (run .ci/setup.d/fp-python.sh)"; return 1; }
-}
-test_expect_success PERF,FPPY 'perf mode on a frame-pointer build: perf record -g' '
-	fp=$(ppr_fp_python) &&
-	ppr trampoline env --python "$fp" >env &&
-	test_grep "^PYPERF_TRAMPOLINE=perf$" env &&
-	rm -f perf.data pid &&
-	perf record -q -e cpu-clock -F 299 -g -o perf.data \
-		"$PYPY" --python "$fp" app.py 2>perf.err &&
-	pid=$(cat pid) &&
-	check_stacks perf.data
-	st=$?
-	clean_pid $pid
-	return $st
-'
 
 # Without frame pointers perf -g cannot walk these stacks; the map the
 # embedded trampoline writes is what is checked.
