@@ -103,15 +103,13 @@ if test "${PPR_SANITIZE:-}" = 1 && test -z "${PPR_COVERAGE_DIR:-}" &&
 	while read -r san_t_ san_w_ san_m_ san_s_ san_ck_ san_rest_; do
 		test "$san_t_" = "$TEST_NAME.sh" && test "$san_w_" = after ||
 			continue
-		# shellcheck disable=SC2046
-		set -- $(cksum <"$0")
-		if test "$san_ck_" = "$1-$2"; then
+		san_now_=$(cksum <"$0")	# "CRC SIZE"
+		if test "$san_ck_" = "${san_now_%% *}-${san_now_#* }"; then
 			san_after_=$san_m_
 		else
 			echo "# sanitizer pass: every subtest ($TEST_NAME.sh changed since make sanitize-set chose its first $san_m_)"
 		fi
 	done <"$TEST_DIR/sanitize-skip"
-	set --
 fi
 
 # make check COVERAGE=1: each test's gcov counters in a tree of its own

@@ -243,11 +243,13 @@ static enum wait_reason futex_reason(const struct profile *p,
 		 * between two of them (__pthread_mutex_cond_lock under a
 		 * condition wait) are no C function of the program's
 		 */
-		if (c == W_COND)
-			cond = 1, named_c = 0;
-		else if (c == W_MUTEX && !cond)
-			mutex = 1, named_c = 0;
-		else if (c == W_LOCK)
+		if (c == W_COND || (c == W_MUTEX && !cond)) {
+			if (c == W_COND)
+				cond = 1;
+			else
+				mutex = 1;
+			named_c = 0;
+		} else if (c == W_LOCK)
 			return WAIT_LOCK;
 		else if (c == W_GILCALLER && (cond || (mutex && !named_c))) {
 			*inferred = 1;
