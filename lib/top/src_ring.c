@@ -27,6 +27,32 @@
 
 /* ring buffer pages per CPU: 2 MiB, about 0.3 s of 6 KiB dumps at 999 Hz */
 #define RING_PAGES 512
+/* jit mode's rings at most: 8 MiB a CPU, 64 MiB in all */
+#define RING_PAGES_MAX 2048
+#define RING_BYTES_ALL (64u << 20)
+
+/*
+ * The pages a CPU's ring gets: in jit mode, each sample carries a stack
+ * dump, and a second of samples at the rate asked for (2,048 pages for
+ * 6 KiB at 999 Hz): the unwinding reader falls behind for whole tenths
+ * of a second on a loaded machine, and 0.3 s of room lost 96 of 1,229
+ * samples there (the warning said so; the shares were of the rest).
+ * A power of two (libperf's rule), within RING_PAGES_MAX and a total of
+ * RING_BYTES_ALL over the CPUs.
+ */
+static size_t ring_pages(const struct top_opts *o, int ncpus)
+{
+	size_t want, cap, pages = RING_PAGES;
+
+	if (!o->jit)
+		return RING_PAGES;
+	want = ((size_t)o->freq * (o->stack_size + 512) + 4095) / 4096;
+	cap = RING_BYTES_ALL / 4096 / (size_t)(ncpus > 0 ? ncpus : 1);
+	while (pages < want && pages * 2 <= RING_PAGES_MAX &&
+	       pages * 2 <= cap)
+		pages *= 2;
+	return pages;
+}
 
 /*
  * The user registers perf asks for when it unwinds from stack dumps
@@ -234,6 +260,7 @@ static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 		       size_t errlen)
 {
 	struct perf_evsel *evsel, *cs = NULL;
+	size_t pages;
 	struct perf_event_attr b;
 	int rc;
 
@@ -267,7 +294,11 @@ static int open_events(struct top *t, struct perf_event_attr *a, char *err,
 	if (rc < 0)
 		return set_err(err, errlen, "cannot open the cpu-clock "
 			       "event: %s", strerror(-rc));
-	rc = perf_evlist__mmap(t->evlist, RING_PAGES);
+	pages = ring_pages(&t->o, perf_cpu_map__nr(t->cpus));
+	rc = perf_evlist__mmap(t->evlist, (int)pages);
+	/* more than the memory a user may lock: the default size */
+	if (rc < 0 && pages > RING_PAGES)
+		rc = perf_evlist__mmap(t->evlist, RING_PAGES);
 	if (rc < 0)
 		return set_err(err, errlen, "cannot map the ring buffers: %s",
 			       strerror(-rc));
