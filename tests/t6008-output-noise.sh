@@ -47,6 +47,7 @@ test_expect_success BPF,PY311 'record --mode bpf busy.py: every warning and hint
 	! warnings err | grep -v -e "ran in code without symbols" \
 		-e "have more Python calls than the copied stack" \
 		-e "of the Python program.s samples .* have incomplete stacks" \
+		-e "% of samples (.*) have incomplete stacks" \
 		-e "of the frame walker.s Python frames .* are unnamed" &&
 	! grep -i -e "perf 6.8" -e "outside the Python program" err &&
 	ppr report -i busy --format json -o busy.json &&
@@ -82,6 +83,7 @@ test_expect_success BPF,PY311 'record --wall -- sh script: no warning or hint fo
 		-e "ran in code without symbols, .* \\(e\\.g\\. \\[(python3\\.11|vdso|libpython[^]]*)\\]" \
 		-e "have more Python calls than the copied stack" \
 		-e "of the Python program.s samples .* have incomplete stacks" \
+		-e "% of samples (.*) have incomplete stacks" \
 		-e "of the frame walker.s Python frames .* are unnamed" &&
 	ppr report -i sh1 --format json -o sh1.json &&
 	python3 - sh1.json <<-\EOF
