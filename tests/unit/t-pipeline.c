@@ -15,39 +15,9 @@
 #include "report/pipeline_priv.h"
 #include "report/profile.h"
 #include "report/sample.h"
+#include "sample_frames.h"
 #include "tap.h"
 
-static struct sample_str str(const char *s)
-{
-	struct sample_str r = { s, strlen(s) };
-
-	return r;
-}
-
-static struct sample_frame py(const char *func, const char *file,
-			      uint32_t line)
-{
-	struct sample_frame f;
-
-	memset(&f, 0, sizeof(f));
-	f.kind = SAMPLE_FRAME_PYTHON;
-	f.sym = str(func);
-	f.dso = str(file);
-	f.line = line;
-	return f;
-}
-
-static struct sample_frame addr(uint64_t ip, const char *sym, const char *dso)
-{
-	struct sample_frame f;
-
-	memset(&f, 0, sizeof(f));
-	f.kind = SAMPLE_FRAME_ADDR;
-	f.ip = ip;
-	f.sym = str(sym);
-	f.dso = str(dso);
-	return f;
-}
 
 static void fill(struct sample *s, const struct sample_frame *f, size_t n,
 		 uint64_t time_ns, pid_t pid, const char *comm)

@@ -16,6 +16,7 @@
 #include "report/profile.h"
 #include "report/sample.h"
 #include "report/wakers.h"
+#include "sample_frames.h"
 #include "tap.h"
 
 #include <linux/types.h>
@@ -27,35 +28,10 @@
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define PY "/usr/bin/python3.11"
 
-static struct sample_str str(const char *s)
+/* a Python frame of this test's program, /app/w.py */
+static struct sample_frame wpy(const char *func, uint32_t line)
 {
-	struct sample_str r = { s, strlen(s) };
-
-	return r;
-}
-
-static struct sample_frame py(const char *func, uint32_t line)
-{
-	struct sample_frame f;
-
-	memset(&f, 0, sizeof(f));
-	f.kind = SAMPLE_FRAME_PYTHON;
-	f.sym = str(func);
-	f.dso = str("/app/w.py");
-	f.line = line;
-	return f;
-}
-
-static struct sample_frame addr(uint64_t ip, const char *sym, const char *dso)
-{
-	struct sample_frame f;
-
-	memset(&f, 0, sizeof(f));
-	f.kind = SAMPLE_FRAME_ADDR;
-	f.ip = ip;
-	f.sym = str(sym);
-	f.dso = str(dso);
-	return f;
+	return py(func, "/app/w.py", line);
 }
 
 static struct profile_live *lv;
@@ -132,7 +108,7 @@ int main(void)
 		addr(0x7f0000001000ull, "__new_sem_wait_slow64.constprop.0",
 		     LIBC),
 		addr(0x500100, "PyThread_acquire_lock_timed", PY),
-		py("waiter", 30),
+		wpy("waiter", 30),
 		addr(0x401000, "_start", PY),
 	};
 	const struct sample_frame gil[] = {
@@ -140,28 +116,28 @@ int main(void)
 		addr(0x7f0000002000ull, "pthread_cond_timedwait", LIBC),
 		addr(0x500200, "take_gil", PY),
 		addr(0x500300, "PyEval_RestoreThread", PY),
-		py("io", 40),
+		wpy("io", 40),
 		addr(0x401000, "_start", PY),
 	};
 	const struct sample_frame by_critical[] = {
 		addr(0xffffffff81000200ull, "try_to_wake_up", KSYMS),
 		addr(0x7f0000003000ull, "sem_post", LIBC),
-		py("critical", 12),
-		py("holder", 20),
+		wpy("critical", 12),
+		wpy("holder", 20),
 		addr(0x401000, "_start", PY),
 	};
 	const struct sample_frame by_hog50[] = {
 		addr(0xffffffff81000200ull, "try_to_wake_up", KSYMS),
 		addr(0x7f0000004000ull, "pthread_cond_signal", LIBC),
 		addr(0x500400, "drop_gil", PY),
-		py("hog", 50),
+		wpy("hog", 50),
 		addr(0x401000, "_start", PY),
 	};
 	const struct sample_frame by_hog51[] = {
 		addr(0xffffffff81000200ull, "try_to_wake_up", KSYMS),
 		addr(0x7f0000004000ull, "pthread_cond_signal", LIBC),
 		addr(0x500400, "drop_gil", PY),
-		py("hog", 51),
+		wpy("hog", 51),
 		addr(0x401000, "_start", PY),
 	};
 	const struct sample_frame by_timer[] = {
