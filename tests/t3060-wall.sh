@@ -46,12 +46,13 @@ test_have_prereq FP_PYTHON && FPPY=$(ppr_fp_python)
 # clock in collapsed form (NAME.col, microseconds) and JSON.  The
 # route must give stacks at switch-out (root: sched_switch).  WMODE=bpf:
 # the frame walker; otherwise perf record's route (--trampoline auto).
+# record -v: its notes and counts of intervals, shown on a miss.
 wall() {
 	wn_=$1 wpy_=$2 &&
 	shift 2 &&
 	if test "${WMODE:-}" = bpf; then wroute_="--mode bpf"
 	else wroute_="--trampoline auto"; fi &&
-	record_env "$PPR_BIN" record -q --wall $wroute_ \
+	record_env "$PPR_BIN" record -v --wall $wroute_ \
 		-o "$wn_" --python "$wpy_" "$@" >"$wn_.out" 2>"$wn_.err" &&
 	test "$(meta "$wn_" exit_status)" = 0 &&
 	test "$(meta "$wn_" wall)" = "$(test "${WMODE:-}" = bpf &&

@@ -136,9 +136,10 @@ assert fr and all(f.get(\"line\", 0) > 20 for f in fr), fr
 
 	# wall-truth.py's five phases (CPU, sleep, a pipe, a lock, the
 	# GIL): each phase's wall share of the main thread within 3 points
-	# of its own perf_counter() measure, with the wait's reason
+	# of its own perf_counter() measure, with the wait's reason (record
+	# -v: its notes and counts of intervals are shown on a miss)
 	test_expect_success BPF,UROOT "$v: --wall: the ground truth: each phase's wall share and its wait's reason" "
-		ppr record -q --wall --mode bpf -o w$n -- $py \"\$DIR/wall-truth.py\" \
+		ppr record -v --wall --mode bpf -o w$n -- $py \"\$DIR/wall-truth.py\" \
 			\"\$DIR/w$n.truth\" >w$n.out 2>w$n.err &&
 		test \"\$(meta w$n exit_status)\" = 0 &&
 		test \"\$(meta w$n wall)\" = walker &&

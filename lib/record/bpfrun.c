@@ -200,6 +200,13 @@ static void say_stats(struct record_run *r, struct wrec *w)
 	if (st.conv.lost)
 		session_meta_set(&r->meta, "walker_lost", "%llu",
 				 (unsigned long long)st.conv.lost);
+	/*
+	 * intervals left out (their switch-out was lost), which report's
+	 * warnings count with perf's
+	 */
+	if (st.conv.offcpu_unopened)
+		session_meta_set(&r->meta, "walker_offcpu_broken", "%llu",
+				 (unsigned long long)st.conv.offcpu_unopened);
 	strvec_clear(&lines);
 }
 

@@ -8,6 +8,8 @@
 #include "compat.h"
 #include "alloc.h"
 #include "byteorder.h"
+#include "numparse.h"
+#include <limits.h>
 #include "perfdata.h"
 #include "report/src_owntasks.h"
 #include "report/src_native.h"
@@ -595,6 +597,7 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	struct native_opts o;
 	struct native_stats st;
 	int cb_ret, ret;
+	long broken;
 
 	memset(&o, 0, sizeof(o));
 	o.session_dir = l->s->dir;
@@ -613,6 +616,14 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 		l->recorded = st.samples + st.bad_samples + st.switch_samples;
 		l->lost = st.lost;
 		q->offcpu_broken = st.switch_broken;
+		/*
+		 * the frame walker pairs its switches as it records: the
+		 * intervals whose switch-out or switch-in it lost are not
+		 * in perf.data, only counted in the session's meta
+		 */
+		if (!parse_long(profile_meta_get(l->p, "walker_offcpu_broken"),
+				10, 1, LONG_MAX, &broken))
+			q->offcpu_broken += (uint64_t)broken;
 		q->walker_samples = st.walker.samples;
 		q->walker_py_frames = st.walker.py_frames;
 		q->walker_unnamed = st.walker.unnamed;

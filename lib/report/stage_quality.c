@@ -470,13 +470,15 @@ void quality_warnings(struct loader *l)
 			     q->offcpu_notime == 1 ? "" : "s",
 			     q->offcpu_notime == 1 ? "has" : "have");
 	if (q->offcpu_broken)
-		profile_warn(p, "%s off-CPU interval%s left out: perf lost "
-			     "the switch record%s that began or ended %s, so "
+		profile_warn(p, "%s off-CPU interval%s left out: the switch "
+			     "record%s that began or ended %s %s lost (perf's "
+			     "or the frame walker's ring buffer was full), so "
 			     "the wall clock misses that waiting time",
 			     count_str(q->offcpu_broken, a, sizeof(a)),
 			     q->offcpu_broken == 1 ? "" : "s",
 			     q->offcpu_broken == 1 ? "" : "s",
-			     q->offcpu_broken == 1 ? "it" : "them");
+			     q->offcpu_broken == 1 ? "it" : "them",
+			     q->offcpu_broken == 1 ? "was" : "were");
 	if (q->bad_names)
 		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
 			     "control bytes or torn records in a perf map or "

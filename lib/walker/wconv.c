@@ -77,6 +77,7 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->maps_every_ns = o->maps_every_ns ? o->maps_every_ns :
 			   DEFAULT_MAPS_EVERY_NS;
 	c->hooks = o->hooks;
+	c->wall = o->wall;
 	c->wakers = o->wall && o->wakers;
 	strbuf_init(&c->raw, 0);
 	attrs(o, &ca, &oa);
@@ -371,12 +372,43 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 
 /* --- events in time order ------------------------------------------------ */
 
+static int close_interval(struct wconv *c, struct wthread *t, uint64_t end,
+			  char *err, size_t errlen);
+
+/*
+ * t, off CPU since its switch-out, is seen running at time now (a sample
+ * of it, its next switch-out, its exit): its switch-in was lost (the
+ * kernel ran it without the walker's switch event).  The interval ends
+ * no later than now: closed there, and counted, rather than dropped,
+ * since a wait of seconds lost whole would be a silent hole in the wall
+ * clock.  It is too long by the time the thread ran before now, which
+ * is short: no sample of it fell in that time, or this is that sample.
+ */
+static int close_late(struct wconv *c, struct wthread *t, uint64_t now,
+		      char *err, size_t errlen)
+{
+	int r;
+
+	c->st.offcpu_late++;
+	r = close_interval(c, t, now, err, errlen);
+	/* a waking is the waker of the wait that ended, or of none */
+	free(t->wake);
+	t->wake = NULL;
+	return r;
+}
+
 static int on_sample(struct wconv *c, const struct walker_decoded *d,
 		     char *err, size_t errlen)
 {
 	struct wproc *p = wconv_proc_find(c, (pid_t)d->hdr->pid);
+	struct umap_ent *e;
+	struct wthread *t;
 
 	count_sample(c, d);
+	if (c->wall && (e = umap_find(&c->threads, d->hdr->tid)) &&
+	    (t = e->val) && t->off &&
+	    close_late(c, t, d->hdr->time_ns, err, errlen) < 0)
+		return -1;
 	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns,
 			    c->period_ns, NULL, 0, err, errlen);
 }
@@ -396,11 +428,10 @@ static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 		return 0;
 	}
 	t = wconv_thread_get(c, (pid_t)d->hdr->tid);
-	if (t->off) {
-		/* its switch-in was lost: that interval cannot be closed */
-		c->st.offcpu_dropped++;
-		free(t->off);
-	}
+	t->switched = 1;
+	/* its switch-in was lost: it ran before this switch-out */
+	if (t->off && close_late(c, t, d->hdr->time_ns, err, errlen) < 0)
+		return -1;
 	t->off = xmalloc(d->hdr->size);
 	memcpy(t->off, d->hdr, d->hdr->size);
 	t->off_len = d->hdr->size;
@@ -526,19 +557,21 @@ static int on_waking(struct wconv *c, const struct walker_decoded *d)
 static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 		    char *err, size_t errlen)
 {
-	struct umap_ent *e = umap_find(&c->threads, d->hdr->tid);
-	struct wthread *t = e ? e->val : NULL;
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
 	int r = 0;
 
-	if (!t || !t->off)
+	if (!t->off) {
 		c->st.oncpu_unpaired++;
-	else
+		/* it switched before: the switch-out of this wait was lost */
+		if (t->switched)
+			c->st.offcpu_unopened++;
+	} else {
 		r = close_interval(c, t, d->hdr->time_ns, err, errlen);
-	/* a waking is the waker of the wait that ends here, or of none */
-	if (t) {
-		free(t->wake);
-		t->wake = NULL;
 	}
+	t->switched = 1;
+	/* a waking is the waker of the wait that ends here, or of none */
+	free(t->wake);
+	t->wake = NULL;
 	return r;
 }
 
@@ -581,9 +614,10 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 		e = umap_find(&c->threads, h->tid);
 		t = e ? e->val : NULL;
 		if (t) {
-			/* a thread exits on CPU: an open interval is stale */
-			if (t->off)
-				c->st.offcpu_dropped++;
+			/* a thread exits on CPU: its switch-in was lost */
+			if (t->off && close_late(c, t, h->time_ns, err,
+						 errlen) < 0)
+				return -1;
 			free(t->off);
 			free(t->wake);
 			free(t);

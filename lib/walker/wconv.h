@@ -144,9 +144,13 @@ struct wconv_stats {
 					   (ended at the end time) */
 	uint64_t offcpu_exited;		/* last switch-outs of exiting
 					   threads: no wait, left out */
-	uint64_t offcpu_dropped;	/* switch-outs followed by another
-					   switch-out: the first dropped */
+	uint64_t offcpu_late;		/* intervals whose switch-in was
+					   lost, closed when the thread was
+					   next seen running (close_late()) */
 	uint64_t oncpu_unpaired;	/* switch-ins without a switch-out */
+	uint64_t offcpu_unopened;	/* ... of a thread seen switching
+					   before: its switch-out was lost,
+					   the interval left out */
 	uint64_t wakings;		/* waking events */
 	uint64_t woken;			/* intervals written with a waker */
 	uint64_t woken_ns;		/* ... their nanoseconds */

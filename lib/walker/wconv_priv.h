@@ -80,6 +80,12 @@ struct wthread {
 				   off-CPU interval (a copy), or NULL */
 	size_t off_len;
 	/*
+	 * a switch of it was seen: a later switch-in without a switch-out
+	 * is a lost switch-out (the first switch-in of a thread that was
+	 * off CPU when watching began is not)
+	 */
+	int switched;
+	/*
 	 * --wakers: the last waking of this thread not yet followed by a
 	 * switch-in (a copy), its WALKER_WAKE_F_* flags; as a waker, the
 	 * time and wakee of its last waking (a wakeup of several waiters)
@@ -105,7 +111,7 @@ struct wconv {
 	uint64_t period_ns;
 	struct wconv_hooks hooks;
 	uint64_t cpu_id, off_id, wake_id;
-	int wakers;
+	int wall, wakers;
 	/*
 	 * the queue (timeq.h): event copies at 8-aligned offsets (off) of
 	 * arena, len bytes each

@@ -778,7 +778,7 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 		strvec_pushf(lines, "%llu events came more than the hold-back "
 			     "late and were written out of time order",
 			     (unsigned long long)c->late);
-	if (c->offcpu || c->offcpu_dropped) {
+	if (c->offcpu || c->offcpu_unopened) {
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%llu off-CPU intervals, %.3f s",
 			    (unsigned long long)c->offcpu, c->offcpu_ns / 1e9);
@@ -786,9 +786,14 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			strbuf_addf(&sb, "; %llu still off CPU at the end, "
 				    "counted until then",
 				    (unsigned long long)c->offcpu_open);
-		if (c->offcpu_dropped)
-			strbuf_addf(&sb, "; %llu dropped (their switch-in was "
-				    "lost)", (unsigned long long)c->offcpu_dropped);
+		if (c->offcpu_late)
+			strbuf_addf(&sb, "; %llu ended where the thread was "
+				    "next seen running (their switch-in was "
+				    "lost)", (unsigned long long)c->offcpu_late);
+		if (c->offcpu_unopened)
+			strbuf_addf(&sb, "; %llu left out (their switch-out "
+				    "was lost)",
+				    (unsigned long long)c->offcpu_unopened);
 		strvec_push(lines, sb.buf);
 	}
 	if (c->wakings) {

@@ -428,7 +428,7 @@ static void synthetic(void)
 	TAP_OK(st->flags[0] == 1 && st->flags[2] == 1 && st->flags[7] == 1 &&
 	       st->flags[6] == 1, "stats: flag counts");
 	TAP_OK(st->offcpu == 2 && st->offcpu_open == 1 &&
-	       st->offcpu_ns == 147 * MS && st->offcpu_dropped == 0 &&
+	       st->offcpu_ns == 147 * MS && st->offcpu_late == 0 &&
 	       st->oncpu_unpaired == 0, "stats: off-CPU intervals");
 	TAP_INT(st->lost, 7, "stats: lost events");
 	TAP_INT(st->late, 1, "stats: one late event");
@@ -820,6 +820,91 @@ out:
 	free(path);
 }
 
+/*
+ * Switches the walker did not see (--wall): an interval whose switch-in
+ * is missing ends where its thread is next seen running (a sample, its
+ * next switch-out, its exit); one whose switch-out is missing is left
+ * out and counted; a thread's first switch-in (off CPU when watching
+ * began) is no loss.
+ */
+static void lost_switches(void)
+{
+	struct wconv_opts o;
+	struct wconv *c;
+	const struct wconv_stats *st;
+	struct sample_spec sp;
+	uint64_t regs[WALKER_NR_REGS];
+	char err[PPR_ERR_LEN], *path = NULL, *proc = NULL;
+	const char *argv[] = { "pyperf-run", "record", "fake", NULL };
+	unsigned i;
+
+	if (asprintf(&path, "%s/perf-lost.data", dir) < 0 ||
+	    asprintf(&proc, "%s/proc", dir) < 0)
+		abort();
+	memset(&o, 0, sizeof(o));
+	o.perf_data = path;
+	o.proc_root = proc;
+	o.kallsyms = "/proc/kallsyms";
+	o.freq = 999;
+	o.wall = 1;
+	o.ustack_bytes = 128;
+	o.cmdline = argv;
+	o.start_ns = T0;
+	if (wconv_new(&c, &o, err, sizeof(err)) < 0) {
+		TAP_OK(0, "wconv_new: %s", err);
+		return;
+	}
+	for (i = 0; i < WALKER_NR_REGS; i++)
+		regs[i] = 0x1000 + i;
+	regs[8] = 0x401100;
+	memset(&sp, 0, sizeof(sp));
+	sp.type = WALKER_EV_OFFCPU;
+	sp.pid = 100;
+	sp.tid = 102;
+	sp.regs = regs;
+	sp.prev_state = 1;
+	/* off CPU when watching began: its first switch-in, no loss */
+	feed(c, ev_task(WALKER_EV_ONCPU, T0 + 1 * MS, 100, 102, 0, 0, NULL));
+	sp.time = T0 + 2 * MS;
+	feed(c, ev_sample(&sp));
+	feed(c, ev_task(WALKER_EV_ONCPU, T0 + 5 * MS, 100, 102, 0, 0, NULL));
+	/* a switch-in whose switch-out was lost: left out */
+	feed(c, ev_task(WALKER_EV_ONCPU, T0 + 9 * MS, 100, 102, 0, 0, NULL));
+	/* switch-ins lost: ended by the next switch-out, by a sample */
+	sp.time = T0 + 10 * MS;
+	feed(c, ev_sample(&sp));
+	sp.time = T0 + 12 * MS;
+	feed(c, ev_sample(&sp));
+	sp.type = WALKER_EV_SAMPLE;
+	sp.prev_state = 0;
+	sp.time = T0 + 20 * MS;
+	feed(c, ev_sample(&sp));
+	/* and by its exit */
+	sp.type = WALKER_EV_OFFCPU;
+	sp.prev_state = 1;
+	sp.time = T0 + 30 * MS;
+	feed(c, ev_sample(&sp));
+	feed(c, ev_task(WALKER_EV_EXIT, T0 + 34 * MS, 100, 102, 100, 100,
+			NULL));
+	TAP_OK(wconv_finish(c, T0 + 40 * MS, err, sizeof(err)) == 0,
+	       "lost switches: finish");
+	st = wconv_stats(c);
+	TAP_OK(st->offcpu == 4 && st->offcpu_ns == (3 + 2 + 8 + 4) * MS,
+	       "lost switches: the intervals, three of them ended late "
+	       "(%llu, %llu ns)", (unsigned long long)st->offcpu,
+	       (unsigned long long)st->offcpu_ns);
+	TAP_OK(st->oncpu_unpaired == 2 && st->offcpu_unopened == 1 &&
+	       st->offcpu_late == 3,
+	       "lost switches: one switch-out and three switch-ins lost "
+	       "(%llu unpaired, %llu unopened, %llu late)",
+	       (unsigned long long)st->oncpu_unpaired,
+	       (unsigned long long)st->offcpu_unopened,
+	       (unsigned long long)st->offcpu_late);
+	wconv_free(c);
+	free(path);
+	free(proc);
+}
+
 int main(void)
 {
 
@@ -827,6 +912,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	synthetic();
+	lost_switches();
 	real_python();
 	/* the fake /proc tree */
 	{
