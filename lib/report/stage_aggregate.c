@@ -420,6 +420,18 @@ void agg_waker(struct loader *l, const struct sample *s,
 		snprintf(label, sizeof(label),
 			 "[woken by an unwatched process %s-%d]",
 			 s->wake.comm, (int)s->pid);
+	else if (s->thread_name.len)
+		/*
+		 * Python's name of the waker: the kernel's comm is at most
+		 * 15 bytes, and 3.14 sets it from that name, cut ("Thread-1
+		 * (round")
+		 */
+		snprintf(label, sizeof(label), "[woken by %.*s, %d/%d%s]",
+			 (int)(s->thread_name.len > 80 ? 80 :
+			       s->thread_name.len), s->thread_name.s,
+			 (int)s->pid, (int)s->tid,
+			 s->wake.flags & WALKER_WAKE_F_SHARED ?
+			 ", shared" : "");
 	else
 		snprintf(label, sizeof(label), "[woken by %s-%d/%d%s]",
 			 s->wake.comm, (int)s->pid, (int)s->tid,
