@@ -33,7 +33,7 @@ test_have_prereq DEB && DEB=$(ppr_distro_python 3.11)
 test_have_prereq PY38 && PY38=$(record_python 3.8)
 test_have_prereq PY313 && PY313=$(record_python 3.13)
 
-# wakers NAME PYTHON lock|queue: record --wall --wakers, then the
+# wakers NAME PYTHON lock|queue|pipe: record --wall --wakers, then the
 # waiting thread's wakers view in collapsed form (NAME.col)
 wakers() {
 	ppr record -q --wall --wakers -o "$1" --python "$2" "$PROG" "$3" \
@@ -66,6 +66,24 @@ for v in DEB PY38 PY313; do
 		eval py=\$$v &&
 		wakers queue-$v "$py" queue &&
 		at_least queue-$v "[off-cpu lock]" "produce (" 90
+	'
+done
+
+# Across processes: the main thread's waits on a multiprocessing Pipe
+# are credited to write_it(), in the forked child that writes to it
+# (the walker follows children); its io row in the table names
+# write_it(), not the standard library's Connection._send under it
+for v in DEB PY313; do
+	test_expect_success "BPF,$v" "$v: >= 90 % of a pipe reader's waits credited to the writing child's write_it()" '
+		eval py=\$$v &&
+		wakers pipe-$v "$py" pipe &&
+		at_least pipe-$v "[off-cpu io]" "write_it (" 90 &&
+		ppr report -i pipe-$v --wakers --tid "$(cat pipe-$v.tid)" \
+			-o pipe-$v.txt 2>pipe-$v.terr &&
+		sed -n "/^Who made whom wait/,/^\$/p" pipe-$v.txt >pipe-$v.table &&
+		cat pipe-$v.table &&
+		awk "\$6 == \"io\" { print; exit }" pipe-$v.table >pipe-$v.row &&
+		test_grep " main \(wakers-truth\.py\) +write_it \(wakers-truth\.py:[0-9]+\)\$" pipe-$v.row
 	'
 done
 

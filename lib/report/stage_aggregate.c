@@ -12,6 +12,7 @@
  * root first, under the pseudo frame of a cut or start-up stack.
  */
 #include "compat.h"
+#include <ctype.h>
 #include "alloc.h"
 #include "report/pipeline_priv.h"
 #include "report/stage_aggregate_waitclass.h"
@@ -458,11 +459,55 @@ void agg_waker(struct loader *l, const struct sample *s,
  * first): its innermost Python frame, else its innermost named native
  * frame, else its innermost frame, else "[unknown]".
  */
+/*
+ * A Python frame of the standard library: its file in the interpreter's
+ * own lib/pythonX.Y/ (not its site-packages or dist-packages), or one of
+ * its frozen modules ("<frozen importlib._bootstrap>").
+ */
+static int stdlib_frame(const struct frame *f)
+{
+	const char *p = f->file, *q;
+
+	if (f->kind != FRAME_PYTHON || !p)
+		return 0;
+	if (!strncmp(p, "<frozen ", 8))
+		return 1;
+	for (q = strstr(p, "/lib/python"); q; q = strstr(q + 1, "/lib/python")) {
+		p = q + 11;
+		if (!isdigit((unsigned char)*p))
+			continue;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p++ != '.' || !isdigit((unsigned char)*p))
+			continue;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p == 't')		/* a free-threaded build's */
+			p++;
+		if (*p++ != '/')
+			continue;
+		return strncmp(p, "site-packages/", 14) &&
+		       strncmp(p, "dist-packages/", 14);
+	}
+	return 0;
+}
+
+/*
+ * Who waited (the wakers table's waiting function): the innermost
+ * Python frame of the program's own code, where the standard library's
+ * (queue.get, Condition.wait, a Connection's recv) is innermost; the
+ * innermost Python frame when the stack has no other; else the
+ * innermost named native frame.
+ */
 static uint32_t waiter_frame(const struct loader *l, size_t d)
 {
 	const struct frame *fr = l->p->frames;
 	size_t i;
 
+	for (i = d; i-- > 0;)
+		if (fr[l->out[i]].kind == FRAME_PYTHON &&
+		    !stdlib_frame(&fr[l->out[i]]))
+			return l->out[i];
 	for (i = d; i-- > 0;)
 		if (fr[l->out[i]].kind == FRAME_PYTHON)
 			return l->out[i];
@@ -686,12 +731,20 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			q->woken_shared_ns += s->weight;
 		}
 	}
-	/* the waker's innermost Python frame, else its "[woken by ...]" */
+	/*
+	 * the waker's innermost Python frame of the program's own code (the
+	 * producer, not the standard library's Queue.put it called), else
+	 * its innermost Python frame, else its "[woken by ...]"
+	 */
 	waker = w->ids[0];
 	for (i = 1; i < w->n; i++)
 		if (l->p->frames[w->ids[i]].kind == FRAME_PYTHON) {
-			waker = w->ids[i];
-			break;
+			if (waker == w->ids[0])
+				waker = w->ids[i];
+			if (!stdlib_frame(&l->p->frames[w->ids[i]])) {
+				waker = w->ids[i];
+				break;
+			}
 		}
 	wake_row(l, s, d - 1, reason, waker,
 		 w->context != WALKER_WAKE_TASK && w->timer);
