@@ -53,7 +53,9 @@ static const char top_options[] =
 "                           --duration detaches, they run on\n"
 "    --view mixed|python|all  which frames (as report; default mixed)\n"
 "    --wall                 also the time each thread waits, and on what\n"
-"                           (the wall clock, in nanoseconds)\n"
+"                           (the wall clock)\n"
+"    --wakers               with --wall, bpf mode: also who ended the\n"
+"                           waits (report --wakers's tables, live)\n"
 "    -s, --sort self|total  the table's order (default: self)\n"
 "    -n, --rows <n>         rows in the table (default: the screen's)\n"
 "    -d, --delay <seconds>  time between refreshes (default: 1)\n"
@@ -81,13 +83,14 @@ struct top_cli {
 	const char *output;
 	int quiet;
 	int wall;		/* --wall */
+	int wakers;		/* --wakers */
 };
 
 #define bad_usage(...) usage_error(&top_usage, EXIT_INTERNAL, __VA_ARGS__)
 
 static void parse_options(int argc, char **argv, struct top_cli *o)
 {
-	enum { OPT_VIEW = 256, OPT_BATCH, OPT_WALL };
+	enum { OPT_VIEW = 256, OPT_BATCH, OPT_WALL, OPT_WAKERS };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "view", required_argument, NULL, OPT_VIEW },
@@ -96,6 +99,7 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 		{ "delay", required_argument, NULL, 'd' },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "wall", no_argument, NULL, OPT_WALL },
+		{ "wakers", no_argument, NULL, OPT_WAKERS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -144,6 +148,10 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 		case OPT_WALL:
 			o->wall = 1;
 			break;
+		case OPT_WAKERS:
+			/* record's decision refuses it outside bpf mode */
+			o->wakers = o->ro.wakers = 1;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -159,6 +167,9 @@ static void parse_options(int argc, char **argv, struct top_cli *o)
 	}
 	if (o->output && !o->batch)
 		bad_usage("-o writes the table of --batch");
+	if (o->wakers && !o->wall)
+		bad_usage("--wakers names who ended the waits --wall shows: "
+			  "give --wall too");
 	program_target(argc, argv, optind, &o->ro, &top_usage, "run");
 	if (o->ro.duration > 0)
 		o->duration = o->ro.duration;
@@ -330,7 +341,12 @@ static void draw(FILE *fp, const struct profile *p, const struct top *t,
 			(unsigned long long)p->quality.startup_cut);
 	fo.top = o->rows ? (unsigned)o->rows :
 		screen ? screen_rows() - 10 : 20;
+	/* --wakers on a screen: half of its rows for each table */
+	if (o->wakers && screen && !o->rows)
+		fo.top = fo.top / 2 > 3 ? fo.top / 2 : 3;
 	fmt_text_top(p, &fo, fp, o->by_total);
+	if (o->wakers)
+		fmt_text_wakers(p, &fo, fp);
 	fflush(fp);
 }
 
@@ -415,6 +431,7 @@ static int run(struct top_cli *o, struct record_run *r)
 	/* --wall: on-CPU samples by their period plus off-CPU intervals */
 	if (o->wall)
 		f.clock = PROFILE_CLOCK_WALL + 1;
+	f.wake_table = o->wakers;	/* the wall clock's stacks kept */
 	if (r->dump_dir)
 		dirs[nd++] = r->dump_dir;
 	dirs[nd++] = "/tmp";
@@ -427,6 +444,7 @@ static int run(struct top_cli *o, struct record_run *r)
 	to.jit = r->mode.name == MODE_JIT;
 	to.stack_size = r->mode.stack_size;
 	to.wall = o->wall;
+	to.wakers = o->wakers;
 	to.dirs = dirs;
 	to.filter = &f;
 	to.bpf = r->mode.name == MODE_BPF;

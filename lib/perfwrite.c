@@ -294,6 +294,9 @@ static void header(const struct perfwrite *w, unsigned char *h,
 	/* event types (h + 56): none */
 }
 
+static void features(const struct perfwrite *w, uint64_t at,
+		     unsigned char *bits, struct strbuf *file);
+
 int perfwrite_image(const struct perfwrite *w, unsigned char **buf,
 		    size_t *len, char *err, size_t errlen)
 {
@@ -302,10 +305,19 @@ int perfwrite_image(const struct perfwrite *w, unsigned char **buf,
 
 	if (!w->nr_attrs)
 		return set_err(err, errlen, "no events");
+	uint64_t at;
+
 	memset(h, 0, sizeof(h));
 	strbuf_add(&sb, h, sizeof(h));
 	attrs_section(w, &sb, HEADER_SIZE);
-	header(w, (unsigned char *)sb.buf, sb.len, 0);
+	at = sb.len;
+	/*
+	 * the features after an empty data section: the events' names
+	 * (HEADER_EVENT_DESC) tell a reader what each one is (two of the
+	 * walker's are BPF output events, told apart by name only)
+	 */
+	features(w, at, (unsigned char *)sb.buf + 72, &sb);
+	header(w, (unsigned char *)sb.buf, at, 0);
 	*buf = (unsigned char *)strbuf_detach(&sb, len);
 	return 0;
 }
@@ -631,8 +643,8 @@ static void feature(struct strbuf *table, struct strbuf *out,
  * The feature sections, in bit order (perf's table follows the bits):
  * facts of this machine, the command, the events, the sample times.
  */
-static void features(struct perfwrite *w, uint64_t at, unsigned char *bits,
-		     struct strbuf *file)
+static void features(const struct perfwrite *w, uint64_t at,
+		     unsigned char *bits, struct strbuf *file)
 {
 	struct strbuf table = STRBUF_INIT, out = STRBUF_INIT;
 	struct strbuf f = STRBUF_INIT;

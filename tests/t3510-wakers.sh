@@ -140,6 +140,25 @@ print(h[\"line\"][\"line\"], h[\"held_nanoseconds\"] / 1e9)
 	'
 done
 
+# top --wall --wakers, live: the same table under top's, from the
+# walker's events as they come (its waker samples told from its
+# intervals by their event's name)
+test_prereq_LIBPERF() {
+	ppr --version | grep -q " libperf=yes" ||
+		{ echo "pyperf-run was built without libperf"; return 1; }
+}
+test_expect_success BPF,DEB,LIBPERF 'top --wall --wakers: the waiter'"'"'s lock waits credited to critical() at its with line, live' '
+	ppr top --wall --wakers --batch -q -o top.txt --python "$DEB" \
+		"$PROG" lock top.tid >/dev/null 2>top.err &&
+	sed -n "/^Who made whom wait/,/^\$/p" top.txt >top.table &&
+	cat top.table &&
+	awk "\$6 == \"lock\" { print; exit }" top.table >top.row &&
+	test_grep " waiter \(wakers-truth\.py\) +critical \(wakers-truth\.py:$LOCK_LINE\)\$" top.row &&
+	test_must_fail ppr top --wakers --batch --python "$DEB" "$PROG" lock \
+		top2.tid 2>top2.err &&
+	test_grep "give --wall too" top2.err
+'
+
 test_expect_success BPF 'report --wakers: the record line and the text tree say the wakers' '
 	test_grep "wakeups; .* of the off-CPU intervals have their waker" lock-DEB.err ||
 	ppr record --wall --wakers -o again --python /usr/bin/python3 "$PROG" lock again.tid 2>again.err &&

@@ -88,6 +88,13 @@ void fmt_text_top(const struct profile *p, const struct fmt_opts *o,
 		  FILE *fp, int by_total);
 int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 		   FILE *fp, char *err, size_t errlen);
+/*
+ * The text report's wakers tables (who made whom wait, the GIL's
+ * holders), when p counted wakes (profile_filter's wakers or
+ * wake_table): `pyperf-run top --wakers`'s screen.
+ */
+void fmt_text_wakers(const struct profile *p, const struct fmt_opts *o,
+		     FILE *fp);
 int fmt_collapsed_write(const struct profile *p, const struct fmt_opts *o,
 			FILE *fp, char *err, size_t errlen);
 int fmt_json_write(const struct profile *p, const struct fmt_opts *o,

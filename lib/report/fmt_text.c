@@ -439,8 +439,8 @@ static void gil_holders(const struct profile *p, const struct wakers_table *t,
 	strbuf_release(&sb);
 }
 
-static void wakers(const struct profile *p, const struct fmt_opts *o,
-		   FILE *fp)
+void fmt_text_wakers(const struct profile *p, const struct fmt_opts *o,
+		     FILE *fp)
 {
 	struct wakers_table t;
 
@@ -673,7 +673,7 @@ int fmt_text_write(const struct profile *p, const struct fmt_opts *o,
 	      t.order, t.n, t.self, t.total, 1, 0);
 	tasks(p, fp);
 	waits(p, fp);
-	wakers(p, o, fp);
+	fmt_text_wakers(p, o, fp);
 	if (o->tree)
 		call_tree(p, o, fp);
 	fn_release(&t);

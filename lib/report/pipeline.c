@@ -115,7 +115,7 @@ int pipeline_sample(void *data, const struct sample *s)
 	if (!s->waker && s->event.len == 5 && !memcmp(s->event.s, "waker", 5))
 		return 0;
 	if (s->waker) {
-		if (!l->f->wakers || s->own)
+		if (!(l->f->wakers || l->f->wake_table) || s->own)
 			return 0;
 		s = name_rebuild(l, s, &rebuilt, &nm);
 		name_frames(l, s, &nm);

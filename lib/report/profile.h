@@ -267,11 +267,17 @@ struct profile_filter {
 	 * by its "[woken by ...]" frame and its waker's stack
 	 */
 	int wakers;
+	/*
+	 * who made whom wait (p->wakes, lib/report/wakers.h) counted in any
+	 * clock, the stacks left as they are (top --wakers: the wall
+	 * clock's table, then the wakers tables)
+	 */
+	int wake_table;
 };
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
-			      PROFILE_READER_NATIVE, 0, 0, 0 }
+			      PROFILE_READER_NATIVE, 0, 0, 0, 0 }
 
 /* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
 int profile_reader_parse(const char *s, enum profile_reader *r);

@@ -778,6 +778,9 @@ void agg_add(struct loader *l, const struct sample *s,
 		if (l->f->wakers) {
 			d = add_waker(l, s, d, reason);
 			out = l->wake_out;
+		} else if (l->f->wake_table) {
+			/* its row only: the stack stays the interval's */
+			add_waker(l, s, d, reason);
 		}
 	}
 	if (!d)

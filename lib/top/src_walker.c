@@ -62,6 +62,7 @@ int walker_src_open(struct top *t, char *err, size_t errlen)
 	wo.max_py_frames = WALKER_MAX_PY_FRAMES;
 	wo.follow_children = 1;
 	wo.wall = t->o.wall;	/* switch-out stacks, walked too */
+	wo.wakers = t->o.wall && t->o.wakers;	/* each wait's waker */
 	if (wrec_start(&t->wrec, &wo, &errnum, err, errlen) < 0)
 		return -1;
 	if (wrec_image(t->wrec, &t->image, &t->image_len, err, errlen) < 0 ||

@@ -37,6 +37,8 @@ struct top_opts {
 	 * thread leaves with), as record --wall's context-switches route.
 	 */
 	int wall;
+	int wakers;		/* --wakers (bpf mode, with wall): each
+				   wait's waker, read by the walker */
 	const char *const *dirs; /* where its perf maps and context tables
 				    go (NULL-terminated, at most 4) */
 	const struct profile_filter *filter;
