@@ -455,11 +455,6 @@ void agg_waker(struct loader *l, const struct sample *s,
 }
 
 /*
- * Who made whom wait: the blocked stack's frame (l->out[0..d), root
- * first): its innermost Python frame, else its innermost named native
- * frame, else its innermost frame, else "[unknown]".
- */
-/*
  * A Python frame of the standard library: its file in the interpreter's
  * own lib/pythonX.Y/ (not its site-packages or dist-packages), or one of
  * its frozen modules ("<frozen importlib._bootstrap>").
@@ -493,11 +488,12 @@ static int stdlib_frame(const struct frame *f)
 }
 
 /*
- * Who waited (the wakers table's waiting function): the innermost
- * Python frame of the program's own code, where the standard library's
- * (queue.get, Condition.wait, a Connection's recv) is innermost; the
- * innermost Python frame when the stack has no other; else the
- * innermost named native frame.
+ * Who made whom wait: the blocked stack's frame (l->out[0..d), root
+ * first): its innermost Python frame of the program's own code, where
+ * the standard library's (queue.get, Condition.wait, a Connection's
+ * recv) is innermost; its innermost Python frame when the stack has no
+ * other; else its innermost named native frame, else its innermost
+ * frame, else "[unknown]".
  */
 static uint32_t waiter_frame(const struct loader *l, size_t d)
 {
