@@ -61,6 +61,9 @@ static const char report_options[] =
 "                        ended it: a [woken by ...] frame, then the\n"
 "                        waker's stack, innermost frame first (a session\n"
 "                        recorded with --wakers)\n"
+"      --chain           with --wakers: a waker that had itself just\n"
+"                        waited is followed to its own waker, up to four\n"
+"                        wakers in a row\n"
 "      --pid <pid>[,<pid>...]  only these processes\n"
 "      --tid <tid>[,<tid>...]  only these threads\n"
 "      --per-thread      keep threads apart (collapsed: a \"comm-PID/TID\"\n"
@@ -221,7 +224,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		OPT_PER_PROCESS, OPT_TIME, OPT_MIN_SHARE, OPT_TOP,
 		OPT_TREE_MIN, OPT_NO_TREE, OPT_INVERTED, OPT_TITLE,
 		OPT_COLOR, OPT_PERF_REPORT, OPT_DIFF, OPT_VIEW, OPT_PERF,
-		OPT_READER, OPT_CLOCK, OPT_WAKERS
+		OPT_READER, OPT_CLOCK, OPT_WAKERS, OPT_CHAIN
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -247,6 +250,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		{ "reader", required_argument, NULL, OPT_READER },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "wakers", no_argument, NULL, OPT_WAKERS },
+		{ "chain", no_argument, NULL, OPT_CHAIN },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -332,6 +336,10 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		case OPT_WAKERS:
 			o->filter.wakers = 1;
 			break;
+		case OPT_CHAIN:
+			/* the waker and three more, each of the one before */
+			o->filter.wake_chain = 4;
+			break;
 		case OPT_MIN_SHARE:
 			o->min_share = parse_pct("--min-share", optarg);
 			break;
@@ -403,6 +411,9 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 		o->filter.reader = o->filter.perf || getenv("PYPERF_PERF") ?
 				   PROFILE_READER_PERF_SCRIPT :
 				   PROFILE_READER_NATIVE;
+	if (o->filter.wake_chain && !o->filter.wakers)
+		bad_usage("--chain follows the wakers of --wakers: give "
+			  "--wakers too");
 	/* the wakers view is the off-CPU clock's */
 	if (o->filter.wakers) {
 		if (o->filter.clock &&

@@ -33,7 +33,7 @@ test_have_prereq DEB && DEB=$(ppr_distro_python 3.11)
 test_have_prereq PY38 && PY38=$(record_python 3.8)
 test_have_prereq PY313 && PY313=$(record_python 3.13)
 
-# wakers NAME PYTHON lock|queue|pipe: record --wall --wakers, then the
+# wakers NAME PYTHON lock|queue|pipe|chain: record --wall --wakers, then the
 # waiting thread's wakers view in collapsed form (NAME.col)
 wakers() {
 	ppr record -q --wall --wakers -o "$1" --python "$2" "$PROG" "$3" \
@@ -86,6 +86,23 @@ for v in DEB PY313; do
 		test_grep " main \(wakers-truth\.py\) +write_it \(wakers-truth\.py:[0-9]+\)\$" pipe-$v.row
 	'
 done
+
+# Chains (report --chain): sink()'s queue waits end in relay(), which
+# had just waited for produce(): without --chain none of them reach
+# produce(), with it >= 90 % do, through "[which had just waited]"
+test_expect_success BPF,DEB 'report --wakers --chain: a waker that had just waited is followed to its own waker' '
+	wakers chain-DEB "$DEB" chain &&
+	at_least chain-DEB "[off-cpu lock]" "relay (" 95 &&
+	share=$(python3 "$SHARE" "[off-cpu lock]" "produce (" <chain-DEB.col) &&
+	echo "without --chain: $share % reach produce()" &&
+	test "$share" = 0.0 &&
+	ppr report -i chain-DEB --wakers --chain --format collapsed \
+		--tid "$(cat chain-DEB.tid)" -o chain-DEB.col 2>chain-DEB.rerr &&
+	at_least chain-DEB "[off-cpu lock]" "produce (" 90 &&
+	test_grep "\[which had just waited\];\[woken by [^]]*produce" chain-DEB.col &&
+	test_must_fail ppr report -i chain-DEB --chain 2>chain-DEB.err2 &&
+	test_grep "give --wakers too" chain-DEB.err2
+'
 
 # The text report's "who made whom wait" table of a lock session: the
 # waiting thread's largest lock row is waiter() woken by critical() at
@@ -142,7 +159,8 @@ done
 
 # top --wall --wakers, live: the same table under top's, from the
 # walker's events as they come (its waker samples told from its
-# intervals by their event's name)
+# intervals by their event's name); every thread is in it, so the row
+# is the waiter's largest lock row
 test_prereq_LIBPERF() {
 	ppr --version | grep -q " libperf=yes" ||
 		{ echo "pyperf-run was built without libperf"; return 1; }
@@ -152,7 +170,7 @@ test_expect_success BPF,DEB,LIBPERF 'top --wall --wakers: the waiter'"'"'s lock 
 		"$PROG" lock top.tid >/dev/null 2>top.err &&
 	sed -n "/^Who made whom wait/,/^\$/p" top.txt >top.table &&
 	cat top.table &&
-	awk "\$6 == \"lock\" { print; exit }" top.table >top.row &&
+	awk "\$6 == \"lock\" && \$7 == \"waiter\" { print; exit }" top.table >top.row &&
 	test_grep " waiter \(wakers-truth\.py\) +critical \(wakers-truth\.py:$LOCK_LINE\)\$" top.row &&
 	test_must_fail ppr top --wakers --batch --python "$DEB" "$PROG" lock \
 		top2.tid 2>top2.err &&

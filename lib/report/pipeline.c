@@ -26,6 +26,7 @@ void loader_init(struct loader *l, struct profile *p,
 	l->unnamed_example = HTAB_NONE;
 	memset(l->offcpu_frame, 0xff, sizeof(l->offcpu_frame));
 	l->waker_unknown_frame = HTAB_NONE;
+	l->chain_frame = HTAB_NONE;
 	htab_init(&l->raw_tab);
 	l->clock_defaulted = !f->clock;
 	agg_set_clock(l, f->clock ? (enum profile_clock)(f->clock - 1) :
@@ -79,6 +80,15 @@ void loader_release(struct loader *l)
 		}
 	}
 	umap_release(&l->wakers);
+	for (i = 0; i < l->chains.cap; i++) {
+		struct chain_last *c = l->chains.ents[i].val;
+
+		if (l->chains.ents[i].used && c) {
+			free(c->ids);
+			free(c);
+		}
+	}
+	umap_release(&l->chains);
 	for (i = 0; i < l->gil_timed.cap; i++)
 		if (l->gil_timed.ents[i].used)
 			free(l->gil_timed.ents[i].val);
@@ -124,6 +134,8 @@ int pipeline_sample(void *data, const struct sample *s)
 	}
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);
+	if (s)
+		agg_chain_note(l, s);
 	if (!s || !agg_accept(l, s))
 		return 0;
 	s = name_rebuild(l, s, &rebuilt, &nm);

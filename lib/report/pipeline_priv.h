@@ -38,9 +38,23 @@ struct waker_stash {
 	uint32_t flags;		/* WALKER_WAKE_F_* */
 	uint32_t context;	/* enum walker_wake_context */
 	int timer;		/* a timer's callback woke it */
+	pid_t waker_tid;	/* a watched thread's (context TASK), or 0 */
 	uint32_t *ids;		/* "[woken by ...]", then the waker's stack,
 				   innermost first */
 	size_t n, alloc;	/* n 0: taken */
+};
+
+/*
+ * --chain: a thread's last wait with a waker, what its stack had after
+ * its "[off-cpu REASON]" frame (the waker's frames, and their own
+ * chain), for the waits this thread ends next.
+ */
+struct chain_last {
+	uint64_t end;		/* the wait's end */
+	unsigned levels;	/* waits in ids: 1, or more when chained;
+				   0: its waker unknown, no chain */
+	uint32_t *ids;
+	size_t n, alloc;
 };
 
 struct session;
@@ -214,6 +228,8 @@ struct loader {
 	 * stack with its waker built here (l->out is sized for one)
 	 */
 	struct umap wakers;
+	/* --chain: per tid, its last wait's tail (struct chain_last) */
+	struct umap chains;
 	/*
 	 * ...and who made whom wait: p->wakes by (waiter, waker, thread,
 	 * reason) and p->gil_holds by holder frame, each entry's count
@@ -228,6 +244,7 @@ struct loader {
 	 */
 	struct umap gil_timed;
 	uint32_t waker_unknown_frame;
+	uint32_t chain_frame;	/* "[which had just waited]" (--chain) */
 	uint32_t *wake_out;
 	size_t wake_out_alloc;
 	int clock_defaulted;	/* no --clock: the session's own */
@@ -280,6 +297,8 @@ void agg_set_clock(struct loader *l, enum profile_clock c);
 const struct sample *agg_clock(struct loader *l, const struct sample *s,
 			       struct sample *copy);
 int agg_accept(struct loader *l, const struct sample *s);
+/* --chain: s, an interval, is its thread's last wait (stage_aggregate.c) */
+void agg_chain_note(struct loader *l, const struct sample *s);
 uint32_t agg_task(struct loader *l, const struct sample *s);
 /* A waker sample (s->waker), kept for its interval (the wakers view). */
 void agg_waker(struct loader *l, const struct sample *s,

@@ -268,6 +268,13 @@ struct profile_filter {
 	 */
 	int wakers;
 	/*
+	 * --chain: the wakers view follows a waker that had itself just
+	 * waited (its wait ended at most PROFILE_CHAIN_GAP_NS before it
+	 * woke the thread) to its own waker, up to this many waits in all
+	 * (0: the waker only)
+	 */
+	int wake_chain;
+	/*
 	 * who made whom wait (p->wakes, lib/report/wakers.h) counted in any
 	 * clock, the stacks left as they are (top --wakers: the wall
 	 * clock's table, then the wakers tables)
@@ -277,7 +284,10 @@ struct profile_filter {
 
 #define PROFILE_FILTER_INIT { PROFILE_VIEW_MIXED, PROFILE_MERGED, \
 			      NULL, 0, NULL, 0, -1.0, -1.0, NULL, NULL, NULL, \
-			      PROFILE_READER_NATIVE, 0, 0, 0, 0 }
+			      PROFILE_READER_NATIVE, 0, 0, 0, 0, 0 }
+
+/* --chain: "just waited", a wait ended at most this long before */
+#define PROFILE_CHAIN_GAP_NS 10000000ull
 
 /* "native" / "perf-script" -> 0 with *r set, -1 otherwise. */
 int profile_reader_parse(const char *s, enum profile_reader *r);

@@ -446,6 +446,8 @@ void agg_waker(struct loader *l, const struct sample *s,
 	w->flags = s->wake.flags;
 	w->context = s->wake.context;
 	w->timer = timer;
+	w->waker_tid = s->wake.context == WALKER_WAKE_TASK &&
+		       !(s->wake.flags & WALKER_WAKE_F_UNWATCHED) ? s->tid : 0;
 	ALLOC_GROW(w->ids, d + 1, w->alloc);
 	w->ids[0] = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE, label,
 					 NULL, NULL, NULL);
@@ -683,10 +685,64 @@ void agg_finish(struct loader *l)
 }
 
 /*
+ * --chain, for every interval of the clock, in or out of the filter (a
+ * waker's own waits are often another thread's, which --tid leaves
+ * out): the thread's last wait is s, and what its stack has after its
+ * reason is its waker's frames (the waker sample's, kept in l->wakers),
+ * then, when the waker had itself waited until at most
+ * PROFILE_CHAIN_GAP_NS before this wakeup, "[which had just waited]"
+ * and that wait's own tail, up to f->wake_chain wakers in all.  A wait
+ * left runnable (preempted) is no wait; one without a waker ends the
+ * chain.
+ */
+void agg_chain_note(struct loader *l, const struct sample *s)
+{
+	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
+	struct waker_stash *w = e ? e->val : NULL;
+	struct chain_last *c, *wc;
+
+	if (l->f->wake_chain < 2 || !s->offcpu ||
+	    (s->have_state && !s->prev_state))
+		return;
+	e = umap_get(&l->chains, (uint32_t)s->tid, NULL);
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct chain_last));
+	c = e->val;
+	c->end = s->time_ns;
+	c->n = 0;
+	c->levels = 0;
+	if (!w || !w->n || w->time != s->time_ns)
+		return;
+	e = w->waker_tid ? umap_find(&l->chains, (uint32_t)w->waker_tid) :
+	    NULL;
+	wc = e ? e->val : NULL;
+	if (wc && (!wc->n || wc->end > s->time_ns ||
+		   s->time_ns - wc->end > PROFILE_CHAIN_GAP_NS ||
+		   wc->levels + 1 > (unsigned)l->f->wake_chain))
+		wc = NULL;
+	ALLOC_GROW(c->ids, w->n + (wc ? 1 + wc->n : 0), c->alloc);
+	memcpy(c->ids, w->ids, w->n * sizeof(*w->ids));
+	c->n = w->n;
+	c->levels = 1;
+	if (wc) {
+		if (l->chain_frame == HTAB_NONE)
+			l->chain_frame = profile_frame_intern(
+				l->p, FRAME_UNKNOWN, NATIVE_NONE,
+				"[which had just waited]", NULL, NULL, NULL);
+		c->ids[c->n++] = l->chain_frame;
+		memcpy(c->ids + c->n, wc->ids, wc->n * sizeof(*wc->ids));
+		c->n += wc->n;
+		c->levels += wc->levels;
+	}
+}
+
+/*
  * The wakers view: the interval s (its stack in l->out[0..d)) followed
  * by its waker's frames, when the waker sample just before it is its
  * own (same thread, same time), else by "[waker unknown]"; each
- * counted with the interval's time.  Returns the stack's new length.
+ * counted with the interval's time (with --chain, the waker's own
+ * waits after its frames: agg_chain_note()).  Returns the stack's new
+ * length.
  */
 static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			int reason)
@@ -694,6 +750,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 	struct profile_quality *q = &l->p->quality;
 	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
 	struct waker_stash *w = e ? e->val : NULL;
+	struct chain_last *c;
 	uint32_t waker;
 	size_t i;
 
@@ -744,8 +801,18 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 		}
 	wake_row(l, s, d - 1, reason, waker,
 		 w->context != WALKER_WAKE_TASK && w->timer);
-	for (i = 0; i < w->n; i++)
-		l->wake_out[d++] = w->ids[i];
+	/* --chain: the tail agg_chain_note() made of it, chain and all */
+	e = l->f->wake_chain > 1 ? umap_find(&l->chains, (uint32_t)s->tid) :
+	    NULL;
+	c = e ? e->val : NULL;
+	if (c && c->n && c->end == s->time_ns) {
+		ALLOC_GROW(l->wake_out, d + c->n, l->wake_out_alloc);
+		memcpy(l->wake_out + d, c->ids, c->n * sizeof(*c->ids));
+		d += c->n;
+	} else {
+		for (i = 0; i < w->n; i++)
+			l->wake_out[d++] = w->ids[i];
+	}
 	w->n = 0;	/* one interval's */
 	return d;
 }
