@@ -22,9 +22,9 @@ _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --s
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
 	--tree-min --no-tree --inverted --title --color --perf --reader --perf-report
-	--clock --wakers --diff --verbose --help -i -o -f -v -h'
+	--clock --wakers --chain --diff --verbose --help -i -o -f -v -h'
 _pyperf_run_top_opts='--python --mode --trampoline --freq --stack-size --pid --view
-	--sort --rows --delay --batch --wall --duration --output --quiet --help
+	--sort --rows --delay --batch --wall --wakers --duration --output --quiet --help
 	-F -p -s -n -d -o -q -h -m -c'
 _pyperf_run_sorts='self total'
 _pyperf_run_trampoline_subs='install uninstall status build'
