@@ -204,9 +204,13 @@ static void say_stats(struct record_run *r, struct wrec *w)
 	 * intervals left out (their switch-out was lost), which report's
 	 * warnings count with perf's
 	 */
-	if (st.conv.offcpu_unopened)
+	if (st.conv.offcpu_unopened) {
 		session_meta_set(&r->meta, "walker_offcpu_broken", "%llu",
 				 (unsigned long long)st.conv.offcpu_unopened);
+		session_meta_set(&r->meta, "walker_offcpu_broken_ns", "%llu",
+				 (unsigned long long)
+				 st.conv.offcpu_unopened_ns);
+	}
 	strvec_clear(&lines);
 }
 

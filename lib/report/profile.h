@@ -399,6 +399,11 @@ struct profile_quality {
 	uint64_t offcpu_broken;	/* intervals left out: perf lost one of
 				   their switch records */
 	/*
+	 * the frame walker's waits whose switch-out was lost (record's
+	 * meta): left out, at most walker_broken_ns in all
+	 */
+	uint64_t walker_broken, walker_broken_ns;
+	/*
 	 * The user's Python program: the processes with a Python frame in
 	 * any sample (every process when none has one).  Its counts say
 	 * which quality sentences are warnings (they bear on its answer)

@@ -622,8 +622,13 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 		 * in perf.data, only counted in the session's meta
 		 */
 		if (!parse_long(profile_meta_get(l->p, "walker_offcpu_broken"),
-				10, 1, LONG_MAX, &broken))
-			q->offcpu_broken += (uint64_t)broken;
+				10, 1, LONG_MAX, &broken)) {
+			q->walker_broken = (uint64_t)broken;
+			if (!parse_long(profile_meta_get(l->p,
+						"walker_offcpu_broken_ns"),
+					10, 0, LONG_MAX, &broken))
+				q->walker_broken_ns = (uint64_t)broken;
+		}
 		q->walker_samples = st.walker.samples;
 		q->walker_py_frames = st.walker.py_frames;
 		q->walker_unnamed = st.walker.unnamed;

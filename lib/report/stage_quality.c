@@ -470,15 +470,26 @@ void quality_warnings(struct loader *l)
 			     q->offcpu_notime == 1 ? "" : "s",
 			     q->offcpu_notime == 1 ? "has" : "have");
 	if (q->offcpu_broken)
-		profile_warn(p, "%s off-CPU interval%s left out: the switch "
-			     "record%s that began or ended %s %s lost (perf's "
-			     "or the frame walker's ring buffer was full), so "
+		profile_warn(p, "%s off-CPU interval%s left out: perf lost "
+			     "the switch record%s that began or ended %s, so "
 			     "the wall clock misses that waiting time",
 			     count_str(q->offcpu_broken, a, sizeof(a)),
 			     q->offcpu_broken == 1 ? "" : "s",
 			     q->offcpu_broken == 1 ? "" : "s",
-			     q->offcpu_broken == 1 ? "it" : "them",
-			     q->offcpu_broken == 1 ? "was" : "were");
+			     q->offcpu_broken == 1 ? "it" : "them");
+	/* a warning when the most they could weigh is 1 % of the waits */
+	if (q->walker_broken)
+		say(p, matters(q->walker_broken_ns ? q->walker_broken_ns : 1,
+			       q->offcpu_ns),
+		    "%s off-CPU interval%s left out (at most %.3f s): the "
+		    "frame walker saw %s thread%s run again without %s "
+		    "switch-out, so the wall clock misses that waiting time",
+		    count_str(q->walker_broken, a, sizeof(a)),
+		    q->walker_broken == 1 ? "" : "s",
+		    (double)q->walker_broken_ns / 1e9,
+		    q->walker_broken == 1 ? "its" : "their",
+		    q->walker_broken == 1 ? "" : "s",
+		    q->walker_broken == 1 ? "its" : "their");
 	if (q->bad_names)
 		profile_warn(p, "%s damaged function name%s (invalid UTF-8, "
 			     "control bytes or torn records in a perf map or "

@@ -406,9 +406,12 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 
 	count_sample(c, d);
 	if (c->wall && (e = umap_find(&c->threads, d->hdr->tid)) &&
-	    (t = e->val) && t->off &&
-	    close_late(c, t, d->hdr->time_ns, err, errlen) < 0)
-		return -1;
+	    (t = e->val)) {
+		t->seen_at = d->hdr->time_ns;
+		if (t->off && close_late(c, t, d->hdr->time_ns, err,
+					 errlen) < 0)
+			return -1;
+	}
 	return write_sample(c, d, p, c->cpu_id, d->hdr->time_ns,
 			    c->period_ns, NULL, 0, err, errlen);
 }
@@ -429,6 +432,7 @@ static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 	}
 	t = wconv_thread_get(c, (pid_t)d->hdr->tid);
 	t->switched = 1;
+	t->seen_at = d->hdr->time_ns;
 	/* its switch-in was lost: it ran before this switch-out */
 	if (t->off && close_late(c, t, d->hdr->time_ns, err, errlen) < 0)
 		return -1;
@@ -562,13 +566,21 @@ static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 
 	if (!t->off) {
 		c->st.oncpu_unpaired++;
-		/* it switched before: the switch-out of this wait was lost */
-		if (t->switched)
+		/*
+		 * it switched before: the switch-out of this wait was lost;
+		 * the wait began after the thread's last event
+		 */
+		if (t->switched) {
 			c->st.offcpu_unopened++;
+			if (d->hdr->time_ns > t->seen_at)
+				c->st.offcpu_unopened_ns += d->hdr->time_ns -
+							    t->seen_at;
+		}
 	} else {
 		r = close_interval(c, t, d->hdr->time_ns, err, errlen);
 	}
 	t->switched = 1;
+	t->seen_at = d->hdr->time_ns;
 	/* a waking is the waker of the wait that ends here, or of none */
 	free(t->wake);
 	t->wake = NULL;

@@ -151,6 +151,8 @@ struct wconv_stats {
 	uint64_t offcpu_unopened;	/* ... of a thread seen switching
 					   before: its switch-out was lost,
 					   the interval left out */
+	uint64_t offcpu_unopened_ns;	/* ... at most this long in all
+					   (from the thread's last event) */
 	uint64_t wakings;		/* waking events */
 	uint64_t woken;			/* intervals written with a waker */
 	uint64_t woken_ns;		/* ... their nanoseconds */

@@ -85,6 +85,9 @@ struct wthread {
 	 * off CPU when watching began is not)
 	 */
 	int switched;
+	uint64_t seen_at;	/* --wall: its last event's time (a sample,
+				   a switch): a wait whose switch-out was
+				   lost began after it */
 	/*
 	 * --wakers: the last waking of this thread not yet followed by a
 	 * switch-in (a copy), its WALKER_WAKE_F_* flags; as a waker, the

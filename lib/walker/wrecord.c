@@ -792,8 +792,9 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 				    "lost)", (unsigned long long)c->offcpu_late);
 		if (c->offcpu_unopened)
 			strbuf_addf(&sb, "; %llu left out (their switch-out "
-				    "was lost)",
-				    (unsigned long long)c->offcpu_unopened);
+				    "was lost), %.3f s at most",
+				    (unsigned long long)c->offcpu_unopened,
+				    c->offcpu_unopened_ns / 1e9);
 		strvec_push(lines, sb.buf);
 	}
 	if (c->wakings) {

@@ -868,7 +868,10 @@ static void lost_switches(void)
 	sp.time = T0 + 2 * MS;
 	feed(c, ev_sample(&sp));
 	feed(c, ev_task(WALKER_EV_ONCPU, T0 + 5 * MS, 100, 102, 0, 0, NULL));
-	/* a switch-in whose switch-out was lost: left out */
+	/*
+	 * a switch-in whose switch-out was lost: left out, at most the 4 ms
+	 * since the thread was last seen (its switch-in at 5 ms)
+	 */
 	feed(c, ev_task(WALKER_EV_ONCPU, T0 + 9 * MS, 100, 102, 0, 0, NULL));
 	/* switch-ins lost: ended by the next switch-out, by a sample */
 	sp.time = T0 + 10 * MS;
@@ -894,7 +897,7 @@ static void lost_switches(void)
 	       "(%llu, %llu ns)", (unsigned long long)st->offcpu,
 	       (unsigned long long)st->offcpu_ns);
 	TAP_OK(st->oncpu_unpaired == 2 && st->offcpu_unopened == 1 &&
-	       st->offcpu_late == 3,
+	       st->offcpu_unopened_ns == 4 * MS && st->offcpu_late == 3,
 	       "lost switches: one switch-out and three switch-ins lost "
 	       "(%llu unpaired, %llu unopened, %llu late)",
 	       (unsigned long long)st->oncpu_unpaired,
