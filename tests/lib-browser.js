@@ -11,7 +11,7 @@
  *   node lib-browser.js html FILE [--zoom NAME] [--search TERM]...
  *        [--hover NAME] [--inverted] [--screenshot PNG]
  *        [--viewport WxH] [--in-view NAME]... [--first-screen PNG]
- *        [--timeline-span LANE,REASON]
+ *        [--timeline-span LANE,REASON [--tl-waker]]
  * html prints warning=TEXT per item of the page's warning banner,
  * warnings_in_view=true|false (the banner is on the first screen), and
  * per --in-view NAME, in_view=NAME|true|false: the widest frame called
@@ -21,7 +21,10 @@
  * reason) in lane LANE of the timeline (wall and off-cpu clocks) and
  * prints tl_lanes, tl_span_us (its length), tl_total_before and
  * tl_total_after (the flame graph's root, in the page's unit),
- * tl_range and a label=... line per frame drawn then.
+ * tl_range and a label=... line per frame drawn then; with --tl-waker,
+ * tl_waker (the clicked wait's waker, "null" without one), then after a
+ * click on "Show the waker", tl_waker_range and a tl_waker_label=...
+ * line per frame drawn.
  *   node lib-browser.js svg FILE [--zoom NAME] [--search TERM]...
  *        [--screenshot PNG]
  *   node lib-browser.js speedscope FILE [--screenshot PNG]
@@ -43,6 +46,8 @@ function parse(argv) {
 		const a = argv[i];
 		if (a === "--inverted")
 			o.inverted = true;
+		else if (a === "--tl-waker")
+			o.tlWaker = true;
 		else if (a === "--search")
 			(o.searches = o.searches || []).push(argv[++i]);
 		else if (a === "--in-view")
@@ -176,6 +181,22 @@ async function html(browser, o) {
 			for (const l of await page.evaluate(
 				() => window.pyperfFlame.labels()))
 				out("tl_label", l);
+			if (o.tlWaker) {
+				const w = await page.evaluate(
+					() => window.pyperfTimeline.waker());
+				out("tl_waker", String(w));
+				if (w !== null) {
+					await page.click("#tl-waker");
+					out("tl_waker_range", JSON.stringify(
+						await page.evaluate(() =>
+							window.pyperfFlame.range())));
+					out("tl_waker_info", await page.textContent(
+						"#tl-info"));
+					for (const l of await page.evaluate(
+						() => window.pyperfFlame.labels()))
+						out("tl_waker_label", l);
+				}
+			}
 		} else {
 			out("tl_span_us", "(no such span)");
 		}

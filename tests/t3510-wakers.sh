@@ -3,6 +3,7 @@
 test_description='record --wall --wakers: each wait credited to the thread, function and line that ended it'
 . ./test-lib.sh
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
+. "$TEST_DIR/lib-flame.sh"
 
 # The ground truth (tests/fixtures/wakers-truth.py): a thread that waits
 # for a threading.Lock only while critical() holds it, and a consumer
@@ -175,6 +176,29 @@ test_expect_success BPF,DEB,LIBPERF 'top --wall --wakers: the waiter'"'"'s lock 
 	test_must_fail ppr top --wakers --batch --python "$DEB" "$PROG" lock \
 		top2.tid 2>top2.err &&
 	test_grep "give --wall too" top2.err
+'
+
+# html: in the timeline, the waiter's longest lock wait links to the
+# thread that ended it (the holder), and "Show the waker" shows the
+# time around the wait's end
+test_expect_success BPF,DEB,CHROMIUM 'html: a wait in the timeline links to its waker at that moment' '
+	ppr report -i lock-DEB --format html -o lock-DEB.html 2>/dev/null &&
+	lane=$(python3 -c "
+import json, re, sys
+t = re.search(r\"\\\"threads\\\":(\\[\\[.*?\\]\\])\", open(sys.argv[1]).read())
+print([i for i, x in enumerate(json.loads(t.group(1))) if \"(waiter)\" in x[2]][0])
+" lock-DEB.html) &&
+	flame_browser html lock-DEB.html --timeline-span "$lane,lock" --tl-waker \
+		>lock-DEB.kv &&
+	grep "^tl_waker" lock-DEB.kv | head -3 &&
+	test_grep "^tl_waker=Thread-[0-9]* \(holder\)" lock-DEB.kv &&
+	python3 -c "
+import json, sys
+kv = dict(l.rstrip(\"\\n\").split(\"=\", 1) for l in open(sys.argv[1]) if \"=\" in l)
+wait, shown = json.loads(kv[\"tl_range\"]), json.loads(kv[\"tl_waker_range\"])
+print(\"wait\", wait, \"waker shown\", shown)
+assert shown[0] <= wait[1] <= shown[1]
+" lock-DEB.kv
 '
 
 test_expect_success BPF 'report --wakers: the record line and the text tree say the wakers' '

@@ -12,7 +12,9 @@
  * reason (-1: running), the tree node its stack ends in (the page's
  * node index: 1 + its preorder position)]): drawn above the flame
  * graph, a span or a dragged range of it shows the flame graph of that
- * time alone.
+ * time alone.  A session recorded with --wakers adds "wakes": [span,
+ * thread...], the waits a watched thread ended and that thread (indexes
+ * in spans and threads), which the page links.
  */
 #include "compat.h"
 #include "report/fmt.h"
@@ -21,6 +23,7 @@
 #include "report/flame_assets.h"
 #include "json.h"
 #include "alloc.h"
+#include "hmap.h"
 
 /* s as a JSON string body that is safe inside the page's <script>. */
 static void html_str(FILE *fp, const char *s)
@@ -33,6 +36,38 @@ static void json_kv_str(FILE *fp, const char *key, const char *val)
 	fprintf(fp, "\"%s\":\"", key);
 	html_str(fp, val ? val : "");
 	fputs("\",\n", fp);
+}
+
+/*
+ * "wakes": each span whose waker is a thread of the profile, and that
+ * thread's index (its first entry of that tid); none: nothing written.
+ */
+static void wakes(FILE *fp, const struct profile *p)
+{
+	struct umap ix = { 0 };
+	struct umap_ent *e;
+	size_t i, n = 0;
+	int added;
+
+	for (i = 0; i < p->nr_threads; i++) {
+		e = umap_get(&ix, (uint32_t)p->threads[i].tid, &added);
+		if (added)
+			e->val = (void *)(uintptr_t)(i + 1);
+	}
+	for (i = 0; i < p->nr_spans; i++) {
+		if (!p->spans[i].waker)
+			continue;
+		e = umap_find(&ix, (uint32_t)p->spans[i].waker);
+		if (!e)
+			continue;
+		fprintf(fp, "%s%zu,%zu", n ? "," : ",\n\"wakes\":[", i,
+			(size_t)(uintptr_t)e->val - 1);
+		if (++n % 8 == 0)
+			fputc('\n', fp);
+	}
+	if (n)
+		fputc(']', fp);
+	umap_release(&ix);
 }
 
 /* The threads' spans (see above), after the nodes. */
@@ -68,7 +103,9 @@ static void timeline(FILE *fp, const struct profile *p,
 		if (i % 8 == 7)
 			fputc('\n', fp);
 	}
-	fputs("]}", fp);
+	fputc(']', fp);
+	wakes(fp, p);
+	fputc('}', fp);
 }
 
 int flame_html_page(const struct calltree *t, const struct profile *p,

@@ -125,7 +125,9 @@ int pipeline_sample(void *data, const struct sample *s)
 	if (!s->waker && s->event.len == 5 && !memcmp(s->event.s, "waker", 5))
 		return 0;
 	if (s->waker) {
-		if (!(l->f->wakers || l->f->wake_table) || s->own)
+		/* kept for the wakers view, its table, or the spans' links */
+		if (!(l->f->wakers || l->f->wake_table ||
+		      (l->f->spans && l->wakers_source)) || s->own)
 			return 0;
 		s = name_rebuild(l, s, &rebuilt, &nm);
 		name_frames(l, s, &nm);

@@ -429,6 +429,8 @@ struct profile_span {
 	uint32_t thread;	/* index in p->threads */
 	uint32_t stack;
 	int32_t reason;		/* enum wait_reason, or -1: running */
+	int32_t waker;		/* a wait's waker, a watched thread: its
+				   tid (record --wakers); else 0 */
 };
 
 /*

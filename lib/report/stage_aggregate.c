@@ -341,6 +341,15 @@ static void add_span(struct loader *l, const struct sample *s,
 	sp->thread = l->cur_thread;
 	sp->stack = stack;
 	sp->reason = reason;
+	sp->waker = 0;
+	/* a wait's waker, when a watched thread's (the timeline links it) */
+	if (reason >= 0 && l->wakers_source) {
+		struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
+		const struct waker_stash *w = e ? e->val : NULL;
+
+		if (w && w->time == s->time_ns)
+			sp->waker = w->waker_tid;
+	}
 }
 
 /*

@@ -17,6 +17,7 @@
  *   4 other native, 5 kernel, 6 interpreter plumbing, 7 unknown,
  *   8 process/thread, 9 off-CPU (a wait's "[off-cpu REASON]" leaf).
  *   timeline (wall and off-cpu clocks): threads: [[pid, tid, comm]...],
+ *   wakes (record --wakers): [span, thread...], a wait's waker,
  *   reasons: [name...], t0 (seconds, perf clock), spans: [thread,
  *   start, duration (microseconds from t0), reason (-1 running), node
  *   (index of the top-down tree's node the span's stack ends in)...].
@@ -676,7 +677,10 @@ window.addEventListener("resize", function () {
  * One lane per thread: when it ran and when it waited, coloured by the
  * reason.  A click on a span, or a drag across the lanes, shows the
  * flame graph of that time alone: each node's self weight is made of the
- * spans ending there, cut to the range (microseconds, as the spans). */
+ * spans ending there, cut to the range (microseconds, as the spans).
+ * A wait a watched thread ended (record --wakers) links to it: a line
+ * from the wait's end to the waker's lane, and a button that shows the
+ * waker's span at that moment. */
 var tlRange = null;
 (function timeline() {
 	var T = D.timeline;
@@ -692,6 +696,10 @@ var tlRange = null;
 		    2: "#c2413b", 3: "#8e4fc0", 4: "#b9bec4", 5: "#e3c51b",
 		    6: "#3aa39a", 7: "#8a6d55" };
 	var orig = topdown.self.slice(), TW = 0, drag = null;
+	/* span -> the lane of its waker; the link of the wait clicked */
+	var WK = {}, link = null, wbtn = document.getElementById("tl-waker");
+	for (k = 0; T.wakes && k + 1 < T.wakes.length; k += 2)
+		WK[T.wakes[k]] = T.wakes[k + 1];
 	box.hidden = false;
 	for (k = 0; k < NS; k++)
 		end = Math.max(end, SP[5 * k + 1] + SP[5 * k + 2]);
@@ -742,7 +750,58 @@ var tlRange = null;
 			c.fillRect(a, 0, Math.max(1, b - a), NT * LANE + 2);
 			c.strokeRect(a, 0, Math.max(1, b - a), NT * LANE + 2);
 		}
+		if (link) {
+			var lx = xOf(link.t), y0 = link.from * LANE + LANE / 2,
+				y1 = link.to * LANE + LANE / 2;
+			c.strokeStyle = "#1d232a";
+			c.lineWidth = 1.5;
+			c.beginPath();
+			c.moveTo(lx, y0);
+			c.lineTo(lx, y1);
+			c.stroke();
+			c.beginPath();
+			c.arc(lx, y1, 3, 0, 2 * Math.PI);
+			c.fillStyle = "#1d232a";
+			c.fill();
+			c.lineWidth = 1;
+		}
 	}
+	function lname(i) {
+		var th = T.threads[i];
+		return th[2] + " " + th[1];
+	}
+	/* the span of lane at time t (running first), or -1 */
+	function spanOf(lane, t) {
+		var best = -1;
+		for (var j = 0; j < NS; j++)
+			if (SP[5 * j] === lane && SP[5 * j + 1] <= t &&
+			    t <= SP[5 * j + 1] + SP[5 * j + 2] &&
+			    (best < 0 || SP[5 * j + 3] < 0))
+				best = j;
+		return best;
+	}
+	/* span j clicked: its waker's link, when it has one */
+	function linkFor(j) {
+		link = j >= 0 && WK[j] !== undefined ?
+			{ from: SP[5 * j], to: WK[j],
+			  t: SP[5 * j + 1] + SP[5 * j + 2] } : null;
+		wbtn.hidden = !link;
+		if (link)
+			info.textContent += "; woken by " + lname(link.to) +
+				" at " + secs(link.t) + " s";
+	}
+	wbtn.onclick = function () {
+		if (!link)
+			return;
+		var k = spanOf(link.to, link.t), l = link;
+		show(k >= 0 ? [SP[5 * k + 1], SP[5 * k + 1] +
+			       Math.max(1, SP[5 * k + 2])] :
+		     [Math.max(0, l.t - 1000), l.t]);
+		link = l;
+		info.textContent += "; " + lname(l.to) + ", which ended " +
+			"the wait of " + lname(l.from) + " at " + secs(l.t) + " s";
+		paint();
+	};
 	/* the flame graph of [a, b) (null: the whole run) */
 	function show(r) {
 		tlRange = r;
@@ -807,7 +866,9 @@ var tlRange = null;
 		tip.innerHTML = "<b>" + esc(th[1] + " " + th[2]) + "</b>" +
 			(r < 0 ? "running" : "waiting: " + esc(T.reasons[r])) +
 			"<br>" + secs(SP[5 * j + 1]) + " s, for " +
-			(SP[5 * j + 2] / 1000).toFixed(3) + " ms";
+			(SP[5 * j + 2] / 1000).toFixed(3) + " ms" +
+			(WK[j] !== undefined ? "<br>woken by " +
+			 esc(lname(WK[j])) : "");
 		tip.style.display = "block";
 		tip.style.left = Math.min(ev.clientX + 14,
 			window.innerWidth - tip.offsetWidth - 8) + "px";
@@ -819,20 +880,27 @@ var tlRange = null;
 		var d = drag;
 		drag = null;
 		if (Math.abs(ev.clientX - d.x) > 3) {
+			linkFor(-1);
 			show([Math.min(d[0], d[1]), Math.max(d[0], d[1])]);
 			return;
 		}
 		var j = spanAt(ev);
-		if (j >= 0)
+		if (j >= 0) {
 			show([SP[5 * j + 1], SP[5 * j + 1] +
 			      Math.max(1, SP[5 * j + 2])]);
-		else
+			linkFor(j);
 			paint();
+		} else {
+			paint();
+		}
 	});
 	cv.addEventListener("mouseleave", function () {
 		tip.style.display = "none";
 	});
-	all.onclick = function () { show(null); };
+	all.onclick = function () {
+		linkFor(-1);
+		show(null);
+	};
 	window.addEventListener("resize", function () {
 		size();
 		paint();
@@ -845,6 +913,8 @@ var tlRange = null;
 	 * "running") is, in client coordinates; and the lanes' count */
 	window.pyperfTimeline = {
 		lanes: function () { return NT; },
+		/* the link of the wait clicked: its waker's lane name, or null */
+		waker: function () { return link ? lname(link.to) : null; },
 		longest: function (lane, reason) {
 			var r = reason === "running" ? -1 :
 				T.reasons.indexOf(reason), best = -1;
