@@ -431,7 +431,6 @@ static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 		return 0;
 	}
 	t = wconv_thread_get(c, (pid_t)d->hdr->tid);
-	t->switched = 1;
 	t->seen_at = d->hdr->time_ns;
 	/* its switch-in was lost: it ran before this switch-out */
 	if (t->off && close_late(c, t, d->hdr->time_ns, err, errlen) < 0)
@@ -567,10 +566,10 @@ static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 	if (!t->off) {
 		c->st.oncpu_unpaired++;
 		/*
-		 * it switched before: the switch-out of this wait was lost;
-		 * the wait began after the thread's last event
+		 * it switched or ran before: the switch-out of this wait
+		 * was lost; the wait began after the thread's last event
 		 */
-		if (t->switched) {
+		if (t->seen_at) {
 			c->st.offcpu_unopened++;
 			if (d->hdr->time_ns > t->seen_at)
 				c->st.offcpu_unopened_ns += d->hdr->time_ns -
@@ -579,7 +578,6 @@ static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 	} else {
 		r = close_interval(c, t, d->hdr->time_ns, err, errlen);
 	}
-	t->switched = 1;
 	t->seen_at = d->hdr->time_ns;
 	/* a waking is the waker of the wait that ends here, or of none */
 	free(t->wake);

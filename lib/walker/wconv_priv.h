@@ -80,14 +80,12 @@ struct wthread {
 				   off-CPU interval (a copy), or NULL */
 	size_t off_len;
 	/*
-	 * a switch of it was seen: a later switch-in without a switch-out
-	 * is a lost switch-out (the first switch-in of a thread that was
-	 * off CPU when watching began is not)
+	 * --wall: the time of its last switch or sample (0: none yet).  A
+	 * switch-in without a switch-out after one is a lost switch-out,
+	 * a wait that began after it (the first switch-in of a thread off
+	 * CPU when watching began is not)
 	 */
-	int switched;
-	uint64_t seen_at;	/* --wall: its last event's time (a sample,
-				   a switch): a wait whose switch-out was
-				   lost began after it */
+	uint64_t seen_at;
 	/*
 	 * --wakers: the last waking of this thread not yet followed by a
 	 * switch-in (a copy), its WALKER_WAKE_F_* flags; as a waker, the
