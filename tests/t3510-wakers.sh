@@ -44,6 +44,17 @@ wakers() {
 		-o "$1.col" 2>"$1.rerr"
 }
 
+# wake_row NAME REASON: NAME's waiting thread's "who made whom wait"
+# table (report --wakers --tid, into NAME.table, shown), and its
+# largest row of REASON (NAME.row)
+wake_row() {
+	ppr report -i "$1" --wakers --tid "$(cat "$1.tid")" -o "$1.txt" \
+		2>"$1.terr" &&
+	sed -n "/^Who made whom wait/,/^\$/p" "$1.txt" >"$1.table" &&
+	cat "$1.table" &&
+	awk -v r="$2" '$6 == r { print; exit }' "$1.table" >"$1.row"
+}
+
 # at_least NAME WAIT WAKER MIN [SKIP]: the share of NAME's WAIT time
 # whose waker's stack has WAKER is at least MIN percent (the waits under
 # a SKIP frame left out)
@@ -79,11 +90,7 @@ for v in DEB PY313; do
 		eval py=\$$v &&
 		wakers pipe-$v "$py" pipe &&
 		at_least pipe-$v "[off-cpu io]" "write_it (" 90 &&
-		ppr report -i pipe-$v --wakers --tid "$(cat pipe-$v.tid)" \
-			-o pipe-$v.txt 2>pipe-$v.terr &&
-		sed -n "/^Who made whom wait/,/^\$/p" pipe-$v.txt >pipe-$v.table &&
-		cat pipe-$v.table &&
-		awk "\$6 == \"io\" { print; exit }" pipe-$v.table >pipe-$v.row &&
+		wake_row pipe-$v io &&
 		test_grep " main \(wakers-truth\.py\) +write_it \(wakers-truth\.py:[0-9]+\)\$" pipe-$v.row
 	'
 done
@@ -112,11 +119,7 @@ for v in DEB PY38 PY313; do
 	test_expect_success "BPF,$v" "$v: report --wakers's table: the waiter's largest lock row credits critical() at its with line" '
 		line=$LOCK_LINE &&
 		if test $v = PY38; then line=$((LOCK_LINE + 1)); fi &&
-		ppr report -i lock-$v --wakers --tid "$(cat lock-$v.tid)" \
-			-o lock-$v.txt 2>lock-$v.terr &&
-		sed -n "/^Who made whom wait/,/^\$/p" lock-$v.txt >lock-$v.table &&
-		cat lock-$v.table &&
-		awk "\$6 == \"lock\" { print; exit }" lock-$v.table >lock-$v.row &&
+		wake_row lock-$v lock &&
 		test_grep " waiter \(wakers-truth\.py\) +critical \(wakers-truth\.py:$line\)\$" lock-$v.row
 	'
 done
