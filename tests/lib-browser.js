@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Drives Debian's chromium through
+ * Drives Debian's chromium-headless-shell (or chromium) through
  * playwright-core for the t6xxx tests: opens a pyperf-run HTML or SVG
  * flame graph from a file:// URL, uses it the way a person does (mouse
  * clicks, typing, hovering) and prints what it saw as "key=value" lines
@@ -33,7 +33,9 @@
  * speedscope: serves speedscope's own app (the npm package) and FILE on
  * 127.0.0.1 and opens FILE in it with #profileURL=, as a user would.
  *
- * Environment: PPR_CHROMIUM (default /usr/bin/chromium).
+ * Environment: PPR_CHROMIUM (lib-flame.sh sets it: Debian's
+ * chromium-headless-shell, else chromium; default here
+ * /usr/bin/chromium-headless-shell).
  */
 "use strict";
 const path = require("path");
@@ -65,7 +67,8 @@ function out(k, v) {
 /* playwright gives every launch a fresh, empty user-data-dir */
 async function launch() {
 	const browser = await chromium.launch({
-		executablePath: process.env.PPR_CHROMIUM || "/usr/bin/chromium",
+		executablePath: process.env.PPR_CHROMIUM ||
+			"/usr/bin/chromium-headless-shell",
 		args: ["--headless", "--no-sandbox", "--disable-gpu",
 		       "--disable-background-networking",
 		       "--disable-component-update", "--disable-sync",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What the report-format tests (t6xxx) drive:
-# Debian's chromium (from .ci/apt-packages) through playwright-core, ajv
+# Debian's chromium-headless-shell (from .ci/apt-packages-tests) through playwright-core, ajv
 # and speedscope's file-format schema (tests/package.json, installed
 # into tests/node_modules with `npm ci`), and `go tool pprof` (Debian's
 # golang-go, also from .ci/apt-packages).  Idempotent: does nothing when
@@ -9,7 +9,7 @@
 set -euo pipefail
 tests=$(cd "$(dirname "$0")/../../tests" && pwd)
 
-for cmd in chromium go node npm; do
+for cmd in chromium-headless-shell go node npm; do
 	command -v "$cmd" >/dev/null ||
 		echo "browser.sh: warning: '$cmd' is not installed" >&2
 done
@@ -19,7 +19,7 @@ if test -f "$stamp" && cmp -s "$stamp" "$tests/package-lock.json"; then
 	exit 0
 fi
 cd "$tests"
-# Never download a browser of its own: we use Debian's chromium.
+# Never download a browser of its own: we use Debian's.
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund \
 	--loglevel=error
 cp package-lock.json "$stamp"
