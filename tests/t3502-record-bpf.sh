@@ -106,19 +106,22 @@ for depth in 10 150 400 900; do
 	"
 done
 
-# The sanitizer pass (SANITIZE=1) checks pyperf-run's own code, chosen
-# by the frame layout and the line table's format, not the version: it
-# leaves out 3.9, whose frame objects and co_lnotab 3.8 has (3.10 has
-# the same frames and its own line table); the plain pass runs every
-# version.
+# Every CPython the walker knows is recorded at 400 frames here or in
+# t3015's first test, which holds 3.8, Debian's 3.11, 3.12 and 3.13 to
+# the same bound at 900 frames (with shares against their reference):
+# this test records the others (issue 31: four runs of 4 s were
+# recorded twice).  The sanitizer pass (SANITIZE=1) checks pyperf-run's
+# own code, chosen by the frame layout and the line table's format, not
+# the version: it leaves out 3.9 too, whose frame objects and co_lnotab
+# 3.8 has (3.10 has the same frames and its own line table).
 if test "${PPR_SANITIZE:-}" = 1; then
-	LAYOUT_VERSIONS="3.8 3.10 3.11 3.12 3.13"
+	LAYOUT_VERSIONS="3.10 3.11"
 	echo "# sanitizer pass: $LAYOUT_VERSIONS at 400 frames (the plain pass: 3.9 too)"
 else
-	LAYOUT_VERSIONS="3.8 3.9 3.10 3.11 3.12 3.13"
+	LAYOUT_VERSIONS="3.9 3.10 3.11"
 fi
 
-test_expect_success BPF 'every CPython 3.8 to 3.13 here: whole stacks at 400 frames' '
+test_expect_success BPF 'CPython 3.9 to 3.11 (pyenv'"'"'s; t3015: the others): whole stacks at 400 frames' '
 	found= &&
 	for py in $(ppr_pythons); do
 		case " $LAYOUT_VERSIONS " in
