@@ -658,10 +658,22 @@ ppr_check_complete_sampler() {
 
 # ppr_record_can_use PATH TAG: `pyperf-run doctor` says record can use the
 # interpreter PATH (its answer is kept in $TRASH/.doctor.TAG.json); prints
-# why not otherwise.
+# why not.  Under make check (PPR_SHARE_PYTHONS=1) each interpreter is
+# asked once a pass, like tests/.pythons: the answers go to
+# tests/.usable, a line "PATH<TAB>yes" or "PATH<TAB>no: WHY" each
+# (doctor takes 0.2 s of CPU a question, and t2003 alone asked a dozen
+# times; issue 31).
 ppr_record_can_use() {
+	if test "${PPR_SHARE_PYTHONS:-}" = 1 && test -s "$TEST_DIR/.usable"; then
+		cu_=$(awk -F '\t' -v p="$1" '$1 == p { a = $2 } END { print a }' \
+			"$TEST_DIR/.usable")
+		case $cu_ in
+		yes) return 0 ;;
+		no:*) echo "${cu_#no: }"; return 1 ;;
+		esac
+	fi
 	"$PPR_BIN" doctor --python "$1" --json >"$TRASH/.doctor.$2.json" 2>/dev/null
-	python3 - "$TRASH/.doctor.$2.json" <<'PYEOF'
+	python3 - "$TRASH/.doctor.$2.json" >"$TRASH/.doctor.$2.why" <<'PYEOF'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -673,6 +685,16 @@ if m.get("name") not in ("perf", "jit") or m.get("problem"):
     print("doctor says no Python frames: %s" % m.get("problem"))
     sys.exit(1)
 PYEOF
+	cu_status_=$?
+	if test "${PPR_SHARE_PYTHONS:-}" = 1; then
+		if test $cu_status_ = 0; then
+			printf '%s\tyes\n' "$1"
+		else
+			printf '%s\tno: %s\n' "$1" "$(tr '\n\t' '  ' <"$TRASH/.doctor.$2.why")"
+		fi >>"$TEST_DIR/.usable"
+	fi
+	cat "$TRASH/.doctor.$2.why"
+	return $cu_status_
 }
 
 # --- the perf matrix ---------------------------------------------------------
