@@ -2,6 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record: CPython 3.8-3.13 through the embedded trampoline (jit mode) show their Python functions'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1,3,5,7,9,11,13-27
+# sanitize-set: 2 needs 1
+# sanitize-set: 4 needs 3
+# sanitize-set: 6 needs 5
+# sanitize-set: 8 needs 7
+# sanitize-set: 10 needs 9
+# sanitize-set: 12 needs 11
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 
 # The embedded trampoline is the default on every version it serves,

@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record: cut stacks judged truthfully in both modes, hints only when they help, the automatic mode right with C code without frame pointers'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-6
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 
 # An interpreter without frame pointers (jit mode), and the

@@ -2,6 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record --wall: wall-clock and off-CPU profiles against the programs'"'"' own clocks and an in-process wall sampler'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 2,5-12
+# sanitize-set: 3-4 needs 1
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 . "$TEST_DIR/lib-flame.sh"
 

@@ -3,6 +3,12 @@
 test_description='record --mode bpf and record -p: the in-kernel frame walker, end to end'
 . ./test-lib.sh
 
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 6-19
+# sanitize-set: 2-5 needs 1
+
 # The frame walker (lib/walker/) walks the interpreter's frames in the
 # kernel at each cpu-clock sample: no trampoline, no PEP 523 hook, and it
 # can attach to a process it did not start.  These tests run the real

@@ -2,6 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='the frame walker on CPython 3.14 and 3.15 (Debian unstable'"'"'s own builds, chrooted): deep stacks, lines, attach, wall, a real program'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1,4-9,12-17
+# sanitize-set: 2-3 needs 1
+# sanitize-set: 10-11 needs 9
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 . "$PPR_SRCDIR/tests/fixtures/uroot-lib.sh"
 

@@ -2,6 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='perf record'"'"'s route on CPython 3.14 and 3.15 (Debian unstable'"'"'s, chrooted): CPython'"'"'s own -X perf_jit, whole stacks, the hook-free shares'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-2,5-6
+# sanitize-set: 3 needs 2
+# sanitize-set: 7 needs 6
 . "$PPR_SRCDIR/tests/fixtures/uroot-lib.sh"
 
 # The embedded trampoline serves 3.8 to 3.13; on 3.14 and 3.15 perf

@@ -2,6 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record --wall --wakers: each wait credited to the thread, function and line that ended it'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-9,13-16,18-22
+# sanitize-set: 10 needs 1
+# sanitize-set: 11 needs 3
+# sanitize-set: 12 needs 5
+# sanitize-set: 17 needs 1
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 . "$TEST_DIR/lib-flame.sh"
 

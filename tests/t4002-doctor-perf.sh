@@ -3,6 +3,11 @@
 test_description='doctor: perf missing from PATH, and fake perfs printing odd versions'
 . ./test-lib.sh
 
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-22
+
 # A PATH holding nothing but a perf that prints $1 for `perf version`
 # (and fails with $2 on stderr when $2 is given).
 fake_perf() {

@@ -3,6 +3,13 @@
 test_description='doctor --probe: a 64-level stack through generators and C callbacks, the unwinder in use, the probe cache'
 . ./test-lib.sh
 
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-3,5-6,8-14
+# sanitize-set: 4 needs 3
+# sanitize-set: 7 needs 1
+
 CHECK="$TEST_DIR/fixtures/doctor-probe-check.py"
 mkdir -p "$TRASH/home" "$TRASH/tmp"
 

@@ -3,6 +3,15 @@
 test_description='report --format html: an interactive flame graph that
 opens offline in Chromium'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1,8,10-11
+# sanitize-set: 2-6 needs 1
+# sanitize-set: 7 needs 2
+# sanitize-set: 9 needs 8
+# sanitize-set: 12-15 needs 11
 . "$TEST_DIR/lib-flame.sh"
 
 # --- a synthetic profile: every kind of frame -------------------------------

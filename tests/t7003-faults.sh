@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: faults (program killed or crashing, Ctrl-C while post-processing and reporting, perf killed, /tmp read-only, disk full, unprivileged user)'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-2,4-8
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"
 
 PROG=$FIX/robust-prog.py

@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='robustness: concurrent record runs, 50 forked children, spawned interpreters, 32 threads: no collisions, every function resolved'
 . ./test-lib.sh
+
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-3,5-6
 . "$PPR_SRCDIR/tests/fixtures/robust-lib.sh"
 
 PROG=$FIX/robust-prog.py

@@ -3,6 +3,11 @@
 test_description='perf matrix: complete thread stacks and the same shares with every perf'
 . ./test-lib.sh
 
+# Which subtests use none or only some of the ones before them, for
+# make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
+# pass runs them):
+# sanitize-set: alone 1-4
+
 # Every perf of the matrix (test-lib's ppr_perf_path: the system perf and
 # the two perf 6.12 builds of .ci/setup.d/perf-6.12.sh, one unwinding
 # with libunwind, one with libdw) records, with pyperf-run, on 3.8, the

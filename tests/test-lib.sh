@@ -86,31 +86,55 @@ if test "${PPR_SANITIZE:-}" = 1; then
 	export ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
-# The sanitizer pass (make check SANITIZE=1) runs this test's subtests
-# up to the M-th only when tests/sanitize-skip says "TEST.sh after M":
-# gcov's counters of each subtest (make sanitize-set) showed that those
-# M, with the other kept tests, run every line and branch of pyperf-run
-# that the later ones run.  A prefix, never a choice from the middle:
-# a subtest may use what the ones before it made.  The ones after M are
-# skipped, said in TAP and counted in tests/.covered; the plain pass runs
-# them all.
+# The sanitizer pass (make check SANITIZE=1) runs some of this test's
+# subtests only when tests/sanitize-skip says so: gcov's counters of each
+# subtest (make sanitize-set) showed that those, with the other kept
+# tests, run every line and branch of pyperf-run that the others run.
+#   "TEST.sh after M ...": subtests 1 to M, a prefix: a subtest may use
+#     what the ones before it made;
+#   "TEST.sh only LIST ...": the subtests of LIST (as 1-3,7,9), where the
+#     test file says which of its subtests stand alone or need only some
+#     before them ("# sanitize-set: alone LIST" and "# sanitize-set: LIST
+#     needs LIST" lines; tests/sanitize-set.py): a kept subtest comes
+#     with what it needs, by default every subtest before it.
+# The others are skipped, said in TAP and counted in tests/.covered; the
+# plain pass runs them all.  make sanitize-verify runs the suite so, with
+# gcov's counters, and checks that it runs all that the whole suite runs.
 # The line also holds the test file's cksum when the counters were
 # taken: an edited test (a subtest added or moved) runs whole, and says
 # so, until make sanitize-set runs again.
 san_after_=
-if test "${PPR_SANITIZE:-}" = 1 && test -z "${PPR_COVERAGE_DIR:-}" &&
-   test -r "$TEST_DIR/sanitize-skip"; then
+san_only_=
+if test "${PPR_SANITIZE:-}" = 1 && test -r "$TEST_DIR/sanitize-skip" &&
+   { test -z "${PPR_COVERAGE_DIR:-}" || test "${PPR_SAN_VERIFY:-}" = 1; }; then
 	while read -r san_t_ san_w_ san_m_ san_s_ san_ck_ san_rest_; do
-		test "$san_t_" = "$TEST_NAME.sh" && test "$san_w_" = after ||
-			continue
+		test "$san_t_" = "$TEST_NAME.sh" || continue
+		case $san_w_ in after|only) ;; *) continue ;; esac
 		san_now_=$(cksum <"$0")	# "CRC SIZE"
-		if test "$san_ck_" = "${san_now_%% *}-${san_now_#* }"; then
+		if test "$san_ck_" != "${san_now_%% *}-${san_now_#* }"; then
+			echo "# sanitizer pass: every subtest ($TEST_NAME.sh changed since make sanitize-set chose its subtests $san_w_ $san_m_)"
+		elif test "$san_w_" = after; then
 			san_after_=$san_m_
 		else
-			echo "# sanitizer pass: every subtest ($TEST_NAME.sh changed since make sanitize-set chose its first $san_m_)"
+			san_only_=,$san_m_,
 		fi
 	done <"$TEST_DIR/sanitize-skip"
 fi
+
+# san_kept N: the sanitizer pass runs subtest N (san_only_'s list)
+san_kept() {
+	san_l_=${san_only_#,}
+	while test -n "$san_l_"; do
+		san_r_=${san_l_%%,*}
+		san_l_=${san_l_#*,}
+		case $san_r_ in
+		*-*) test "$1" -ge "${san_r_%-*}" && test "$1" -le "${san_r_#*-}" &&
+			return 0 ;;
+		*) test "$1" = "$san_r_" && return 0 ;;
+		esac
+	done
+	return 1
+}
 
 # make check COVERAGE=1: each test's gcov counters in a tree of its own
 # (tests/sanitize-set.py), writable by the tests that run as nobody: 0/
@@ -198,10 +222,12 @@ test_diag() {
 }
 
 test_expect_success() {
-	if test -n "$san_after_" && test $((test_count + 1)) -gt "$san_after_"; then
+	if { test -n "$san_after_" &&
+	     test $((test_count + 1)) -gt "$san_after_"; } ||
+	   { test -n "$san_only_" && ! san_kept $((test_count + 1)); }; then
 		test_count=$((test_count + 1))
 		if test $# = 3; then shift; fi
-		say_tap "ok $test_count # skip $1 (sanitizer pass: the subtests before it run every line and branch it runs, tests/sanitize-skip)"
+		say_tap "ok $test_count # skip $1 (sanitizer pass: the kept subtests run every line and branch it runs, tests/sanitize-skip)"
 		echo "$TEST_NAME" >>"$TEST_DIR/.covered"
 		return 0
 	fi
