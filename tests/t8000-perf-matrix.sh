@@ -189,7 +189,10 @@ for rec in $PERFS; do
 						echo "no session $s-$f (its recording test failed)"
 						return 1
 					}
-					ppr_with_perf "$a" shares "$s-$f" >"$s-$f.a" &&
+					# the shares of the recording perf: the same for
+					# every perf that reads the session after, made once
+					{ test -s "$s-$f.a" ||
+					  ppr_with_perf "$a" shares "$s-$f" >"$s-$f.a"; } &&
 					cat "$s-$f.a" &&
 					if ls "$s-$f"/maps/ctx-*.tab.gz >/dev/null 2>&1 &&
 					   case '"$rep"' in *libdw*) true ;; *) false ;; esac
