@@ -113,13 +113,13 @@ check_run() {
 	# no MODE: perf record's route, its automatic mode (--trampoline auto)
 	ppr record -q --python "$1" $(test -n "${3:-}" && echo "--mode $3" ||
 				      echo "--trampoline auto") -o "$name" \
-		"$REF" "$name.hook" --hz 1000 "$PROG" "$2" 2 \
+		"$REF" "$name.hook" --hz 1000 "$PROG" "$2" "${ROUNDS:-2}" \
 		>"$name.out" 2>"$name.err" &&
 	test_grep "^split " "$name.out" &&
 	ppr report -i "$name" --format json -o "$name.json" &&
 	ppr report -i "$name" --format collapsed -o "$name.col" &&
 	if test "${HOOK_FREE:-}" = 1; then
-		"$1" "$REF" "$name.ref" --hz 1000 "$PROG" "$2" 2 >/dev/null
+		"$1" "$REF" "$name.ref" --hz 1000 "$PROG" "$2" "${ROUNDS:-2}" >/dev/null
 	fi &&
 	if test "${4:-}" = fp-own; then
 		fp_check_complete "$name" 99 "depth $2"
@@ -218,6 +218,19 @@ depth_for() {
 # objects), Debian's 3.11 (stripped; is_entry), 3.12 (shim frames from
 # tables) and 3.13 (_Py_DebugOffsets); t3502 covers every version at 400
 # plain frames.
+#
+# The sanitizer pass records 4 rounds of the program here, not 2: the
+# samples taken before the walker has read the interpreter (its
+# start-up's imports: no Python frames yet, C stacks deeper than the
+# 8 KiB copy, judged cut) are a count of the walker's start, not a share
+# of the run, and the walker starts slower under ASan: 29 of 2,140
+# samples (1.4 %) on 3.8 in a rehearsal's sanitizer pass, 98.9 %
+# complete on 3.12 in another (issue 30 item 6 is the copy's size).
+if test "${PPR_SANITIZE:-}" = 1; then
+	BPF_ROUNDS=4
+else
+	BPF_ROUNDS=2
+fi
 test_expect_success PERF,BPF 'bpf mode: whole stacks and the hook-free shares, each frame layout' '
 	found= &&
 	stripped=$(ppr_stripped_python 3.11 || :) &&
@@ -230,7 +243,9 @@ test_expect_success PERF,BPF 'bpf mode: whole stacks and the hook-free shares, e
 		found=1
 		d=$(depth_for 900 "$py") &&
 		echo "== $py, $d frames, bpf mode" &&
-		check_run "$py" "$d" bpf || return 1
+		ROUNDS=$BPF_ROUNDS &&
+		check_run "$py" "$d" bpf &&
+		ROUNDS= || return 1
 	done &&
 	test -n "$found"
 '
