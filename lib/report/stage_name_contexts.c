@@ -409,6 +409,9 @@ static void keep_suffix(struct ctx_table *t, uint32_t root,
 	s->nr = nr;
 	s->frames = xmalloc(nr * sizeof(*s->frames));
 	for (i = 0; i < nr; i++) {
+		/* every field: put() copies the whole frame into samples */
+		s->frames[i].kind = f[i].kind;
+		s->frames[i].line = f[i].line;
 		s->frames[i].ip = f[i].ip;
 		s->frames[i].sym.s = xstrndup(f[i].sym.s, f[i].sym.len);
 		s->frames[i].sym.len = f[i].sym.len;

@@ -97,6 +97,8 @@ static struct sample_frame fr(uint64_t ip, const char *sym, const char *dso)
 {
 	struct sample_frame f;
 
+	f.kind = SAMPLE_FRAME_ADDR;
+	f.line = 0;
 	f.ip = ip;
 	f.sym.s = sym;
 	f.sym.len = strlen(sym);
@@ -185,6 +187,17 @@ static void test_rebuild(void)
 	names(&out, &got);
 	TAP_STR(got.buf, "py::outer:prog.py;py::<module>:prog.py;Py_RunMain;"
 		"_start", "the root's outer frames from the earlier sample");
+	/*
+	 * They were kept without their kind and line: uninitialised, a
+	 * frame could come out as a Python frame "Py_RunMain (python:N)"
+	 * with a line of garbage (seen in t3031; ASan's malloc fill shows
+	 * it every time)
+	 */
+	TAP_OK(out.frames[2].kind == SAMPLE_FRAME_ADDR &&
+	       out.frames[2].line == 0 &&
+	       out.frames[3].kind == SAMPLE_FRAME_ADDR &&
+	       out.frames[3].line == 0,
+	       "the outer frames kept are native frames, without a line");
 
 	/* a stale word: a trampoline of no ancestor is passed by */
 	f[0] = fr(tr(3), "[unknown]", "//anon");
