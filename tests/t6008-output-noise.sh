@@ -26,7 +26,9 @@ hints() { grep "^hint: " "$1"; }
 # stack, record advises the --stack-size that holds them (a diagnosis of
 # the program's answer, which the warning beside it states).  On a
 # loaded machine the interpreter's start-up imports, deeper than the
-# 8 KiB copy, took 5 % of busy.py's samples (60 of 1,243) here.
+# 8 KiB copy, took 5 % of busy.py's samples (60 of 1,243) here, and
+# 6 % (66 of 1,166) started by a shell in a rehearsal; the warning that
+# states the size (it repeats the hint) is allowed with it.
 other_hints() {
 	hints "$1" | grep -v "^hint: record again with --stack-size [0-9]*: [0-9]*% of the stacks were deeper than the [0-9]*-byte dump"
 }
@@ -50,7 +52,8 @@ test_expect_success BPF,PY311 'record --mode bpf busy.py: every warning and hint
 		-e "of the Python program.s samples .* have incomplete stacks" \
 		-e "% of samples (.*) have incomplete stacks" \
 		-e "of the frame walker.s Python frames .* are unnamed" \
-		-e "damaged function names* (invalid UTF-8, .*) dropped" &&
+		-e "damaged function names* (invalid UTF-8, .*) dropped" \
+		-e "a [0-9]*-byte stack dump would complete 99% of the [0-9,]* samples whose dump was full" &&
 	! grep -i -e "perf 6.8" -e "outside the Python program" err &&
 	ppr report -i busy --format json -o busy.json &&
 	python3 - busy.json err <<-\EOF
@@ -87,7 +90,8 @@ test_expect_success BPF,PY311 'record --wall -- sh script: no warning or hint fo
 		-e "of the Python program.s samples .* have incomplete stacks" \
 		-e "% of samples (.*) have incomplete stacks" \
 		-e "of the frame walker.s Python frames .* are unnamed" \
-		-e "damaged function names? \\(invalid UTF-8, .*\\) dropped" &&
+		-e "damaged function names? \\(invalid UTF-8, .*\\) dropped" \
+		-e "a [0-9]+-byte stack dump would complete 99% of the [0-9,]+ samples whose dump was full" &&
 	ppr report -i sh1 --format json -o sh1.json &&
 	python3 - sh1.json <<-\EOF
 	import json, sys
