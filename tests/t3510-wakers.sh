@@ -135,13 +135,16 @@ done
 
 # The GIL's holders (wakers-truth.py gil): hog() runs pure Python while
 # four threads sleep, do a socket round trip and some Python work.  The
-# summary must name hog() at a line of its loop, with a held time (the
-# union of the waits it ended) of at least half the CPU time hog() ran
-# (it held the GIL all that time, and some thread wanted it nearly all
-# of it) and at most the time it ran for.  Not the issue's "within
-# 10 %": the waits the I/O threads pass to each other (the last
-# dropper is credited) take some of hog()'s; 0.81 to 1.11 of its CPU
-# time on this machine.
+# summary must name hog() at a line of its loop, with a held time (from
+# each taking of the GIL to its handing on, the spans of its frames)
+# within 10 % of the program's own bookkeeping: at least 0.9 of the CPU
+# time hog() ran (it held the GIL all that time), at most 1.1 of that
+# plus its run-queue wait (preempted while it held the GIL, which still
+# counts, or woken for it and not yet running, which does not).  When
+# the held time was the union of the waits hog() ended, it was 0.74 to
+# 1.11 of hog()'s CPU time: the requester that took the GIL without
+# sleeping (its timed wait had just run out) left no wakeup, and a wait
+# that began under another holder was counted whole.
 HOG_FIRST=$(grep -n "^def hog" "$PROG" | cut -d: -f1)
 for v in DEB PY38 PY313; do
 	test_expect_success "BPF,$v" "$v: the GIL summary names hog() at a line of its loop, with its held time" '
@@ -161,12 +164,12 @@ h = [x for x in w if x[\"holder\"].get(\"function\") == \"hog\"][0]
 print(h[\"line\"][\"line\"], h[\"held_nanoseconds\"] / 1e9)
 " gil-$v.json >gil-$v.hog &&
 		read hogline held <gil-$v.hog &&
-		set -- $(sed -n 2p gil-$v.out) && cpu=$1 && wall=$2 &&
-		echo "hog() at line $hogline: held $held s; its CPU time $cpu s, ran $wall s" &&
+		set -- $(sed -n 2p gil-$v.out) && cpu=$1 && wall=$2 && rq=$3 &&
+		echo "hog() at line $hogline: held $held s; its CPU time $cpu s, run-queue wait $rq s, ran $wall s" &&
 		test "$hogline" -gt "$HOG_FIRST" &&
 		test "$hogline" -le $((HOG_FIRST + 5)) &&
-		awk -v h="$held" -v c="$cpu" -v w="$wall" \
-			"BEGIN { exit !(h >= c / 2 && h <= w) }"
+		awk -v h="$held" -v c="$cpu" -v q="$rq" \
+			"BEGIN { exit !(h >= 0.9 * c && h <= 1.1 * (c + q)) }"
 	'
 done
 

@@ -397,7 +397,7 @@ static void gil_holders(const struct profile *p, const struct wakers_table *t,
 	if (!t->gil_ns)
 		return;
 	fprintf(fp, "\nGIL holders (%s of gil waits by %u thread%s, seen and "
-		"inferred; held: while any of them waited; ",
+		"inferred; held: from taking the GIL to handing it on; ",
 		fmt_time_ns(t->gil_ns, tb, sizeof(tb)), (unsigned)t->gil_threads,
 		t->gil_threads == 1 ? "" : "s");
 	fprintf(fp, "%s (%.2f%%) after timed waits that ran out: one wait, "

@@ -93,6 +93,10 @@ void loader_release(struct loader *l)
 		if (l->gil_timed.ents[i].used)
 			free(l->gil_timed.ents[i].val);
 	umap_release(&l->gil_timed);
+	for (i = 0; i < l->gil_since.cap; i++)
+		if (l->gil_since.ents[i].used)
+			free(l->gil_since.ents[i].val);
+	umap_release(&l->gil_since);
 	smap_release(&l->wake_rows, NULL);
 	smap_release(&l->gil_holds, NULL);
 	free(l->wake_out);
@@ -136,8 +140,10 @@ int pipeline_sample(void *data, const struct sample *s)
 	}
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);
-	if (s)
+	if (s) {
 		agg_chain_note(l, s);
+		agg_gil_note(l, s);
+	}
 	if (!s || !agg_accept(l, s))
 		return 0;
 	s = name_rebuild(l, s, &rebuilt, &nm);

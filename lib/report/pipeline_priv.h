@@ -39,6 +39,7 @@ struct waker_stash {
 	uint32_t context;	/* enum walker_wake_context */
 	int timer;		/* a timer's callback woke it */
 	pid_t waker_tid;	/* a watched thread's (context TASK), or 0 */
+	uint64_t wake_ns;	/* the wakeup's own time (0: not known) */
 	uint32_t *ids;		/* "[woken by ...]", then the waker's stack,
 				   innermost first */
 	size_t n, alloc;	/* n 0: taken */
@@ -243,6 +244,11 @@ struct loader {
 	 * whether it went on waiting
 	 */
 	struct umap gil_timed;
+	/*
+	 * per tid, when the thread last took the GIL as its intervals tell
+	 * (a uint64_t: agg_gil_note()), the start of the holds it ends
+	 */
+	struct umap gil_since;
 	uint32_t waker_unknown_frame;
 	uint32_t chain_frame;	/* "[which had just waited]" (--chain) */
 	uint32_t *wake_out;
@@ -299,6 +305,7 @@ const struct sample *agg_clock(struct loader *l, const struct sample *s,
 int agg_accept(struct loader *l, const struct sample *s);
 /* --chain: s, an interval, is its thread's last wait (stage_aggregate.c) */
 void agg_chain_note(struct loader *l, const struct sample *s);
+void agg_gil_note(struct loader *l, const struct sample *s);
 uint32_t agg_task(struct loader *l, const struct sample *s);
 /* A waker sample (s->waker), kept for its interval (the wakers view). */
 void agg_waker(struct loader *l, const struct sample *s,

@@ -464,9 +464,10 @@ struct profile_wake {
 };
 
 /*
- * The gil waits a Python frame of a waker ended (it dropped the GIL
- * they waited for): when some thread waited, as disjoint spans in time
- * order (perf clock, nanoseconds, [start, end)).
+ * The holds of the GIL that a Python frame ended (it woke a thread that
+ * waited for the GIL, or began to wait for it itself): from its thread's
+ * taking of the GIL to the drop, as disjoint spans in time order (perf
+ * clock, nanoseconds, [start, end)).
  */
 struct profile_gil_hold {
 	uint32_t holder;	/* frame id */

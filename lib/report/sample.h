@@ -119,6 +119,7 @@ struct sample {
 		uint32_t flags;		/* WALKER_WAKE_F_* */
 		uint32_t context;	/* enum walker_wake_context */
 		pid_t wakee_tid;
+		uint64_t time_ns;	/* the wakeup's own time (0: not known) */
 		char comm[17];
 	} wake;
 	const struct sample_frame *frames;	/* leaf first */

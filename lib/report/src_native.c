@@ -153,6 +153,7 @@ static int waker_of(const unsigned char *raw, uint32_t len, struct sample *ps)
 	ps->wake.flags = get_le32(raw + at + 4);
 	ps->wake.wakee_tid = (pid_t)get_le32(raw + at + 12);
 	ps->wake.context = get_le32(raw + at + 24);
+	ps->wake.time_ns = get_le64(raw + at + 32);
 	memcpy(ps->wake.comm, raw + at + 40, 16);
 	ps->wake.comm[16] = '\0';
 	return 0;

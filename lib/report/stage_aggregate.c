@@ -457,6 +457,7 @@ void agg_waker(struct loader *l, const struct sample *s,
 	w->timer = timer;
 	w->waker_tid = s->wake.context == WALKER_WAKE_TASK &&
 		       !(s->wake.flags & WALKER_WAKE_F_UNWATCHED) ? s->tid : 0;
+	w->wake_ns = s->wake.time_ns;
 	ALLOC_GROW(w->ids, d + 1, w->alloc);
 	w->ids[0] = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE, label,
 					 NULL, NULL, NULL);
@@ -525,9 +526,10 @@ static uint32_t waiter_frame(const struct loader *l, size_t d)
 }
 
 /*
- * A gil wait [start, end) that holder ended, into its spans: disjoint
- * and in time order, an interval merged with those it overlaps.  The
- * samples come in time order, so the scan from the end is short.
+ * A hold of the GIL [start, end) that ended when holder (a frame)
+ * handed it to a waiter, into its spans: disjoint and in time order,
+ * an interval merged with those it overlaps.  The samples come in time
+ * order, so the scan from the end is short.
  */
 static void gil_hold_add(struct loader *l, uint32_t holder, uint64_t start,
 			 uint64_t end)
@@ -577,8 +579,95 @@ struct wake_key {
 	uint32_t waiter, waker, thread, reason, timed;
 };
 
+/*
+ * A thread's last times of taking the GIL and of dropping it, as far as
+ * its intervals tell, oldest first: a wakeup is seen after the waker's
+ * own intervals that ended before the woken thread ran, so the time
+ * that counts for it is the last one before the wakeup, a few back at
+ * most.
+ */
+#define GIL_SINCE_KEEP 8
+
+struct gil_since {
+	uint64_t t[GIL_SINCE_KEEP];
+	unsigned char took[GIL_SINCE_KEEP];	/* 1: took it; 0: dropped it */
+	unsigned n;
+};
+
+/* Add time t (took: it took the GIL, else dropped it) to tid's times. */
+static void gil_since_add(struct loader *l, pid_t tid, uint64_t t, int took)
+{
+	struct umap_ent *e = umap_get(&l->gil_since, (uint32_t)tid, NULL);
+	struct gil_since *g;
+	unsigned i;
+
+	if (!e->val)
+		e->val = xcalloc(1, sizeof(struct gil_since));
+	g = e->val;
+	if (g->n == GIL_SINCE_KEEP) {
+		if (t < g->t[0])
+			return;
+		memmove(g->t, g->t + 1, (GIL_SINCE_KEEP - 1) * sizeof(*g->t));
+		memmove(g->took, g->took + 1, GIL_SINCE_KEEP - 1);
+		g->n--;
+	}
+	for (i = g->n; i > 0 && g->t[i - 1] > t; i--) {
+		g->t[i] = g->t[i - 1];
+		g->took[i] = g->took[i - 1];
+	}
+	g->t[i] = t;
+	g->took[i] = (unsigned char)took;
+	g->n++;
+}
+
+/*
+ * tid's last time of taking or dropping the GIL at or before t (0: not
+ * known), and in *took which.
+ */
+static uint64_t gil_since_at(struct loader *l, pid_t tid, uint64_t t,
+			     int *took)
+{
+	struct umap_ent *e = umap_find(&l->gil_since, (uint32_t)tid);
+	const struct gil_since *g = e ? e->val : NULL;
+	unsigned i;
+
+	*took = 0;
+	for (i = g ? g->n : 0; i > 0; i--)
+		if (g->t[i - 1] <= t) {
+			*took = g->took[i - 1];
+			return g->t[i - 1];
+		}
+	return 0;
+}
+
+/*
+ * For every interval of the clock, in or out of the filter (a holder
+ * is often a thread --tid leaves out): a thread that waited, other than
+ * preempted, had dropped the GIL or never held it, and runs Python
+ * again only once it holds it: from the interval's end, as near as the
+ * intervals tell (a wait for the GIL ends there; another wait ends
+ * with, at most, a short wait for the GIL that no interval shows).  A
+ * thread preempted while it held the GIL holds it still.
+ */
+void agg_gil_note(struct loader *l, const struct sample *s)
+{
+	if (!(l->f->wakers || l->f->wake_table) || !s->offcpu || s->tid <= 0 ||
+	    (s->have_state && !s->prev_state))
+		return;
+	gil_since_add(l, s->tid, s->time_ns, 1);
+}
+
+/*
+ * holder: the waker's tid (0: not a watched thread), wake: the wakeup's
+ * time (0: not known).  A gil wait that a Python frame of the holder
+ * ended: the holder held the GIL from when it last took it (or last
+ * handed it on) to the wakeup, when it dropped it; when that is not
+ * known, from this wait's start, the time it surely held it while this
+ * thread waited.
+ */
 static void wake_add(struct loader *l, const struct wake_key *k, uint64_t ns,
-		     uint64_t count, uint64_t start, uint64_t end)
+		     uint64_t count, uint64_t start, uint64_t end, pid_t holder,
+		     uint64_t wake)
 {
 	struct profile *p = l->p;
 	struct profile_wake *w;
@@ -600,8 +689,22 @@ static void wake_add(struct loader *l, const struct wake_key *k, uint64_t ns,
 	w->ns += ns;
 	w->count += count;
 	if (k->reason == WAIT_GIL && p->frames[k->waker].kind == FRAME_PYTHON &&
-	    end)
-		gil_hold_add(l, k->waker, start, end);
+	    end) {
+		uint64_t at = wake && wake <= end ? wake : end, from = 0;
+		int took;
+
+		/*
+		 * from its last taking, or its last dropping when it took
+		 * the GIL back with no wait to show it
+		 */
+		if (holder > 0)
+			from = gil_since_at(l, holder, at, &took);
+		if (!from)
+			from = start < at ? start : at;
+		if (holder > 0)
+			gil_since_add(l, holder, at, 0);
+		gil_hold_add(l, k->waker, from, at);
+	}
 }
 
 /*
@@ -621,7 +724,7 @@ struct gil_timed {
 static void gil_timed_flush(struct loader *l, struct gil_timed *g)
 {
 	if (g->pending)
-		wake_add(l, &g->key, g->ns, g->count, g->start, g->end);
+		wake_add(l, &g->key, g->ns, g->count, g->start, g->end, 0, 0);
 	g->pending = 0;
 }
 
@@ -632,10 +735,12 @@ static void gil_timed_flush(struct loader *l, struct gil_timed *g)
  * into p->wakes (and a gil wait into its holder's spans).  A gil wait
  * a timer ended waits for the thread's next interval: when that
  * goes on waiting for the GIL, the parts are one wait, credited to
- * the frame that ends the last.
+ * the frame that ends the last.  holder: the waker's tid, when it is a
+ * watched thread (else 0); wake: the wakeup's time (0: not known).
  */
 static void wake_row(struct loader *l, const struct sample *s, size_t d,
-		     int reason, uint32_t waker, int timer)
+		     int reason, uint32_t waker, int timer, pid_t holder,
+		     uint64_t wake)
 {
 	struct wake_key k;
 	struct umap_ent *e;
@@ -666,7 +771,7 @@ static void wake_row(struct loader *l, const struct sample *s, size_t d,
 		if (goes_on && l->p->frames[waker].kind == FRAME_PYTHON) {
 			k.timed = 1;
 			wake_add(l, &k, g->ns + s->weight, g->count + 1,
-				 g->start, end);
+				 g->start, end, holder, wake);
 			g->pending = 0;
 			return;
 		}
@@ -681,7 +786,7 @@ static void wake_row(struct loader *l, const struct sample *s, size_t d,
 		g->pending = 1;
 		return;
 	}
-	wake_add(l, &k, s->weight, 1, start, end);
+	wake_add(l, &k, s->weight, 1, start, end, holder, wake);
 }
 
 void agg_finish(struct loader *l)
@@ -746,6 +851,32 @@ void agg_chain_note(struct loader *l, const struct sample *s)
 }
 
 /*
+ * A gil wait of this thread (s, its stack in l->out[0..d)): the thread
+ * had dropped the GIL when the wait began, as a thread that runs Python
+ * drops it when another asks for it.  When no wakeup shows that drop
+ * (the thread that asked was running when it came, and took the GIL
+ * with no wait), the thread held it from its last taking to here: a
+ * hold of its frame that waits.  A hold that a wakeup ended is counted
+ * there (wake_add()), and the two overlap when both are seen: a frame's
+ * held time is the union of its spans.
+ */
+static void gil_dropped(struct loader *l, const struct sample *s, size_t d)
+{
+	uint64_t start = s->time_ns > s->weight ? s->time_ns - s->weight : 0;
+	uint64_t from;
+	uint32_t fr;
+	int took;
+
+	if (s->tid <= 0 || !start)
+		return;
+	from = gil_since_at(l, s->tid, start, &took);
+	fr = waiter_frame(l, d);
+	if (from && took && from < start &&
+	    l->p->frames[fr].kind == FRAME_PYTHON)
+		gil_hold_add(l, fr, from, start);
+}
+
+/*
  * The wakers view: the interval s (its stack in l->out[0..d)) followed
  * by its waker's frames, when the waker sample just before it is its
  * own (same thread, same time), else by "[waker unknown]"; each
@@ -768,6 +899,8 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 	/* left runnable (preempted): waiting for a CPU, not woken */
 	if (s->have_state && !s->prev_state)
 		return d;
+	if (reason == WAIT_GIL)
+		gil_dropped(l, s, d - 1);
 	if (!w || !w->n || w->time != s->time_ns) {
 		q->woken_unknown++;
 		q->woken_unknown_ns += s->weight;
@@ -775,7 +908,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			l->waker_unknown_frame = profile_frame_intern(
 				l->p, FRAME_UNKNOWN, NATIVE_NONE,
 				"[waker unknown]", NULL, NULL, NULL);
-		wake_row(l, s, d - 1, reason, l->waker_unknown_frame, 0);
+		wake_row(l, s, d - 1, reason, l->waker_unknown_frame, 0, 0, 0);
 		l->wake_out[d++] = l->waker_unknown_frame;
 		return d;
 	}
@@ -809,7 +942,8 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			}
 		}
 	wake_row(l, s, d - 1, reason, waker,
-		 w->context != WALKER_WAKE_TASK && w->timer);
+		 w->context != WALKER_WAKE_TASK && w->timer,
+		 w->context == WALKER_WAKE_TASK ? w->waker_tid : 0, w->wake_ns);
 	/* --chain: the tail agg_chain_note() made of it, chain and all */
 	e = l->f->wake_chain > 1 ? umap_find(&l->chains, (uint32_t)s->tid) :
 	    NULL;

@@ -102,8 +102,8 @@ static uint32_t distinct(uint32_t *v, size_t n)
 }
 
 /*
- * The time some thread waited for a GIL that function fn (map) held:
- * the union of its frames' spans.
+ * The time function fn (map) held the GIL before handing it on: the
+ * union of its frames' spans.
  */
 static uint64_t held_ns(const struct profile *p, const uint32_t *map,
 			uint32_t fn)

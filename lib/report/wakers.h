@@ -13,8 +13,8 @@
  *   carry (where the waker was when it ended the wait).
  * - the GIL's holders: for gil waits (seen or inferred), per Python
  *   function of the waker (the thread that dropped the GIL), the wait
- *   time, the threads that waited and the time it held the GIL while
- *   any of them waited (the union of those waits in time), largest
+ *   time, the threads that waited and the time it held the GIL (from
+ *   each taking to its handing on, the union of those spans), largest
  *   wait first; and the gil wait time no Python function ended.  A
  *   gil wait whose timed wait ran out before the holder dropped the GIL
  *   is one wait, credited to the holder (struct profile_wake's timed).
@@ -40,7 +40,7 @@ struct wakers_holder {
 	uint32_t lines;		/* its frames that ended gil waits */
 	uint32_t threads;	/* waiting threads */
 	uint64_t ns, count;	/* the gil waits it ended */
-	uint64_t held_ns;	/* the time some thread waited for it */
+	uint64_t held_ns;	/* the time it held the GIL (handed on) */
 };
 
 struct wakers_table {
