@@ -41,8 +41,9 @@ test_expect_success BPF,PY311 'record --mode bpf busy.py: every warning and hint
 	test "$(notes err | wc -l)" = 0 &&
 	# what may be said of a program with symbols: unnamed code (the
 	# vDSO), C frames the copied stack did not reach, its own cut
-	# stacks (start-up imports deeper than the copy, more of them on a
-	# loaded machine, where start-up is longer), Python frames whose
+	# stacks, its start-up before the walker could read its Python
+	# frames (imports deeper than the copy, more of them on a loaded
+	# machine, where start-up is longer), Python frames whose
 	# code objects the recorder could not read before the process
 	# ended (more of them when the recorder lags), or read torn while
 	# it freed them (dropped, and said: once under ASan); never the perf
@@ -51,6 +52,7 @@ test_expect_success BPF,PY311 'record --mode bpf busy.py: every warning and hint
 		-e "have more Python calls than the copied stack" \
 		-e "of the Python program.s samples .* have incomplete stacks" \
 		-e "% of samples (.*) have incomplete stacks" \
+		-e "of the Python program.s samples .* ran in the interpreter.s start-up, before the frame walker could read its Python frames" \
 		-e "of the frame walker.s Python frames .* are unnamed" \
 		-e "damaged function names* (invalid UTF-8, .*) dropped" \
 		-e "a [0-9]*-byte stack dump would complete 99% of the [0-9,]* samples whose dump was full" &&
@@ -89,6 +91,7 @@ test_expect_success BPF,PY311 'record --wall -- sh script: no warning or hint fo
 		-e "have more Python calls than the copied stack" \
 		-e "of the Python program.s samples .* have incomplete stacks" \
 		-e "% of samples (.*) have incomplete stacks" \
+		-e "of the Python program.s samples .* ran in the interpreter.s start-up, before the frame walker could read its Python frames" \
 		-e "of the frame walker.s Python frames .* are unnamed" \
 		-e "damaged function names? \\(invalid UTF-8, .*\\) dropped" \
 		-e "a [0-9]+-byte stack dump would complete 99% of the [0-9,]+ samples whose dump was full" &&

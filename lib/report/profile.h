@@ -362,8 +362,10 @@ struct profile_quality {
 	uint64_t ctx_rebuilt;	/* samples whose Python stack was rebuilt */
 	uint64_t ctx_unknown;	/* ...only up to the context cap */
 	uint64_t startup_cut;	/* samples before the trampoline started
-				   that did not reach a root: not judged,
-				   under "[python start-up]" */
+				   (or the frame walker read the
+				   interpreter) that did not reach a root:
+				   not judged, under "[python start-up]" */
+	uint64_t startup_walker;	/* ...of them, the walker's */
 	unsigned ctx_damaged;	/* context tables read only up to damage */
 	/* the in-kernel frame walker's samples (report/src_native_walkmerge.h) */
 	uint64_t walker_samples;

@@ -95,6 +95,13 @@ struct sample {
 	/* ... or cut it: 1 at the frame cap, 2 at a frame it could not read */
 	unsigned py_cut : 2;
 	/*
+	 * The frame walker's sample of a Python process taken before the
+	 * walker had read its interpreter (the start-up's first imports):
+	 * no Python frames could be read, and the native ones go only as
+	 * deep as the stack copy
+	 */
+	unsigned py_startup : 1;
+	/*
 	 * An off-CPU interval (event "offcpu-time", whoever wrote it:
 	 * built from switch records here, perf --off-cpu, the frame
 	 * walker): weight = its nanoseconds (UNIT_NS), ending at time_ns

@@ -236,6 +236,10 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 			ps.py_whole = wr.py_whole;
 			ps.py_cut = wr.flags & WALKER_F_PY_CUT ? 1 :
 				    wr.flags & WALKER_F_PY_READ ? 2 : 0;
+			/* a process whose Python the walker read later */
+			ps.py_startup = (wr.flags & WALKER_F_NO_PROC) &&
+					r->pycode &&
+					pycode_has_pid(r->pycode, s.pid);
 			n = (int)wr.n;
 		}
 	}

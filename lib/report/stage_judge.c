@@ -278,15 +278,21 @@ void judge_observe(struct loader *l, const struct sample *s)
  * imports, site, the trampoline's own loading) has no context to
  * rebuild from and can be deeper than the dump: it is shown under its
  * own root (nm->startup), counted and said, not judged with the
- * program's own stacks.
+ * program's own stacks.  So is the frame walker's sample of a Python
+ * process taken before the walker had read its interpreter (no Python
+ * frames yet, the native ones as deep as the stack copy).
  */
 enum stack_cut judge_sample(struct loader *l, const struct sample *s,
 			    struct named *nm)
 {
-	if (nm->cr == CTX_NONE && !nm->outer_root && l->jit && l->ctx &&
-	    nm->outer_user != SIZE_MAX &&
-	    ctx_db_before_start(l->ctx, s->pid, s->time_ns)) {
+	int tramp = nm->cr == CTX_NONE && l->jit && l->ctx &&
+		    ctx_db_before_start(l->ctx, s->pid, s->time_ns);
+
+	if (!nm->outer_root && nm->outer_user != SIZE_MAX &&
+	    (tramp || s->py_startup)) {
 		l->p->quality.startup_cut++;
+		if (!tramp)
+			l->p->quality.startup_walker++;
 		nm->startup = 1;
 		nm->outer_user = SIZE_MAX;
 	}

@@ -395,12 +395,17 @@ void quality_warnings(struct loader *l)
 	if (q->startup_cut)
 		say(p, matters(q->startup_cut, q->py_count),
 		    "%s of %s (%s) ran in the interpreter's "
-			     "start-up, before the trampoline started: their "
+			     "start-up, before %s: their "
 			     "native stacks may be cut at the stack dump; they "
 			     "are under [python start-up]",
 			     pct_str(q->startup_cut, q->py_count, pc,
 				     sizeof(pc)), whose(q),
-			     count_str(q->startup_cut, a, sizeof(a)));
+			     count_str(q->startup_cut, a, sizeof(a)),
+			     q->startup_walker == q->startup_cut ?
+			     "the frame walker could read its Python frames" :
+			     q->startup_walker ? "the trampoline started or "
+			     "the frame walker could read its Python frames" :
+			     "the trampoline started");
 	if (q->ctx_unknown)
 		say(p, matters(q->ctx_unknown, q->py_judged),
 			     "%s of samples (%s) reached the trampoline's "

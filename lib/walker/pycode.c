@@ -80,6 +80,7 @@ struct pycode_cache {
 	struct entry **all;		/* in the order added (save) */
 	size_t nr, alloc;
 	struct umap by_tid;		/* pid << 32 | tid -> index + 1 */
+	struct umap by_pid;		/* pid -> 1: it has code objects */
 	struct tname *threads;
 	size_t nr_threads, alloc_threads;
 	/* pycode_spill()'s entries named without their qualified name */
@@ -115,6 +116,7 @@ void pycode_cache_free(struct pycode_cache *c)
 		free(c->threads[i].name);
 	free(c->threads);
 	umap_release(&c->by_tid);
+	umap_release(&c->by_pid);
 	free(c);
 }
 
@@ -138,6 +140,7 @@ static void add(struct pycode_cache *c, struct entry *e)
 	u->val = e;
 	ALLOC_GROW(c->all, c->nr + 1, c->alloc);
 	c->all[c->nr++] = e;
+	umap_get(&c->by_pid, (uint32_t)e->pid, NULL)->val = c;
 	e->pub.qualname = e->qualname;
 	e->pub.filename = e->filename;
 }
@@ -390,6 +393,11 @@ const char *pycode_thread_name(const struct pycode_cache *c, pid_t pid,
 size_t pycode_threads(const struct pycode_cache *c)
 {
 	return c->nr_threads;
+}
+
+int pycode_has_pid(const struct pycode_cache *c, pid_t pid)
+{
+	return umap_find(&c->by_pid, (uint32_t)pid) != NULL;
 }
 
 const struct pycode *pycode_find(const struct pycode_cache *c, pid_t pid,

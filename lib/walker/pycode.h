@@ -71,6 +71,9 @@ const char *pycode_thread_name(const struct pycode_cache *c, pid_t pid,
 			       pid_t tid);
 size_t pycode_threads(const struct pycode_cache *c);
 
+/* The cache holds code objects of process pid: its Python was read. */
+int pycode_has_pid(const struct pycode_cache *c, pid_t pid);
+
 /* Lookup without reading (report): NULL when not known. */
 const struct pycode *pycode_find(const struct pycode_cache *c, pid_t pid,
 				 uint64_t addr, uint16_t tag);
