@@ -187,6 +187,30 @@ for v in 3.14 3.15; do
 		grep "^ok .*offsets agree with python" check >agree &&
 		test $(wc -l <agree) = 2
 	'
+
+	# The object table (walker/pyobj.h) against the -dev headers, then
+	# read as bpf mode reads it: every thread's Python name by its
+	# native id, and the code objects' qualified names.
+	test_expect_success CC,UROOT "$tag: the object table matches the headers" '
+		cc -std=gnu11 -w $(uroot_includes $v) -o "uprobe-$v" "$PROBE_SRC" &&
+		"./uprobe-$v" objects >"uobjects-headers-$v" &&
+		"$TP" objects "$v" >"uobjects-table-$v" &&
+		test_cmp "uobjects-headers-$v" "uobjects-table-$v"
+	'
+
+	test_expect_success UROOT "$tag: qualified names and thread names read from the live process" '
+		dir=$(uroot_put "$NAMES_PY") && rm -f names.out || return 1
+		chroot "$UROOT" "/usr/bin/python$v" "$dir/walker-names.py" >names.out 2>names.err &
+		names_pid=$! &&
+		wait_for 30 grep -q "^ready$" names.out &&
+		"$TP" names "$names_pid" <names.out >names; s=$?
+		kill $names_pid; wait $names_pid
+		cat names.err >>names
+		cat names &&
+		test $s = 0 && ! grep "^not ok" names &&
+		test $(grep -c "^ok - code " names) = $(grep -c "^code " names.out) &&
+		test $(grep -c "^ok - thread " names) = 4
+	'
 done
 
 test_expect_success 'interpreters 3.8 and later were found' '

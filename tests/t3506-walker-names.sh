@@ -10,7 +10,7 @@ test_description='bpf mode: Python thread names, 3.8-3.10 qualified names, kerne
 # the kernel stacks the walker records stop where the program's own
 # stack ends, not in the walker's BPF program (kself.c).  t3501 checks
 # the offsets these reads use against each interpreter's headers, and
-# the names on every interpreter from 3.8 to 3.13.
+# the names on every interpreter from 3.8 to 3.15.
 #
 # Its programs count their own CPU time (time.thread_time_ns), so that a
 # loaded machine makes them longer, not different: about 2 s of CPU for

@@ -22,7 +22,7 @@
  * made) the values alone, indexed like the class's shared keys
  * (ht_cached_keys): managed_values_before the object (3.11), stored as
  * values - 1 (bit 0 set) in the dict's word (3.12), or inline after the object's
- * tp_basicsize bytes with a valid byte (3.13, Py_TPFLAGS_INLINE_VALUES).
+ * tp_basicsize bytes with a valid byte (3.13-3.15, Py_TPFLAGS_INLINE_VALUES).
  * Include/internal/pycore_object.h of each version.
  */
 #include "compat.h"

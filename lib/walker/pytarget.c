@@ -146,6 +146,11 @@ static const struct {
  * header) and property's fget, fset, fdel (Objects/descrobject.c: the
  * first three fields after the header).  The managed dict's place before
  * an object (3.11+) is what the headers' own inline functions give.
+ * 3.14 and 3.15 (Debian unstable's 3.14.10 and 3.15.2 -dev headers, as
+ * t3501 compiles them): 3.13's except the tuple's items, after the hash
+ * 3.14 caches in the tuple (ob_hash), sys.modules' place in the
+ * interpreter, and on 3.15 the heap type's cached keys.  Without a row a
+ * version's objects are not read: no Python thread names (pythreads.c).
  */
 static const struct {
 	unsigned minor;
@@ -237,6 +242,36 @@ static const struct {
 	       .dk_unicode_entry_size = 16, .dk_general = 0,
 	       .values_values = 8, .values_valid = 3, .md_dict = 16,
 	       .interp_modules = 7656, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
+	       .managed_dict_flag = 16, .inline_values_flag = 4,
+	       .managed_dict_before = 24, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_MANAGED_313 } },
+	{ 14, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 880, .func_code = 48, .func_qualname = 40,
+	       .co_consts = 24, .co_flags = 48, .co_newlocals = 2,
+	       .tuple_item = 32, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = NO, .dk_log2_size = 8,
+	       .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+	       .dk_indices = 32, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = 16, .dk_general = 0,
+	       .values_values = 8, .values_valid = 3, .md_dict = 16,
+	       .interp_modules = 7688, .sm_callable = 16, .prop_get = 16,
+	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
+	       .managed_dict_flag = 16, .inline_values_flag = 4,
+	       .managed_dict_before = 24, .managed_values_before = NO,
+	       .inst_dict = PYTARGET_DICT_MANAGED_313 } },
+	{ 15, { .ob_type = 8, .var_size = 16, .tp_name = 24, .tp_basicsize = 32,
+	       .tp_flags = 168, .tp_dict = 264, .tp_dictoffset = 288,
+	       .ht_cached_keys = 888, .func_code = 48, .func_qualname = 40,
+	       .co_consts = 24, .co_flags = 48, .co_newlocals = 2,
+	       .tuple_item = 32, .dict_used = 16, .dict_keys = 32,
+	       .dict_values = 40, .dk_size = NO, .dk_log2_size = 8,
+	       .dk_log2_index_bytes = 9, .dk_kind = 10, .dk_nentries = 24,
+	       .dk_indices = 32, .dk_entry_size = 24,
+	       .dk_unicode_entry_size = 16, .dk_general = 0,
+	       .values_values = 8, .values_valid = 3, .md_dict = 16,
+	       .interp_modules = 7592, .sm_callable = 16, .prop_get = 16,
 	       .long_digit = 24, .long_lv_tag = 1, .long_shift = 30,
 	       .managed_dict_flag = 16, .inline_values_flag = 4,
 	       .managed_dict_before = 24, .managed_values_before = NO,

@@ -119,7 +119,7 @@ const struct walker_layout *pytarget_table_layout(unsigned major,
 const struct pytarget_code *pytarget_table_code(unsigned major,
 						unsigned minor);
 
-/* The object offsets of a version's table (3.8-3.13), or NULL. */
+/* The object offsets of a version's table (3.8-3.15), or NULL. */
 const struct pytarget_obj *pytarget_table_obj(unsigned major, unsigned minor);
 
 /*
