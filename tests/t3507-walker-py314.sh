@@ -6,9 +6,9 @@ test_description='the frame walker on CPython 3.14 and 3.15 (Debian unstable'"'"
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 1,4-9,12-17
+# sanitize-set: alone 1,4-10,13-19
 # sanitize-set: 2-3 needs 1
-# sanitize-set: 10-11 needs 9
+# sanitize-set: 11-12 needs 10
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 . "$PPR_SRCDIR/tests/fixtures/uroot-lib.sh"
 
@@ -34,7 +34,8 @@ CMP=$FIX/ref-compare.py
 . "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 test_have_prereq UROOT &&
-	DIR=$(uroot_put "$PROG" "$REF" "$FIX/wall-truth.py")
+	DIR=$(uroot_put "$PROG" "$REF" "$FIX/wall-truth.py" \
+		"$FIX/walker-long-names.py")
 
 # ns_server X.Y: walker-target.py's server under pythonX.Y as a
 # container runs it: in a mount namespace of its own (unshare -m, mounts
@@ -156,6 +157,28 @@ assert fr and all(f.get(\"line\", 0) > 20 for f in fr), fr
 			{ cat w$n.check w$n.err; return 1; }
 		test_diag \"$v: \$(cat w$n.check)\"
 	"
+
+	# Python's names of the threads (pythreads.c reads them from
+	# threading._active; t3501 checks the offsets it reads at against
+	# the -dev headers): ten threads the program names, each name longer
+	# than the kernel's 15-byte comm (3.14+ sets the comm from it, cut),
+	# and MainThread (comm python3.X).  The per-thread view's roots and
+	# the text report's table name each by its whole Python name; the
+	# comm alone, as before 3.14 and 3.15 had an object table, fails.
+	test_expect_success BPF,UROOT "$v: bpf mode: ten named threads and MainThread by their Python names" '
+		ppr record -q --mode bpf -o ln$n -- $py "$DIR/walker-long-names.py" 0.1 \
+			>ln$n.out 2>ln$n.err &&
+		test $(grep -c "^thread " ln$n.out) = 11 &&
+		pid=$(meta ln$n program_pid) &&
+		ppr report -i ln$n --per-thread --format collapsed -o ln$n.col &&
+		ppr report -i ln$n --format text >ln$n.txt &&
+		sed -n "/^Processes and threads/,/^\$/p" ln$n.txt >ln$n.table &&
+		while read -r _ tid name; do
+			grep -Eq "^${name}_\\([^)]*\\)-$pid/$tid;" ln$n.col &&
+			grep -Eq "^ +[0-9.]+% +[0-9]+ +$pid +$tid +$name \\(" ln$n.table ||
+				{ echo "thread $tid: not named $name"; cat ln$n.table; return 1; }
+		done <ln$n.out
+	'
 
 	# pytest on sympy's core/tests/test_arit.py (as t3050), its hash
 	# seed fixed (sympy's set orders change the work it does); the 20
