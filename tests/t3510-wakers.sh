@@ -6,11 +6,11 @@ test_description='record --wall --wakers: each wait credited to the thread, func
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 1-9,13-16,18-22
-# sanitize-set: 10 needs 1
-# sanitize-set: 11 needs 3
-# sanitize-set: 12 needs 5
-# sanitize-set: 17 needs 1
+# sanitize-set: alone 1-11,15-18,20-24
+# sanitize-set: 12 needs 1
+# sanitize-set: 13 needs 3
+# sanitize-set: 14 needs 5
+# sanitize-set: 19 needs 1
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 . "$TEST_DIR/lib-flame.sh"
 
@@ -43,14 +43,15 @@ test_have_prereq DEB && DEB=$(ppr_distro_python 3.11)
 test_have_prereq PY38 && PY38=$(record_python 3.8)
 test_have_prereq PY313 && PY313=$(record_python 3.13)
 
-# wakers NAME PYTHON lock|queue|pipe|chain: record --wall --wakers, then the
-# waiting thread's wakers view in collapsed form (NAME.col)
+# wakers NAME PYTHON lock|queue|pipe|chain|exit: record --wall --wakers,
+# then the waiting thread's (NAME.tid's first line) wakers view in
+# collapsed form (NAME.col)
 wakers() {
 	ppr record -q --wall --wakers -o "$1" --python "$2" "$PROG" "$3" \
 		"$1.tid" >"$1.out" 2>"$1.err" &&
 	test "$(meta "$1" exit_status)" = 0 &&
-	ppr report -i "$1" --wakers --format collapsed --tid "$(cat "$1.tid")" \
-		-o "$1.col" 2>"$1.rerr"
+	ppr report -i "$1" --wakers --format collapsed \
+		--tid "$(sed -n 1p "$1.tid")" -o "$1.col" 2>"$1.rerr"
 }
 
 # wake_row NAME REASON: NAME's waiting thread's "who made whom wait"
@@ -101,6 +102,36 @@ for v in DEB PY313; do
 		at_least pipe-$v "[off-cpu io]" "write_it (" 90 &&
 		wake_row pipe-$v io &&
 		test_grep " main \(wakers-truth\.py\) +write_it \(wakers-truth\.py:[0-9]+\)\$" pipe-$v.row
+	'
+done
+
+# A child's exit: the main thread's reap() waits in os.waitpid for each
+# of three forked children (watched: the walker follows children), which
+# run child_work() and exit.  The kernel wakes the parent from the
+# child's do_exit(), after its memory is gone (exit_mm()): no registers
+# or stack to read there, which made it "an unwatched process".  Every
+# one of the parent's waits for a child must be credited to the child it
+# waited for, as that watched process's thread, exiting; the children's
+# own samples are in the session under their pids (their functions are
+# not checked: a child gone before the recorder read its code objects
+# leaves them unnamed).
+for v in DEB PY313; do
+	test_expect_success "BPF,$v" "$v: a parent's waits in waitpid credited to each exiting child, not to an unwatched process" '
+		eval py=\$$v &&
+		wakers exit-$v "$py" exit &&
+		pids=$(sed -n 2p exit-$v.tid) &&
+		test $(echo $pids | wc -w) = 3 &&
+		grep "\[off-cpu child\];" exit-$v.col >exit-$v.child &&
+		sed "s/;try_to_wake_up.* / /" exit-$v.child &&
+		! grep "woken by an unwatched process" exit-$v.child &&
+		! grep -v "\[off-cpu child\];\[woken by [^]]*, exiting\]" exit-$v.child &&
+		for pid in $pids; do
+			test_grep "\[off-cpu child\];\[woken by [^]]*[-, ]$pid/$pid, exiting\]" \
+				exit-$v.child &&
+			ppr report -i exit-$v --format collapsed --tid $pid \
+				-o exit-$v.$pid.col 2>/dev/null &&
+			test -s exit-$v.$pid.col || return 1
+		done
 	'
 done
 

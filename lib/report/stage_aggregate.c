@@ -416,12 +416,16 @@ void agg_waker(struct loader *l, const struct sample *s,
 	struct umap_ent *e;
 	struct waker_stash *w;
 	char label[128];
+	const char *how, *shared;
 	size_t d, i;
 	int timer = 0;
 
 	d = agg_view(l, nm, CUT_NONE);
 	for (i = 0; i < d; i++)
 		timer |= timer_frame(p, l->out[i]);
+	/* a watched thread whose exit ended the wait, one wakeup of several */
+	how = s->wake.flags & WALKER_WAKE_F_EXITING ? ", exiting" : "";
+	shared = s->wake.flags & WALKER_WAKE_F_SHARED ? ", shared" : "";
 	if (s->wake.context != WALKER_WAKE_TASK)
 		snprintf(label, sizeof(label), timer ? "[woken by timer]" :
 			 s->wake.context == WALKER_WAKE_SOFTIRQ ?
@@ -436,17 +440,13 @@ void agg_waker(struct loader *l, const struct sample *s,
 		 * 15 bytes, and 3.14 sets it from that name, cut ("Thread-1
 		 * (round")
 		 */
-		snprintf(label, sizeof(label), "[woken by %.*s, %d/%d%s]",
+		snprintf(label, sizeof(label), "[woken by %.*s, %d/%d%s%s]",
 			 (int)(s->thread_name.len > 80 ? 80 :
 			       s->thread_name.len), s->thread_name.s,
-			 (int)s->pid, (int)s->tid,
-			 s->wake.flags & WALKER_WAKE_F_SHARED ?
-			 ", shared" : "");
+			 (int)s->pid, (int)s->tid, how, shared);
 	else
-		snprintf(label, sizeof(label), "[woken by %s-%d/%d%s]",
-			 s->wake.comm, (int)s->pid, (int)s->tid,
-			 s->wake.flags & WALKER_WAKE_F_SHARED ?
-			 ", shared" : "");
+		snprintf(label, sizeof(label), "[woken by %s-%d/%d%s%s]",
+			 s->wake.comm, (int)s->pid, (int)s->tid, how, shared);
 	e = umap_get(&l->wakers, (uint32_t)s->wake.wakee_tid, NULL);
 	if (!e->val)
 		e->val = xcalloc(1, sizeof(struct waker_stash));

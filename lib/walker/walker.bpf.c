@@ -13,7 +13,8 @@
  *   walker_fork     tp_btf/sched_process_fork: a watched parent's child is
  *                   watched too (config.follow_children), FORK
  *   walker_exec     tp_btf/sched_process_exec: EXEC, the runtime forgotten
- *   walker_exit     tp_btf/sched_process_exit: EXIT for a watched thread
+ *   walker_exit     tp_btf/sched_process_exit: EXIT for a watched thread,
+ *                   which is kept in exiting
  *   walker_waking   tp_btf/sched_waking (config.wakers): WAKING for a
  *                   watched wakee, in the waker's context
  *
@@ -52,7 +53,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define FBUF_MAX	256
 
 #define PAGE		4096ull
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+#define PF_EXITING	0x00000004	/* include/linux/sched.h */
+#define PF_KTHREAD	0x00200000
 
 /* A sample being built, and the frame just read (per CPU, see scratch). */
 struct scratch {
@@ -111,6 +113,22 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 24);
 } ring SEC(".maps");
+
+/*
+ * tid -> start_time of each watched thread that has passed
+ * sched_process_exit.  do_exit() wakes others after that: exit_files()
+ * closing a pipe, exit_notify() waking the parent in waitpid; by then the
+ * recorder may have taken the process out of procs (the EXIT event
+ * wakes it), so the waking tells a watched waker from this.  An LRU:
+ * an entry is needed for the microseconds the exit takes; start_time
+ * tells a reused tid apart.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} exiting SEC(".maps");
 
 /* Events the ring buffer refused. */
 struct {
@@ -723,11 +741,14 @@ int BPF_PROG(walker_exec, struct task_struct *p, pid_t old_pid,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(walker_exit, struct task_struct *p)
 {
-	__u64 key = (__u64)p->tgid << 32 | (__u32)p->pid;
+	__u64 key = (__u64)p->tgid << 32 | (__u32)p->pid, start;
+	__u32 tid = p->pid;
 
 	if (!watched(p->tgid))
 		return 0;
 	bpf_map_delete_elem(&tstates, &key);
+	start = p->start_time;
+	bpf_map_update_elem(&exiting, &tid, &start, BPF_ANY);
 	emit_task(WALKER_EV_EXIT, p, 0);
 	return 0;
 }
@@ -757,10 +778,32 @@ static __always_inline __u32 wake_context(const struct scratch *s, __u32 nk,
 }
 
 /*
+ * Whether cur, a task in do_exit() (PF_EXITING), is a watched thread: its
+ * process still in procs, or its tid in exiting with its start_time.
+ */
+static __always_inline int watched_exiting(struct task_struct *cur,
+					   const struct walker_proc *proc)
+{
+	__u32 tid = cur->pid;
+	__u64 *start;
+
+	if (!(cur->flags & PF_EXITING))
+		return 0;
+	if (proc)
+		return 1;
+	start = bpf_map_lookup_elem(&exiting, &tid);
+	return start && *start == cur->start_time;
+}
+
+/*
  * A watched thread woken (config.wakers): WAKING in the waker's context.
  * A thread of a watched process waking it in task context gets the walk
  * a sample gets (its registers as it entered the kernel, its Python
  * frames, its user stack); any other waker its kernel stack and comm.
+ * A watched thread that wakes it on its way out (do_exit(): a parent's
+ * waitpid, a pipe it held) is marked WALKER_F_EXITING: after exit_mm()
+ * its memory is gone (mm 0), so it has no registers, Python frames or
+ * user stack, and is no unwatched process for all that.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(walker_waking, struct task_struct *p)
@@ -784,8 +827,13 @@ int BPF_PROG(walker_waking, struct task_struct *p)
 	context = wake_context(s, nk, cfg);
 	cur = bpf_get_current_task_btf();
 	pid_tgid = bpf_get_current_pid_tgid();
-	if (context == WALKER_WAKE_TASK)
+	if (context == WALKER_WAKE_TASK) {
 		proc = watched(pid_tgid >> 32);
+		if (watched_exiting(cur, proc))
+			flags |= WALKER_F_EXITING;
+		if (!cur->mm)
+			proc = 0;	/* nothing of its memory to read */
+	}
 	r = (__u64 *)(s->ev + REGS_OFF);
 	if (proc) {
 		task_regs(r, cur);

@@ -150,6 +150,10 @@ struct walker_ev_hdr {
 #define WALKER_F_USTACK_ERR	0x20u	/* the user stack could not be copied */
 #define WALKER_F_USTACK_FULL	0x40u	/* ustack_bytes copied: may go on */
 #define WALKER_F_KERNEL_MODE	0x80u	/* interrupted in the kernel */
+#define WALKER_F_EXITING	0x100u	/* WAKING: the waker is a watched
+					   thread in do_exit(); past exit_mm()
+					   it has no registers, Python frames
+					   or user stack */
 
 /* One Python frame, innermost first. */
 struct walker_py_frame {
@@ -194,8 +198,10 @@ struct walker_sample {
  * context.  Followed by the waker's stack parts laid out as a sample's
  * (walker_sample above): regs, kstack, py, ustack.  The Python frames
  * and the user stack (and the registers) only when the waker is a
- * thread of a watched process in task context; else nr_py and
- * ustack_len are 0 and the registers zeros.
+ * thread of a watched process in task context that still has its
+ * memory; else nr_py and ustack_len are 0 and the registers zeros.  A
+ * watched waker in do_exit() (it woke its parent's waitpid, closed a
+ * pipe) has WALKER_F_EXITING in hdr.flags.
  */
 enum walker_wake_context {
 	WALKER_WAKE_TASK = 0,
@@ -283,5 +289,10 @@ struct walker_raw_wake {
 #define WALKER_WAKE_F_SHARED	1u
 /* A task-context waker outside the watched processes: no user stack. */
 #define WALKER_WAKE_F_UNWATCHED	2u
+/*
+ * A watched thread on its way out (WALKER_F_EXITING): its exit ended
+ * the wait; no user stack once its memory is gone.
+ */
+#define WALKER_WAKE_F_EXITING	4u
 
 #endif

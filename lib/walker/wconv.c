@@ -526,17 +526,32 @@ static int on_waking(struct wconv *c, const struct walker_decoded *d)
 	struct umap_ent *e;
 	uint32_t flags = 0;
 	unsigned i;
-	int regs = 0;
+	int regs = 0, exiting;
 
 	c->st.wakings++;
 	if (!c->wakers)
 		return 0;
 	for (i = 0; i < 8 * WALKER_NR_REGS; i++)
 		regs |= d->regs[i];
-	if (wk->context == WALKER_WAKE_TASK && !regs)
+	/*
+	 * A watched thread in do_exit() has no registers either once its
+	 * memory is gone: it is the exiting thread, not an unwatched one
+	 */
+	exiting = wk->context == WALKER_WAKE_TASK &&
+		  (d->hdr->flags & WALKER_F_EXITING);
+	if (exiting)
+		flags |= WALKER_WAKE_F_EXITING;
+	else if (wk->context == WALKER_WAKE_TASK && !regs)
 		flags |= WALKER_WAKE_F_UNWATCHED;
 	if (wk->context == WALKER_WAKE_TASK && d->hdr->tid) {
-		w = wconv_thread_get(c, (pid_t)d->hdr->tid);
+		/* an exited waker's state went with its EXIT: not made anew */
+		e = umap_find(&c->threads, (uint32_t)d->hdr->tid);
+		w = e ? e->val : exiting ? NULL :
+		    wconv_thread_get(c, (pid_t)d->hdr->tid);
+	} else {
+		w = NULL;
+	}
+	if (w) {
 		if (w->woke_tid && w->woke_tid != (pid_t)wk->wakee_tid &&
 		    d->hdr->time_ns - w->woke_time <= WAKE_SHARED_NS) {
 			flags |= WALKER_WAKE_F_SHARED;

@@ -8,7 +8,8 @@
  * two threads within 1 us marks both shared; an interrupt's waking says
  * its context; a waking just before the switch-out it ends still counts;
  * a preempted interval and one without a waking get none; the last of
- * two wakings wins.
+ * two wakings wins; a watched thread waking one from do_exit(), without
+ * registers, is exiting, not an unwatched process.
  */
 #include "compat.h"
 #include "byteorder.h"
@@ -66,6 +67,31 @@ static void wake(struct wconv *c, uint32_t pid, uint32_t tid, uint64_t t,
 	sp.regs = watched ? regs : NULL;
 	feed(c, ev_waking(&sp, 100, wakee, context, watched ? "python3" :
 			  context ? "swapper/1" : "other"));
+}
+
+/*
+ * A waking by thread tid of a watched process in do_exit(), after its
+ * EXIT: no registers, Python frames or user stack (its memory is gone),
+ * WALKER_F_EXITING.
+ */
+static void wake_exiting(struct wconv *c, uint32_t pid, uint32_t tid,
+			 uint64_t t, uint32_t wakee)
+{
+	struct walker_ev_hdr h;
+	struct sample_spec sp;
+	struct ev e;
+
+	feed(c, ev_task(WALKER_EV_EXIT, t - 1000, pid, tid, 0, 0, NULL));
+	memset(&sp, 0, sizeof(sp));
+	sp.pid = pid;
+	sp.tid = tid;
+	sp.time = t;
+	sp.nk = 2;
+	e = ev_waking(&sp, 100, wakee, WALKER_WAKE_TASK, "python3");
+	memcpy(&h, e.buf, sizeof(h));
+	h.flags |= WALKER_F_EXITING;
+	memcpy(e.buf, &h, sizeof(h));
+	feed(c, e);
 }
 
 /* A waker sample of the file, as read back. */
@@ -188,21 +214,25 @@ int main(void)
 	wake(c, 100, 102, T0 + 111 * MS, 108, WALKER_WAKE_TASK, 1);
 	wake(c, 300, 301, T0 + 112 * MS, 108, WALKER_WAKE_TASK, 0);
 	on(c, 108, T0 + 113 * MS);
+	/* 109: by thread 110 of the watched process, exiting */
+	off(c, 109, T0 + 120 * MS, 1);
+	wake_exiting(c, 100, 110, T0 + 121 * MS, 109);
+	on(c, 109, T0 + 122 * MS);
 	ok = wconv_finish(c, T0 + 200 * MS, err, sizeof(err)) == 0;
 	TAP_OK(ok, "finish: %s", ok ? "" : err);
 	st = wconv_stats(c);
-	TAP_INT(st->wakings, 7, "stats: wakings");
-	TAP_INT(st->offcpu, 7, "stats: intervals");
-	TAP_INT(st->woken, 5, "stats: intervals with their waker");
-	TAP_INT(st->woken_ns, 20 * MS + 26 * MS + 10 * MS + 999000 + 3 * MS,
-		"stats: their time");
+	TAP_INT(st->wakings, 8, "stats: wakings");
+	TAP_INT(st->offcpu, 8, "stats: intervals");
+	TAP_INT(st->woken, 6, "stats: intervals with their waker");
+	TAP_INT(st->woken_ns, 20 * MS + 26 * MS + 10 * MS + 999000 + 3 * MS +
+		2 * MS, "stats: their time");
 	TAP_OK(st->woken_shared == 2 && st->woken_shared_ns == 46 * MS,
 	       "stats: two shared, 46 ms");
 	TAP_OK(st->woken_irq == 1 && st->woken_irq_ns == 10 * MS,
 	       "stats: one in an interrupt, 10 ms");
 
 	n = read_back(path, g, 16);
-	TAP_INT(n, 5, "waker samples in perf.data");
+	TAP_INT(n, 6, "waker samples in perf.data");
 	x = of(g, n, 101);
 	TAP_OK(x && x->before_its_interval && x->waker_tid == 102 &&
 	       (x->flags & WALKER_WAKE_F_SHARED) && x->nr_py == 1 &&
@@ -225,6 +255,11 @@ int main(void)
 	TAP_OK(x && x->waker_tid == 301 &&
 	       x->flags == WALKER_WAKE_F_UNWATCHED,
 	       "108: the last waking wins, an unwatched process's");
+	x = of(g, n, 109);
+	TAP_OK(x && x->before_its_interval && x->waker_tid == 110 &&
+	       x->context == WALKER_WAKE_TASK && !x->nr_py &&
+	       x->flags == WALKER_WAKE_F_EXITING,
+	       "109: a watched thread on its way out, exiting, not unwatched");
 	wconv_free(c);
 	unlink(path);
 	rmdir(dir);
