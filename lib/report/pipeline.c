@@ -81,10 +81,12 @@ void loader_release(struct loader *l)
 	}
 	umap_release(&l->wakers);
 	for (i = 0; i < l->chains.cap; i++) {
-		struct chain_last *c = l->chains.ents[i].val;
+		struct chain_tails *c = l->chains.ents[i].val;
+		unsigned k;
 
 		if (l->chains.ents[i].used && c) {
-			free(c->ids);
+			for (k = 0; k < CHAIN_KEEP; k++)
+				free(c->t[k].ids);
 			free(c);
 		}
 	}

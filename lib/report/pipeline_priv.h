@@ -51,11 +51,24 @@ struct waker_stash {
  * chain), for the waits this thread ends next.
  */
 struct chain_last {
-	uint64_t end;		/* the wait's end */
+	uint64_t end;		/* the wait's end (0: none yet) */
 	unsigned levels;	/* waits in ids: 1, or more when chained;
 				   0: its waker unknown, no chain */
 	uint32_t *ids;
 	size_t n, alloc;
+};
+
+/*
+ * A thread's last few waits' tails: a wakeup is seen when its woken
+ * thread runs, and by then the waker may have waited again (a woken
+ * thread left in the run queue while its waker went on); the wait that
+ * counts is the waker's last before the wakeup.
+ */
+#define CHAIN_KEEP 4
+
+struct chain_tails {
+	struct chain_last t[CHAIN_KEEP];
+	unsigned last;		/* the newest of t[] */
 };
 
 struct session;
@@ -229,7 +242,7 @@ struct loader {
 	 * stack with its waker built here (l->out is sized for one)
 	 */
 	struct umap wakers;
-	/* --chain: per tid, its last wait's tail (struct chain_last) */
+	/* --chain: per tid, its last waits' tails (struct chain_tails) */
 	struct umap chains;
 	/*
 	 * ...and who made whom wait: p->wakes by (waiter, waker, thread,

@@ -804,34 +804,45 @@ void agg_finish(struct loader *l)
  * out): the thread's last wait is s, and what its stack has after its
  * reason is its waker's frames (the waker sample's, kept in l->wakers),
  * then, when the waker had itself waited until at most
- * PROFILE_CHAIN_GAP_NS before this wakeup, "[which had just waited]"
- * and that wait's own tail, up to f->wake_chain wakers in all.  A wait
- * left runnable (preempted) is no wait; one without a waker ends the
- * chain.
+ * PROFILE_CHAIN_GAP_NS before this wakeup (the wakeup's own time, when
+ * the session has it: the woken thread may have waited for a CPU after
+ * it), "[which had just waited]" and that wait's own tail, up to
+ * f->wake_chain wakers in all.  A wait left runnable (preempted) is no
+ * wait; one without a waker ends the chain.
  */
 void agg_chain_note(struct loader *l, const struct sample *s)
 {
 	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
 	struct waker_stash *w = e ? e->val : NULL;
-	struct chain_last *c, *wc;
+	struct chain_tails *ct, *wct;
+	struct chain_last *c, *wc = NULL;
+	uint64_t at;
+	unsigned k;
 
 	if (l->f->wake_chain < 2 || !s->offcpu ||
 	    (s->have_state && !s->prev_state))
 		return;
 	e = umap_get(&l->chains, (uint32_t)s->tid, NULL);
 	if (!e->val)
-		e->val = xcalloc(1, sizeof(struct chain_last));
-	c = e->val;
+		e->val = xcalloc(1, sizeof(struct chain_tails));
+	ct = e->val;
+	ct->last = (ct->last + 1) % CHAIN_KEEP;
+	c = &ct->t[ct->last];
 	c->end = s->time_ns;
 	c->n = 0;
 	c->levels = 0;
 	if (!w || !w->n || w->time != s->time_ns)
 		return;
-	e = w->waker_tid ? umap_find(&l->chains, (uint32_t)w->waker_tid) :
-	    NULL;
-	wc = e ? e->val : NULL;
-	if (wc && (!wc->n || wc->end > s->time_ns ||
-		   s->time_ns - wc->end > PROFILE_CHAIN_GAP_NS ||
+	at = w->wake_ns && w->wake_ns <= s->time_ns ? w->wake_ns : s->time_ns;
+	e = w->waker_tid && w->waker_tid != s->tid ?
+	    umap_find(&l->chains, (uint32_t)w->waker_tid) : NULL;
+	wct = e ? e->val : NULL;
+	/* the waker's last wait that ended by the wakeup */
+	for (k = 0; wct && k < CHAIN_KEEP; k++)
+		if (wct->t[k].end && wct->t[k].end <= at &&
+		    (!wc || wct->t[k].end > wc->end))
+			wc = &wct->t[k];
+	if (wc && (!wc->n || at - wc->end > PROFILE_CHAIN_GAP_NS ||
 		   wc->levels + 1 > (unsigned)l->f->wake_chain))
 		wc = NULL;
 	ALLOC_GROW(c->ids, w->n + (wc ? 1 + wc->n : 0), c->alloc);
@@ -890,6 +901,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 	struct profile_quality *q = &l->p->quality;
 	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
 	struct waker_stash *w = e ? e->val : NULL;
+	struct chain_tails *ct;
 	struct chain_last *c;
 	uint32_t waker;
 	size_t i;
@@ -947,7 +959,8 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 	/* --chain: the tail agg_chain_note() made of it, chain and all */
 	e = l->f->wake_chain > 1 ? umap_find(&l->chains, (uint32_t)s->tid) :
 	    NULL;
-	c = e ? e->val : NULL;
+	ct = e ? e->val : NULL;
+	c = ct ? &ct->t[ct->last] : NULL;
 	if (c && c->n && c->end == s->time_ns) {
 		ALLOC_GROW(l->wake_out, d + c->n, l->wake_out_alloc);
 		memcpy(l->wake_out + d, c->ids, c->n * sizeof(*c->ids));
