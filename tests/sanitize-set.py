@@ -11,10 +11,9 @@ the sanitizer pass runs it (PPR_SANITIZE=1: the tests that run fewer
 cases there run those), then runs this script, which writes
 tests/sanitize-skip:
   "TEST.sh all SECONDS BY..."   the sanitizer pass leaves the test out;
-  "TEST.sh after M SECONDS CK"  it runs the test's subtests 1 to M only
-                                (SECONDS: the time of those it leaves),
-                                while the file's cksum is CK;
-  "TEST.sh only LIST SECONDS CK"  it runs the subtests of LIST (1-3,7).
+  "TEST.sh only LIST SECONDS CK"  it runs the subtests of LIST (1-3,7)
+                                only (SECONDS: the time of those it
+                                leaves), while the file's cksum is CK.
 A subtest may use what the ones before it made: keeping one keeps every
 subtest before it, unless the test file says it stands alone or which
 ones it needs, in lines
@@ -357,10 +356,7 @@ def main():
         ck = subprocess.run(["cksum"], stdin=open(os.path.join(tests_dir, t)),
                             capture_output=True, text=True,
                             check=True).stdout.split()
-        if ks == set(range(1, max(ks) + 1)):
-            rows.append("%s after %d %.0f %s-%s" % (t, max(ks), left, ck[0], ck[1]))
-        else:
-            rows.append("%s only %s %.0f %s-%s" % (t, ranges(ks), left, ck[0], ck[1]))
+        rows.append("%s only %s %.0f %s-%s" % (t, ranges(ks), left, ck[0], ck[1]))
         saved += left
     with open(out, "w") as o:
         o.write("# What `make check SANITIZE=1` leaves to the plain pass:\n"
@@ -370,17 +366,15 @@ def main():
                 "# (tests/sanitize-set.py, which says more).\n"
                 "# TEST.sh all SECONDS BY...: the whole test (its seconds;\n"
                 "#   the kept tests that run the most of what it runs)\n"
-                "# TEST.sh after M SECONDS CKSUM: its subtests after the\n"
-                "#   M-th (their seconds), while the test file's cksum is\n"
-                "#   CKSUM (an edited test runs whole)\n"
                 "# TEST.sh only LIST SECONDS CKSUM: only the subtests of\n"
-                "#   LIST (as 1-3,7; SECONDS: the others')\n" % len(union))
+                "#   LIST (as 1-3,7; SECONDS: the others'), while the test\n"
+                "#   file's cksum is CKSUM (an edited test runs whole)\n" % len(union))
         for r in rows:
             o.write(r + "\n")
     print("sanitize-set: %d of %d tests kept, %d of them cut short; "
           "%.0f of %.0f s left out"
           % (sum(1 for t in keep if keep[t]), len(feats),
-             sum(1 for r in rows if " after " in r or " only " in r),
+             sum(1 for r in rows if " only " in r),
              saved, total))
 
 

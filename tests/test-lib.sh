@@ -90,31 +90,26 @@ fi
 # subtests only when tests/sanitize-skip says so: gcov's counters of each
 # subtest (make sanitize-set) showed that those, with the other kept
 # tests, run every line and branch of pyperf-run that the others run.
-#   "TEST.sh after M ...": subtests 1 to M, a prefix: a subtest may use
-#     what the ones before it made;
-#   "TEST.sh only LIST ...": the subtests of LIST (as 1-3,7,9), where the
-#     test file says which of its subtests stand alone or need only some
-#     before them ("# sanitize-set: alone LIST" and "# sanitize-set: LIST
-#     needs LIST" lines; tests/sanitize-set.py): a kept subtest comes
-#     with what it needs, by default every subtest before it.
+#   "TEST.sh only LIST ...": the subtests of LIST (as 1-3,7,9): a kept
+#     subtest comes with what it needs, by default every subtest before
+#     it, unless the test file says which of its subtests stand alone or
+#     need only some before them ("# sanitize-set: alone LIST" and
+#     "# sanitize-set: LIST needs LIST" lines; tests/sanitize-set.py).
 # The others are skipped, said in TAP and counted in tests/.covered; the
 # plain pass runs them all.  make sanitize-verify runs the suite so, with
 # gcov's counters, and checks that it runs all that the whole suite runs.
 # The line also holds the test file's cksum when the counters were
 # taken: an edited test (a subtest added or moved) runs whole, and says
 # so, until make sanitize-set runs again.
-san_after_=
 san_only_=
 if test "${PPR_SANITIZE:-}" = 1 && test -r "$TEST_DIR/sanitize-skip" &&
    { test -z "${PPR_COVERAGE_DIR:-}" || test "${PPR_SAN_VERIFY:-}" = 1; }; then
 	while read -r san_t_ san_w_ san_m_ san_s_ san_ck_ san_rest_; do
 		test "$san_t_" = "$TEST_NAME.sh" || continue
-		case $san_w_ in after|only) ;; *) continue ;; esac
+		test "$san_w_" = only || continue
 		san_now_=$(cksum <"$0")	# "CRC SIZE"
 		if test "$san_ck_" != "${san_now_%% *}-${san_now_#* }"; then
 			echo "# sanitizer pass: every subtest ($TEST_NAME.sh changed since make sanitize-set chose its subtests $san_w_ $san_m_)"
-		elif test "$san_w_" = after; then
-			san_after_=$san_m_
 		else
 			san_only_=,$san_m_,
 		fi
@@ -222,9 +217,7 @@ test_diag() {
 }
 
 test_expect_success() {
-	if { test -n "$san_after_" &&
-	     test $((test_count + 1)) -gt "$san_after_"; } ||
-	   { test -n "$san_only_" && ! san_kept $((test_count + 1)); }; then
+	if test -n "$san_only_" && ! san_kept $((test_count + 1)); then
 		test_count=$((test_count + 1))
 		if test $# = 3; then shift; fi
 		say_tap "ok $test_count # skip $1 (sanitizer pass: the kept subtests run every line and branch it runs, tests/sanitize-skip)"
