@@ -220,4 +220,8 @@ test_expect_success SERVER 'the server runs on after the detach, then shuts down
 	done
 '
 
+# The server goes before test_done, which removes the trash (and with it
+# server.env) when every subtest passed: the sanitizer pass skips the
+# subtest that stops it, and the EXIT trap alone left it running.
+stop_server
 test_done
