@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/bench.mk: `make bench` (included by Makefile.in).  Prints eleven
+# bench/bench.mk: `make bench` (included by Makefile.in).  Prints twelve
 # tables (overhead, end to end and record's fixed cost, report speed,
 # data, accuracy, complete stacks by depth, perf.data readers, top's
-# CPU, the frame walker, record --wall) and writes them to
+# CPU, the frame walker, record --wall, record --wall --wakers' cost)
+# and writes them to
 # bench/results/<date>.md and bench/results/latest.md.  About ten minutes on 2 cores.
 #
 #   make bench                    everything
@@ -16,7 +17,7 @@
 # PYPERF_CACHE (where the frame-pointer build is), BENCH_KEEP=1.
 
 BENCH_PYTHON ?= $(if $(PYTHON),$(PYTHON),python3)
-BENCH_PARTS ?= abcdefghiws
+BENCH_PARTS ?= abcdefghiwks
 BENCH_REPS ?= 5
 
 .PHONY: bench

@@ -31,6 +31,12 @@ written to bench/results/<date>.md and bench/results/latest.md:
       (bench/workloads/switch.py), perf.data bytes per switch, and
       report's time on a session of a million switches (100,000 with
       --quick).
+  (k) record --wall --wakers against record --wall (both --mode bpf):
+      the program's own time on table w's workload (switch.py), the
+      session bytes per waker sample, and the requests/s of gunicorn
+      serving tests/fixtures/flask-app.py (one gthread worker of 4
+      threads) under wrk with each recorder attached by -p, in
+      interleaved runs (min / median, best / median).
   (s) CPython 3.14 and 3.15 (Debian unstable's, in the root that
       .ci/setup.d/unstable-root.sh builds): the program's cost under
       record --mode bpf, and CPython 3.15's own sampler side by side (its
@@ -44,7 +50,7 @@ written to bench/results/<date>.md and bench/results/latest.md:
 A cell that cannot be measured says "n/a (why)"; nothing is estimated.
 Every command is spawned with an argument vector.
 
-Usage: run.py --build BUILD [--out DIR] [--parts abcdefg] [--reps N]
+Usage: run.py --build BUILD [--out DIR] [--parts abcdefghiwks] [--reps N]
                             [--quick] [--before REV]
 Environment: BENCH_PYTHONS (space-separated interpreter paths instead of
 discovery), PYPERF_CACHE (frame-pointer build), BENCH_KEEP=1 (keep the
@@ -1268,6 +1274,356 @@ def part_w(args, pythons, tool, scratch):
     return text
 
 
+# --- (k) record --wall --wakers: its cost ----------------------------------
+
+def wake_stats(err):
+    """What record says of a session on stderr (without -q): its
+    off-CPU intervals, wakeups (waking events from the walker), waker
+    samples written (intervals that have their waker), and the walker's
+    lost events, as a dict of ints (missing lines: 0)."""
+    st = {"offcpu": 0, "wakeups": 0, "wakers": 0, "lost": 0}
+    m = re.search(r"(\d+) off-CPU intervals, ", err)
+    if m:
+        st["offcpu"] = int(m.group(1))
+    m = re.search(r"(\d+) wakeups; (\d+) of the off-CPU intervals have "
+                  r"their waker", err)
+    if m:
+        st["wakeups"], st["wakers"] = int(m.group(1)), int(m.group(2))
+    m = re.search(r"(\d+) events were lost: the walker's ring buffer", err)
+    if m:
+        st["lost"] = int(m.group(1))
+    return st
+
+
+def per_waker(size_w, recs_w, size_k, recs_k, wakers):
+    """Session bytes per waker sample, two ways: the size difference of
+    the --wakers session and the --wall one over the waker samples
+    (right when both recorded the same work and lost nothing), and the
+    same with the --wall session scaled to the --wakers one's records
+    other than waker samples (its samples and intervals: they differ
+    when the walker lost events or the work differs, as a server's
+    windows do).  (raw, scaled) or None."""
+    if not wakers or not recs_w:
+        return None
+    other = recs_k - wakers
+    return ((size_k - size_w) / float(wakers),
+            (size_k - size_w * other / float(recs_w)) / float(wakers))
+
+
+def mmm(xs, fmt):
+    """min / median of xs, formatted."""
+    return "%s / %s" % (fmt(min(xs)), fmt(statistics.median(xs)))
+
+
+def part_k(args, pythons, tool, scratch):
+    head = ("### (k) `record --wall --wakers` against `record --wall` "
+            "(bpf mode)\n\n")
+    if not tool.has("record"):
+        return head + na(tool.missing("record")) + "\n"
+    py = next((p for p in pythons if not p.fp and p.minor == 11), None) or \
+        next((p for p in pythons if not p.fp), None)
+    if not py:
+        return head + "n/a (no interpreter)\n"
+    return head + wakers_switch(args, py, tool, scratch) + "\n" + \
+        wakers_server(args, tool, scratch)
+
+
+def wakers_switch(args, py, tool, scratch):
+    """Table w's workload, switch.py, plain, under record --wall and
+    under record --wall --wakers (both --mode bpf), interleaved."""
+    env = clean_env()
+    wl = os.path.join(WL, "switch.py")
+    trips = "5000" if args.quick else "20000"
+    reps = max(3, args.reps)
+    conds = (("plain", None), ("--wall", ["--wall"]),
+             ("--wall --wakers", ["--wall", "--wakers"]))
+    times = {c: [] for c, _ in conds}
+    stats = {c: [] for c, _ in conds}   # (bytes, records, wake_stats)
+    why = {}
+    for i in range(reps):
+        # interleaved, so that a change of the machine's load hits every
+        # condition alike
+        for label, extra in conds:
+            if label in why:
+                continue
+            if extra is None:
+                argv = [py.path, wl, trips]
+            else:
+                sess = os.path.join(scratch, "k-%d" % len(extra))
+                shutil.rmtree(sess, ignore_errors=True)
+                argv = [tool.ppr, "record", "-o", sess, "--mode", "bpf",
+                        "--python", py.path] + extra + [wl, trips]
+            log("(k) switch.py, %s, run %d of %d" % (label, i + 1, reps))
+            out = os.path.join(scratch, "k-out.txt")
+            with open(out, "w") as f:
+                r = run(argv, env=env, stdout=f, timeout=600)
+            with open(out, encoding="utf-8") as f:
+                r.out = f.read()
+            t = switch_time(r)
+            if r.code != 0 or t is None:
+                why[label] = na(first_line(r.err, 60))
+                continue
+            times[label].append(t)
+            if extra is not None:
+                stats[label].append((
+                    os.path.getsize(os.path.join(sess, "perf.data")),
+                    int(read_meta(sess).get("samples", "0")),
+                    wake_stats(r.err)))
+    text = ("bench/workloads/switch.py %s (table w's workload: two threads "
+            "pass a byte over pipes, each round trip blocking each thread "
+            "once) on %s: the program's own perf_counter() time, min / "
+            "median of %d interleaved runs (plain, --wall, --wall "
+            "--wakers, plain, ...). Both recordings `record --mode bpf`. "
+            "Goal: --wakers / --wall <= 1.3x.\n\n" % (trips, py.label, reps))
+    rows = []
+    for label, _ in conds:
+        xs = times[label]
+        if label in why or not xs:
+            rows.append([label, why.get(label, "n/a"), "", ""])
+            continue
+        base = times["plain"]
+        rows.append([label, mmm(xs, secs),
+                     "%s / %s" % (ratio(min(xs), min(base)),
+                                  ratio(statistics.median(xs),
+                                        statistics.median(base)))
+                     if base else "", ""])
+    w, k = times["--wall"], times["--wall --wakers"]
+    if w and k:
+        rows[2][3] = "**%s** / **%s**" % (
+            ratio(min(k), min(w)),
+            ratio(statistics.median(k), statistics.median(w)))
+    text += table(["program", "its time (min / median)",
+                   "vs plain (min / median)",
+                   "--wakers vs --wall (min / median)"], rows) + "\n\n"
+    if times["plain"] and w and min(w) < min(times["plain"]):
+        text += ("The program ran faster recorded than plain (not "
+                 "investigated here): compare the two recordings with "
+                 "each other.\n\n")
+    # the session sizes, run by run (the two recordings of a run are of
+    # the same work)
+    srows = []
+    per = []
+    for i, (sw, sk) in enumerate(zip(stats["--wall"],
+                                     stats["--wall --wakers"])):
+        pw = per_waker(sw[0], sw[1], sk[0], sk[1], sk[2]["wakers"])
+        if pw:
+            per.append(pw)
+        srows.append([str(i + 1), "%.1f MB" % (sw[0] / 1e6),
+                      "%d / %d" % (sw[2]["offcpu"], sw[2]["lost"]),
+                      "%.1f MB" % (sk[0] / 1e6),
+                      "%d / %d" % (sk[2]["offcpu"], sk[2]["lost"]),
+                      "%d / %d" % (sk[2]["wakeups"], sk[2]["wakers"]),
+                      "%.0f / %.0f" % pw if pw else "n/a"])
+    text += ("Session sizes (perf.data) of each run's two recordings. "
+             "Waker events: the walker's wakeups (ring events) / the "
+             "waker samples the session keeps (one per off-CPU interval "
+             "whose waker is known: record's \"N wakeups; M of the "
+             "off-CPU intervals have their waker\"). Bytes per waker "
+             "sample: raw = (size with --wakers - size without) / M; "
+             "scaled = the same with the --wall session's size scaled to "
+             "the --wakers session's other records (meta samples - M), "
+             "which corrects for events the walker lost in one session "
+             "and not the other.\n\n")
+    text += table(["run", "--wall", "its intervals / lost events",
+                   "--wall --wakers", "its intervals / lost events",
+                   "wakeups / waker samples",
+                   "bytes per waker sample (raw / scaled)"], srows)
+    if per:
+        text += ("\n\n**Bytes per waker sample: %.0f raw, %.0f scaled** "
+                 "(median of %d runs).\n" % (
+                     statistics.median(p[0] for p in per),
+                     statistics.median(p[1] for p in per), len(per)))
+    return text
+
+
+def wait_attached(rpid, limit=15.0):
+    """Has recorder rpid attached within limit seconds: a sampling event
+    on every online CPU and the walker's links (walker_attach()'s last
+    step before it polls; as tests/fixtures/walker-lib.sh's attached)?"""
+    ncpu = os.sysconf("SC_NPROCESSORS_ONLN")
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            fds = [os.readlink("/proc/%d/fd/%s" % (rpid, f))
+                   for f in os.listdir("/proc/%d/fd" % rpid)]
+        except OSError:
+            fds = []
+        ev = sum(1 for f in fds if f == "anon_inode:[perf_event]")
+        ln = sum(1 for f in fds if f == "anon_inode:bpf_link")
+        if ev >= ncpu and ln >= ncpu + 3:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wrk_rate(text):
+    """wrk's Requests/sec, or None when a request failed or none was
+    answered."""
+    m = re.search(r"^Requests/sec:\s+([0-9.]+)$", text, re.M)
+    if not m or re.search(r"Non-2xx|Socket errors", text):
+        return None
+    return float(m.group(1))
+
+
+def wakers_server(args, tool, scratch):
+    """Debian's gunicorn serving tests/fixtures/flask-app.py with one
+    gthread worker of 4 threads (as t3511), loaded by wrk: requests/s
+    with no recorder, with record --wall -p WORKER and with record
+    --wall --wakers -p WORKER attached, interleaved windows."""
+    sub = "#### (k2) A server under load\n\n"
+    py = "/usr/bin/python3"
+    env = clean_env()
+    for mod in ("gunicorn", "flask"):
+        if run([py, "-c", "import " + mod], env=env, timeout=60).code:
+            return sub + na("Debian's %s is not installed" % mod) + "\n"
+    if not shutil.which("wrk"):
+        return sub + na("no wrk") + "\n"
+    window = 2 if args.quick else 3
+    reps = max(3, args.reps)
+    log_path = os.path.join(scratch, "k-server.log")
+    logf = open(log_path, "w")
+    server = subprocess.Popen(
+        [py, "-m", "gunicorn", "--chdir", os.path.join(SRCDIR, "tests",
+                                                       "fixtures"),
+         "--workers", "1", "--worker-class", "gthread", "--threads", "4",
+         "--bind", "127.0.0.1:0", "flask-app:app"],
+        env=env, stdin=DEVNULL, stdout=logf, stderr=logf)
+    conds = ("none", "--wall", "--wall --wakers")
+    rates = {c: [] for c in conds}
+    sizes = []      # (--wall (bytes, records), --wakers (bytes, records, st))
+    why = None
+    try:
+        port = worker = None
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not (port and worker):
+            time.sleep(0.2)
+            with open(log_path, encoding="utf-8", errors="replace") as f:
+                log_text = f.read()
+            m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+) ",
+                          log_text)
+            port = m.group(1) if m else None
+            m = re.search(r"Booting worker with pid: (\d+)", log_text)
+            worker = m.group(1) if m else None
+        if not (port and worker):
+            return sub + na("gunicorn did not start") + "\n"
+        url = "http://127.0.0.1:%s/work" % port
+
+        def load(secs_):
+            outf = tempfile.TemporaryFile()
+            run(["wrk", "-t1", "-c8", "-d%ds" % secs_, url], stdout=outf,
+                timeout=60 + secs_)
+            outf.seek(0)
+            text = outf.read().decode("utf-8", "replace")
+            outf.close()
+            return text
+
+        # warm the worker up (imports, first requests)
+        if wrk_rate(load(1)) is None:
+            return sub + na("wrk: a request failed while warming up") + "\n"
+        for i in range(reps):
+            pair = {}
+            for c in conds:
+                log("(k) server, %s, window %d of %d" % (c, i + 1, reps))
+                rec = None
+                if c != "none":
+                    sess = os.path.join(scratch, "k-srv-%d" % len(c))
+                    shutil.rmtree(sess, ignore_errors=True)
+                    errf = tempfile.TemporaryFile()
+                    rec = subprocess.Popen(
+                        [tool.ppr, "record", "--mode", "bpf"] + c.split() +
+                        ["-p", worker, "--duration", str(window + 1),
+                         "-o", sess], stdin=DEVNULL, stdout=DEVNULL,
+                        stderr=errf)
+                    if not wait_attached(rec.pid):
+                        rec.kill()
+                        rec.wait()
+                        why = "record -p did not attach within 15 s"
+                        break
+                text = load(window)
+                rate = wrk_rate(text)
+                if rec:
+                    # the whole window was recorded: still attached
+                    attached = rec.poll() is None
+                    rec.wait(timeout=120)
+                    errf.seek(0)
+                    err = errf.read().decode("utf-8", "replace")
+                    errf.close()
+                    if rec.returncode != 0 or not attached:
+                        why = "record -p: %s" % first_line(err, 60)
+                        break
+                    pair[c] = (os.path.getsize(os.path.join(sess,
+                                                            "perf.data")),
+                               int(read_meta(sess).get("samples", "0")),
+                               wake_stats(err))
+                if rate is None:
+                    why = "wrk: a request failed (%s)" % c
+                    break
+                rates[c].append(rate)
+            if why:
+                break
+            sizes.append(pair)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        logf.close()
+    text = sub + ("Debian's gunicorn serving tests/fixtures/flask-app.py "
+                  "(`--workers 1 --worker-class gthread --threads 4`; "
+                  "GET /work runs about a millisecond of pure Python), "
+                  "loaded by `wrk -t1 -c8 -d%ds` over 127.0.0.1. Windows "
+                  "interleaved (no recorder, `record --mode bpf --wall -p "
+                  "WORKER`, the same with `--wakers`, no recorder, ...), "
+                  "%d of each; each recording attached before its window "
+                  "and detached after it (`--duration %d`). Requests/s: "
+                  "the best window (the one other programs disturbed "
+                  "least) / the median.\n\n" % (window, len(rates["none"]),
+                                               window + 1))
+    if why:
+        text += na(why) + "\n\n"
+    if not all(rates[c] for c in conds):
+        return text
+    best = {c: max(rates[c]) for c in conds}
+    med = {c: statistics.median(rates[c]) for c in conds}
+    rows = []
+    for c in conds:
+        rows.append([c if c == "none" else "record " + c,
+                     "%.0f / %.0f" % (best[c], med[c]),
+                     "%.3f / %.3f" % (best[c] / best["none"],
+                                      med[c] / med["none"]),
+                     "**%.3f** / **%.3f**" % (best[c] / best["--wall"],
+                                              med[c] / med["--wall"])
+                     if c == "--wall --wakers" else ""])
+    text += table(["recorder", "requests/s (best / median)",
+                   "vs none (best / median)",
+                   "--wakers vs --wall (best / median)"], rows) + "\n\n"
+    per = []
+    for p in sizes:
+        if "--wall" in p and "--wall --wakers" in p:
+            (sw, rw, _), (sk, rk, st) = p["--wall"], p["--wall --wakers"]
+            pw = per_waker(sw, rw, sk, rk, st["wakers"])
+            if pw:
+                per.append((pw, sw, sk, st))
+    if per:
+        text += ("Sessions of the windows (median of %d): %.0f MB with "
+                 "--wall, %.0f MB with --wakers, %d wakeups and %d waker "
+                 "samples a window; the walker lost %d events a window "
+                 "with --wakers. **Bytes per waker sample: %.0f scaled** "
+                 "(the windows' work differs with their throughput: the "
+                 "raw difference, %.0f, compares unequal work).\n"
+                 % (len(per),
+                    statistics.median(x[1] for x in per) / 1e6,
+                    statistics.median(x[2] for x in per) / 1e6,
+                    statistics.median(x[3]["wakeups"] for x in per),
+                    statistics.median(x[3]["wakers"] for x in per),
+                    statistics.median(x[3]["lost"] for x in per),
+                    statistics.median(x[0][1] for x in per),
+                    statistics.median(x[0][0] for x in per)))
+    return text
+
+
 # --- (d) data ---------------------------------------------------------------
 
 def completeness(stacks, script):
@@ -2053,7 +2409,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build/plain")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    ap.add_argument("--parts", default="abcdefghiws")
+    ap.add_argument("--parts", default="abcdefghiwks")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--before", default=os.environ.get("BENCH_BEFORE"),
                     help="table v: the revision this build is compared to")
@@ -2098,7 +2454,7 @@ def main():
                 "%s%s" % (p.label, " [fp]" if p.fp else "")
                 for p in pythons),
             "- command: `make bench%s%s`%s" % (
-                "" if args.parts == "abcdefghiws" else
+                "" if args.parts == "abcdefghiwks" else
                 " BENCH_PARTS=%s" % args.parts,
                 " BENCH_BEFORE=%s" % args.before if args.before else "",
                 " (quick)" if args.quick else ""),
@@ -2107,7 +2463,7 @@ def main():
     sys.stdout.flush()
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
              "e": part_e, "f": part_f, "g": part_g, "h": part_h,
-             "i": part_i, "w": part_w, "v": part_v,
+             "i": part_i, "w": part_w, "k": part_k, "v": part_v,
              "s": part_s}
     body = []
     tmp_before = set(perf_tmp_files())
