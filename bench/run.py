@@ -61,6 +61,7 @@ import argparse
 import datetime
 import glob
 import json
+import mmap
 import os
 import platform
 import re
@@ -68,6 +69,7 @@ import resource
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -1295,19 +1297,62 @@ def wake_stats(err):
     return st
 
 
-def per_waker(size_w, recs_w, size_k, recs_k, wakers):
-    """Session bytes per waker sample, two ways: the size difference of
-    the --wakers session and the --wall one over the waker samples
-    (right when both recorded the same work and lost nothing), and the
-    same with the --wall session scaled to the --wakers one's records
-    other than waker samples (its samples and intervals: they differ
-    when the walker lost events or the work differs, as a server's
-    windows do).  (raw, scaled) or None."""
-    if not wakers or not recs_w:
+def event_bytes(data):
+    """{event name: [samples, bytes]} of a perf.data file: its sample
+    records (PERF_RECORD_SAMPLE) summed by the event that each one's
+    sample id (PERF_SAMPLE_IDENTIFIER, the first u64 after the record
+    header, as the walker's sessions write them) belongs to, the events
+    named in the order of the file's attrs section (as `perf evlist`
+    lists them).  A str (why not) when the file cannot be read so."""
+    r = subprocess.run(["perf", "evlist", "-i", data], stdout=subprocess.PIPE,
+                       stderr=DEVNULL, timeout=120)
+    names = r.stdout.decode().split()
+    try:
+        f = open(data, "rb")
+    except OSError as e:
+        return str(e)
+    with f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        if m[:8] != b"PERFILE2":
+            return "not a perf.data file"
+        attr_size, a_off, a_size, d_off, d_size = struct.unpack_from(
+            "<5Q", m, 16)
+        ids = {}
+        # attr_size is a whole entry: the attr, then its ids' section
+        entry = attr_size
+        if len(names) != a_size // entry:
+            return "perf evlist names %d events, the file has %d" % (
+                len(names), a_size // entry)
+        for i in range(a_size // entry):
+            i_off, i_size = struct.unpack_from(
+                "<2Q", m, a_off + i * entry + entry - 16)
+            for j in range(i_size // 8):
+                ids[struct.unpack_from("<Q", m, i_off + 8 * j)[0]] = \
+                    names[i]
+        sums = {n: [0, 0] for n in names}
+        pos, end = d_off, d_off + d_size
+        while pos + 8 <= end:
+            rtype, _, size = struct.unpack_from("<IHH", m, pos)
+            if size < 8:
+                return "a record of %d bytes at %d" % (size, pos)
+            if rtype == 81:     # PERF_RECORD_COMPRESSED
+                return "compressed records"
+            if rtype == 9:      # PERF_RECORD_SAMPLE
+                name = ids.get(struct.unpack_from("<Q", m, pos + 8)[0])
+                if name in sums:
+                    sums[name][0] += 1
+                    sums[name][1] += size
+            pos += size
+    return sums
+
+
+def size_diff(sw, sk):
+    """Session bytes per waker sample from the sizes: (size with --wakers
+    - size without) / the waker samples, of two recordings of the same
+    work; None when the walker lost events in either (their other
+    records then differ too)."""
+    if sw[2]["lost"] or sk[2]["lost"] or not sk[2]["wakers"]:
         return None
-    other = recs_k - wakers
-    return ((size_k - size_w) / float(wakers),
-            (size_k - size_w * other / float(recs_w)) / float(wakers))
+    return (sk[0] - sw[0]) / float(sk[2]["wakers"])
 
 
 def mmm(xs, fmt):
@@ -1365,10 +1410,12 @@ def wakers_switch(args, py, tool, scratch):
                 continue
             times[label].append(t)
             if extra is not None:
+                data = os.path.join(sess, "perf.data")
                 stats[label].append((
-                    os.path.getsize(os.path.join(sess, "perf.data")),
+                    os.path.getsize(data),
                     int(read_meta(sess).get("samples", "0")),
-                    wake_stats(r.err)))
+                    wake_stats(r.err),
+                    event_bytes(data) if "--wakers" in extra else None))
     text = ("bench/workloads/switch.py %s (table w's workload: two threads "
             "pass a byte over pipes, each round trip blocking each thread "
             "once) on %s: the program's own perf_counter() time, min / "
@@ -1402,37 +1449,58 @@ def wakers_switch(args, py, tool, scratch):
     # the session sizes, run by run (the two recordings of a run are of
     # the same work)
     srows = []
-    per = []
+    diffs = []
+    exact = []
     for i, (sw, sk) in enumerate(zip(stats["--wall"],
                                      stats["--wall --wakers"])):
-        pw = per_waker(sw[0], sw[1], sk[0], sk[1], sk[2]["wakers"])
-        if pw:
-            per.append(pw)
+        d = size_diff(sw, sk)
+        if d is not None:
+            diffs.append(d)
+        ev = sk[3]
+        wk = ev.get("waker") if isinstance(ev, dict) else None
+        if wk and wk[0]:
+            exact.append(wk[1] / float(wk[0]))
         srows.append([str(i + 1), "%.1f MB" % (sw[0] / 1e6),
                       "%d / %d" % (sw[2]["offcpu"], sw[2]["lost"]),
                       "%.1f MB" % (sk[0] / 1e6),
                       "%d / %d" % (sk[2]["offcpu"], sk[2]["lost"]),
                       "%d / %d" % (sk[2]["wakeups"], sk[2]["wakers"]),
-                      "%.0f / %.0f" % pw if pw else "n/a"])
-    text += ("Session sizes (perf.data) of each run's two recordings. "
-             "Waker events: the walker's wakeups (ring events) / the "
-             "waker samples the session keeps (one per off-CPU interval "
-             "whose waker is known: record's \"N wakeups; M of the "
-             "off-CPU intervals have their waker\"). Bytes per waker "
-             "sample: raw = (size with --wakers - size without) / M; "
-             "scaled = the same with the --wall session's size scaled to "
-             "the --wakers session's other records (meta samples - M), "
-             "which corrects for events the walker lost in one session "
-             "and not the other.\n\n")
+                      "%.0f" % d if d is not None else
+                      "n/a (events lost)",
+                      "%d, %.0f" % (wk[0], wk[1] / float(wk[0]))
+                      if wk and wk[0] else
+                      na(ev if isinstance(ev, str) else "no waker event")])
+    text += ("Sessions (perf.data) of each run's two recordings. Waker "
+             "events: the walker's wakeups (ring events) / the waker "
+             "samples the session keeps (one per off-CPU interval whose "
+             "waker is known): record's \"N wakeups; M of the off-CPU "
+             "intervals have their waker\". Size difference: (size with "
+             "--wakers - size without) / M, only where the walker lost no "
+             "event in either recording (else their other records differ "
+             "too). In the session: the `waker` event's sample records "
+             "in the --wakers perf.data, counted and summed by their "
+             "sample id (each holds the waker's registers, kernel stack, "
+             "Python frames and 8 KiB user stack copy).\n\n")
     text += table(["run", "--wall", "its intervals / lost events",
                    "--wall --wakers", "its intervals / lost events",
                    "wakeups / waker samples",
-                   "bytes per waker sample (raw / scaled)"], srows)
-    if per:
-        text += ("\n\n**Bytes per waker sample: %.0f raw, %.0f scaled** "
-                 "(median of %d runs).\n" % (
-                     statistics.median(p[0] for p in per),
-                     statistics.median(p[1] for p in per), len(per)))
+                   "bytes per waker sample, size difference",
+                   "waker samples, bytes each, in the session"], srows)
+    lost_w = [x[2]["lost"] for x in stats["--wall"]]
+    lost_k = [x[2]["lost"] for x in stats["--wall --wakers"]]
+    text += "\n\n**Bytes per waker sample: %s by the size difference, %s " \
+        "in the session** (medians).%s\n" % (
+            "%.0f (%d runs)" % (statistics.median(diffs), len(diffs))
+            if diffs else "n/a (every run lost events)",
+            "%.0f (%d runs)" % (statistics.median(exact), len(exact))
+            if exact else "n/a",
+            " The walker lost events (its ring buffer full) in %d of %d "
+            "runs with --wall and %d with --wakers (median %d and %d "
+            "events)." % (sum(1 for x in lost_w if x), len(lost_w),
+                          sum(1 for x in lost_k if x),
+                          statistics.median(lost_w),
+                          statistics.median(lost_k))
+            if any(lost_w) or any(lost_k) else "")
     return text
 
 
@@ -1551,10 +1619,12 @@ def wakers_server(args, tool, scratch):
                     if rec.returncode != 0 or not attached:
                         why = "record -p: %s" % first_line(err, 60)
                         break
-                    pair[c] = (os.path.getsize(os.path.join(sess,
-                                                            "perf.data")),
+                    data = os.path.join(sess, "perf.data")
+                    pair[c] = (os.path.getsize(data),
                                int(read_meta(sess).get("samples", "0")),
-                               wake_stats(err))
+                               wake_stats(err),
+                               event_bytes(data) if "--wakers" in c
+                               else None)
                 if rate is None:
                     why = "wrk: a request failed (%s)" % c
                     break
@@ -1602,25 +1672,27 @@ def wakers_server(args, tool, scratch):
     per = []
     for p in sizes:
         if "--wall" in p and "--wall --wakers" in p:
-            (sw, rw, _), (sk, rk, st) = p["--wall"], p["--wall --wakers"]
-            pw = per_waker(sw, rw, sk, rk, st["wakers"])
-            if pw:
-                per.append((pw, sw, sk, st))
+            sw, sk = p["--wall"], p["--wall --wakers"]
+            ev = sk[3]
+            wk = ev.get("waker") if isinstance(ev, dict) else None
+            per.append((sw[0], sk[0], sk[2],
+                        wk[1] / float(wk[0]) if wk and wk[0] else None))
     if per:
+        exact = [x[3] for x in per if x[3] is not None]
         text += ("Sessions of the windows (median of %d): %.0f MB with "
                  "--wall, %.0f MB with --wakers, %d wakeups and %d waker "
                  "samples a window; the walker lost %d events a window "
-                 "with --wakers. **Bytes per waker sample: %.0f scaled** "
-                 "(the windows' work differs with their throughput: the "
-                 "raw difference, %.0f, compares unequal work).\n"
+                 "with --wakers. **Bytes per waker sample in the "
+                 "session: %s** (the waker event's sample records, as "
+                 "above; the windows' sizes are not compared: their work "
+                 "differs with their throughput).\n"
                  % (len(per),
+                    statistics.median(x[0] for x in per) / 1e6,
                     statistics.median(x[1] for x in per) / 1e6,
-                    statistics.median(x[2] for x in per) / 1e6,
-                    statistics.median(x[3]["wakeups"] for x in per),
-                    statistics.median(x[3]["wakers"] for x in per),
-                    statistics.median(x[3]["lost"] for x in per),
-                    statistics.median(x[0][1] for x in per),
-                    statistics.median(x[0][0] for x in per)))
+                    statistics.median(x[2]["wakeups"] for x in per),
+                    statistics.median(x[2]["wakers"] for x in per),
+                    statistics.median(x[2]["lost"] for x in per),
+                    "%.0f" % statistics.median(exact) if exact else "n/a"))
     return text
 
 
