@@ -140,17 +140,18 @@ top() {
 # intervals): the threads waiting for the GIL make the one in crunch()
 # drop it there, again and again.  crunch() must be the top waker of
 # the gil waits in both sessions, and the GIL summary's first holder
-# at a line of its loop.  Measured here (3 sessions of 2 s): crunch()
-# 60 to 67 % of about 1,850 gil waits, leading util.write() (the
-# response's send, the next) by 25 standard deviations and more.  With
+# at a line of its loop.  Measured here (sessions of 2 s at load
+# averages of 2.5 to 4): crunch() 59 to 67 % of about 1,850 gil waits,
+# leading util.write() (the response's send, the next) by 25 standard
+# deviations and more.  With
 # /work's 1 ms the view is too short to be made to drop the GIL, and
 # which of gunicorn's own release points (util.write(), finish_request,
 # reuse_connection, TConn.init) ends the most waits changed with the
 # machine's load (util.write() 29 to 44 % of the waits, the next one
 # from 13 to 28 %; the top by wait time once reuse_connection).
 #
-# GET /work (1 ms a request, 8 times more requests than /heavy gives
-# lock waits): the top waker of the lock waits (the pool threads' waits
+# GET /work (1 ms a request: about 40 times /heavy's requests, and
+# their lock waits): the top waker of the lock waits (the pool threads' waits
 # for the worker's lock and work queue) must be gthread's
 # ThreadWorker.finish_request(), whose "with self._lock" ends the other
 # threads' waits for the worker's lock.  Measured: 34 to 53 % of 340 to
