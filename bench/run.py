@@ -1494,9 +1494,13 @@ def wakers_switch(args, py, tool, scratch):
             if diffs else "n/a (every run lost events)",
             "%.0f (%d runs)" % (statistics.median(exact), len(exact))
             if exact else "n/a",
-            " The walker lost events (its ring buffer full) in %d of %d "
-            "runs with --wall and %d with --wakers (median %d and %d "
-            "events)." % (sum(1 for x in lost_w if x), len(lost_w),
+            " The walker lost events (its ring buffer full: the "
+            "recorder did not keep up) in %d of %d runs with --wall and "
+            "%d with --wakers (median %d and %d events). A lost event "
+            "still cost the program its walk and stack copy in the "
+            "kernel, but not the recorder's work on it, which shares "
+            "the CPUs with the program: those runs' times leave that "
+            "out." % (sum(1 for x in lost_w if x), len(lost_w),
                           sum(1 for x in lost_k if x),
                           statistics.median(lost_w),
                           statistics.median(lost_k))
