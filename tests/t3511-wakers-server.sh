@@ -214,4 +214,6 @@ test_expect_success SERVER 'the server runs on after the detach, then shuts down
 	done
 '
 
+# before test_done removes the trash and server.env with it (t3503)
+stop_server
 test_done

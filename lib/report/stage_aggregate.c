@@ -590,11 +590,16 @@ struct wake_key {
 
 struct gil_since {
 	uint64_t t[GIL_SINCE_KEEP];
-	unsigned char took[GIL_SINCE_KEEP];	/* 1: took it; 0: dropped it */
+	/*
+	 * 1: took it; 2: dropped it on another thread's request, running
+	 * Python, so taking it back at once (with no wait when the GIL is
+	 * free again first); 0: released it (for I/O, a C call)
+	 */
+	unsigned char took[GIL_SINCE_KEEP];
 	unsigned n;
 };
 
-/* Add time t (took: it took the GIL, else dropped it) to tid's times. */
+/* Add time t (took: as struct gil_since's) to tid's times. */
 static void gil_since_add(struct loader *l, pid_t tid, uint64_t t, int took)
 {
 	struct umap_ent *e = umap_get(&l->gil_since, (uint32_t)tid, NULL);
@@ -658,16 +663,27 @@ void agg_gil_note(struct loader *l, const struct sample *s)
 }
 
 /*
- * holder: the waker's tid (0: not a watched thread), wake: the wakeup's
- * time (0: not known).  A gil wait that a Python frame of the holder
+ * The thread that ended a wait, as a holder of the GIL: its tid (0: not
+ * a watched thread), the wakeup's own time (0: not known), and whether
+ * it dropped the GIL on request (in the eval loop) rather than released
+ * it (PyEval_SaveThread(), for I/O or a C call).
+ */
+struct gil_drop {
+	pid_t tid;
+	uint64_t wake;
+	int forced;
+};
+
+/*
+ * A gil wait that a Python frame of the holder (drop; NULL: not known)
  * ended: the holder held the GIL from when it last took it (or last
  * handed it on) to the wakeup, when it dropped it; when that is not
  * known, from this wait's start, the time it surely held it while this
  * thread waited.
  */
 static void wake_add(struct loader *l, const struct wake_key *k, uint64_t ns,
-		     uint64_t count, uint64_t start, uint64_t end, pid_t holder,
-		     uint64_t wake)
+		     uint64_t count, uint64_t start, uint64_t end,
+		     const struct gil_drop *drop)
 {
 	struct profile *p = l->p;
 	struct profile_wake *w;
@@ -690,19 +706,25 @@ static void wake_add(struct loader *l, const struct wake_key *k, uint64_t ns,
 	w->count += count;
 	if (k->reason == WAIT_GIL && p->frames[k->waker].kind == FRAME_PYTHON &&
 	    end) {
-		uint64_t at = wake && wake <= end ? wake : end, from = 0;
+		pid_t holder = drop ? drop->tid : 0;
+		uint64_t at = drop && drop->wake && drop->wake <= end ?
+			      drop->wake : end, from = 0;
 		int took;
 
 		/*
-		 * from its last taking, or its last dropping when it took
-		 * the GIL back with no wait to show it
+		 * from its last taking, or its last dropping on request
+		 * (it took the GIL back with no wait to show it); after a
+		 * release for I/O or a C call, it took it back at a time
+		 * no interval shows: no earlier than this wait's start
 		 */
 		if (holder > 0)
 			from = gil_since_at(l, holder, at, &took);
+		if (from && !took && start > from)
+			from = start;
 		if (!from)
 			from = start < at ? start : at;
 		if (holder > 0)
-			gil_since_add(l, holder, at, 0);
+			gil_since_add(l, holder, at, drop->forced ? 2 : 0);
 		gil_hold_add(l, k->waker, from, at);
 	}
 }
@@ -724,7 +746,7 @@ struct gil_timed {
 static void gil_timed_flush(struct loader *l, struct gil_timed *g)
 {
 	if (g->pending)
-		wake_add(l, &g->key, g->ns, g->count, g->start, g->end, 0, 0);
+		wake_add(l, &g->key, g->ns, g->count, g->start, g->end, NULL);
 	g->pending = 0;
 }
 
@@ -735,12 +757,12 @@ static void gil_timed_flush(struct loader *l, struct gil_timed *g)
  * into p->wakes (and a gil wait into its holder's spans).  A gil wait
  * a timer ended waits for the thread's next interval: when that
  * goes on waiting for the GIL, the parts are one wait, credited to
- * the frame that ends the last.  holder: the waker's tid, when it is a
- * watched thread (else 0); wake: the wakeup's time (0: not known).
+ * the frame that ends the last.  drop: the waker as a holder of the
+ * GIL (NULL: not a watched thread).
  */
 static void wake_row(struct loader *l, const struct sample *s, size_t d,
-		     int reason, uint32_t waker, int timer, pid_t holder,
-		     uint64_t wake)
+		     int reason, uint32_t waker, int timer,
+		     const struct gil_drop *drop)
 {
 	struct wake_key k;
 	struct umap_ent *e;
@@ -771,7 +793,7 @@ static void wake_row(struct loader *l, const struct sample *s, size_t d,
 		if (goes_on && l->p->frames[waker].kind == FRAME_PYTHON) {
 			k.timed = 1;
 			wake_add(l, &k, g->ns + s->weight, g->count + 1,
-				 g->start, end, holder, wake);
+				 g->start, end, drop);
 			g->pending = 0;
 			return;
 		}
@@ -786,7 +808,7 @@ static void wake_row(struct loader *l, const struct sample *s, size_t d,
 		g->pending = 1;
 		return;
 	}
-	wake_add(l, &k, s->weight, 1, start, end, holder, wake);
+	wake_add(l, &k, s->weight, 1, start, end, drop);
 }
 
 void agg_finish(struct loader *l)
@@ -866,8 +888,9 @@ void agg_chain_note(struct loader *l, const struct sample *s)
  * had dropped the GIL when the wait began, as a thread that runs Python
  * drops it when another asks for it.  When no wakeup shows that drop
  * (the thread that asked was running when it came, and took the GIL
- * with no wait), the thread held it from its last taking to here: a
- * hold of its frame that waits.  A hold that a wakeup ended is counted
+ * with no wait), the thread held it from its last taking to here, or
+ * from its last drop on request (after which it took it back with no
+ * wait): a hold of its frame that waits.  A hold that a wakeup ended is counted
  * there (wake_add()), and the two overlap when both are seen: a frame's
  * held time is the union of its spans.
  */
@@ -888,6 +911,28 @@ static void gil_dropped(struct loader *l, const struct sample *s, size_t d)
 }
 
 /*
+ * A waker that dropped the GIL in the eval loop, at another thread's
+ * request (the thread runs on in Python and takes it back at once),
+ * rather than released it for I/O or a C call: its stack has no
+ * PyEval_SaveThread() (the release around a blocking call, an exported
+ * name, there in stripped interpreters too) or PyEval_ReleaseThread().
+ */
+static int gil_forced(const struct loader *l, const struct waker_stash *w)
+{
+	size_t i;
+
+	for (i = 1; i < w->n; i++) {
+		const struct frame *f = &l->p->frames[w->ids[i]];
+
+		if (f->kind == FRAME_NATIVE && f->name &&
+		    (!strcmp(f->name, "PyEval_SaveThread") ||
+		     !strcmp(f->name, "PyEval_ReleaseThread")))
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * The wakers view: the interval s (its stack in l->out[0..d)) followed
  * by its waker's frames, when the waker sample just before it is its
  * own (same thread, same time), else by "[waker unknown]"; each
@@ -903,6 +948,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 	struct waker_stash *w = e ? e->val : NULL;
 	struct chain_tails *ct;
 	struct chain_last *c;
+	struct gil_drop drop;
 	uint32_t waker;
 	size_t i;
 
@@ -920,7 +966,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 			l->waker_unknown_frame = profile_frame_intern(
 				l->p, FRAME_UNKNOWN, NATIVE_NONE,
 				"[waker unknown]", NULL, NULL, NULL);
-		wake_row(l, s, d - 1, reason, l->waker_unknown_frame, 0, 0, 0);
+		wake_row(l, s, d - 1, reason, l->waker_unknown_frame, 0, NULL);
 		l->wake_out[d++] = l->waker_unknown_frame;
 		return d;
 	}
@@ -953,9 +999,11 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 				break;
 			}
 		}
+	drop.tid = w->context == WALKER_WAKE_TASK ? w->waker_tid : 0;
+	drop.wake = w->wake_ns;
+	drop.forced = reason == WAIT_GIL && gil_forced(l, w);
 	wake_row(l, s, d - 1, reason, waker,
-		 w->context != WALKER_WAKE_TASK && w->timer,
-		 w->context == WALKER_WAKE_TASK ? w->waker_tid : 0, w->wake_ns);
+		 w->context != WALKER_WAKE_TASK && w->timer, &drop);
 	/* --chain: the tail agg_chain_note() made of it, chain and all */
 	e = l->f->wake_chain > 1 ? umap_find(&l->chains, (uint32_t)s->tid) :
 	    NULL;
