@@ -248,9 +248,17 @@ test_expect_success BPF 'record --mode bpf follows forked children' '
 	test "$(grep -c "child_work" f1.col)" -ge 2
 '
 
+# runs PID EXE: process PID runs the executable EXE
+runs() {
+	test "$(readlink "/proc/$1/exe")" = "$2"
+}
+
+# $! is the shell's child before it has run sleep: until its exec, the
+# process is dash, and record names dash (seen under the suite's load)
 test_expect_success BPF 'record -p refuses a process that is not Python, naming it' '
 	sleep 30 &
 	spid=$! &&
+	wait_for 5 runs $spid /usr/bin/sleep &&
 	test_must_fail ppr record -p $spid --duration 1 -o n1 2>n1.err &&
 	kill $spid &&
 	test_grep "process $spid \\(/usr/bin/sleep\\) is not a Python" n1.err

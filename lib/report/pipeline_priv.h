@@ -40,6 +40,8 @@ struct waker_stash {
 	int timer;		/* a timer's callback woke it */
 	pid_t waker_tid;	/* a watched thread's (context TASK), or 0 */
 	uint64_t wake_ns;	/* the wakeup's own time (0: not known) */
+	int gil_forced;		/* no release of the GIL on its stack: a
+				   drop at another thread's request */
 	uint32_t *ids;		/* "[woken by ...]", then the waker's stack,
 				   innermost first */
 	size_t n, alloc;	/* n 0: taken */

@@ -404,6 +404,38 @@ static int timer_frame(const struct profile *p, uint32_t id)
 }
 
 /*
+ * Whether the sample's named frames (l->ids[0..n), every one, before a
+ * view drops some) hold a native frame of one of these names: the
+ * interpreter's calls around the GIL are exported names, there in
+ * stripped interpreters too.
+ */
+static int named_has(const struct loader *l, size_t n,
+		     const char *const *names)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct frame *f = &l->p->frames[l->ids[i]];
+
+		if (f->kind != FRAME_NATIVE || !f->name)
+			continue;
+		for (k = 0; names[k]; k++)
+			if (!strcmp(f->name, names[k]))
+				return 1;
+	}
+	return 0;
+}
+
+/* A thread's release of the GIL around I/O or a C call... */
+static const char *const gil_release[] = {
+	"PyEval_SaveThread", "PyEval_ReleaseThread", NULL
+};
+/* ...and its taking the GIL back after one */
+static const char *const gil_retake[] = {
+	"PyEval_RestoreThread", "PyEval_AcquireThread", NULL
+};
+
+/*
  * A waker sample (the wakers view): its "[woken by ...]" frame and its
  * stack in the view, innermost frame first (as offwaketime draws it:
  * the waker's leaf meets the waiter's), kept for the interval of
@@ -458,6 +490,11 @@ void agg_waker(struct loader *l, const struct sample *s,
 	w->waker_tid = s->wake.context == WALKER_WAKE_TASK &&
 		       !(s->wake.flags & WALKER_WAKE_F_UNWATCHED) ? s->tid : 0;
 	w->wake_ns = s->wake.time_ns;
+	/*
+	 * a drop of the GIL in the eval loop at another thread's request,
+	 * not a release around I/O or a C call
+	 */
+	w->gil_forced = !named_has(l, nm->n, gil_release);
 	ALLOC_GROW(w->ids, d + 1, w->alloc);
 	w->ids[0] = profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE, label,
 					 NULL, NULL, NULL);
@@ -884,52 +921,35 @@ void agg_chain_note(struct loader *l, const struct sample *s)
 }
 
 /*
- * A gil wait of this thread (s, its stack in l->out[0..d)): the thread
+ * A gil wait of this thread (s: its stack as the view shows it in
+ * l->out[0..d), its named frames in l->ids[0..n)): the thread
  * had dropped the GIL when the wait began, as a thread that runs Python
- * drops it when another asks for it.  When no wakeup shows that drop
- * (the thread that asked was running when it came, and took the GIL
- * with no wait), the thread held it from its last taking to here, or
- * from its last drop on request (after which it took it back with no
- * wait): a hold of its frame that waits.  A hold that a wakeup ended is counted
+ * drops it when another asks for it, and waits in the eval loop to take
+ * it back (no PyEval_RestoreThread() on its stack: that is a thread
+ * taking the GIL back after it released it for I/O or a C call, when
+ * it did not hold it).  When no wakeup shows that drop (the thread that
+ * asked was running when it came, and took the GIL with no wait), the
+ * thread held it from its last taking to here, or from its last drop on
+ * request (after which it took it back with no wait): a hold of its
+ * frame that waits.  A hold that a wakeup ended is counted
  * there (wake_add()), and the two overlap when both are seen: a frame's
  * held time is the union of its spans.
  */
-static void gil_dropped(struct loader *l, const struct sample *s, size_t d)
+static void gil_dropped(struct loader *l, const struct sample *s, size_t n,
+			size_t d)
 {
 	uint64_t start = s->time_ns > s->weight ? s->time_ns - s->weight : 0;
 	uint64_t from;
 	uint32_t fr;
 	int took;
 
-	if (s->tid <= 0 || !start)
+	if (s->tid <= 0 || !start || named_has(l, n, gil_retake))
 		return;
 	from = gil_since_at(l, s->tid, start, &took);
 	fr = waiter_frame(l, d);
 	if (from && took && from < start &&
 	    l->p->frames[fr].kind == FRAME_PYTHON)
 		gil_hold_add(l, fr, from, start);
-}
-
-/*
- * A waker that dropped the GIL in the eval loop, at another thread's
- * request (the thread runs on in Python and takes it back at once),
- * rather than released it for I/O or a C call: its stack has no
- * PyEval_SaveThread() (the release around a blocking call, an exported
- * name, there in stripped interpreters too) or PyEval_ReleaseThread().
- */
-static int gil_forced(const struct loader *l, const struct waker_stash *w)
-{
-	size_t i;
-
-	for (i = 1; i < w->n; i++) {
-		const struct frame *f = &l->p->frames[w->ids[i]];
-
-		if (f->kind == FRAME_NATIVE && f->name &&
-		    (!strcmp(f->name, "PyEval_SaveThread") ||
-		     !strcmp(f->name, "PyEval_ReleaseThread")))
-			return 0;
-	}
-	return 1;
 }
 
 /*
@@ -957,8 +977,6 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 	/* left runnable (preempted): waiting for a CPU, not woken */
 	if (s->have_state && !s->prev_state)
 		return d;
-	if (reason == WAIT_GIL)
-		gil_dropped(l, s, d - 1);
 	if (!w || !w->n || w->time != s->time_ns) {
 		q->woken_unknown++;
 		q->woken_unknown_ns += s->weight;
@@ -1001,7 +1019,7 @@ static size_t add_waker(struct loader *l, const struct sample *s, size_t d,
 		}
 	drop.tid = w->context == WALKER_WAKE_TASK ? w->waker_tid : 0;
 	drop.wake = w->wake_ns;
-	drop.forced = reason == WAIT_GIL && gil_forced(l, w);
+	drop.forced = w->gil_forced;
 	wake_row(l, s, d - 1, reason, waker,
 		 w->context != WALKER_WAKE_TASK && w->timer, &drop);
 	/* --chain: the tail agg_chain_note() made of it, chain and all */
@@ -1042,6 +1060,10 @@ void agg_add(struct loader *l, const struct sample *s,
 		if (d == 1 && l->out[0] == l->unknown_frame)
 			d = 0;
 		l->out[d++] = leaf;
+		/* a gil wait (not a preemption): the end of a hold */
+		if ((l->f->wakers || l->f->wake_table) && reason == WAIT_GIL &&
+		    !(s->have_state && !s->prev_state))
+			gil_dropped(l, s, n, d - 1);
 		if (l->f->wakers) {
 			d = add_waker(l, s, d, reason);
 			out = l->wake_out;

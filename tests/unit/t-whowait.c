@@ -4,11 +4,15 @@
  * waker samples and off-CPU intervals fed by hand through the live
  * profile's entry (the same stages as profile_load()): a lock wait
  * credited to the releasing function's line, two threads' gil waits
- * credited to hog() with the union of their waits as its held time, a
+ * credited to hog() (its held time, with no interval of its own to say
+ * when it took the GIL, from the start of the waits it ended), a
  * gil wait whose timed wait ran out counted as one wait with its next
  * part, a timed-out gil wait whose thread then waits for something
  * else left to the timer, a wait with no waker, a preempted interval
- * with no row; and the text report's lines for them.
+ * with no row; and the text report's lines for them.  Then a holder's
+ * held time from its thread's own intervals: from its taking of the GIL
+ * to the wakeup's own time, a drop on request followed by a taking back
+ * with no wait, and a release for I/O that is no such start.
  */
 #include "compat.h"
 #include "alloc.h"
@@ -59,9 +63,12 @@ static void wait_(pid_t tid, const struct sample_frame *f, size_t n,
 	profile_live_sample(lv, &s);
 }
 
-/* The waker sample of wakee's interval ending at end: tid 0 a timer's. */
-static void woken(pid_t wakee, pid_t tid, const struct sample_frame *f,
-		  size_t n, double end)
+/*
+ * The waker sample of wakee's interval ending at end, its wakeup at wake
+ * (0: not known): tid 0 a timer's.
+ */
+static void woken_at(pid_t wakee, pid_t tid, const struct sample_frame *f,
+		     size_t n, double end, double wake)
 {
 	struct sample s;
 
@@ -75,10 +82,92 @@ static void woken(pid_t wakee, pid_t tid, const struct sample_frame *f,
 	s.wake.wakee_tid = wakee;
 	snprintf(s.wake.comm, sizeof(s.wake.comm), "%s",
 		 tid ? "python3" : "swapper/0");
+	s.wake.time_ns = wake ? T0 + (uint64_t)(wake * MS) : 0;
 	s.time_ns = T0 + (uint64_t)(end * MS);
 	s.frames = f;
 	s.nr_frames = n;
 	profile_live_sample(lv, &s);
+}
+
+static void woken(pid_t wakee, pid_t tid, const struct sample_frame *f,
+		  size_t n, double end)
+{
+	woken_at(wakee, tid, f, n, end, 0);
+}
+
+/*
+ * The holds of spin(), run by thread 204, as its own intervals tell;
+ * 202 and 203 wait for the GIL.  Returns spin()'s held time.
+ */
+static uint64_t spin_held(const struct sample_frame *gil, size_t ngil)
+{
+	const struct sample_frame spin_waits[] = {
+		addr(0xffffffff81000100ull, "futex_wait", KSYMS),
+		addr(0x7f0000002000ull, "pthread_cond_timedwait", LIBC),
+		addr(0x500200, "take_gil", PY),
+		wpy("spin", 70),
+		addr(0x401000, "_start", PY),
+	};
+	/* spin() drops the GIL at another thread's request */
+	const struct sample_frame by_spin[] = {
+		addr(0xffffffff81000200ull, "try_to_wake_up", KSYMS),
+		addr(0x7f0000004000ull, "pthread_cond_signal", LIBC),
+		addr(0x500400, "drop_gil", PY),
+		wpy("spin", 71),
+		addr(0x401000, "_start", PY),
+	};
+	/* ...and releases it around a blocking call */
+	const struct sample_frame by_spin_io[] = {
+		addr(0xffffffff81000200ull, "try_to_wake_up", KSYMS),
+		addr(0x7f0000004000ull, "pthread_cond_signal", LIBC),
+		addr(0x500400, "drop_gil", PY),
+		addr(0x500500, "PyEval_SaveThread", PY),
+		wpy("spin", 72),
+		addr(0x401000, "_start", PY),
+	};
+	struct profile_filter f = PROFILE_FILTER_INIT;
+	struct wakers_table t;
+	struct profile p;
+	uint64_t held = 0;
+	size_t i;
+
+	f.clock = PROFILE_CLOCK_OFFCPU + 1;
+	f.wakers = 1;
+	profile_live_new(&lv, &p, &f, NULL, 0);
+	profile_live_refresh(lv);
+	/*
+	 * 204 takes the GIL at 10 (its wait ends), holds it while 202
+	 * waits from 12; it drops it at 15 (the wakeup), 202 runs at 16:
+	 * held 10 to 15
+	 */
+	wait_(204, spin_waits, ARRAY_SIZE(spin_waits), 5, 10, 0);
+	woken_at(202, 204, by_spin, ARRAY_SIZE(by_spin), 16, 15);
+	wait_(202, gil, ngil, 12, 16, 0);
+	/*
+	 * it took the GIL back with no wait (202 released it first), and
+	 * drops it on 203's request only when it begins to wait itself at
+	 * 30: held 15 to 30
+	 */
+	wait_(204, spin_waits, ARRAY_SIZE(spin_waits), 30, 32, 0);
+	/* preempted from 40 to 42 while it held the GIL: still held */
+	wait_(204, spin_waits, ARRAY_SIZE(spin_waits), 40, 42, 1);
+	/* 203 waits from 44, 204 releases it for I/O at 50: held 32 to 50 */
+	woken_at(203, 204, by_spin_io, ARRAY_SIZE(by_spin_io), 51, 50);
+	wait_(203, gil, ngil, 44, 51, 0);
+	/*
+	 * after a release, a taking back no interval shows: the hold
+	 * ending at 65 counts from 202's wait's start, 60, not from 50
+	 */
+	woken_at(202, 204, by_spin, ARRAY_SIZE(by_spin), 66, 65);
+	wait_(202, gil, ngil, 60, 66, 0);
+	profile_live_free(lv);
+	wakers_table(&p, &t);
+	for (i = 0; i < t.nr_holders; i++)
+		if (!strcmp(p.frames[t.holders[i].holder].func, "spin"))
+			held = t.holders[i].held_ns;
+	wakers_table_release(&t);
+	profile_release(&p);
+	return held;
 }
 
 static const struct wakers_row *row(const struct profile *p,
@@ -215,7 +304,8 @@ int main(void)
 	       "hog() held it while 2 threads waited 10.99 ms, mostly at "
 	       "line 50");
 	TAP_INT(h ? h->held_ns : 0, 8 * MS,
-		"held: the union of the waits it ended, 40 to 48 ms");
+		"held, with no interval of hog()'s own: from the start of the "
+		"waits it ended, 40 to 48 ms");
 	wakers_table_release(&t);
 
 	o.top = 2;
@@ -246,5 +336,10 @@ int main(void)
 	}
 	free(text);
 	profile_release(&p);
+
+	TAP_INT(spin_held(gil, ARRAY_SIZE(gil)), (5 + 15 + 18 + 5) * MS,
+		"held from spin()'s own intervals: 10-15 (to the wakeup), "
+		"15-30 (taken back after a drop on request), 32-50 (across a "
+		"preemption), 60-65 (after a release: from the wait's start)");
 	return tap_done();
 }
