@@ -59,6 +59,72 @@ static int jd_plausible(const unsigned char *d, size_t len, size_t off,
 	return 1;
 }
 
+/*
+ * A forked child's fragment (below): at least this long (shorter runs
+ * of bytes repeat by chance), found this far into a record at most.
+ */
+#define JD_MIN_FRAGMENT 16u
+#define JD_MAX_SPLIT 4096u
+
+/*
+ * The record that should begin at off, cut in two by a fragment:
+ * CPython 3.13.0 writes its dump through a stdio buffer, and a forked
+ * child flushes its copy of that buffer into the file it shares with
+ * the parent, between two of the parent's own flushes, wherever they
+ * cut the parent's records.  The fragment is bytes the parent wrote
+ * before (the buffer's content, which the parent flushed itself), so
+ * it is found as the longest run of bytes at off + j that the file
+ * holds earlier, whose removal leaves a sound record at off followed
+ * by a sound header (or the end of the file).  Its start in *at, its
+ * length in *flen; 0: found.
+ */
+static int jd_fragment(const unsigned char *d, size_t len, size_t hsize,
+		       size_t off, uint64_t last, uint32_t pid,
+		       uint64_t max_index, size_t *at, size_t *flen)
+{
+	unsigned char *tmp = NULL;
+	size_t j, n, lo, hi, end;
+	int found = -1;
+
+	for (j = 0; j < JD_MAX_SPLIT && off + j + JD_MIN_FRAGMENT <= len &&
+	     found; j++) {
+		const unsigned char *f = d + off + j;
+
+		if (!memmem(d + hsize, off - hsize, f, JD_MIN_FRAGMENT))
+			continue;
+		/* the longest run the file holds before off */
+		lo = JD_MIN_FRAGMENT;
+		hi = len - off - j;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo + 1) / 2;
+
+			if (memmem(d + hsize, off - hsize, f, mid))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		/* the record at off without it, its end at a header */
+		n = len - lo;
+		tmp = xrealloc(tmp, n);
+		memcpy(tmp, d + off, j);
+		memcpy(tmp + j, f + lo, len - off - j - lo);
+		n = len - off - lo;
+		if (!jd_plausible(tmp, n, 0, last, pid, max_index))
+			continue;
+		end = get_le32(tmp + 4);
+		if (end < j)
+			continue;	/* the fragment is after the record */
+		if (end == n || jd_plausible(tmp, n, end, get_le64(tmp + 8),
+					     pid, max_index + 1)) {
+			*at = off + j;
+			*flen = lo;
+			found = 0;
+		}
+	}
+	free(tmp);
+	return found;
+}
+
 /* A jitdump file header (version 1) with no records. */
 static void jd_header(struct strbuf *out, pid_t pid)
 {
@@ -122,11 +188,26 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	hpid = get_le32(d + 20);
 	off = hsize;
 	while (off + 16 <= len) {
-		size_t next;
+		size_t next, at = 0, flen = 0;
 
 		if (jd_plausible(d, len, off, last, hpid, max_index)) {
 			size_t size = get_le32(d + off + 4);
 			uint32_t id = get_le32(d + off);
+
+			/* its end no header: a fragment inside it (below) */
+			if (off + size != len &&
+			    !jd_plausible(d, len, off + size,
+					  get_le64(d + off + 8), hpid,
+					  max_index + 1) &&
+			    !jd_fragment(d, len, hsize, off, last, hpid,
+					 max_index, &at, &flen)) {
+				memmove(in.buf + at, in.buf + at + flen,
+					len - at - flen);
+				len -= flen;
+				in.len = len;
+				dropped += (long)flen;
+				continue;
+			}
 
 			last = get_le64(d + off + 8);
 			if (id == JD_CODE_LOAD && size >= 56 &&
@@ -153,6 +234,19 @@ long record_repair_jitdump(const char *path, pid_t pid)
 			}
 			strbuf_add(&out, d + off, size);
 			off += size;
+			continue;
+		}
+		/*
+		 * a record cut in two by a forked child's fragment: mended
+		 * in place, and the file read on as if it was never there
+		 */
+		if (!jd_fragment(d, len, hsize, off, last, hpid, max_index,
+				 &at, &flen)) {
+			memmove(in.buf + at, in.buf + at + flen,
+				len - at - flen);
+			len -= flen;
+			in.len = len;
+			dropped += (long)flen;
 			continue;
 		}
 		/* find the next header that is followed by one, or EOF */

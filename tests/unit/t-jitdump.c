@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of lib/record/jitdump.c: repairing a jitdump file whose
- * records are followed by garbage.
+ * records are followed by garbage, or cut in two by a forked child's
+ * fragment.
  */
 #include "compat.h"
 #include "alloc.h"
@@ -155,6 +156,40 @@ static void test_repair(void)
 	TAP_OK(r > 0, "repair: a duplicate load is dropped");
 	TAP_OK(out.len == good.len && !memcmp(out.buf, good.buf, out.len),
 	       "repair: ...the first one kept with its unwind info");
+
+	/*
+	 * A forked child's copy of the parent's stdio buffer (3.13.0),
+	 * flushed into the shared file between two of the parent's own
+	 * flushes, which cut a code load in two: inside its header (9
+	 * bytes in, as seen), then inside its name.  The fragment is bytes
+	 * the parent wrote before; without it the load is whole again.
+	 */
+	{
+		static const size_t cut[] = { 9, 60 };
+		size_t k, l2 = 40 + 40 + 71 + 40, frag = 52, flen = 60;
+
+		for (k = 0; k < 2; k++) {
+			strbuf_reset(&bad);
+			header(&bad);
+			unwind(&bad, 100);
+			load(&bad, 101, 1);
+			unwind(&bad, 102);
+			/* the second load's first cut[k] bytes, the fragment
+			   (60 of the bytes before it, from the first unwind
+			   info into the first load), then its rest */
+			strbuf_add(&bad, good.buf + l2, cut[k]);
+			strbuf_add(&bad, good.buf + frag, flen);
+			strbuf_add(&bad, good.buf + l2 + cut[k],
+				   good.len - l2 - cut[k]);
+			r = repair(path, &bad, &out);
+			TAP_INT(r, (long)flen, k ? "repair: a fragment inside "
+				"a load's name is taken out" : "repair: a "
+				"fragment inside a load's header is taken out");
+			TAP_OK(out.len == good.len &&
+			       !memcmp(out.buf, good.buf, out.len),
+			       "repair: ...and the load is whole again");
+		}
+	}
 
 	/* nothing written at all (_exit before the flush) */
 	strbuf_reset(&bad);
