@@ -15,6 +15,7 @@
  * session, and the stats say what became of each process.
  */
 #include "compat.h"
+#include "paths.h"
 #include "perfdata.h"
 #include "tap.h"
 #include "walker_events.h"
@@ -493,7 +494,7 @@ int main(void)
 	free(path);
 	wrec_free(w);
 	TAP_INT(F.closed, 1, "the walker closed");
-	rmdir(dir);
+	paths_remove_tree(dir);	/* with the pycode file the loop saved */
 	stream_mode();
 	return tap_done();
 }
