@@ -1480,7 +1480,7 @@ def wakers_switch(args, py, tool, scratch):
              "too). In the session: the `waker` event's sample records "
              "in the --wakers perf.data, counted and summed by their "
              "sample id (each holds the waker's registers, kernel stack, "
-             "Python frames and 8 KiB user stack copy).\n\n")
+             "Python frames and at most 2 KiB of its user stack).\n\n")
     text += table(["run", "--wall", "its intervals / lost events",
                    "--wall --wakers", "its intervals / lost events",
                    "wakeups / waker samples",

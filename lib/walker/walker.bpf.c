@@ -497,9 +497,19 @@ struct user_parts {
 };
 
 /*
+ * A waker's user stack, at most: the native frames it is read for lie
+ * at its top (the wakeup's futex call, the lock's release, the GIL's
+ * drop_gil() and PyEval_SaveThread() around a blocking call) and its
+ * Python frames are walked whatever its size; the sample's whole copy
+ * made --wakers's wakings three times as large (6 KB each).
+ */
+#define WAKER_USTACK 2048u
+
+/*
  * The Python frames and the user stack of the thread whose registers
  * are in place in s->ev, after nk kernel frames: the one walk a sample,
- * a switch-out and a waking share.  full 0: neither (the end only).
+ * a switch-out and a waking share.  full 0: neither (the end only); 1:
+ * the configured copy of the user stack; 2: a waker's (WAKER_USTACK).
  */
 static __always_inline void walk_user(struct scratch *s, __u32 nk,
 				      __u64 pid_tgid,
@@ -555,6 +565,8 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 	uoff = pyoff + w.n * PYF_SIZE;
 
 	want = full ? cfg->ustack_bytes & ~7u : 0;
+	if (full == 2 && want > WAKER_USTACK)
+		want = WAKER_USTACK;
 	ulen = 0;
 	if (full && uoff <= USTACK_OFF_MAX)
 		ulen = copy_ustack(s, uoff, regs[7], want, flags);
@@ -841,7 +853,7 @@ int BPF_PROG(walker_waking, struct task_struct *p)
 		for (i = 0; i < WALKER_NR_REGS; i++)
 			r[i] = 0;
 	}
-	walk_user(s, nk, pid_tgid, proc ? proc : &none, cur, proc != 0,
+	walk_user(s, nk, pid_tgid, proc ? proc : &none, cur, proc ? 2 : 0,
 		  &flags, &u);
 	if (!u.end || u.end > EV_MAX)
 		return 0;
