@@ -61,10 +61,12 @@ static int jd_plausible(const unsigned char *d, size_t len, size_t off,
 
 /*
  * A forked child's fragment (below): at least this long (shorter runs
- * of bytes repeat by chance), found this far into a record at most.
+ * of bytes repeat by chance), found this far into a record at most (a
+ * code load of 3.13's is about 150 bytes and its unwinding info 112;
+ * each place tried searches the file before it).
  */
 #define JD_MIN_FRAGMENT 16u
-#define JD_MAX_SPLIT 4096u
+#define JD_MAX_SPLIT 512u
 
 /*
  * The record that should begin at off, cut in two by a fragment:
@@ -104,11 +106,10 @@ static int jd_fragment(const unsigned char *d, size_t len, size_t hsize,
 				hi = mid - 1;
 		}
 		/* the record at off without it, its end at a header */
-		n = len - lo;
+		n = len - off - lo;
 		tmp = xrealloc(tmp, n);
 		memcpy(tmp, d + off, j);
-		memcpy(tmp + j, f + lo, len - off - j - lo);
-		n = len - off - lo;
+		memcpy(tmp + j, f + lo, n - j);
 		if (!jd_plausible(tmp, n, 0, last, pid, max_index))
 			continue;
 		end = get_le32(tmp + 4);
@@ -189,25 +190,29 @@ long record_repair_jitdump(const char *path, pid_t pid)
 	off = hsize;
 	while (off + 16 <= len) {
 		size_t next, at = 0, flen = 0;
+		int sound = jd_plausible(d, len, off, last, hpid, max_index);
 
-		if (jd_plausible(d, len, off, last, hpid, max_index)) {
+		/*
+		 * no record at off, or one whose end is no header: a record
+		 * cut in two by a forked child's fragment is mended in place,
+		 * and the file read on as if the fragment was never there
+		 */
+		if ((!sound || (off + get_le32(d + off + 4) != len &&
+				!jd_plausible(d, len, off + get_le32(d + off + 4),
+					      get_le64(d + off + 8), hpid,
+					      max_index + 1))) &&
+		    !jd_fragment(d, len, hsize, off, last, hpid, max_index,
+				 &at, &flen)) {
+			memmove(in.buf + at, in.buf + at + flen,
+				len - at - flen);
+			len -= flen;
+			in.len = len;
+			dropped += (long)flen;
+			continue;
+		}
+		if (sound) {
 			size_t size = get_le32(d + off + 4);
 			uint32_t id = get_le32(d + off);
-
-			/* its end no header: a fragment inside it (below) */
-			if (off + size != len &&
-			    !jd_plausible(d, len, off + size,
-					  get_le64(d + off + 8), hpid,
-					  max_index + 1) &&
-			    !jd_fragment(d, len, hsize, off, last, hpid,
-					 max_index, &at, &flen)) {
-				memmove(in.buf + at, in.buf + at + flen,
-					len - at - flen);
-				len -= flen;
-				in.len = len;
-				dropped += (long)flen;
-				continue;
-			}
 
 			last = get_le64(d + off + 8);
 			if (id == JD_CODE_LOAD && size >= 56 &&
@@ -234,19 +239,6 @@ long record_repair_jitdump(const char *path, pid_t pid)
 			}
 			strbuf_add(&out, d + off, size);
 			off += size;
-			continue;
-		}
-		/*
-		 * a record cut in two by a forked child's fragment: mended
-		 * in place, and the file read on as if it was never there
-		 */
-		if (!jd_fragment(d, len, hsize, off, last, hpid, max_index,
-				 &at, &flen)) {
-			memmove(in.buf + at, in.buf + at + flen,
-				len - at - flen);
-			len -= flen;
-			in.len = len;
-			dropped += (long)flen;
 			continue;
 		}
 		/* find the next header that is followed by one, or EOF */
