@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record -p on a real server under load: gunicorn serving Flask, driven by wrk'
 . ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/server-lib.sh"
 . "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 # Debian's gunicorn (sync workers) serves tests/fixtures/flask-app.py,
@@ -24,63 +25,10 @@ if test "${PPR_SANITIZE:-}" = 1; then
 else
 	ROUNDS=3
 fi
-# The server, wrk and the recorder run at nice -10: the tests that run in
-# parallel (at nice 0) then take less of the 2 cores from them.  The
-# recorder has the same priority as the server, so its own CPU time
-# still competes with the server's as it would on a busy host.
-NICE="nice -n -10"
-
-test_prereq_SERVER() {
-	ppr --version | grep -q " bpf=yes" ||
-		{ echo "pyperf-run was built without libbpf"; return 1; }
-	test "$(id -u)" = 0 || { echo "the walker needs root here"; return 1; }
-	/usr/bin/python3 -c "import gunicorn" 2>/dev/null ||
-		{ echo "Debian's gunicorn is not installed (.ci/apt-packages-tests)"; return 1; }
-	/usr/bin/python3 -c "import flask" 2>/dev/null ||
-		{ echo "python3-flask is not installed (.ci/apt-packages-tests)"; return 1; }
-	command -v wrk >/dev/null ||
-		{ echo "wrk is not installed (.ci/apt-packages-tests)"; return 1; }
-}
-
-# The server: gunicorn picks a free port itself (port 0) and logs it.
-# Each test body runs in a subshell of its own: the first one writes
-# what the others need (port, pids) to server.env.  A shell runs
-# gunicorn to keep its exit status (server.status) for the last test;
-# the master's pid is the one gunicorn logs.
-stop_server() {
-	if test -s "$TRASH/server.env" && ! test -e "$TRASH/server.status"; then
-		. "$TRASH/server.env"
-		kill "$master" 2>/dev/null
-	fi
-	return 0
-}
-trap stop_server EXIT
-
-# get PATH: the response body (empty when the request failed)
-get() {
-	/usr/bin/python3 -c '
-import sys, urllib.request
-sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())
-' "http://127.0.0.1:$port$1" 2>/dev/null
-}
-
-# booted N: N workers have logged their pid
-booted() {
-	test "$(grep -c "Booting worker with pid: " server.log)" -ge "$1"
-}
 
 # load OUT: WINDOW seconds of wrk on /work, its output in OUT
 load() {
 	$NICE wrk -t1 -c4 -d${WINDOW}s "http://127.0.0.1:$port/work" >"$1" 2>&1
-}
-
-# clean OUT: wrk finished, answered requests, and none failed: it prints
-# "Non-2xx or 3xx responses" and "Socket errors" lines only when there
-# were some
-clean() {
-	test_grep "^Requests/sec: +[0-9.]+$" "$1" &&
-	test_grep "^ +[1-9][0-9]* requests in " "$1" &&
-	test_grep -v "Non-2xx|Socket errors" "$1"
 }
 
 test_expect_success SERVER 'gunicorn serves the Flask app with 2 sync workers' '

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='record --wall --wakers -p on a real server under load: who made gunicorn'"'"'s gthread worker wait'
 . ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/server-lib.sh"
 . "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 # Debian's gunicorn serves tests/fixtures/flask-app.py (t3503's app: GET
@@ -12,59 +13,12 @@ test_description='record --wall --wakers -p on a real server under load: who mad
 # session is printed with the top waker functions of its gil and lock
 # waits.  The two sessions of a load must name the same top waker
 # function; what of their shares is asserted, and why not more, is said
-# at the test that records them.
+# at the test that records them.  The server, wrk and the recorder run
+# at nice -10, as in t3503 (server-lib.sh).
 
 APP_DIR=$PPR_SRCDIR/tests/fixtures
 # seconds of load per recording
 WINDOW=2
-# As in t3503: the server, wrk and the recorder at nice -10, so that the
-# tests running in parallel (at nice 0) take less of the 2 cores from
-# them.
-NICE="nice -n -10"
-
-test_prereq_SERVER() {
-	ppr --version | grep -q " bpf=yes" ||
-		{ echo "pyperf-run was built without libbpf"; return 1; }
-	test "$(id -u)" = 0 || { echo "the walker needs root here"; return 1; }
-	/usr/bin/python3 -c "import gunicorn" 2>/dev/null ||
-		{ echo "Debian's gunicorn is not installed (.ci/apt-packages-tests)"; return 1; }
-	/usr/bin/python3 -c "import flask" 2>/dev/null ||
-		{ echo "python3-flask is not installed (.ci/apt-packages-tests)"; return 1; }
-	command -v wrk >/dev/null ||
-		{ echo "wrk is not installed (.ci/apt-packages-tests)"; return 1; }
-}
-
-# The server, as t3503 starts it: gunicorn picks a free port (port 0)
-# and logs it and its pids; the first test writes them to server.env
-# for the others (each test body runs in a subshell).
-stop_server() {
-	if test -s "$TRASH/server.env" && ! test -e "$TRASH/server.status"; then
-		. "$TRASH/server.env"
-		kill "$master" 2>/dev/null
-	fi
-	return 0
-}
-trap stop_server EXIT
-
-# get PATH: the response body (empty when the request failed)
-get() {
-	/usr/bin/python3 -c '
-import sys, urllib.request
-sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())
-' "http://127.0.0.1:$port$1" 2>/dev/null
-}
-
-booted() {
-	test "$(grep -c "Booting worker with pid: " server.log)" -ge "$1"
-}
-
-# clean OUT: wrk answered requests and none failed (it prints "Non-2xx
-# or 3xx responses" and "Socket errors" lines only when some did)
-clean() {
-	test_grep "^Requests/sec: +[0-9.]+$" "$1" &&
-	test_grep "^ +[1-9][0-9]* requests in " "$1" &&
-	test_grep -v "Non-2xx|Socket errors" "$1"
-}
 
 test_expect_success SERVER 'gunicorn serves the Flask app with one gthread worker of 4 threads' '
 	{
