@@ -38,9 +38,7 @@ test_expect_success SERVER 'gunicorn serves the Flask app with 2 sync workers' '
 			>server.log 2>&1
 		echo $? >server.status
 	} &
-	wait_for 20 test_grep "Listening at: http://127\.0\.0\.1:[0-9]+ \([0-9]+\)$" server.log &&
-	sed -n "s|.*Listening at: http://127\.0\.0\.1:\([0-9]*\) (\([0-9]*\))$|port=\1 master=\2|p" \
-		server.log >server.env &&
+	listening &&
 	. ./server.env &&
 	wait_for 20 booted 2 &&
 	workers=$(sed -n "s/.*Booting worker with pid: \([0-9]*\)$/\1/p" server.log | tr "\n" " ") &&
