@@ -121,6 +121,7 @@ int pipeline_sample(void *data, const struct sample *s)
 	struct named nm;
 	enum stack_cut cut;
 	uint32_t task;
+	int accepted, named = 0;
 	uint64_t judged = l->p->quality.judged;
 	uint64_t unnamed = l->p->quality.unnamed;
 
@@ -142,15 +143,32 @@ int pipeline_sample(void *data, const struct sample *s)
 	}
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);
-	if (s) {
-		agg_chain_note(l, s);
-		agg_gil_note(l, s);
-	}
-	if (!s || !agg_accept(l, s))
+	if (!s)
 		return 0;
-	s = name_rebuild(l, s, &rebuilt, &nm);
+	agg_gil_note(l, s);
+	accepted = agg_accept(l, s);
+	if (l->f->wake_chain > 1 && s->offcpu) {
+		/*
+		 * --chain reads every interval's reason, in the filter or
+		 * not (a waker's waits are often another thread's): named
+		 * here, its naming's counts kept only when the view counts it
+		 */
+		struct profile_quality keep = l->p->quality;
+
+		s = name_rebuild(l, s, &rebuilt, &nm);
+		name_frames(l, s, &nm);
+		named = 1;
+		if (!accepted)
+			l->p->quality = keep;
+		agg_chain_note(l, s, nm.n);
+	}
+	if (!accepted)
+		return 0;
+	if (!named) {
+		s = name_rebuild(l, s, &rebuilt, &nm);
+		name_frames(l, s, &nm);
+	}
 	task = agg_task(l, s);
-	name_frames(l, s, &nm);
 	cut = judge_sample(l, s, &nm);
 	if (l->tap)
 		l->tap(l->tap_data, s, cut);

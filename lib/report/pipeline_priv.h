@@ -54,6 +54,9 @@ struct waker_stash {
  */
 struct chain_last {
 	uint64_t end;		/* the wait's end (0: none yet) */
+	uint64_t start;		/* and its start */
+	int retake;		/* a gil wait to take the GIL back after a
+				   blocking call (PyEval_RestoreThread) */
 	unsigned levels;	/* waits in ids: 1, or more when chained;
 				   0: its waker unknown, no chain */
 	uint32_t *ids;
@@ -319,7 +322,7 @@ const struct sample *agg_clock(struct loader *l, const struct sample *s,
 			       struct sample *copy);
 int agg_accept(struct loader *l, const struct sample *s);
 /* --chain: s, an interval, is its thread's last wait (stage_aggregate.c) */
-void agg_chain_note(struct loader *l, const struct sample *s);
+void agg_chain_note(struct loader *l, const struct sample *s, size_t n);
 void agg_gil_note(struct loader *l, const struct sample *s);
 uint32_t agg_task(struct loader *l, const struct sample *s);
 /* A waker sample (s->waker), kept for its interval (the wakers view). */

@@ -277,6 +277,15 @@ static size_t view_mixed(struct loader *l, const struct named *nm,
 	return d;
 }
 
+/* What the interval s says of its wait, for waitclass(). */
+static void wait_facts_of(const struct sample *s, struct wait_facts *wf)
+{
+	memset(wf, 0, sizeof(*wf));
+	wf->preempt = s->preempt;
+	wf->have_state = s->have_state;
+	wf->prev_state = s->prev_state;
+}
+
 /*
  * An off-CPU interval: its reason (stage_aggregate_waitclass.h, on
  * every frame named, before a view drops some), counted for its thread
@@ -291,10 +300,7 @@ static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
 	enum wait_reason r;
 	int inferred = 0, variant = 0;
 
-	memset(&wf, 0, sizeof(wf));
-	wf.preempt = s->preempt;
-	wf.have_state = s->have_state;
-	wf.prev_state = s->prev_state;
+	wait_facts_of(s, &wf);
 	if (s->stack_inferred) {
 		/* the stack is where it last ran, not where it waits */
 		r = s->preempt ? WAIT_RUNQUEUE : WAIT_OTHER;
@@ -858,23 +864,63 @@ void agg_finish(struct loader *l)
 }
 
 /*
+ * Whether the interval s (its named frames l->ids[0..n)) is a gil wait
+ * to take the GIL back after a blocking call: the second half of that
+ * call's wait, not a wait of its own.
+ */
+static int gil_retake_wait(struct loader *l, const struct sample *s,
+			   size_t n)
+{
+	struct wait_facts wf;
+	int inferred;
+
+	if (s->stack_inferred)
+		return 0;
+	wait_facts_of(s, &wf);
+	return waitclass(l->p, l->ids, n, &wf, &inferred) == WAIT_GIL &&
+	       named_has(l, n, gil_retake);
+}
+
+/*
+ * The wait of tails ct whose end is the latest at or before at, and
+ * not after before (0: any); NULL: none.
+ */
+static struct chain_last *chain_at(struct chain_tails *ct, uint64_t at,
+				   const struct chain_last *before)
+{
+	struct chain_last *wc = NULL;
+	unsigned k;
+
+	for (k = 0; ct && k < CHAIN_KEEP; k++)
+		if (ct->t[k].end && ct->t[k].end <= at &&
+		    &ct->t[k] != before &&
+		    (!before || ct->t[k].end <= before->start) &&
+		    (!wc || ct->t[k].end > wc->end))
+			wc = &ct->t[k];
+	return wc;
+}
+
+/*
  * --chain, for every interval of the clock, in or out of the filter (a
  * waker's own waits are often another thread's, which --tid leaves
- * out): the thread's last wait is s, and what its stack has after its
- * reason is its waker's frames (the waker sample's, kept in l->wakers),
- * then, when the waker had itself waited until at most
- * PROFILE_CHAIN_GAP_NS before this wakeup (the wakeup's own time, when
- * the session has it: the woken thread may have waited for a CPU after
- * it), "[which had just waited]" and that wait's own tail, up to
- * f->wake_chain wakers in all.  A wait left runnable (preempted) is no
- * wait; one without a waker ends the chain.
+ * out; s's named frames are l->ids[0..n)): the thread's last wait is
+ * s, and what its stack has after its reason is its waker's frames (the
+ * waker sample's, kept in l->wakers), then, when the waker had itself
+ * waited until at most PROFILE_CHAIN_GAP_NS before this wakeup (the
+ * wakeup's own time, when the session has it: the woken thread may
+ * have waited for a CPU after it), "[which had just waited]" and that
+ * wait's own tail, up to f->wake_chain wakers in all.  A waker whose
+ * last wait was to take the GIL back after a blocking call (a lock's,
+ * a queue's) had waited for that call: the chain follows the call's
+ * wait, whose end the GIL's wait only put off.  A wait left runnable
+ * (preempted) is no wait; one without a waker ends the chain.
  */
-void agg_chain_note(struct loader *l, const struct sample *s)
+void agg_chain_note(struct loader *l, const struct sample *s, size_t n)
 {
 	struct umap_ent *e = umap_find(&l->wakers, (uint32_t)s->tid);
 	struct waker_stash *w = e ? e->val : NULL;
 	struct chain_tails *ct, *wct;
-	struct chain_last *c, *wc = NULL;
+	struct chain_last *c, *wc, *call;
 	uint64_t at;
 	unsigned k;
 
@@ -888,6 +934,8 @@ void agg_chain_note(struct loader *l, const struct sample *s)
 	ct->last = (ct->last + 1) % CHAIN_KEEP;
 	c = &ct->t[ct->last];
 	c->end = s->time_ns;
+	c->start = s->time_ns > s->weight ? s->time_ns - s->weight : 0;
+	c->retake = gil_retake_wait(l, s, n);
 	c->n = 0;
 	c->levels = 0;
 	if (!w || !w->n || w->time != s->time_ns)
@@ -897,12 +945,23 @@ void agg_chain_note(struct loader *l, const struct sample *s)
 	    umap_find(&l->chains, (uint32_t)w->waker_tid) : NULL;
 	wct = e ? e->val : NULL;
 	/* the waker's last wait that ended by the wakeup */
-	for (k = 0; wct && k < CHAIN_KEEP; k++)
-		if (wct->t[k].end && wct->t[k].end <= at &&
-		    (!wc || wct->t[k].end > wc->end))
-			wc = &wct->t[k];
-	if (wc && (!wc->n || at - wc->end > PROFILE_CHAIN_GAP_NS ||
-		   wc->levels + 1 > (unsigned)l->f->wake_chain))
+	wc = chain_at(wct, at, NULL);
+	if (wc && at - wc->end > PROFILE_CHAIN_GAP_NS)
+		wc = NULL;
+	/*
+	 * a retaking of the GIL (in one wait or more: the condition's,
+	 * then its mutex's): the blocking call's wait right before it
+	 */
+	for (call = wc, k = 0; call && call->retake && k < CHAIN_KEEP; k++) {
+		struct chain_last *before = chain_at(wct, at, call);
+
+		if (!before || call->start - before->end > PROFILE_CHAIN_GAP_NS)
+			break;
+		call = before;
+	}
+	if (call && !call->retake && call->n)
+		wc = call;
+	if (wc && (!wc->n || wc->levels + 1 > (unsigned)l->f->wake_chain))
 		wc = NULL;
 	ALLOC_GROW(c->ids, w->n + (wc ? 1 + wc->n : 0), c->alloc);
 	memcpy(c->ids, w->ids, w->n * sizeof(*w->ids));
