@@ -316,24 +316,19 @@ static int fast_walk(struct proc *p, struct unwind_frame *f, int max,
 	return 1;
 }
 
-/* Name the user frames [from, to) of f in p, as perf does. */
+/*
+ * Name the user frames [from, to) of f in p, as perf does (a DWARF
+ * unwind's callers already at their return address - 1: dwarf_user();
+ * frame-pointer chains as the kernel gave them).
+ */
 static void name_user(struct proc *p, struct unwind_frame *f, int from,
-		      int to, int dwarf)
+		      int to)
 {
 	int k;
 
 	for (k = from; k < to; k++) {
 		const struct sym *sy;
 
-		/*
-		 * A return address is after its call: perf looks callers
-		 * of a DWARF unwind up at pc - 1, where the call is (the
-		 * call may be a function's last instruction), and shows
-		 * that address.  Frame-pointer chains are taken as the
-		 * kernel gave them.
-		 */
-		if (dwarf && !f[k].activation)
-			f[k].pc--;
 		sy = symbolize(p, f[k].pc);
 		f[k].sym = sy->sym;
 		f[k].dso = sy->dso;
@@ -356,11 +351,58 @@ static void put_kernel(struct unwind *u, struct unwind_frame *f, uint64_t pc)
 	f->nosym = sy->nosym;
 }
 
+/*
+ * The DWARF unwind of sample s's user part into f[n..max): frames from
+ * its registers and stack dump, callers at their return address - 1,
+ * not named.  Returns the new n; res's stop and nr_user say how it went.
+ */
+static int dwarf_user(struct proc *p, const struct pd_sample *s,
+		      struct unwind_frame *f, int n, int max,
+		      struct unwind_result *res)
+{
+	int user_from = n, depth = 0, r, k;
+
+	if (!s->regs || !s->have_stack || !s->have_sp || n >= max) {
+		res->stop = n >= max ? UNWIND_STOP_DEPTH : UNWIND_STOP_NODUMP;
+		return n;
+	}
+	p->cur = s;
+	p->mem_fail = 0;
+	p->init_valid = sample_regs(s, p->init);
+	if (p->u->flags & UNWIND_DWFL_ONLY) {
+		n += dwfl_walk(p, f + n, max - n, &r);
+		if (r > 0)
+			res->stop = UNWIND_STOP_DEPTH;
+		else if (r < 0)
+			res->stop = p->mem_fail ? UNWIND_STOP_MEMORY :
+				    UNWIND_STOP_NOCFI;
+	} else {
+		r = fast_walk(p, f, max, &n, &depth);
+		if (r > 0)
+			res->stop = depth ? UNWIND_STOP_DEPTH :
+					    UNWIND_STOP_END;
+		else
+			res->stop = p->mem_fail ? UNWIND_STOP_MEMORY :
+				    UNWIND_STOP_OTHER;
+	}
+	p->cur = NULL;
+	/*
+	 * A return address is after its call: perf looks callers of a
+	 * DWARF unwind up at pc - 1, where the call is (the call may be a
+	 * function's last instruction), and shows that address.
+	 */
+	for (k = user_from; k < n; k++)
+		if (!f[k].activation)
+			f[k].pc--;
+	res->nr_user = n - user_from;
+	return n;
+}
+
 int unwind_sample(struct unwind *u, const struct pd_sample *s,
 		  struct unwind_frame *f, int max, struct unwind_result *res)
 {
 	struct proc *p = proc_get(u, s->pid);
-	int n = 0, user_from, depth = 0, r;
+	int n = 0, user_from;
 	/* DWARF mode: the attr asked for a stack dump */
 	int dwarf = s->attr && s->attr->sample_stack_user;
 
@@ -401,7 +443,7 @@ int unwind_sample(struct unwind *u, const struct pd_sample *s,
 		}
 		res->nr_kernel = n - res->nr_user;
 		if (!dwarf) {
-			name_user(p, f, res->nr_kernel, n, 0);
+			name_user(p, f, res->nr_kernel, n);
 			if (n >= max)
 				res->stop = UNWIND_STOP_DEPTH;
 			u->st.frames += (uint64_t)n;
@@ -416,7 +458,7 @@ int unwind_sample(struct unwind *u, const struct pd_sample *s,
 			memset(&f[n], 0, sizeof(f[n]));
 			f[n].pc = s->ip;
 			f[n].activation = 1;
-			name_user(p, f, 0, 1, 0);
+			name_user(p, f, 0, 1);
 			res->nr_user = 1;
 			n++;
 		}
@@ -424,34 +466,28 @@ int unwind_sample(struct unwind *u, const struct pd_sample *s,
 		return n;
 	}
 	res->nr_kernel = n;
-	if (!s->regs || !s->have_stack || !s->have_sp || n >= max) {
-		res->stop = n >= max ? UNWIND_STOP_DEPTH : UNWIND_STOP_NODUMP;
-		u->st.frames += (uint64_t)n;
-		return n;
-	}
 	user_from = n;
-	p->cur = s;
-	p->mem_fail = 0;
-	p->init_valid = sample_regs(s, p->init);
-	if (u->flags & UNWIND_DWFL_ONLY) {
-		n += dwfl_walk(p, f + n, max - n, &r);
-		if (r > 0)
-			res->stop = UNWIND_STOP_DEPTH;
-		else if (r < 0)
-			res->stop = p->mem_fail ? UNWIND_STOP_MEMORY :
-				    UNWIND_STOP_NOCFI;
-	} else {
-		r = fast_walk(p, f, max, &n, &depth);
-		if (r > 0)
-			res->stop = depth ? UNWIND_STOP_DEPTH :
-					    UNWIND_STOP_END;
-		else
-			res->stop = p->mem_fail ? UNWIND_STOP_MEMORY :
-				    UNWIND_STOP_OTHER;
-	}
-	p->cur = NULL;
-	name_user(p, f, user_from, n, 1);
-	res->nr_user = n - user_from;
+	n = dwarf_user(p, s, f, n, max, res);
+	name_user(p, f, user_from, n);
+	u->st.frames += (uint64_t)n;
+	return n;
+}
+
+int unwind_user(struct unwind *u, const struct pd_sample *s, uint64_t *pcs,
+		int max, struct unwind_result *res)
+{
+	struct unwind_frame f[UNWIND_USER_MAX];
+	int n, k;
+
+	memset(res, 0, sizeof(*res));
+	if (max > UNWIND_USER_MAX)
+		max = UNWIND_USER_MAX;
+	if (max <= 0)
+		return 0;
+	n = dwarf_user(proc_get(u, s->pid), s, f, 0, max, res);
+	for (k = 0; k < n; k++)
+		pcs[k] = f[k].pc;
+	u->st.samples++;
 	u->st.frames += (uint64_t)n;
 	return n;
 }

@@ -197,12 +197,44 @@ static int is_anon(const char *name)
 	       !strncmp(name, "[anon:", 6) || !strncmp(name, "/memfd:", 7);
 }
 
+/*
+ * pid's executable mapping [start, start + len) of the object name at
+ * pgoff (id: its build-id in hex, or NULL); its file is opened at root
+ * followed by name when root is given (a process in another root or
+ * mount namespace, seen from here), at name otherwise.
+ */
+static void map_add(struct unwind *u, pid_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *name,
+		    const char *id, const char *root)
+{
+	struct mapping m;
+	char buf[4096];
+
+	memset(&m, 0, sizeof(m));
+	m.start = start;
+	m.end = start + len;
+	m.pgoff = pgoff;
+	if (is_anon(name)) {
+		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", (int)pid);
+		m.name = intern(u, buf, strlen(buf));
+	} else {
+		m.name = intern(u, name, strlen(name));
+		if (root && root[0] && name[0] == '/' &&
+		    (size_t)snprintf(buf, sizeof(buf), "%s%s", root, name) <
+		    sizeof(buf))
+			m.f = file_get(u, buf, id);
+		else
+			m.f = file_get(u, name, id);
+		m.jit = !strncmp(base_name(name), "jitted-", 7);
+	}
+	map_insert(proc_get(u, pid), &m);
+}
+
 static void on_mmap(struct unwind *u, const struct pd_record *r)
 {
 	struct pd_mmap mm;
-	struct mapping m;
-	struct proc *p;
-	char buf[64];
+	char hex[41] = "";
+	size_t k;
 
 	if (perfdata_decode_mmap(r, &mm) < 0 || !mm.exec || !mm.len)
 		return;
@@ -210,37 +242,22 @@ static void on_mmap(struct unwind *u, const struct pd_record *r)
 		return;		/* the kernel's and modules' maps */
 	if (r->type == PD_RECORD_MMAP2 && !(mm.prot & 4 /* PROT_EXEC */))
 		return;
-	memset(&m, 0, sizeof(m));
-	m.start = mm.start;
-	m.end = mm.start + mm.len;
-	m.pgoff = mm.pgoff;
-	if (is_anon(mm.filename)) {
-		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", (int)mm.pid);
-		m.name = intern(u, buf, strlen(buf));
-	} else {
-		m.name = intern(u, mm.filename, strlen(mm.filename));
-		char hex[41] = "";
-		size_t k;
-
-		for (k = 0; k < mm.build_id_len; k++)
-			snprintf(hex + 2 * k, 3, "%02x", mm.build_id[k]);
-		m.f = file_get(u, mm.filename, k ? hex : NULL);
-		m.jit = !strncmp(base_name(mm.filename), "jitted-", 7);
-	}
-	p = proc_get(u, mm.pid);
-	map_insert(p, &m);
+	for (k = 0; k < mm.build_id_len; k++)
+		snprintf(hex + 2 * k, 3, "%02x", mm.build_id[k]);
+	map_add(u, mm.pid, mm.start, mm.len, mm.pgoff, mm.filename,
+		k ? hex : NULL, NULL);
 }
 
-static void on_fork(struct unwind *u, const struct pd_record *r)
+/* A process forked: the child starts with its parent's mappings. */
+static void proc_fork(struct unwind *u, pid_t ppid, pid_t pid)
 {
-	struct pd_task t;
 	struct proc *parent, *child;
 	size_t i;
 
-	if (perfdata_decode_task(r, &t) < 0 || t.pid == t.ppid)
+	if (pid == ppid)
 		return;		/* a thread: same address space */
-	parent = proc_get(u, t.ppid);
-	child = proc_get(u, t.pid);
+	parent = proc_get(u, ppid);
+	child = proc_get(u, pid);
 	if (child->nr || child == parent)
 		return;
 	child->maps = xcalloc(parent->nr + 1, sizeof(*child->maps));
@@ -254,15 +271,21 @@ static void on_fork(struct unwind *u, const struct pd_record *r)
 	child->dirty = 1;
 }
 
-static void on_exec(struct unwind *u, const struct pd_record *r)
+static void on_fork(struct unwind *u, const struct pd_record *r)
 {
-	struct pd_comm cm;
-	struct umap_ent *e;
+	struct pd_task t;
+
+	if (perfdata_decode_task(r, &t) < 0)
+		return;
+	proc_fork(u, t.ppid, t.pid);
+}
+
+/* A process exec'ed: its mappings are gone. */
+static void proc_exec(struct unwind *u, pid_t pid)
+{
+	struct umap_ent *e = umap_find(&u->procs, (uint64_t)(uint32_t)pid);
 	struct proc *p;
 
-	if (perfdata_decode_comm(r, &cm) < 0 || !cm.exec)
-		return;
-	e = umap_find(&u->procs, (uint64_t)(uint32_t)cm.pid);
 	if (!e || !e->val)
 		return;
 	p = e->val;
@@ -275,6 +298,53 @@ static void on_exec(struct unwind *u, const struct pd_record *r)
 	p->nr = 0;
 	p->dirty = 1;
 	proc_clear_syms(p);
+}
+
+static void on_exec(struct unwind *u, const struct pd_record *r)
+{
+	struct pd_comm cm;
+
+	if (perfdata_decode_comm(r, &cm) < 0 || !cm.exec)
+		return;
+	proc_exec(u, cm.pid);
+}
+
+void unwind_map(struct unwind *u, pid_t pid, uint64_t start, uint64_t len,
+		uint64_t pgoff, const char *name, const char *root)
+{
+	if (len && name)
+		map_add(u, pid, start, len, pgoff, name, NULL, root);
+}
+
+void unwind_fork(struct unwind *u, pid_t ppid, pid_t pid)
+{
+	proc_fork(u, ppid, pid);
+}
+
+void unwind_exec(struct unwind *u, pid_t pid)
+{
+	proc_exec(u, pid);
+}
+
+void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	proc_clear_syms(p);
+	free(p->maps);
+	free(p);
+}
+
+void unwind_forget(struct unwind *u, pid_t pid)
+{
+	struct umap_ent *e = umap_find(&u->procs, (uint64_t)(uint32_t)pid);
+
+	if (!e)
+		return;
+	proc_free(e->val);
+	umap_del(&u->procs, (uint64_t)(uint32_t)pid);
 }
 
 void unwind_record(struct unwind *u, const struct pd_record *r)

@@ -54,17 +54,9 @@ void unwind_free(struct unwind *u)
 
 	if (!u)
 		return;
-	for (i = 0; i < u->procs.cap; i++) {
-		struct proc *p = u->procs.ents[i].val;
-
-		if (!u->procs.ents[i].used || !p)
-			continue;
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		proc_clear_syms(p);
-		free(p->maps);
-		free(p);
-	}
+	for (i = 0; i < u->procs.cap; i++)
+		if (u->procs.ents[i].used)
+			proc_free(u->procs.ents[i].val);
 	umap_release(&u->procs);
 	smap_release(&u->files, file_free);
 	syms_free(u);

@@ -112,6 +112,33 @@ void unwind_record(struct unwind *u, const struct pd_record *r);
 int unwind_sample(struct unwind *u, const struct pd_sample *s,
 		  struct unwind_frame *f, int max, struct unwind_result *res);
 
+/*
+ * Record time (the frame walker's samples, unwound as they are
+ * recorded): the unwinder is told of processes directly, not by
+ * perf.data records.  unwind_map(): pid's executable mapping [start,
+ * start + len) of name at pgoff, its file opened at root followed by
+ * name when root is not NULL or "" (a process in another root or mount
+ * namespace, as seen from here).  unwind_forget(): pid is gone, its
+ * state freed.
+ */
+void unwind_map(struct unwind *u, pid_t pid, uint64_t start, uint64_t len,
+		uint64_t pgoff, const char *name, const char *root);
+void unwind_fork(struct unwind *u, pid_t ppid, pid_t pid);
+void unwind_exec(struct unwind *u, pid_t pid);
+void unwind_forget(struct unwind *u, pid_t pid);
+
+/* The most user frames unwind_user() gives. */
+#define UNWIND_USER_MAX 1024
+
+/*
+ * The user part of sample s (its attr's sample_regs_user, its
+ * registers and stack dump), leaf first, at most max pcs: the pcs
+ * unwind_sample() shows (callers at their return address - 1), not
+ * named.  Returns the number filled; res says why it stopped.
+ */
+int unwind_user(struct unwind *u, const struct pd_sample *s, uint64_t *pcs,
+		int max, struct unwind_result *res);
+
 const struct unwind_stats *unwind_stats(const struct unwind *u);
 
 #endif

@@ -162,6 +162,8 @@ const char *base_name(const char *p);
 struct proc *proc_get(struct unwind *u, pid_t pid);
 struct mapping *map_find(struct proc *p, uint64_t addr);
 int mem_read(struct proc *p, uint64_t addr, uint64_t *v);
+/* A process's state freed (maps, Dwfl, symbols). */
+void proc_free(struct proc *p);
 void proc_clear_syms(struct proc *p);
 
 /* dwfl.c */
