@@ -70,6 +70,10 @@ static const char record_options[] =
 "                           what (report's wall and off-cpu clocks)\n"
 "    --wakers               with --wall, bpf mode: also who ended each\n"
 "                           wait, and its stack (report --wakers)\n"
+"    --keep-stack-copy      bpf mode: keep each sample's copy of the user\n"
+"                           stack for report to unwind, as before (about\n"
+"                           8 KB a sample; for checking the unwinding\n"
+"                           done while recording)\n"
 "    -q, --quiet            print only errors and warnings\n"
 "    -v, --verbose          also the notes (cut stacks and unnamed code\n"
 "                           under 1% of the Python program's samples, or\n"
@@ -93,7 +97,7 @@ struct record_cli {
 static void parse_options(int argc, char **argv, struct record_cli *o)
 {
 	enum { OPT_PERF_ARG = 256, OPT_PERF, OPT_WALL, OPT_WAKERS,
-	       OPT_MAX_SIZE };
+	       OPT_MAX_SIZE, OPT_KEEP_STACK_COPY };
 	static const struct option longopts[] = {
 		PROGRAM_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
@@ -103,6 +107,7 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 		{ "wall", no_argument, NULL, OPT_WALL },
 		{ "wakers", no_argument, NULL, OPT_WAKERS },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "keep-stack-copy", no_argument, NULL, OPT_KEEP_STACK_COPY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -139,6 +144,9 @@ static void parse_options(int argc, char **argv, struct record_cli *o)
 			break;
 		case OPT_WAKERS:
 			o->ro.wakers = 1;
+			break;
+		case OPT_KEEP_STACK_COPY:
+			o->ro.keep_stack_copy = 1;
 			break;
 		case OPT_MAX_SIZE:
 			/* perf takes bytes as an unsigned long: 2^63 is plenty */

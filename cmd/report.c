@@ -86,8 +86,12 @@ static const char report_options[] =
 "      --perf <path>     the perf to read the session with (default:\n"
 "                        $PYPERF_PERF, else the perf that recorded it)\n"
 "      --reader <r>      how perf.data is read: native (default: pyperf-run\n"
-"                        unwinds and names the samples itself) or\n"
+"                        unwinds and names the samples itself),\n"
 "                        perf-script (parse `perf script`, for comparison)\n"
+"                        or recorded (native, with the user frames bpf\n"
+"                        mode unwound while recording, where a session\n"
+"                        recorded with --keep-stack-copy also has the\n"
+"                        copies: to compare the two)\n"
 "      --perf-report     run perf report on the session, with the map\n"
 "                        files where perf looks for them (a bpf-mode\n"
 "                        session: on its perf-data export, made once\n"
@@ -384,7 +388,7 @@ static void parse_options(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_READER:
 			if (profile_reader_parse(optarg, &o->filter.reader) < 0)
-				bad_usage("--reader must be native or "
+				bad_usage("--reader must be native, recorded or "
 					  "perf-script, not '%s'", optarg);
 			reader_set = 1;
 			break;

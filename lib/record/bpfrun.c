@@ -240,6 +240,7 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	/* --wall: switch-out stacks and the time off CPU, walked too */
 	wo.wall = o->wall;
 	wo.wakers = o->wakers;	/* --wakers: each wait's waker */
+	wo.keep_stack_copy = o->keep_stack_copy;
 	wo.cmdline = (const char *const *)r->target.v;
 	wo.max_bytes = o->max_size;
 	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {

@@ -390,6 +390,10 @@ static enum record_outcome decide_with(struct record_run *r,
 	if (o->stack_size && r->mode.name == MODE_PERF)
 		record_say(r, RECORD_MSG_WARNING,
 		    "--stack-size only matters in jit mode");
+	if (o->keep_stack_copy)
+		record_say(r, RECORD_MSG_WARNING, "--keep-stack-copy only "
+			   "matters in bpf mode: perf record's routes keep "
+			   "their stack copies");
 	record_cap_frequency(r, want);
 	if (o->wall) {
 		const char *wev = o->event ? o->event : PERFCMD_EVENT_DEFAULT,

@@ -93,6 +93,8 @@ struct record_options {
 	int wall;		/* --wall: off-CPU intervals too */
 	int wakers;		/* --wakers (with --wall, bpf mode): who
 				   woke each wait */
+	int keep_stack_copy;	/* --keep-stack-copy (bpf mode): the
+				   stack copies kept, unwound by report */
 	enum record_target_kind kind;
 	pid_t pids[RECORD_MAX_PIDS];	/* -p */
 	int nr_pids;

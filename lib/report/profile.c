@@ -786,6 +786,8 @@ int profile_reader_parse(const char *s, enum profile_reader *r)
 		*r = PROFILE_READER_NATIVE;
 	else if (!strcmp(s, "perf-script"))
 		*r = PROFILE_READER_PERF_SCRIPT;
+	else if (!strcmp(s, "recorded"))
+		*r = PROFILE_READER_RECORDED;
 	else
 		return -1;
 	return 0;

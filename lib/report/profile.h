@@ -254,6 +254,8 @@ struct profile_filter {
 	enum profile_reader {
 		PROFILE_READER_NATIVE = 0,
 		PROFILE_READER_PERF_SCRIPT,
+		/* native, the user frames as bpf mode unwound them */
+		PROFILE_READER_RECORDED,
 	} reader;
 	/*
 	 * The clock (enum profile_clock) plus one: 0 takes the session's

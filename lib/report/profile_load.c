@@ -102,7 +102,7 @@ int profile_load_tap(struct profile *p, const char *session,
 		p->quality.ctx_damaged = damaged;
 	}
 	/* the perf-script source also walks perf.data (read_dumps()) */
-	if (f->reader == PROFILE_READER_NATIVE)
+	if (f->reader != PROFILE_READER_PERF_SCRIPT)
 		ret = src_native_run(&l, err, errlen);
 	else
 		ret = src_perfscript_run(&l, err, errlen);

@@ -76,10 +76,11 @@ struct sample {
 	 * script does not print it: the perf-script source reads it apart).
 	 * dump_full: the kernel copied all it was asked (the stack may go
 	 * on); dump_sp: the sample's sp (0: unknown); dump_len: the bytes
-	 * copied.
+	 * copied, of dump_asked.  The frame walker's samples unwound as
+	 * they were recorded say what their copy was (walkmerge_tail()).
 	 */
 	unsigned dump_known : 1, dump_full : 1;
-	uint64_t dump_sp, dump_len;
+	uint64_t dump_sp, dump_len, dump_asked;
 	/*
 	 * pyperf-run's own task, not the user's program (report/
 	 * src_owntasks.h): the source says, the aggregation stage leaves it out.

@@ -52,6 +52,7 @@ struct native_stream {
 	sample_fn cb;
 	void *data;
 	uint64_t samples, frames, bad_samples;
+	unsigned flags;		/* NATIVE_* */
 	int cb_ret;
 	struct own_tasks own;	/* pyperf-run's tasks: samples marked */
 	struct switches sw;	/* off-CPU intervals (record --wall) */
@@ -133,20 +134,14 @@ static const char *event_name(const struct pd_attr *a)
 
 /*
  * A waker sample's raw field (walker_abi.h): struct walker_raw, the
- * waker's Python frames, struct walker_raw_wake.  -1: not one.
+ * waker's Python frames (and struct walker_raw_unwound), struct
+ * walker_raw_wake.  -1: not one.
  */
 static int waker_of(const unsigned char *raw, uint32_t len, struct sample *ps)
 {
-	uint64_t at;
-	uint32_t nr_py;
+	uint64_t at = walkmerge_tail(raw, len, NULL);
 
-	if (!raw || len < sizeof(struct walker_raw) ||
-	    get_le32(raw) != WALKER_RAW_MAGIC)
-		return -1;
-	nr_py = get_le32(raw + 12);
-	at = sizeof(struct walker_raw) +
-	     (uint64_t)nr_py * sizeof(struct walker_py_frame);
-	if (at + sizeof(struct walker_raw_wake) > len ||
+	if (!at || at + sizeof(struct walker_raw_wake) > len ||
 	    get_le32(raw + at) != WALKER_RAW_WAKE_MAGIC)
 		return -1;
 	ps->waker = 1;
@@ -161,6 +156,7 @@ static int waker_of(const unsigned char *raw, uint32_t len, struct sample *ps)
 
 static void do_sample(struct native_stream *r, const struct pd_record *rec)
 {
+	struct pd_attr recorded;
 	struct pd_sample s;
 	struct unwind_result res;
 	struct sample ps;
@@ -174,6 +170,16 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		return;
 	}
 	sev = switches_event(&r->sw, s.attr);
+	if ((r->flags & NATIVE_RECORDED) && s.attr->sample_stack_user &&
+	    s.raw_size >= sizeof(struct walker_raw) &&
+	    get_le32(s.raw) == WALKER_RAW_MAGIC &&
+	    (get_le32(s.raw + 8) & WALKER_F_UNWOUND)) {
+		/* its callchain's user frames, not its copy's */
+		recorded = *s.attr;
+		recorded.sample_stack_user = 0;
+		s.attr = &recorded;
+		s.have_stack = 0;
+	}
 	n = unwind_sample(r->u, &s, r->uf, MAX_FRAMES, &res);
 	for (i = 0; i < n; i++) {
 		r->pf[i].kind = SAMPLE_FRAME_ADDR;
@@ -248,6 +254,18 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		ps.dump_full = s.dyn_size == s.stack_size;
 		ps.dump_sp = s.have_sp ? s.user_sp : 0;
 		ps.dump_len = s.dyn_size;
+		ps.dump_asked = s.stack_size;
+	} else if (s.raw) {
+		/* unwound as recorded: what its copy was */
+		struct walkmerge_unwound uw;
+
+		if (walkmerge_tail(s.raw, s.raw_size, &uw) && uw.asked) {
+			ps.dump_known = 1;
+			ps.dump_full = uw.full;
+			ps.dump_sp = uw.sp;
+			ps.dump_len = uw.copied;
+			ps.dump_asked = uw.asked;
+		}
 	}
 	ps.own = own_tasks_has(&r->own, s.tid);
 	r->samples++;
@@ -265,6 +283,7 @@ int native_stream_new(struct native_stream **out, const struct perfdata *d,
 	memset(&uo, 0, sizeof(uo));
 	uo.session_dir = session_dir;
 	uo.flags = flags & NATIVE_DWFL_ONLY ? UNWIND_DWFL_ONLY : 0;
+	ns->flags = flags;
 	if (unwind_new(&ns->u, &uo, d, err, errlen) < 0) {
 		free(ns);
 		return -1;
@@ -614,6 +633,8 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 	o.stopped = l->p->max_size_stop >= 0;
 	o.progress = l->f->progress;
 	o.progress_data = l->f->progress_data;
+	if (l->f->reader == PROFILE_READER_RECORDED)
+		o.flags |= NATIVE_RECORDED;
 	ret = native_load(&o, &st, &cb_ret, err, errlen);
 	if (!ret) {
 		struct profile_quality *q = &l->p->quality;

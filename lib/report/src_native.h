@@ -39,6 +39,12 @@ struct native_stats {
 
 /* NATIVE_DWFL_ONLY: libdwfl for every frame (a cross-check, slow). */
 #define NATIVE_DWFL_ONLY 1u
+/*
+ * NATIVE_RECORDED: a frame walker's sample unwound as it was recorded
+ * (WALKER_F_UNWOUND) is taken with those user frames even when it also
+ * has its stack copy (record --keep-stack-copy): to compare the two.
+ */
+#define NATIVE_RECORDED 2u
 
 struct native_opts {
 	const char *session_dir;	/* jit/, buildid/, kallsyms */

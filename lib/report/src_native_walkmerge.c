@@ -118,3 +118,32 @@ void walkmerge(struct pycode_cache *c, pid_t pid, const unsigned char *raw,
 	}
 	r->n = k;
 }
+
+uint64_t walkmerge_tail(const unsigned char *raw, uint32_t raw_size,
+			struct walkmerge_unwound *u)
+{
+	uint64_t at;
+
+	if (u)
+		memset(u, 0, sizeof(*u));
+	if (!raw || raw_size < sizeof(struct walker_raw) ||
+	    get_le32(raw) != WALKER_RAW_MAGIC)
+		return 0;
+	at = sizeof(struct walker_raw) + (uint64_t)get_le32(raw + 12) *
+	     sizeof(struct walker_py_frame);
+	if (at > raw_size)
+		return 0;
+	if (!(get_le32(raw + 8) & WALKER_F_UNWOUND))
+		return at;
+	if (at + sizeof(struct walker_raw_unwound) > raw_size ||
+	    get_le32(raw + at) != WALKER_RAW_UNWOUND_MAGIC)
+		return 0;
+	if (u) {
+		u->stop = get_le32(raw + at + 4);
+		u->sp = get_le64(raw + at + 8);
+		u->asked = get_le32(raw + at + 16);
+		u->copied = get_le32(raw + at + 20);
+		u->full = get_le32(raw + at + 24) != 0;
+	}
+	return at + sizeof(struct walker_raw_unwound);
+}

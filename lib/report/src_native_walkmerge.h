@@ -53,6 +53,27 @@ void walkmerge(struct pycode_cache *c, pid_t pid, const unsigned char *raw,
 	       struct sample_frame *out, size_t max,
 	       struct walkmerge_result *r, struct walkmerge_stats *st);
 
+/*
+ * A walker sample unwound as it was recorded (walker_abi.h,
+ * WALKER_F_UNWOUND): what its stack copy was, for judging its stack as
+ * the copy would be judged.
+ */
+struct walkmerge_unwound {
+	uint64_t sp;		/* the user stack pointer (0: none) */
+	uint32_t asked, copied;	/* bytes */
+	uint32_t stop;		/* lib/unwind's enum unwind_stop */
+	int full;		/* the copy was full: the stack may go on */
+};
+
+/*
+ * The raw field's offset after the walker's struct walker_raw, Python
+ * frames and (WALKER_F_UNWOUND) struct walker_raw_unwound, which goes
+ * to *u when u is not NULL (u->asked 0: none): where a waker's struct
+ * walker_raw_wake begins.  0: not a walker raw field, or cut short.
+ */
+uint64_t walkmerge_tail(const unsigned char *raw, uint32_t raw_size,
+			struct walkmerge_unwound *u);
+
 /* Is sym the eval loop's function (the frames Python calls run in)? */
 int walkmerge_is_eval(const char *sym, size_t len);
 

@@ -202,7 +202,7 @@ static enum stack_cut judge(struct loader *l, const struct sample *s,
 		q->cut[CUT_NONE]++;
 		return CUT_NONE;
 	}
-	if (l->jit) {
+	if (l->jit || s->dump_known) {
 		struct dump own;
 		const struct dump *dp = NULL;
 
@@ -265,9 +265,17 @@ void judge_dumps(struct loader *l)
 	free(needs);
 }
 
-/* Every sample's copy tells where its stack ends, filtered out or not. */
+/*
+ * Every sample's copy tells where its stack ends, filtered out or not
+ * (and, unwound as it was recorded, the size copies had: no attr says).
+ */
 void judge_observe(struct loader *l, const struct sample *s)
 {
+	struct profile_quality *q = &l->p->quality;
+
+	if (s->dump_known && !q->dump_size && s->dump_asked &&
+	    s->dump_asked <= UINT32_MAX)
+		q->dump_size = s->dump_asked;
 	if (s->dump_known && !s->dump_full && s->dump_sp && !l->live)
 		add_top(l, s->tid, s->dump_sp + s->dump_len);
 }

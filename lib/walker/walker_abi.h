@@ -154,6 +154,15 @@ struct walker_ev_hdr {
 					   thread in do_exit(); past exit_mm()
 					   it has no registers, Python frames
 					   or user stack */
+/*
+ * The recorder's, in a sample record's struct walker_raw (never the
+ * kernel's): its user frames were unwound as it was recorded, from the
+ * walker's copy of the stack, and are in the record's callchain after
+ * PERF_CONTEXT_USER (the pcs perf script shows: callers at their return
+ * address - 1); the copy itself is not kept, and struct
+ * walker_raw_unwound follows the Python frames in the raw field.
+ */
+#define WALKER_F_UNWOUND	0x8000u
 
 /* One Python frame, innermost first. */
 struct walker_py_frame {
@@ -268,9 +277,10 @@ struct walker_raw {
  * event, "waker", written just before the interval's offcpu-time
  * record and at the same time (its end).  Its pid/tid are the waker's
  * (0/0 in interrupt context), its stack the waker's, as a cpu-clock
- * sample's (kernel call chain, registers and stack copy when the waker
- * is a watched thread); its raw field is struct walker_raw, the
- * waker's Python frames, then this.
+ * sample's (kernel call chain, and its user frames, unwound or as a
+ * registers and stack copy, when the waker is a watched thread); its
+ * raw field is struct walker_raw, the waker's Python frames, struct
+ * walker_raw_unwound with WALKER_F_UNWOUND, then this.
  */
 #define WALKER_RAW_WAKE_MAGIC 0x57575950u	/* "PYWW" little-endian */
 
@@ -283,6 +293,25 @@ struct walker_raw_wake {
 	__u32 softirq;			/* as in walker_waking */
 	__u64 wake_time_ns;		/* the waking's own time */
 	char comm[16];			/* the waker's (interrupted task's) */
+};
+
+/*
+ * What the stack copy of a sample unwound as it was recorded
+ * (WALKER_F_UNWOUND) was, for judging its stack as the copy itself
+ * would be judged: where the user stack pointer was, the bytes asked
+ * and copied (fewer than asked: the stack ended there), and why the
+ * unwinding stopped (lib/unwind's enum unwind_stop).
+ */
+#define WALKER_RAW_UNWOUND_MAGIC 0x55575950u	/* "PYWU" little-endian */
+
+struct walker_raw_unwound {
+	__u32 magic;
+	__u32 stop;			/* enum unwind_stop */
+	__u64 sp;			/* the user stack pointer (0: none) */
+	__u32 asked, copied;		/* bytes of the stack */
+	__u32 full;			/* the copy was full: the stack may
+					   go on past it */
+	__u32 pad;
 };
 
 /* One wakeup woke several waiters (same waker thread within 1 us). */

@@ -19,6 +19,7 @@
 #include "alloc.h"
 #include "byteorder.h"
 #include "walker/wconv_priv.h"
+#include "unwind/unwind.h"
 
 #include <time.h>		/* CLOCK_MONOTONIC */
 
@@ -33,12 +34,16 @@ static void attrs(const struct wconv_opts *o, struct perf_event_attr *cpu,
 	cpu->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 			   PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
-			   PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	cpu->sample_regs_user = USER_REGS_MASK;
-	cpu->sample_stack_user = o->ustack_bytes;
+			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
 	cpu->sample_max_stack = WALKER_MAX_KSTACK;
-	cpu->exclude_callchain_user = 1;
+	if (o->keep_stack_copy) {
+		/* the copy for report to unwind, as perf's DWARF mode */
+		cpu->sample_type |= PERF_SAMPLE_REGS_USER |
+				    PERF_SAMPLE_STACK_USER;
+		cpu->sample_regs_user = USER_REGS_MASK;
+		cpu->sample_stack_user = o->ustack_bytes;
+		cpu->exclude_callchain_user = 1;
+	}
 	cpu->sample_id_all = 1;
 	cpu->mmap = cpu->mmap2 = cpu->comm = cpu->comm_exec = 1;
 	cpu->mmap_data = 1;
@@ -80,6 +85,15 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->wall = o->wall;
 	c->wakers = o->wall && o->wakers;
 	strbuf_init(&c->raw, 0);
+	/* (with the copies kept too: the two can be compared) */
+	c->keep_stack_copy = o->keep_stack_copy;
+	if (unwind_new(&c->uw, NULL, NULL, err, errlen) < 0) {
+		wconv_free(c);
+		return -1;
+	}
+	c->pcs = xcalloc(UNWIND_USER_MAX, sizeof(*c->pcs));
+	c->chain = xcalloc(2 + WALKER_MAX_KSTACK + UNWIND_USER_MAX,
+			   sizeof(*c->chain));
 	attrs(o, &ca, &oa);
 	if (o->record_fn)
 		perfwrite_open_stream(&c->pw, o->record_fn, o->record_data);
@@ -116,6 +130,9 @@ void wconv_free(struct wconv *c)
 	free(c->proc_root);
 	free(c->kallsyms);
 	kself_release(&c->kself);
+	unwind_free(c->uw);
+	free(c->pcs);
+	free(c->chain);
 	free(c);
 }
 
@@ -291,6 +308,51 @@ static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
 }
 
 /*
+ * The record-time unwinding of d's user stack (its registers regs, any
+ * of them set; asked bytes asked, the copy full or not) into c->pcs:
+ * their number, with what the copy was in *uw; -1 when d has no user
+ * part to unwind (no registers or no copy: a kernel thread, an exiting
+ * waker), written as before, with its kernel frames only.
+ */
+static int unwind_now(struct wconv *c, const struct walker_decoded *d,
+		      const uint64_t *regs, int any, uint32_t asked, int full,
+		      struct walker_raw_unwound *uw)
+{
+	static const struct pd_attr attr = {
+		.sample_regs_user = USER_REGS_MASK,
+		.sample_stack_user = 1,
+	};
+	struct pd_sample s;
+	struct unwind_result res;
+	int n;
+
+	if (!any || !d->ustack_len)
+		return -1;
+	memset(&s, 0, sizeof(s));
+	s.attr = &attr;
+	s.pid = (pid_t)d->hdr->pid;
+	s.tid = (pid_t)d->hdr->tid;
+	s.regs = (const unsigned char *)regs;
+	s.nr_regs = WALKER_NR_REGS;
+	s.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	s.user_sp = regs[REG_SP];
+	s.have_sp = 1;
+	s.stack = d->ustack;
+	s.dyn_size = d->ustack_len;
+	s.stack_size = asked;
+	s.have_stack = 1;
+	n = unwind_user(c->uw, &s, c->pcs, UNWIND_USER_MAX, &res);
+	memset(uw, 0, sizeof(*uw));
+	uw->magic = WALKER_RAW_UNWOUND_MAGIC;
+	uw->stop = (uint32_t)res.stop;
+	uw->sp = regs[REG_SP];
+	uw->asked = asked;
+	uw->copied = d->ustack_len;
+	uw->full = (uint32_t)full;
+	return n;
+}
+
+/*
  * One sample record from a decoded SAMPLE, OFFCPU or WAKING event: of
  * event ev_id, at time, with period; tail (tail_len bytes) after the
  * Python frames in the raw field.
@@ -303,11 +365,13 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	const struct walker_ev_hdr *h = d->hdr;
 	uint32_t asked = d->sample ? d->sample->ustack_asked :
 			 d->waking ? d->waking->ustack_asked : 0;
-	uint64_t regs[WALKER_NR_REGS], chain[1 + WALKER_MAX_KSTACK];
+	uint64_t regs[WALKER_NR_REGS];
+	uint64_t *chain = c->chain;
 	struct walker_raw raw;
+	struct walker_raw_unwound uw;
 	struct pw_sample ps;
 	unsigned i, k0, nk;
-	int any = 0, full;
+	int any = 0, full, nu;
 
 	memcpy(regs, d->regs, sizeof(regs));
 	for (i = 0; i < WALKER_NR_REGS; i++)
@@ -340,14 +404,29 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	raw.nr_py = d->nr_py;
 	raw.prev_state = d->sample ? d->sample->prev_state : 0;
 	raw.layout_version = p ? p->hexversion : 0;
+	full = (h->flags & WALKER_F_USTACK_FULL) || d->ustack_len >= asked;
+	/* the user frames now, from the copy and the live maps */
+	nu = unwind_now(c, d, regs, any, asked, full, &uw);
+	if (nu >= 0) {
+		raw.flags |= WALKER_F_UNWOUND;
+		chain[ps.nr_callchain++] = CTX_USER;
+		memcpy(chain + ps.nr_callchain, c->pcs,
+		       (size_t)nu * sizeof(*chain));
+		ps.nr_callchain += (uint64_t)nu;
+		ps.callchain = chain;
+	}
 	strbuf_reset(&c->raw);
 	strbuf_add(&c->raw, &raw, sizeof(raw));
 	strbuf_add(&c->raw, d->py,
 		   (size_t)d->nr_py * sizeof(struct walker_py_frame));
+	if (raw.flags & WALKER_F_UNWOUND)
+		strbuf_add(&c->raw, &uw, sizeof(uw));
 	if (tail_len)
 		strbuf_add(&c->raw, tail, tail_len);
 	ps.raw = c->raw.buf;
 	ps.raw_len = (uint32_t)c->raw.len;
+	if (!c->keep_stack_copy)
+		return perfwrite_sample(c->pw, &ps, err, errlen);
 	if (any) {
 		ps.regs_abi = PERF_SAMPLE_REGS_ABI_64;
 		ps.regs = regs;
@@ -359,8 +438,6 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	 * copy is a full dump (the stack may go on past it).
 	 */
 	if (any && d->ustack_len) {
-		full = (h->flags & WALKER_F_USTACK_FULL) ||
-		       d->ustack_len >= asked;
 		ps.stack = d->ustack;
 		ps.dyn_size = d->ustack_len;
 		ps.stack_size = ((uint64_t)d->ustack_len + 7) & ~7ull;
@@ -619,12 +696,14 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 				   h->tid, tk->ptid, &id, err, errlen) < 0)
 			return -1;
 		/* perf gives the child its parent's comm and maps */
+		unwind_fork(c->uw, (pid_t)tk->ppid, (pid_t)h->pid);
 		return 0;
 	case WALKER_EV_EXEC:
 		/* its mappings were read when it arrived (queued after it) */
 		if (write_comm(c, (pid_t)h->pid, (pid_t)h->tid, comm, 1,
 			       h->time_ns, h->cpu, err, errlen) < 0)
 			return -1;
+		unwind_exec(c->uw, (pid_t)h->pid);
 		return 0;
 	case WALKER_EV_EXIT:
 		c->st.tasks++;
@@ -650,6 +729,7 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 		umap_del(&c->threads, h->tid);
 		if (h->tid != h->pid)
 			return 0;
+		unwind_forget(c->uw, (pid_t)h->pid);
 		e = umap_find(&c->procs, h->pid);
 		if (e)
 			wconv_proc_free(e->val);
@@ -678,6 +758,12 @@ static int write_mmap2(struct wconv *c, const struct int_rec *ir,
 	m.prot = ir->prot;
 	m.flags = ir->flags;
 	m.filename = ir->name;
+	if (ir->prot & 4) {
+		const struct wproc *p = wconv_proc_find(c, (pid_t)ir->hdr.pid);
+
+		unwind_map(c->uw, (pid_t)ir->hdr.pid, ir->start, ir->len,
+			   ir->pgoff, ir->name, p ? p->root : NULL);
+	}
 	/* the kernel's mark of a mapping that is not code */
 	m.misc = PERF_RECORD_MISC_USER |
 		 (ir->prot & 4 ? 0 : PERF_RECORD_MISC_MMAP_DATA);

@@ -119,6 +119,13 @@ struct wconv_opts {
 	 * the stop) and the header.
 	 */
 	uint64_t max_bytes;
+	/*
+	 * record --keep-stack-copy: each sample's copy of the user stack
+	 * written as it is (with its registers), for report to unwind;
+	 * else the recorder unwinds it at once, with the live mappings,
+	 * and writes the frames (walker_abi.h, WALKER_F_UNWOUND)
+	 */
+	int keep_stack_copy;
 	struct wconv_hooks hooks;
 };
 

@@ -39,6 +39,7 @@
 #define REG_SP 7				/* in perf's x86-64 order */
 #define REG_IP 8
 #define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
+#define CTX_USER ((uint64_t)-512)		/* PERF_CONTEXT_USER */
 /* Wakings of one waker this close are one wakeup of several waiters. */
 #define WAKE_SHARED_NS 1000ull
 
@@ -72,6 +73,8 @@ struct wproc {
 	uint64_t maps_time;	/* event time of the last read */
 	uint64_t exec_time;	/* of its exec, when seen (0: none) */
 	int maps_read;		/* read at least once */
+	char *root;		/* where its files are seen from here (the
+				   record-time unwinder's; NULL: not read) */
 };
 
 struct wthread {
@@ -129,6 +132,15 @@ struct wconv {
 	struct umap threads;	/* tid -> struct wthread * */
 	struct strbuf raw;
 	struct kself kself;	/* the walker's own frames (kself.h) */
+	/*
+	 * The record-time unwinder: told of each process's mappings,
+	 * forks, execs and exits as they are written; with
+	 * keep_stack_copy (wconv_opts'), the copies are written too
+	 */
+	struct unwind *uw;
+	int keep_stack_copy;
+	uint64_t *pcs;		/* UNWIND_USER_MAX of them, and the chain */
+	uint64_t *chain;
 	struct wconv_stats st;
 };
 

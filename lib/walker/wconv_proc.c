@@ -9,6 +9,9 @@
 #include "alloc.h"
 #include "walker/wconv_priv.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* --- the processes' and threads' state --------------------------------- */
 
 struct wproc *wconv_proc_find(struct wconv *c, pid_t pid)
@@ -41,6 +44,7 @@ void wconv_proc_free(struct wproc *p)
 	for (i = 0; i < p->nr_maps; i++)
 		free(p->maps[i].name);
 	free(p->maps);
+	free(p->root);
 	free(p);
 }
 
@@ -187,6 +191,26 @@ static void forget_maps(struct wproc *p)
 }
 
 /*
+ * Where pid's files are seen from here, for the record-time unwinder
+ * (unwind_map()'s root): "" when it shares our mount namespace (its
+ * maps name its files by their path from our root, a chroot's
+ * included); else PROC/PID/root (a container: its paths are its own).
+ */
+static char *files_root(const struct wconv *c, pid_t pid)
+{
+	char *ns = xasprintf("%s/%d/ns/mnt", c->proc_root, (int)pid);
+	char *self = xasprintf("%s/self/ns/mnt", c->proc_root);
+	struct stat a, b;
+	int same_ns = stat(ns, &a) < 0 || stat(self, &b) < 0 ||
+		      (a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+
+	free(ns);
+	free(self);
+	return same_ns ? xstrdup("") :
+	       xasprintf("%s/%d/root", c->proc_root, (int)pid);
+}
+
+/*
  * Read pid's executable mappings now and queue, stamped stamp, those
  * not written before (all of them after forget_maps()).
  */
@@ -201,6 +225,9 @@ static void read_maps(struct wconv *c, struct wproc *p, uint64_t time,
 	p->maps_time = time;
 	p->maps_read = 1;
 	c->st.maps_reads++;
+	/* (a chroot() before an exec changes it) */
+	free(p->root);
+	p->root = files_root(c, p->pid);
 	path = xasprintf("%s/%d/maps", c->proc_root, (int)p->pid);
 	if (strbuf_read_file(&sb, path, MAPS_MAX_BYTES) < 0) {
 		c->st.maps_unread++;

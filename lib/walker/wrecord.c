@@ -442,6 +442,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	co.ustack_bytes = o->ustack_bytes;
 	co.wall = o->wall;
 	co.wakers = o->wall && o->wakers;
+	co.keep_stack_copy = o->keep_stack_copy;
 	co.cmdline = o->cmdline;
 	co.start_ns = mono_ns();
 	co.max_bytes = o->max_bytes;

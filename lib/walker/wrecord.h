@@ -64,6 +64,7 @@ struct wrec_opts {
 	int follow_children;
 	int wall;			/* off-CPU intervals too */
 	int wakers;			/* with wall: each interval's waker */
+	int keep_stack_copy;		/* wconv_opts' */
 	size_t ring_bytes;		/* 0: the walker's default */
 	uint64_t max_bytes;		/* record --max-size: perf.data's
 					   data stops there (wconv.h); 0:
