@@ -17,7 +17,8 @@ _pyperf_run_commands='doctor record report top trampoline help'
 _pyperf_run_global_opts='--help --version -h -V'
 _pyperf_run_doctor_opts='--python --perf --trampoline --pid --json --probe --help -h'
 _pyperf_run_record_opts='--output --python --perf --mode --trampoline --freq --stack-size
-	--pid --duration --max-size --event --perf-arg --wall --wakers --quiet
+	--pid --duration --max-size --event --perf-arg --wall --wakers
+	--keep-stack-copy --quiet
 	--verbose --help -o -F -p -e -q -v -h -m -c'
 _pyperf_run_report_opts='--input --output --format --python-only --all
 	--view --pid --tid --per-thread --per-process --time --min-share --top
@@ -34,7 +35,7 @@ _pyperf_run_views='mixed python all'
 _pyperf_run_modes='auto perf jit bpf'
 _pyperf_run_trampolines='auto native embedded'
 _pyperf_run_colors='auto always never'
-_pyperf_run_readers='native perf-script'
+_pyperf_run_readers='native perf-script recorded'
 _pyperf_run_clocks='cpu wall off-cpu'
 
 # COMPREPLY: the words of $1 that start with $2.

@@ -12,11 +12,15 @@ test_prereq_PY() {
 }
 test_have_prereq PY && PY=$(record_python 3.11)
 
-# The limit: at 5 to 8 KiB a sample (the 8 KiB stack copy of either
-# route) 2 MiB hold 250 to 400 samples, a third of a second of the
-# program's 2 s of CPU: the recording stops long before it ends.
+# The limit: perf record's route takes 5 to 8 KiB a sample (its 8 KiB
+# stack copy): 2 MiB hold 250 to 400 samples, a third of a second of the
+# program's 2 s of CPU; bpf mode unwinds as it records, about 300 bytes
+# a sample here: 128 KiB hold about 400.  Either stops long before the
+# program ends.
 SIZE=2M
 BYTES=2097152
+BSIZE=128K
+BBYTES=131072
 
 # A busy program with output and an exit status of its own, both to
 # pass through untouched.  It does a fixed amount of work, 2 s of CPU
@@ -57,60 +61,62 @@ within() {
 		{ echo "$2 is not within [$1, $3]"; return 1; }
 }
 
-# stopped_early DIR ERR SLACK: record said once that it stopped (ERR),
-# perf.data is within SIZE + SLACK, meta has the limit and when.
+# stopped_early DIR ERR SLACK SIZE BYTES: record said once that it
+# stopped at SIZE (BYTES bytes) (ERR), perf.data is within BYTES +
+# SLACK, meta has the limit and when.
 stopped_early() {
 	cat "$2" &&
-	test "$(grep -c "recording stopped at --max-size $SIZE after [0-9.]* s, perf.data holding [0-9]* bytes" "$2")" = 1 &&
+	test "$(grep -c "recording stopped at --max-size $4 after [0-9.]* s, perf.data holding [0-9]* bytes" "$2")" = 1 &&
 	size=$(stat -c %s "$1/perf.data") &&
-	test_diag "perf.data: $size bytes, $SIZE is $BYTES" &&
-	within $(($BYTES / 2)) $size $(($BYTES + $3)) &&
-	test "$(meta "$1" max_size)" = $BYTES &&
+	test_diag "perf.data: $size bytes, $4 is $5" &&
+	within $(($5 / 2)) $size $(($5 + $3)) &&
+	test "$(meta "$1" max_size)" = $5 &&
 	stop=$(meta "$1" max_size_stop) &&
 	test_diag "stopped after $stop s" &&
 	within 0.001 "$stop" 1000
 }
 
-# reported_early DIR: text, json and collapsed read it and say so; the
-# stop came early in the program's run (2 MiB are about a tenth of its
-# samples: well before 0.7 of its time).
+# reported_early DIR SIZE BYTES: text, json and collapsed read it and
+# say so; the stop came early in the program's run (the limit holds
+# about a tenth of its samples: well before 0.7 of its time).
 reported_early() {
 	ppr report -i "$1" >text 2>text.err &&
-	test_grep "^# warning:  recording stopped at --max-size $SIZE after [0-9.]+ s" text &&
+	test_grep "^# warning:  recording stopped at --max-size $2 after [0-9.]+ s" text &&
 	ppr report -i "$1" --format json >json 2>json.err &&
-	python3 - "$(meta "$1" max_size_stop)" <<-\EOF &&
+	python3 - "$(meta "$1" max_size_stop)" "$2" "$3" <<-\EOF &&
 	import json, sys
 	d = json.load(open("json"))
 	s = d["session"]
-	assert s["max_size"] == 2097152, s
+	assert s["max_size"] == int(sys.argv[3]), s
 	assert abs(s["max_size_stop"] - float(sys.argv[1])) < 1e-6, s
 	assert 0 < s["max_size_stop"] < 0.7 * s["duration"], s
-	assert any(w.startswith("recording stopped at --max-size 2M after")
+	assert any(w.startswith("recording stopped at --max-size %s after"
+	                        % sys.argv[2])
 	           for w in d["warnings"]), d["warnings"]
 	assert d["samples"] > 0
 	EOF
 	ppr report -i "$1" --format collapsed >collapsed 2>collapsed.err &&
 	test -s collapsed &&
-	test_grep "warning: recording stopped at --max-size $SIZE after" collapsed.err &&
+	test_grep "warning: recording stopped at --max-size $2 after" collapsed.err &&
 	! grep -q "lost" text json collapsed.err
 }
 
-test_expect_success BPF,PY "bpf mode: stops at --max-size $SIZE, the program runs on to its own end" '
+test_expect_success BPF,PY "bpf mode: stops at --max-size $BSIZE, the program runs on to its own end" '
 	test_expect_code 3 record_env "$PPR_BIN" record --mode bpf --python "$PY" \
-		--max-size $SIZE -o bpf busy.py >out 2>err &&
+		--max-size $BSIZE -o bpf busy.py >out 2>err &&
 	test "$(cat out)" = "busy: done" &&
 	test "$(meta bpf exit_status)" = 3 &&
-	test_grep "recording stopped at --max-size $SIZE .*: the program runs on, not recorded" err &&
-	stopped_early bpf err $slack_bpf
+	test_grep "recording stopped at --max-size $BSIZE .*: the program runs on, not recorded" err &&
+	stopped_early bpf err $slack_bpf $BSIZE $BBYTES
 '
 
 test_expect_success BPF,PY 'bpf mode: every format says the profile ends early' '
-	reported_early bpf &&
+	reported_early bpf $BSIZE $BBYTES &&
 	ppr report -i bpf --format perf-data -o bpf.pd 2>pd.err &&
-	test_grep "warning: recording stopped at --max-size $SIZE after" pd.err
+	test_grep "warning: recording stopped at --max-size $BSIZE after" pd.err
 '
 
-test_expect_success BPF,PY "bpf mode -p: stops at --max-size $SIZE and detaches, the process runs on" '
+test_expect_success BPF,PY "bpf mode -p: stops at --max-size $BSIZE and detaches, the process runs on" '
 	# the interpreter itself, not a launcher (the shims of pyenv are shell
 	# scripts): its pid is the Python process from the start.  Each on
 	# its own: a list that ends in & runs in the background whole.
@@ -121,7 +127,7 @@ test_expect_success BPF,PY "bpf mode -p: stops at --max-size $SIZE and detaches,
 	test -x "$exe" &&
 	sleep 0.3 &&
 	{
-		record_env "$PPR_BIN" record -p $pid --max-size $SIZE -o attached 2>err
+		record_env "$PPR_BIN" record -p $pid --max-size $BSIZE -o attached 2>err
 		rst=$?
 		kill -0 $pid
 		alive=$?
@@ -132,11 +138,11 @@ test_expect_success BPF,PY "bpf mode -p: stops at --max-size $SIZE and detaches,
 	cat err &&
 	test_diag "record: $rst, the program alive after it: $alive, its status: $st" &&
 	test $rst = 0 && test $alive = 0 && test $st = 3 &&
-	test_grep "recording stopped at --max-size $SIZE .*: detached, the processes run on" err &&
+	test_grep "recording stopped at --max-size $BSIZE .*: detached, the processes run on" err &&
 	test "$(cat p.out)" = "busy: done" &&
-	stopped_early attached err $slack_bpf &&
+	stopped_early attached err $slack_bpf $BSIZE $BBYTES &&
 	ppr report -i attached >text &&
-	test_grep "^# warning:  recording stopped at --max-size $SIZE after [0-9.]+ s \(then detached: the processes ran on\)" text
+	test_grep "^# warning:  recording stopped at --max-size $BSIZE after [0-9.]+ s \(then detached: the processes ran on\)" text
 '
 
 test_expect_success PERF,PY "perf record (jit mode): its own --max-size, the program runs on to its own end" '
@@ -146,8 +152,8 @@ test_expect_success PERF,PY "perf record (jit mode): its own --max-size, the pro
 	test "$(meta jit exit_status)" = 3 &&
 	test_grep "recording stopped at --max-size $SIZE .*: the program ran on to its end, not recorded" err &&
 	! grep -i "lost" err &&
-	stopped_early jit err $slack_perf &&
-	reported_early jit
+	stopped_early jit err $slack_perf $SIZE $BYTES &&
+	reported_early jit $SIZE $BYTES
 '
 
 test_expect_success 'bad sizes are usage errors' '

@@ -171,7 +171,7 @@ test_expect_success PERF 'a truncated perf.data: a clear error, no crash' '
 
 test_expect_success PERF 'a bad --reader is refused' '
 	test_expect_code 2 ppr report --reader nope -i jit >out 2>err &&
-	test_grep "reader must be native or perf-script" err
+	test_grep "reader must be native, recorded or perf-script" err
 '
 
 test_done

@@ -43,6 +43,7 @@
 #define MS 1000000ull
 #define T0 (1000 * MS)
 #define CTX_KERNEL ((uint64_t)-128)
+#define CTX_USER ((uint64_t)-512)
 
 static char dir[64];
 
@@ -167,10 +168,12 @@ static void check_sample(struct walk *w, const struct perfdata *d,
 		w->off_samples++;
 		if (s->time == T0 + 50 * MS)
 			w->off1_ok = s->tid == 101 && s->period == 47 * MS &&
-				     s->nr_callchain == 4 &&
+				     s->nr_callchain >= 5 &&
 				     get_le64(s->callchain) == CTX_KERNEL &&
 				     get_le64(s->callchain + 24) ==
-				     kframes[2] && wr.prev_state == 1 &&
+				     kframes[2] &&
+				     get_le64(s->callchain + 32) == CTX_USER &&
+				     wr.prev_state == 1 &&
 				     wr.nr_py == 1 &&
 				     (r->misc & 7) == PD_MISC_KERNEL;
 		if (s->time == T0 + 400 * MS)
@@ -181,8 +184,11 @@ static void check_sample(struct walk *w, const struct perfdata *d,
 	w->cpu_samples++;
 	w->sample_seen = 1;
 	if (s->time == T0 + 2 * MS) {
+		/* its copy kept, and its user frames unwound as written */
 		w->e1_ok = s->tid == 100 && s->ip == 0x401100 &&
-			   s->period == 1001001 && s->nr_callchain == 0 &&
+			   s->period == 1001001 && s->nr_callchain >= 2 &&
+			   get_le64(s->callchain) == CTX_USER &&
+			   get_le64(s->callchain + 8) == 0x401100 &&
 			   (r->misc & 7) == PD_MISC_USER &&
 			   s->regs_abi == 2 && s->nr_regs == WALKER_NR_REGS &&
 			   s->user_sp == 0x7ffc00020000ull &&
@@ -192,20 +198,25 @@ static void check_sample(struct walk *w, const struct perfdata *d,
 		memcpy(&f, raw + sizeof(wr) + sizeof(f), sizeof(f));
 		w->e1_raw_ok = wr.magic == WALKER_RAW_MAGIC &&
 			       wr.version == WALKER_ABI_VERSION &&
-			       wr.flags == 0 && wr.nr_py == 2 &&
+			       wr.flags == WALKER_F_UNWOUND && wr.nr_py == 2 &&
 			       wr.layout_version == 0x030b02f0 &&
-			       rlen == sizeof(wr) + 2 * sizeof(f) + 4 &&
+			       rlen == sizeof(wr) + 2 * sizeof(f) +
+				       sizeof(struct walker_raw_unwound) + 4 &&
+			       get_le32(raw + sizeof(wr) + 2 * sizeof(f)) ==
+			       WALKER_RAW_UNWOUND_MAGIC &&
 			       f.code == 0x7f0000500100ull && f.instr == 10 &&
 			       f.tag == 41 && f.flags == WALKER_PYF_ENTRY;
 	} else if (s->time == T0 + 1 * MS) {
 		w->e2_ok = s->tid == 101 && s->ip == kframes[0] &&
 			   (r->misc & 7) == PD_MISC_KERNEL &&
-			   s->nr_callchain == 3 &&
+			   s->nr_callchain >= 4 &&
 			   get_le64(s->callchain + 8) == kframes[0] &&
+			   get_le64(s->callchain + 24) == CTX_USER &&
 			   s->dyn_size == 128 && s->stack_size == 128 &&
 			   wr.flags == (WALKER_F_NO_TSTATE |
 					WALKER_F_KERNEL_MODE |
-					WALKER_F_USTACK_FULL);
+					WALKER_F_USTACK_FULL |
+					WALKER_F_UNWOUND);
 	} else if (s->time == T0 + 60 * MS) {
 		w->e9_after_e4 = w->last_time == T0 + 100 * MS;
 	}
@@ -313,6 +324,8 @@ static void synthetic(void)
 	o.freq = 999;
 	o.wall = 1;	/* the off-CPU events too */
 	o.ustack_bytes = 128;
+	/* the copies as they are written (record --keep-stack-copy) */
+	o.keep_stack_copy = 1;
 	o.cmdline = argv;
 	o.start_ns = T0;
 	o.hooks.data = &seen;
@@ -474,8 +487,10 @@ static void synthetic(void)
 	TAP_INT(w.decreases, 1, "in time order but for the late event");
 	TAP_OK(w.e9_after_e4, "the late event written after the newer ones");
 	TAP_OK(w.e1_ok, "user-mode sample: ip, regs, stack dump of 64 bytes "
-	       "with room for 8 more");
-	TAP_OK(w.e1_raw_ok, "raw: header and Python frames, version");
+	       "with room for 8 more, and its user frames after "
+	       "PERF_CONTEXT_USER");
+	TAP_OK(w.e1_raw_ok, "raw: header and Python frames, version, what "
+	       "the copy was (WALKER_F_UNWOUND)");
 	TAP_OK(w.e2_ok, "kernel-mode sample: chain after PERF_CONTEXT_KERNEL, "
 	       "full dump");
 	TAP_OK(w.off1_ok, "off-CPU interval paired by thread: 47 ms, the "
@@ -665,7 +680,8 @@ static void stream_read(const unsigned char *image, size_t image_len,
 	TAP_OK(ok && off == stream->len && nr >= 5,
 	       "stream: whole records (%zu)", nr);
 	TAP_OK(ns.samples == 1 && ns.eval && ns.runmain && ns.dump_ok,
-	       "stream: the sample unwound to Py_RunMain, as top would");
+	       "stream: the sample unwound to Py_RunMain as it was written, "
+	       "what its copy was said, as top reads it");
 	if (nst)
 		native_stream_free(nst);
 	if (ok)
@@ -726,8 +742,13 @@ static void real_python(void)
 	o.freq = 999;
 	o.wall = 1;	/* the off-CPU events too */
 	o.ustack_bytes = WALKER_USTACK_MAX;
-	/* the same event into a file and into a stream (top's way) */
+	/*
+	 * the same event into a file, its copy kept (record
+	 * --keep-stack-copy), and into a stream (top's way), unwound as
+	 * it is written
+	 */
 	so = o;
+	o.keep_stack_copy = 1;
 	so.perf_data = NULL;
 	so.record_fn = keep_record;
 	so.record_data = &stream;
