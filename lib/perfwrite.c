@@ -30,6 +30,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#ifdef PPR_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
 #define HEADER_SIZE 104
 #define MAX_ATTRS 64
 #define FLUSH_AT (256u << 10)	/* buffered record bytes */
@@ -43,6 +47,17 @@
 #define FEAT_CMDLINE	11
 #define FEAT_EVENT_DESC	12
 #define FEAT_SAMPLE_TIME 21
+#define FEAT_COMPRESSED	27
+
+/* perf's record of zstd-compressed records, and its type of zstd */
+#define PW_RECORD_COMPRESSED 81
+#define PW_COMP_ZSTD 1
+/*
+ * The decompression buffer a reader needs (HEADER_COMPRESSED's
+ * mmap_len): what one flush holds, at most a chunk and a record more
+ * (perf decompresses each compressed record into a buffer this big).
+ */
+#define PW_ZSTD_MMAP_LEN (1u << 20)
 
 /* strings in feature sections: u32 length, padded to 64 bytes */
 #define NAME_ALIGN 64
@@ -80,6 +95,11 @@ struct perfwrite {
 	int have_cmdline;
 	uint64_t first_time, last_time;
 	int have_time;
+#ifdef PPR_HAVE_ZSTD
+	ZSTD_CCtx *zc;		/* perfwrite_compress(): the stream */
+#endif
+	int zlevel;		/* its level; 0: not compressed */
+	struct strbuf zin;	/* records not yet compressed */
 };
 
 static void add64(struct strbuf *b, uint64_t v)
@@ -140,6 +160,70 @@ static int flush_buf(struct perfwrite *w)
 	return 0;
 }
 
+/*
+ * The records staged in w->zin, compressed (one zstd flush: a reader
+ * gets whole records once it has read every compressed record of it)
+ * into PERF_RECORD_COMPRESSED records of at most PW_RECORD_MAX bytes.
+ */
+static int zflush(struct perfwrite *w)
+{
+#ifdef PPR_HAVE_ZSTD
+	unsigned char out[PW_RECORD_MAX - 8];
+	ZSTD_inBuffer in = { w->zin.buf, w->zin.len, 0 };
+	size_t left;
+
+	if (!w->zin.len)
+		return 0;
+	do {
+		ZSTD_outBuffer o = { out, sizeof(out), 0 };
+		uint16_t size;
+
+		left = ZSTD_compressStream2(w->zc, &o, &in, ZSTD_e_flush);
+		if (ZSTD_isError(left)) {
+			w->error = -EIO;
+			return -1;
+		}
+		if (!o.pos)
+			continue;
+		size = (uint16_t)(8 + o.pos);
+		add32(&w->buf, PW_RECORD_COMPRESSED);
+		add32(&w->buf, (uint32_t)size << 16);	/* misc 0, size */
+		strbuf_add(&w->buf, out, o.pos);
+		w->data_bytes += size;
+	} while (left);
+	strbuf_reset(&w->zin);
+	if (w->buf.len >= FLUSH_AT)
+		return flush_buf(w);
+	return 0;
+#else
+	(void)w;
+	return 0;
+#endif
+}
+
+int perfwrite_compress(struct perfwrite *w, int level)
+{
+#ifdef PPR_HAVE_ZSTD
+	if (w->fn || w->started || w->zlevel)
+		return -1;
+	w->zc = ZSTD_createCCtx();
+	if (!w->zc ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc,
+						ZSTD_c_compressionLevel,
+						level))) {
+		ZSTD_freeCCtx(w->zc);
+		w->zc = NULL;
+		return -1;
+	}
+	w->zlevel = level;
+	return 0;
+#else
+	(void)w;
+	(void)level;
+	return -1;
+#endif
+}
+
 int perfwrite_open(struct perfwrite **out, const char *path, char *err,
 		   size_t errlen)
 {
@@ -151,6 +235,7 @@ int perfwrite_open(struct perfwrite **out, const char *path, char *err,
 	w->tmp = xasprintf("%s.tmp-XXXXXX", path);
 	strbuf_init(&w->buf, 0);
 	strbuf_init(&w->rec, 0);
+	strbuf_init(&w->zin, 0);
 	strvec_init(&w->cmdline);
 	/* mkostemp creates it O_EXCL, mode 0600: never through a link */
 	w->fd = mkostemp(w->tmp, O_CLOEXEC | O_NOFOLLOW);
@@ -177,6 +262,7 @@ int perfwrite_open_stream(struct perfwrite **out, perfwrite_record_fn fn,
 	w->fn_data = data;
 	strbuf_init(&w->buf, 0);
 	strbuf_init(&w->rec, 0);
+	strbuf_init(&w->zin, 0);
 	strvec_init(&w->cmdline);
 	*out = w;
 	return 0;
@@ -386,6 +472,12 @@ static int end_record(struct perfwrite *w, char *err, size_t errlen)
 			       PW_RECORD_MAX);
 	size = (uint16_t)w->rec.len;
 	memcpy(w->rec.buf + 6, &size, 2);
+	if (w->zlevel) {
+		strbuf_add(&w->zin, w->rec.buf, w->rec.len);
+		if (w->zin.len >= PERFWRITE_ZSTD_CHUNK && zflush(w) < 0)
+			return write_err(w, err, errlen);
+		return 0;
+	}
 	w->data_bytes += w->rec.len;
 	if (w->fn) {
 		/* a reader that stopped gets nothing more */
@@ -618,9 +710,20 @@ int perfwrite_record(struct perfwrite *w, uint32_t type, uint16_t misc,
 
 int perfwrite_finished_round(struct perfwrite *w, char *err, size_t errlen)
 {
+	int z = w->zlevel;
+
 	if (begin_record(w, PW_RECORD_FINISHED_ROUND, 0, err, errlen) < 0)
 		return -1;
-	return end_record(w, err, errlen);
+	/* compressed: the round's records, then the round, as perf does */
+	if (z && zflush(w) < 0)
+		return write_err(w, err, errlen);
+	w->zlevel = 0;
+	if (end_record(w, err, errlen) < 0) {
+		w->zlevel = z;
+		return -1;
+	}
+	w->zlevel = z;
+	return 0;
 }
 
 uint64_t perfwrite_data_bytes(const struct perfwrite *w)
@@ -656,7 +759,7 @@ static void features(const struct perfwrite *w, uint64_t at,
 
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
-	nr = 6 + !!w->have_cmdline + !!w->have_time;
+	nr = 6 + !!w->have_cmdline + !!w->have_time + !!w->zlevel;
 	base = at + 16ull * nr;
 
 	add_string(&f, u.nodename);
@@ -704,6 +807,16 @@ static void features(const struct perfwrite *w, uint64_t at,
 		add64(&f, w->first_time);
 		add64(&f, w->last_time);
 		feature(&table, &out, base, bits, FEAT_SAMPLE_TIME, &f);
+		strbuf_reset(&f);
+	}
+	if (w->zlevel) {
+		/* version, type, level, ratio (not kept), mmap_len */
+		add32(&f, 1);
+		add32(&f, PW_COMP_ZSTD);
+		add32(&f, (uint32_t)w->zlevel);
+		add32(&f, 0);
+		add32(&f, PW_ZSTD_MMAP_LEN);
+		feature(&table, &out, base, bits, FEAT_COMPRESSED, &f);
 	}
 	strbuf_add(file, table.buf, table.len);
 	strbuf_add(file, out.buf, out.len);
@@ -726,6 +839,8 @@ int perfwrite_close(struct perfwrite *w, char *err, size_t errlen)
 		perfwrite_abort(w);
 		return -1;
 	}
+	if (zflush(w) < 0)
+		goto fail_write;
 	at = w->data_off + w->data_bytes;
 	memset(h, 0, sizeof(h));
 	features(w, at, h + 72, &w->buf);
@@ -771,6 +886,10 @@ void perfwrite_abort(struct perfwrite *w)
 		free(w->attrs[i].name);
 	strbuf_release(&w->buf);
 	strbuf_release(&w->rec);
+	strbuf_release(&w->zin);
+#ifdef PPR_HAVE_ZSTD
+	ZSTD_freeCCtx(w->zc);
+#endif
 	strvec_clear(&w->cmdline);
 	free(w->path);
 	free(w->tmp);

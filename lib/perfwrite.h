@@ -73,6 +73,18 @@ int perfwrite_add_attr(struct perfwrite *w, const struct perf_event_attr *a,
 void perfwrite_set_cmdline(struct perfwrite *w, const char *const *argv);
 
 /*
+ * Compress the data records with zstd at level (1-19), as perf record
+ * -z writes them: PERF_RECORD_COMPRESSED records holding one zstd
+ * stream through the file, flushed at each round (the rounds written
+ * between them, as perf does) and at PERFWRITE_ZSTD_CHUNK bytes of
+ * records, and the HEADER_COMPRESSED feature.  A file only, before the
+ * first record.  0, or -1: built without libzstd (nothing changes).
+ * perfwrite_data_bytes() counts the compressed bytes.
+ */
+#define PERFWRITE_ZSTD_CHUNK (256u << 10)
+int perfwrite_compress(struct perfwrite *w, int level);
+
+/*
  * Where a record comes from, for the sample_id trailer of records
  * other than samples (the first attr's id is written).
  */

@@ -14,13 +14,13 @@ test_have_prereq PY && PY=$(record_python 3.11)
 
 # The limit: perf record's route takes 5 to 8 KiB a sample (its 8 KiB
 # stack copy): 2 MiB hold 250 to 400 samples, a third of a second of the
-# program's 2 s of CPU; bpf mode unwinds as it records, about 300 bytes
-# a sample here: 128 KiB hold about 400.  Either stops long before the
-# program ends.
+# program's 2 s of CPU; bpf mode unwinds as it records and compresses,
+# about 20 bytes a sample here: 16 KiB hold about 800.  Either stops
+# long before the program ends.
 SIZE=2M
 BYTES=2097152
-BSIZE=128K
-BBYTES=131072
+BSIZE=16K
+BBYTES=16384
 
 # A busy program with output and an exit status of its own, both to
 # pass through untouched.  It does a fixed amount of work, 2 s of CPU

@@ -251,16 +251,25 @@ test_expect_success PERF,PY,MOUNTNS 'disk full: the program'"'"'s status, the re
 
 # The frame walker writes its perf.data itself: a failed write ends the
 # recording, not the program, whose status record still ends with.  (It
-# unwinds as it records: about 350 bytes a sample, 350 KB for the
-# program's 1 s of CPU; 200 KiB fill up while it records.)
+# unwinds as it records and compresses: about 20 bytes a sample, too
+# few to fill a disk soon: once its perf.data is there, a file fills
+# what is left.)
 test_expect_success PY,MOUNTNS,BPF 'disk full, bpf mode: the program runs to its end, its status, no leftovers' '
 	mkdir fullb &&
 	robust_env unshare -m sh -c "
-		mount -t tmpfs -o size=200k tmpfs fullb &&
-		cd fullb &&
-		\"\$0\" record --mode bpf -o s --python \"\$1\" \"\$2\" exit 7 1.0 >../outb
-		echo \$? >../codeb
-		ls -A >../lsb
+		mount -t tmpfs -o size=1m tmpfs fullb || exit 1
+		cd fullb || exit 1
+		# (the file below fills this tmpfs, never another disk)
+		test \"\$(stat -f -c %T .)\" = tmpfs || exit 1
+		{ \"\$0\" record --mode bpf -o s --python \"\$1\" \"\$2\" exit 7 3.0 >../outb
+		  echo \$? >../codeb; } &
+		n=0
+		while ! ls s.tmp-*/perf.data.tmp-* >/dev/null 2>&1 && test \$n -lt 200; do
+			sleep 0.05; n=\$((n + 1))
+		done
+		cat /dev/zero >fill 2>/dev/null
+		wait
+		ls -A | grep -v \"^fill\$\" >../lsb
 	" "$PPR_BIN" "$PY" "$PROG" 2>errb;
 	cat errb &&
 	test "$(cat codeb)" = 7 &&

@@ -114,6 +114,13 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	}
 	if (o->cmdline)
 		perfwrite_set_cmdline(c->pw, o->cmdline);
+	/*
+	 * a file is zstd-compressed, as perf record -z writes it, where
+	 * libzstd is built in: a sample's stack repeats the last ones'
+	 * (about 20-45 bytes a sample, not 300-800; perf reads it too)
+	 */
+	if (!o->record_fn)
+		perfwrite_compress(c->pw, WCONV_ZSTD_LEVEL);
 	*out = c;
 	return 0;
 }

@@ -40,6 +40,8 @@
 #define REG_IP 8
 #define CTX_KERNEL ((uint64_t)-128)		/* PERF_CONTEXT_KERNEL */
 #define CTX_USER ((uint64_t)-512)		/* PERF_CONTEXT_USER */
+/* zstd's level for a file (perf record -z's default is 1) */
+#define WCONV_ZSTD_LEVEL 3
 /* Wakings of one waker this close are one wakeup of several waiters. */
 #define WAKE_SHARED_NS 1000ull
 
