@@ -17,6 +17,10 @@
  *                   which is kept in exiting
  *   walker_waking   tp_btf/sched_waking (config.wakers): WAKING for a
  *                   watched wakee, in the waker's context
+ *   walker_sys_exit tp_btf/sys_exit (attached only when the user side
+ *                   put threads into preattach): the OFFCPU of a wait
+ *                   that began before the attach (walker_abi.h, struct
+ *                   walker_preattach)
  *
  * Kept for the verifier of kernel 6.x with clang 14: the frame walk is a
  * bpf_loop() callback (a plain loop of 1024 frames exceeds the verifier's
@@ -92,19 +96,22 @@ struct {
 } tstates SEC(".maps");
 
 /*
- * Three slots per CPU: [3 * cpu] for the perf event, [3 * cpu + 1] for
- * sched_switch, [3 * cpu + 2] for sched_waking.  A per-CPU array cannot
- * hold values this big (32 KiB is its limit); walker.c sets max_entries
- * to three times the possible CPUs.  sched_switch runs with interrupts
- * off, so the cpu-clock program cannot interrupt it on its CPU, but each
- * has its own slot all the same; a sched_waking in task context can be
- * interrupted by the cpu-clock program (its own slot) and by another
- * waking, which the kernel does not run (a tracing program does not
- * nest in itself on a CPU: counted as missed by the kernel).
+ * Four slots per CPU: [4 * cpu] for the perf event, [4 * cpu + 1] for
+ * sched_switch, [4 * cpu + 2] for sched_waking, [4 * cpu + 3] for
+ * sys_exit.  A per-CPU array cannot hold values this big (32 KiB is its
+ * limit); walker.c sets max_entries to four times the possible CPUs.
+ * sched_switch runs with interrupts off, so the cpu-clock program
+ * cannot interrupt it on its CPU, but each has its own slot all the
+ * same; a sched_waking in task context can be interrupted by the
+ * cpu-clock program (its own slot) and by another waking, which the
+ * kernel does not run (a tracing program does not nest in itself on a
+ * CPU: counted as missed by the kernel).  sys_exit has its own slot:
+ * since 6.14 the system call tracepoints may run preemptible, and a
+ * switch on its CPU would then share sched_switch's.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 3);
+	__uint(max_entries, 4);
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch SEC(".maps");
@@ -129,6 +136,29 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } exiting SEC(".maps");
+
+/*
+ * tid -> struct walker_preattach: the threads of an attached process
+ * blocked in a system call at the attach (walker_abi.h).  Filled by the
+ * user side before the programs are attached; BPF only changes entries
+ * in place and deletes them.  A thread past the map's size is not
+ * followed (the user side counts it).
+ */
+#define PREATTACH_MAX 2048
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PREATTACH_MAX);
+	__type(key, __u32);
+	__type(value, struct walker_preattach);
+} preattach SEC(".maps");
+
+/* The entries of preattach not done yet (0: nothing to look up). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} preattach_left SEC(".maps");
 
 /* Events the ring buffer refused. */
 struct {
@@ -633,7 +663,7 @@ static __always_inline const struct walker_proc *watched(__u32 tgid)
 
 static __always_inline struct scratch *scratch_slot(__u32 kind)
 {
-	__u32 k = bpf_get_smp_processor_id() * 3 + kind;
+	__u32 k = bpf_get_smp_processor_id() * 4 + kind;
 
 	return bpf_map_lookup_elem(&scratch, &k);
 }
@@ -679,6 +709,122 @@ static __always_inline void emit_task(__u32 type, struct task_struct *t,
 	output(&ev, sizeof(ev));
 }
 
+/* --- waits that began before the attach (struct walker_preattach) ------ */
+
+/* Whether any thread of preattach is still to be done. */
+static __always_inline int preattach_on(void)
+{
+	__u32 k0 = 0;
+	__u64 *n = bpf_map_lookup_elem(&preattach_left, &k0);
+
+	return n && *n;
+}
+
+/*
+ * tid's entry goes: counted off preattach_left when it was there.  The
+ * count only ever stays too high (two CPUs' decrements cannot lose an
+ * entry): then the lookups go on, nothing is missed.
+ */
+static __always_inline void preattach_done(__u32 tid)
+{
+	__u32 k0 = 0;
+	__u64 *n;
+
+	if (bpf_map_delete_elem(&preattach, &tid))
+		return;
+	n = bpf_map_lookup_elem(&preattach_left, &k0);
+	if (n && *n)
+		__sync_fetch_and_add(n, -1);
+}
+
+/*
+ * The wait of task (the current task, in the system call it waited in)
+ * that began before the attach, as an OFFCPU event built in s: its
+ * registers, Python frames and user stack taken now (the call has not
+ * returned: they are the waiting ones), its kernel stack the one kept
+ * at its switch-in; time, cpu and prev_state the entry's.
+ */
+static __always_inline void emit_preattach(struct scratch *s, __u64 pid_tgid,
+					   const struct walker_proc *proc,
+					   struct task_struct *task,
+					   const struct walker_preattach *pa)
+{
+	struct walker_sample *ws = (void *)(s->ev + HDR_SLACK);
+	__u32 flags = WALKER_F_KERNEL_MODE | WALKER_F_BEFORE_ATTACH;
+	__u32 nk = pa->nr_kstack;
+	struct user_parts u;
+	__u64 size;
+
+	flags |= pa->flags & WALKER_F_KSTACK_ERR;
+	if (nk > WALKER_MAX_KSTACK)
+		nk = WALKER_MAX_KSTACK;
+	if (bpf_probe_read_kernel(s->ev + KSTACK_OFF, KSTACK_BYTES, pa->kstack)) {
+		nk = 0;
+		flags |= WALKER_F_KSTACK_ERR;
+	}
+	task_regs((__u64 *)(s->ev + REGS_OFF), task);
+	walk_user(s, nk, pid_tgid, proc, task, 1, &flags, &u);
+	size = u.end;
+	if (size <= HDR_SLACK || size > EV_MAX)
+		return;
+	size -= HDR_SLACK;
+	fill_hdr(&ws->hdr, WALKER_EV_OFFCPU, size, pid_tgid >> 32,
+		 (__u32)pid_tgid);
+	ws->hdr.time_ns = pa->in_ns;
+	ws->hdr.cpu = pa->cpu;
+	ws->hdr.flags = flags;
+	ws->prev_state = pa->state;
+	ws->nr_kstack = nk;
+	ws->nr_py = u.nr_py;
+	ws->ustack_len = u.ulen;
+	ws->ustack_asked = u.want;
+	ws->pad = 0;
+	output(s->ev + HDR_SLACK, size);
+}
+
+/*
+ * prev, watched, leaves the CPU: a wait of its that began before the
+ * attach and was switched in but has not returned from its system call
+ * yet (it sleeps again in the same call) is sent now, from the same
+ * user stack; either way its entry goes, since the walker sees this
+ * wait from its switch-out.
+ */
+static __always_inline void preattach_out(struct scratch *s, __u64 pid_tgid,
+					  const struct walker_proc *proc,
+					  struct task_struct *prev)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct walker_preattach *pa = bpf_map_lookup_elem(&preattach, &tid);
+
+	if (!pa)
+		return;
+	if (pa->in_ns)
+		emit_preattach(s, pid_tgid, proc, prev, pa);
+	preattach_done(tid);
+}
+
+/*
+ * next, watched, is switched in: when it is a thread blocked at the
+ * attach, switched in for the first time, its switch-in time and the
+ * kernel stack it waited with (it has not run yet) are kept.  1: the
+ * ONCPU is not sent (the wait's OFFCPU, at its sys_exit, ends it).
+ */
+static __always_inline int preattach_in(struct task_struct *next)
+{
+	__u32 tid = next->pid;
+	struct walker_preattach *pa = bpf_map_lookup_elem(&preattach, &tid);
+	long r;
+
+	if (!pa || pa->in_ns)
+		return 0;
+	pa->in_ns = bpf_ktime_get_ns();
+	pa->cpu = bpf_get_smp_processor_id();
+	r = bpf_get_task_stack(next, pa->kstack, sizeof(pa->kstack), 0);
+	pa->nr_kstack = r > 0 ? (__u32)((__u64)r / 8) : 0;
+	pa->flags = r < 0 ? WALKER_F_KSTACK_ERR : 0;
+	return 1;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(walker_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
@@ -688,13 +834,17 @@ int BPF_PROG(walker_switch, bool preempt, struct task_struct *prev,
 	struct walker_config *cfg = bpf_map_lookup_elem(&wconfig, &k0);
 	struct scratch *s;
 	__u64 pid_tgid;
+	int pre;
 
 	if (!cfg || !cfg->wall)
 		return 0;
+	pre = preattach_on();
 	/* prev is the current task: its memory is the one read */
 	proc = watched(prev->tgid);
 	if (proc && (s = scratch_slot(1))) {
 		pid_tgid = (__u64)prev->tgid << 32 | (__u32)prev->pid;
+		if (pre)
+			preattach_out(s, pid_tgid, proc, prev);
 		task_regs((__u64 *)(s->ev + REGS_OFF), prev);
 		/*
 		 * prev_state as the scheduler saw it (TASK_* bits with their
@@ -704,8 +854,35 @@ int BPF_PROG(walker_switch, bool preempt, struct task_struct *prev,
 		finish_sample(ctx, s, WALKER_EV_OFFCPU, pid_tgid, proc, prev, 1,
 			      preempt ? 0 : prev_state);
 	}
-	if (watched(next->tgid))
+	if (watched(next->tgid) && !(pre && preattach_in(next)))
 		emit_task(WALKER_EV_ONCPU, next, 0);
+	return 0;
+}
+
+/*
+ * A thread blocked at the attach returns from the system call it
+ * waited in, after its first switch-in (preattach_in()): its wait's
+ * OFFCPU, with the stacks it waited with.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(walker_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	const struct walker_preattach *pa;
+	const struct walker_proc *proc;
+	struct scratch *s;
+
+	if (!preattach_on())
+		return 0;
+	pa = bpf_map_lookup_elem(&preattach, &tid);
+	if (!pa || !pa->in_ns)
+		return 0;
+	proc = watched(pid_tgid >> 32);
+	if (proc && (s = scratch_slot(3)))
+		emit_preattach(s, pid_tgid, proc, bpf_get_current_task_btf(),
+			       pa);
+	preattach_done(tid);
 	return 0;
 }
 
@@ -759,6 +936,8 @@ int BPF_PROG(walker_exit, struct task_struct *p)
 	if (!watched(p->tgid))
 		return 0;
 	bpf_map_delete_elem(&tstates, &key);
+	/* a wait before the attach not sent yet dies with its thread */
+	preattach_done(tid);
 	start = p->start_time;
 	bpf_map_update_elem(&exiting, &tid, &start, BPF_ANY);
 	emit_task(WALKER_EV_EXIT, p, 0);

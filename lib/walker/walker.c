@@ -37,7 +37,9 @@ struct walker {
 	struct bpf_link **event_links;
 	size_t nr_events;
 	/* the task tracepoints */
-	struct bpf_link *task_links[5];
+	struct bpf_link *task_links[6];
+	/* threads put into the preattach map (walker_preattach()) */
+	unsigned nr_preattach;
 	/* the callback of the walker_poll() under way */
 	walker_event_fn cb;
 	void *cb_data;
@@ -215,7 +217,7 @@ int walker_open(struct walker **out, const struct walker_opts *o,
 		return bpf_fail(-ncpu, "count the possible CPUs", errnum, err,
 				errlen);
 	}
-	if (bpf_map__set_max_entries(w->skel->maps.scratch, 3 * (unsigned)ncpu) ||
+	if (bpf_map__set_max_entries(w->skel->maps.scratch, 4 * (unsigned)ncpu) ||
 	    bpf_map__set_max_entries(w->skel->maps.ring,
 				     ring_size(o->ring_bytes ? o->ring_bytes :
 					       WALKER_RING_DEFAULT))) {
@@ -372,6 +374,29 @@ int walker_del_proc(struct walker *w, pid_t tgid)
 		-1 : 0;
 }
 
+int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
+		     size_t errlen)
+{
+	struct walker_preattach pa;
+	__u32 k = (__u32)tid;
+
+	if (w->attached)
+		return set_err(err, errlen, "thread %d: the frame walker is "
+			       "attached already", (int)tid);
+	memset(&pa, 0, sizeof(pa));
+	pa.state = state;
+	/* BPF_NOEXIST: a thread listed twice is counted once */
+	if (bpf_map__update_elem(w->skel->maps.preattach, &k, sizeof(k), &pa,
+				 sizeof(pa), BPF_NOEXIST)) {
+		if (errno == EEXIST)
+			return 0;
+		return set_err(err, errlen, "cannot follow thread %d from the "
+			       "attach: %s", (int)tid, strerror(errno));
+	}
+	w->nr_preattach++;
+	return 0;
+}
+
 /*
  * The online CPUs from /sys/devices/system/cpu/online ("0-3,6"), in
  * *cpus (caller frees); their number, or -1.
@@ -507,10 +532,18 @@ static int attach_events(struct walker *w, char *err, size_t errlen)
 int walker_attach(struct walker *w, char *err, size_t errlen)
 {
 	struct bpf_program *tp[ARRAY_SIZE(w->task_links)];
+	__u64 left = w->nr_preattach;
+	__u32 k0 = 0;
 	size_t t;
 
 	if (w->attached)
 		return set_err(err, errlen, "the frame walker is attached already");
+	/* before any program runs: the entries are all there by now */
+	if (left && bpf_map__update_elem(w->skel->maps.preattach_left, &k0,
+					 sizeof(k0), &left, sizeof(left),
+					 BPF_ANY))
+		return bpf_fail(errno, "count the threads blocked at the attach",
+				NULL, err, errlen);
 	if (attach_events(w, err, errlen)) {
 		detach_all(w);
 		return -1;
@@ -521,6 +554,8 @@ int walker_attach(struct walker *w, char *err, size_t errlen)
 	tp[3] = w->opts.wall ? w->skel->progs.walker_switch : NULL;
 	tp[4] = w->opts.wall && w->opts.wakers ?
 		w->skel->progs.walker_waking : NULL;
+	/* every system call's exit: only while a blocked thread is followed */
+	tp[5] = w->opts.wall && left ? w->skel->progs.walker_sys_exit : NULL;
 	for (t = 0; t < ARRAY_SIZE(tp); t++) {
 		if (!tp[t])
 			continue;
@@ -613,6 +648,12 @@ int walker_set_proc(struct walker *w, pid_t tgid,
 int walker_del_proc(struct walker *w, pid_t tgid)
 {
 	return -1;
+}
+
+int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
+		     size_t errlen)
+{
+	return set_err(err, errlen, "built without libbpf");
 }
 
 int walker_attach(struct walker *w, char *err, size_t errlen)

@@ -43,6 +43,16 @@ int walker_set_proc(struct walker *w, pid_t tgid,
 int walker_del_proc(struct walker *w, pid_t tgid);
 
 /*
+ * record -p --wall: follow thread tid, blocked in a system call in
+ * state (1 S, 2 D, 0 runnable) as the walker attaches, so that the wait
+ * it is in is counted from the attach (walker_abi.h, struct
+ * walker_preattach).  Before walker_attach() only.  -1 with err when
+ * the map is full (2048 threads) or refuses it.
+ */
+int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
+		     size_t errlen);
+
+/*
  * Attach: one cpu-clock sampling event per online CPU, the BPF program
  * on each (it keeps only watched processes), and the task tracepoints
  * (fork, exec, exit; sched_switch with opts.wall).

@@ -235,6 +235,46 @@ struct walker_waking {
 	__u32 pad;
 };
 
+/*
+ * record -p: a thread of an attached process that was blocked in a
+ * system call when the walker attached.  Its wait began before the
+ * attach, so no switch-out of it was seen; without this its first wait
+ * would be lost whole.  The user side puts each such thread into the
+ * "preattach" map (key: its tid) before the programs are attached, and
+ * sets preattach_left (an array of one __u64) to their number.  Then:
+ *
+ *   - its first switch-out seen, before any switch-in: the entry goes
+ *     (that wait is seen whole; it was running at the attach);
+ *   - its first switch-in: in_ns, cpu and the kernel stack it waited
+ *     with (bpf_get_task_stack() of the task not yet running) are kept
+ *     here, and no ONCPU is sent;
+ *   - its return from the system call (sys_exit, in its own context:
+ *     its user stack and Python frames are still the waiting ones), or
+ *     a switch-out before that (a wait that sleeps again in the same
+ *     call): an OFFCPU event with WALKER_F_BEFORE_ATTACH, whose time is
+ *     in_ns (the wait's END: the recorder counts it from the attach),
+ *     its prev_state `state`, its kernel stack the one kept here; the
+ *     entry goes.
+ *
+ * An entry that goes is counted off preattach_left; at 0 the programs
+ * look no further (sys_exit returns at once).
+ */
+#define WALKER_F_BEFORE_ATTACH	0x200u	/* OFFCPU: a wait that began before
+					   the walker attached (as above):
+					   time is its switch-in, its end */
+
+struct walker_preattach {
+	__u64 state;			/* the task state it waited in, from
+					   /proc: 1 interruptible (S), 2
+					   uninterruptible (D), 0 runnable */
+	__u64 in_ns;			/* its first switch-in; 0: not yet */
+	__u32 cpu;			/* ... on this CPU */
+	__u32 nr_kstack;
+	__u32 flags;			/* WALKER_F_KSTACK_ERR */
+	__u32 pad;
+	__u64 kstack[WALKER_MAX_KSTACK];	/* leaf first */
+};
+
 /* FORK, EXEC, EXIT, ONCPU. */
 struct walker_task {
 	struct walker_ev_hdr hdr;

@@ -162,6 +162,11 @@ void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion)
 	wconv_proc_new(c, pid)->hexversion = hexversion;
 }
 
+void wconv_set_attach(struct wconv *c, uint64_t attach_ns)
+{
+	c->attach_ns = attach_ns;
+}
+
 void wconv_lost(struct wconv *c, uint64_t lost)
 {
 	c->pending_lost += lost;
@@ -500,11 +505,49 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 			    c->period_ns, NULL, 0, err, errlen);
 }
 
+/*
+ * A wait that began before the attach (WALKER_F_BEFORE_ATTACH,
+ * walker_abi.h's struct walker_preattach): the event's time is the
+ * switch-in that ended it, its stacks the ones the thread waited with.
+ * It is the interval from the attach to that switch-in, closed at once
+ * as on_oncpu() closes one, with the waker that ended it.  BPF sends
+ * none for a thread whose switch-out it saw first; a thread with an
+ * interval open (not expected) or no attach time leaves it out
+ * (counted).  A sample of the thread may have been written before it
+ * (it came later than the hold): that is no reason to drop it.
+ */
+static int on_preattach(struct wconv *c, const struct walker_decoded *d,
+			char *err, size_t errlen)
+{
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
+	uint64_t end = d->hdr->time_ns;
+	int r;
+
+	if (t->off || !c->attach_ns || end < c->attach_ns) {
+		c->st.preattach_dropped++;
+		return 0;
+	}
+	t->off = xmalloc(d->hdr->size);
+	memcpy(t->off, d->hdr, d->hdr->size);
+	t->off_len = d->hdr->size;
+	c->st.preattach++;
+	c->st.preattach_ns += end - c->attach_ns;
+	r = close_interval(c, t, end, err, errlen);
+	t->seen_at = end;
+	/* as at a switch-in: the waking was the waker of this wait */
+	free(t->wake);
+	t->wake = NULL;
+	return r;
+}
+
 /* A switch-out: kept (a copy) until the thread runs again. */
 static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 		     char *err, size_t errlen)
 {
 	struct wthread *t;
+
+	if (d->hdr->flags & WALKER_F_BEFORE_ATTACH)
+		return on_preattach(c, d, err, errlen);
 
 	/*
 	 * A thread's last switch-out, as it exits (TASK_DEAD, after its
@@ -580,7 +623,9 @@ static int close_interval(struct wconv *c, struct wthread *t, uint64_t end,
 
 	r = walker_decode(t->off, t->off_len, &od, why, sizeof(why));
 	if (r == 0) {
-		start = od.hdr->time_ns;
+		/* a wait that began before the attach: counted from it */
+		start = od.hdr->flags & WALKER_F_BEFORE_ATTACH ? c->attach_ns :
+			od.hdr->time_ns;
 		len = end > start ? end - start : 0;
 		if (c->wakers)
 			r = write_waker(c, t, &od, end, len, err, errlen);

@@ -167,6 +167,13 @@ struct wconv_stats {
 	uint64_t woken_shared_ns;
 	uint64_t woken_irq;		/* ... in interrupt context */
 	uint64_t woken_irq_ns;
+	uint64_t preattach;		/* intervals that began before the
+					   attach (WALKER_F_BEFORE_ATTACH):
+					   written from attach_ns */
+	uint64_t preattach_ns;		/* ... their nanoseconds */
+	uint64_t preattach_dropped;	/* ... left out: the thread was seen
+					   switching before, or no attach
+					   time was set */
 	uint64_t walker_own;		/* samples taken while the walker's
 					   own BPF program ran (kself.h) */
 	uint64_t lost;			/* events the ring buffer dropped */
@@ -193,6 +200,14 @@ void wconv_free(struct wconv *c);
 
 /* pid's interpreter (its hexversion goes into the samples' raw part). */
 void wconv_set_version(struct wconv *c, pid_t pid, unsigned hexversion);
+
+/*
+ * The time (CLOCK_MONOTONIC) the walker was attached: where the off-CPU
+ * intervals that began before it (OFFCPU events with
+ * WALKER_F_BEFORE_ATTACH, whose time is their end) start.  Without it
+ * such events are dropped (counted: preattach_dropped).
+ */
+void wconv_set_attach(struct wconv *c, uint64_t attach_ns);
 
 /*
  * Queue one event, as the ring buffer gave it (copied).  An event that

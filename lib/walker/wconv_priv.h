@@ -109,6 +109,7 @@ struct wconv {
 	unsigned ustack_bytes;
 	uint64_t start_ns, hold_ns, maps_every_ns;
 	uint64_t max_bytes;	/* wconv_opts' (0: none) */
+	uint64_t attach_ns;	/* wconv_set_attach() (0: not set) */
 	/*
 	 * An on-CPU sample's period: the nanoseconds it stands for at the
 	 * asked frequency, as perf's cpu-clock periods are, so that the

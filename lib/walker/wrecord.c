@@ -9,12 +9,16 @@
 #include "alloc.h"
 #include "fileio.h"
 #include "hmap.h"
+#include "numparse.h"
 #include "walker/pycode.h"
 #include "walker/pythreads.h"
 #include "walker/pyqual.h"
 #include "walker/walker.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,6 +82,16 @@ struct wrec {
 	 */
 	int spill_fd;
 	int spill_errno;
+	/*
+	 * record -p --wall: the processes attached to (wrec_add_pid()
+	 * without WREC_BEFORE_EXEC), whose threads blocked at the attach
+	 * have their wait counted from it (preattach_threads()); how many
+	 * threads were, and how many of them the walker could not follow
+	 */
+	int wall;
+	pid_t *attach_pids;
+	size_t nr_attach, alloc_attach;
+	uint64_t preattach_threads, preattach_unfollowed;
 };
 
 #define PYCODE_PART "pycode.part"
@@ -373,6 +387,7 @@ void wrec_free(struct wrec *w)
 		if (w->procs.ents[i].used)
 			free(w->procs.ents[i].val);
 	umap_release(&w->procs);
+	free(w->attach_pids);
 	free(w->layouts);
 	free(w->notes);
 	free(w->session_dir);
@@ -392,6 +407,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	*out = NULL;
 	*errnum = 0;
 	w->spill_fd = -1;
+	w->wall = o->wall;
 	w->session_dir = o->session_dir ? xstrdup(o->session_dir) : NULL;
 	if (!w->session_dir && !o->record_fn) {
 		free(w);
@@ -474,19 +490,109 @@ int wrec_add_pid(struct wrec *w, pid_t pid, unsigned flags, char *err,
 		return watch_bare(w, pid, err, errlen);
 	}
 	st = inspect(w, p);
+	if (st != PYTARGET_OK && st != PYTARGET_NOT_YET)
+		return set_err(err, errlen, "process %d: %s", (int)pid,
+			       w->notes[p->note].why);
+	/* a running process attached to: its blocked threads, at the attach */
+	ALLOC_GROW(w->attach_pids, w->nr_attach + 1, w->alloc_attach);
+	w->attach_pids[w->nr_attach++] = pid;
 	if (st == PYTARGET_OK)
 		return 0;
-	if (st == PYTARGET_NOT_YET) {
-		/* starting up: watched, inspected again on its samples */
-		return watch_bare(w, pid, err, errlen);
+	/* starting up: watched, inspected again on its samples */
+	return watch_bare(w, pid, err, errlen);
+}
+
+/*
+ * The task state thread tid of pid waits in, for walker_preattach(): 1
+ * asleep (S), 2 uninterruptible (D), when /proc/PID/task/TID/syscall
+ * says it is in a system call (its number, not "running", nor -1 for
+ * a thread blocked outside one, in a page fault, whose end no sys_exit
+ * would mark).  -1: not waiting in a system call, or gone.  A runnable
+ * thread reads "running" there, preempted or not: its wait for a CPU
+ * is short and not followed.
+ */
+static int blocked_state(pid_t pid, pid_t tid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64];
+	const char *p;
+	int state = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	if (strbuf_read_file(&sb, path, 256) < 0 || !sb.len ||
+	    !isdigit((unsigned char)sb.buf[0]))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	strbuf_reset(&sb);
+	/* "tid (comm) S ...": the comm may hold ") " itself */
+	if (strbuf_read_file(&sb, path, 4096) < 0 ||
+	    !(p = strrchr(sb.buf, ')')) || p[1] != ' ')
+		goto out;
+	if (p[2] == 'S')
+		state = 1;
+	else if (p[2] == 'D')
+		state = 2;
+out:
+	strbuf_release(&sb);
+	return state;
+}
+
+/*
+ * The threads of the processes attached to that are blocked in a system
+ * call now, handed to the walker (walker_preattach()): the wait each is
+ * in began before the attach, and is counted from it.  A thread the
+ * walker cannot take (its map is full) is counted, not followed.
+ */
+static void preattach_threads(struct wrec *w)
+{
+	char path[64], why[PPR_ERR_LEN];
+	struct dirent *de;
+	unsigned long tid;
+	const char *end;
+	size_t i;
+	DIR *d;
+	int st;
+
+	for (i = 0; i < w->nr_attach; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task",
+			 (int)w->attach_pids[i]);
+		d = opendir(path);
+		if (!d)
+			continue;	/* gone: nothing to follow */
+		while ((de = readdir(d))) {
+			if (parse_uint_prefix(de->d_name, &tid, &end) || *end ||
+			    !tid || tid > INT_MAX)
+				continue;
+			st = blocked_state(w->attach_pids[i], (pid_t)tid);
+			if (st < 0)
+				continue;
+			w->preattach_threads++;
+			if (walker_preattach(w->walker, (pid_t)tid,
+					     (uint64_t)st, why, sizeof(why)) < 0)
+				w->preattach_unfollowed++;
+		}
+		closedir(d);
 	}
-	return set_err(err, errlen, "process %d: %s", (int)pid,
-		       w->notes[p->note].why);
 }
 
 int wrec_attach(struct wrec *w, char *err, size_t errlen)
 {
-	return walker_attach(w->walker, err, errlen);
+	uint64_t attach_ns;
+
+	if (w->wall)
+		preattach_threads(w);
+	/*
+	 * The time the waits begun before it are counted from: before the
+	 * programs are attached, so that no switch of a thread blocked at
+	 * the attach (nor its switch-in) falls before it
+	 */
+	attach_ns = mono_ns();
+	if (walker_attach(w->walker, err, errlen) < 0)
+		return -1;
+	wconv_set_attach(w->conv, attach_ns);
+	return 0;
 }
 
 /*
@@ -645,6 +751,8 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 					     &st->unqualified_example);
 	st->procs = w->notes;
 	st->nr_procs = w->nr_notes;
+	st->preattach_threads = w->preattach_threads;
+	st->preattach_unfollowed = w->preattach_unfollowed;
 }
 
 /* part of whole as a percentage, "<1" below one in a hundred */
@@ -796,6 +904,30 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 				    "was lost), %.3f s at most",
 				    (unsigned long long)c->offcpu_unopened,
 				    c->offcpu_unopened_ns / 1e9);
+		strvec_push(lines, sb.buf);
+	}
+	if (st->preattach_threads) {
+		/*
+		 * record -p --wall: the waits under way at the attach, and
+		 * those that never ended while attached (no switch-in: not
+		 * in the profile, as before)
+		 */
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%llu threads were blocked at the attach: "
+			    "%llu of their waits (%.3f s) began before it and "
+			    "are counted from it",
+			    (unsigned long long)st->preattach_threads,
+			    (unsigned long long)c->preattach,
+			    c->preattach_ns / 1e9);
+		if (st->preattach_threads > c->preattach)
+			strbuf_addf(&sb, "; %llu did not end while attached "
+				    "and are not in the profile",
+				    (unsigned long long)
+				    (st->preattach_threads - c->preattach));
+		if (st->preattach_unfollowed)
+			strbuf_addf(&sb, " (%llu threads past the walker's "
+				    "2048 among them)", (unsigned long long)
+				    st->preattach_unfollowed);
 		strvec_push(lines, sb.buf);
 	}
 	if (c->wakings) {

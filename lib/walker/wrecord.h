@@ -95,6 +95,13 @@ struct wrec_stats {
 	const char *unqualified_example;
 	const struct wrec_proc *procs;	/* each process inspected */
 	size_t nr_procs;
+	/*
+	 * record -p --wall: threads blocked in a system call at the
+	 * attach, whose wait the walker counts from it (conv.preattach:
+	 * those that ended while attached), and those of them it could
+	 * not follow (its map full)
+	 */
+	uint64_t preattach_threads, preattach_unfollowed;
 };
 
 /*

@@ -102,6 +102,12 @@ int walker_del_proc(struct walker *w, pid_t tgid)
 	return 0;
 }
 
+int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
+		     size_t errlen)
+{
+	return 0;
+}
+
 int walker_attach(struct walker *w, char *err, size_t errlen)
 {
 	F.attached++;
