@@ -47,7 +47,9 @@
  * "off-cpu" after "unit", "count" (samples and off-CPU intervals),
  * "offcpu": { "intervals", "nanoseconds", "stack_inferred",
  * "stack_inferred_nanoseconds", "gil_inferred",
- * "gil_inferred_nanoseconds" }, and in each thread "waits": { REASON:
+ * "gil_inferred_nanoseconds", "before_attach",
+ * "before_attach_nanoseconds" (record -p: the waits under way at the
+ * attach, counted from it) }, and in each thread "waits": { REASON:
  * nanoseconds, ... } for the reasons it waited for, "running" (wall).
  *
  * report --wakers adds "wakers": { "nanoseconds", "rows": [ { "waiting",
@@ -234,6 +236,10 @@ static void clock_keys(struct json *j, const struct profile *p)
 	json_uint(j, q->gil_inferred);
 	json_key(j, "gil_inferred_nanoseconds");
 	json_uint(j, q->gil_inferred_ns);
+	json_key(j, "before_attach");
+	json_uint(j, q->before_attach);
+	json_key(j, "before_attach_nanoseconds");
+	json_uint(j, q->before_attach_ns);
 	json_end_object(j);
 }
 

@@ -237,9 +237,10 @@ struct loader {
 	/*
 	 * The clock's "[off-cpu REASON]" frames, interned when first
 	 * used (HTAB_NONE before): seen, the reason inferred, the stack
-	 * inferred.
+	 * inferred; each as it is, and for a wait counted from the attach
+	 * (", from the attach").
 	 */
-	uint32_t offcpu_frame[WAIT_NR][3];
+	uint32_t offcpu_frame[WAIT_NR][3][2];
 	uint32_t cur_thread;	/* agg_task(): the sample's thread */
 	/*
 	 * the wakers view: per wakee tid, the waker sample waiting for

@@ -389,6 +389,9 @@ struct profile_quality {
 	uint64_t gil_inferred;	/* ...called gil from the interpreter's
 				   exported callers (no take_gil symbol) */
 	uint64_t gil_inferred_ns;
+	uint64_t before_attach;	/* ...that began before the attach
+				   (record -p), counted from it */
+	uint64_t before_attach_ns;
 	/*
 	 * report --wakers: intervals whose waker is a watched thread
 	 * (woken), one woken with others by one wakeup (shared), woken in

@@ -318,19 +318,28 @@ static uint32_t offcpu_leaf(struct loader *l, const struct sample *s,
 	*reason = (int)r;
 	p->quality.offcpu++;
 	p->quality.offcpu_ns += s->weight;
+	/*
+	 * record -p: a wait under way at the attach, its time from the
+	 * attach on (it was longer): said in its frame and counted
+	 */
+	if (s->before_attach) {
+		p->quality.before_attach++;
+		p->quality.before_attach_ns += s->weight;
+	}
 	p->threads[l->cur_thread].offcpu[r] += s->weight;
-	if (l->offcpu_frame[r][variant] == HTAB_NONE) {
-		char name[64];
+	if (l->offcpu_frame[r][variant][s->before_attach] == HTAB_NONE) {
+		char name[80];
 
-		snprintf(name, sizeof(name), "[off-cpu %s%s]",
+		snprintf(name, sizeof(name), "[off-cpu %s%s%s]",
 			 wait_reason_name(r),
 			 variant == 1 ? ", inferred" :
-			 variant == 2 ? ", stack inferred" : "");
-		l->offcpu_frame[r][variant] =
+			 variant == 2 ? ", stack inferred" : "",
+			 s->before_attach ? ", from the attach" : "");
+		l->offcpu_frame[r][variant][s->before_attach] =
 			profile_frame_intern(p, FRAME_UNKNOWN, NATIVE_NONE,
 					     name, NULL, NULL, NULL);
 	}
-	return l->offcpu_frame[r][variant];
+	return l->offcpu_frame[r][variant][s->before_attach];
 }
 
 /* The sample's span: when its thread ran (reason -1) or waited. */

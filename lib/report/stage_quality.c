@@ -448,6 +448,20 @@ void quality_warnings(struct loader *l)
 			     count_str(q->gil_inferred, a, sizeof(a)),
 			     q->gil_inferred == 1 ? "" : "s");
 	/*
+	 * record -p: waits under way when the recorder attached.  Their
+	 * time is from the attach on: each was longer, by a time nobody
+	 * recorded, so that their share of the waits is low by as much
+	 */
+	if (q->before_attach)
+		say(p, matters(q->before_attach_ns, q->offcpu_ns),
+		    "%s of off-CPU time (%.3f s in %s wait%s) began before "
+		    "the attach: counted from it, under [off-cpu ..., from "
+		    "the attach]; those waits were longer",
+		    pct_str(q->before_attach_ns, q->offcpu_ns, pc, sizeof(pc)),
+		    (double)q->before_attach_ns / 1e9,
+		    count_str(q->before_attach, a, sizeof(a)),
+		    q->before_attach == 1 ? "" : "s");
+	/*
 	 * report --wakers: the wait time whose waker is not a watched
 	 * thread's stack, or is one wakeup's of several waiters (the last
 	 * waker collects the blame), said whenever there is any
