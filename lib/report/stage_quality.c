@@ -456,11 +456,13 @@ void quality_warnings(struct loader *l)
 		say(p, matters(q->before_attach_ns, q->offcpu_ns),
 		    "%s of off-CPU time (%.3f s in %s wait%s) began before "
 		    "the attach: counted from it, under [off-cpu ..., from "
-		    "the attach]; those waits were longer",
+		    "the attach]; %s longer",
 		    pct_str(q->before_attach_ns, q->offcpu_ns, pc, sizeof(pc)),
 		    (double)q->before_attach_ns / 1e9,
 		    count_str(q->before_attach, a, sizeof(a)),
-		    q->before_attach == 1 ? "" : "s");
+		    q->before_attach == 1 ? "" : "s",
+		    q->before_attach == 1 ? "that wait was" :
+		    "those waits were");
 	/*
 	 * report --wakers: the wait time whose waker is not a watched
 	 * thread's stack, or is one wakeup's of several waiters (the last
