@@ -51,6 +51,13 @@ int walker_del_proc(struct walker *w, pid_t tgid);
  */
 int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
 		     size_t errlen);
+/*
+ * Once every thread walker_preattach() followed is done (its wait sent,
+ * or it was seen switching out first, or it exited), the program on
+ * every system call's exit is detached: called as the recording polls.
+ * A thread blocked for the whole recording keeps it attached.
+ */
+void walker_preattach_poll(struct walker *w);
 
 /*
  * Attach: one cpu-clock sampling event per online CPU, the BPF program

@@ -649,6 +649,7 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen)
 	if (w->finished)
 		return set_err(err, errlen, "the recording is finished");
 	r = walker_poll(w->walker, timeout_ms, on_event, w);
+	walker_preattach_poll(w->walker);
 	if (r < 0 && r != -EINTR)
 		return set_err(err, errlen, "cannot read the walker's events: "
 			       "%s", strerror(-r));

@@ -108,6 +108,10 @@ int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
 	return 0;
 }
 
+void walker_preattach_poll(struct walker *w)
+{
+}
+
 int walker_attach(struct walker *w, char *err, size_t errlen)
 {
 	F.attached++;
