@@ -6,7 +6,7 @@ test_description='record --wall [--wakers] -p: a wait under way at the attach is
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 1,3,5,7,9
+# sanitize-set: alone 1,3,5,7,9,10
 # sanitize-set: 2 needs 1
 # sanitize-set: 4 needs 3
 # sanitize-set: 6 needs 5
@@ -183,6 +183,22 @@ print(o)
 assert 1 <= o[\"before_attach\"] <= 3
 assert 1e9 <= o[\"before_attach_nanoseconds\"] <= o[\"nanoseconds\"]
 " wall-DEB.json
+'
+
+# The three threads stay blocked for all of a 2 s recording (no signal
+# until it has ended; tick() runs meanwhile): their waits are in no
+# interval, and record and report say so, with 3 x 2 s of waits
+test_expect_success BPF,DEB 'waits under way at the attach that outlast the recording are said to be missing' '
+	TICK=1 "$DEB" "$PROG" long.prog >long.pout 2>&1 &
+	ppid=$!
+	wait_for 30 grep -q "^ready$" long.prog &&
+	ppr record --wall -p $ppid --duration 2 -o long >long.out 2>long.err
+	s=$?
+	kill -USR1 $ppid && wait $ppid && cat long.err && test $s = 0 &&
+	test_grep "^pyperf-run: [34] threads were blocked at the attach: .*; 3 did not end while attached \(([6-9]|1[0-9])\.[0-9]+ s from the attach\) and are not in the profile$" long.err &&
+	ppr report -i long --format collapsed -o long.col 2>long.rerr &&
+	cat long.rerr &&
+	test_grep "warning: 3 threads blocked since before the attach stayed blocked until the recording ended: their waits \(([6-9]|1[0-9])\.[0-9]+ s from the attach\) are not in the profile" long.rerr
 '
 
 test_expect_success BPF,DEB 'a recording of a program it starts has no wait from the attach' '

@@ -204,6 +204,17 @@ static void say_stats(struct record_run *r, struct wrec *w)
 	 * intervals left out (their switch-out was lost), which report's
 	 * warnings count with perf's
 	 */
+	/*
+	 * record -p --wall: waits under way at the attach that had not
+	 * ended at the end, which report's warnings count
+	 */
+	if (st.preattach_unended) {
+		session_meta_set(&r->meta, "walker_preattach_unended", "%llu",
+				 (unsigned long long)st.preattach_unended);
+		session_meta_set(&r->meta, "walker_preattach_unended_ns",
+				 "%llu", (unsigned long long)
+				 st.preattach_unended_ns);
+	}
 	if (st.conv.offcpu_unopened) {
 		session_meta_set(&r->meta, "walker_offcpu_broken", "%llu",
 				 (unsigned long long)st.conv.offcpu_unopened);

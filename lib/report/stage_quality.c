@@ -22,6 +22,7 @@
 #include "report/pipeline_priv.h"
 #include "report/stage_quality.h"
 
+#include <limits.h>
 #include <linux/types.h>
 #include "walker/walker_abi.h"
 
@@ -373,6 +374,7 @@ void quality_warnings(struct loader *l)
 	const struct profile_quality *q = &p->quality;
 	uint32_t py_example, other_example;
 	char a[32], pc[16];
+	long un, un_ns;
 
 	python_program(l, &py_example, &other_example);
 	quality_cuts(p);
@@ -463,6 +465,20 @@ void quality_warnings(struct loader *l)
 		    q->before_attach == 1 ? "" : "s",
 		    q->before_attach == 1 ? "that wait was" :
 		    "those waits were");
+	/*
+	 * ... and those that had not ended when the recorder detached:
+	 * not in the profile at all (the recording's time, each)
+	 */
+	if (!parse_long(profile_meta_get(p, "walker_preattach_unended"), 10,
+			1, INT32_MAX, &un) &&
+	    !parse_long(profile_meta_get(p, "walker_preattach_unended_ns"),
+			10, 0, LONG_MAX, &un_ns))
+		profile_warn(p, "%ld thread%s blocked since before the attach "
+			     "stayed blocked until the recording ended: %s "
+			     "wait%s (%.3f s from the attach) %s not in the "
+			     "profile", un, un == 1 ? "" : "s",
+			     un == 1 ? "its" : "their", un == 1 ? "" : "s",
+			     (double)un_ns / 1e9, un == 1 ? "is" : "are");
 	/*
 	 * report --wakers: the wait time whose waker is not a watched
 	 * thread's stack, or is one wakeup's of several waiters (the last

@@ -610,6 +610,31 @@ void walker_preattach_poll(struct walker *w)
 	*l = NULL;
 }
 
+void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
+			   uint64_t end_ns, uint64_t *n, uint64_t *ns)
+{
+	const struct bpf_map *m = w->skel->maps.preattach;
+	struct walker_preattach pa;
+	__u32 k, next;
+	uint64_t e;
+	int first = 1;
+
+	*n = *ns = 0;
+	if (!w->nr_preattach)
+		return;
+	while (!bpf_map__get_next_key(m, first ? NULL : &k, &next,
+				      sizeof(next))) {
+		first = 0;
+		k = next;
+		if (bpf_map__lookup_elem(m, &k, sizeof(k), &pa, sizeof(pa), 0))
+			continue;	/* gone since */
+		/* switched in, not sent: its wait ended then */
+		e = pa.in_ns ? pa.in_ns : end_ns;
+		(*n)++;
+		*ns += e > attach_ns ? e - attach_ns : 0;
+	}
+}
+
 uint64_t walker_lost(const struct walker *w)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
@@ -689,6 +714,12 @@ int walker_poll(struct walker *w, int timeout_ms, walker_event_fn cb,
 
 void walker_preattach_poll(struct walker *w)
 {
+}
+
+void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
+			   uint64_t end_ns, uint64_t *n, uint64_t *ns)
+{
+	*n = *ns = 0;
 }
 
 uint64_t walker_lost(const struct walker *w)

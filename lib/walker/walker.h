@@ -58,6 +58,13 @@ int walker_preattach(struct walker *w, pid_t tid, uint64_t state, char *err,
  * A thread blocked for the whole recording keeps it attached.
  */
 void walker_preattach_poll(struct walker *w);
+/*
+ * The threads walker_preattach() followed whose wait was not sent: in
+ * *n, and in *ns their waits' time from attach_ns to their switch-in,
+ * or to end_ns for those still blocked (the whole recording, each).
+ */
+void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
+			   uint64_t end_ns, uint64_t *n, uint64_t *ns);
 
 /*
  * Attach: one cpu-clock sampling event per online CPU, the BPF program

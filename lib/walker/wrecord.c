@@ -92,6 +92,8 @@ struct wrec {
 	pid_t *attach_pids;
 	size_t nr_attach, alloc_attach;
 	uint64_t preattach_threads, preattach_unfollowed;
+	uint64_t preattach_unended, preattach_unended_ns;
+	uint64_t attach_ns;	/* wrec_attach()'s time */
 };
 
 #define PYCODE_PART "pycode.part"
@@ -592,6 +594,7 @@ int wrec_attach(struct wrec *w, char *err, size_t errlen)
 	if (walker_attach(w->walker, err, errlen) < 0)
 		return -1;
 	wconv_set_attach(w->conv, attach_ns);
+	w->attach_ns = attach_ns;
 	return 0;
 }
 
@@ -704,6 +707,7 @@ static int save_codes(struct wrec *w, char *err, size_t errlen)
 
 int wrec_finish(struct wrec *w, char *err, size_t errlen)
 {
+	uint64_t end;
 	int i;
 
 	if (w->finished)
@@ -717,7 +721,11 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 			break;
 	note_lost(w);
 	w->finished = 1;
-	if (wconv_finish(w->conv, mono_ns(), err, errlen) < 0)
+	end = mono_ns();
+	/* the waits under way at the attach that had not ended by now */
+	walker_preattach_rest(w->walker, w->attach_ns, end,
+			      &w->preattach_unended, &w->preattach_unended_ns);
+	if (wconv_finish(w->conv, end, err, errlen) < 0)
 		return -1;
 	if (!w->session_dir)
 		return 0;
@@ -754,6 +762,8 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->nr_procs = w->nr_notes;
 	st->preattach_threads = w->preattach_threads;
 	st->preattach_unfollowed = w->preattach_unfollowed;
+	st->preattach_unended = w->preattach_unended;
+	st->preattach_unended_ns = w->preattach_unended_ns;
 }
 
 /* part of whole as a percentage, "<1" below one in a hundred */
@@ -920,11 +930,12 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			    (unsigned long long)st->preattach_threads,
 			    (unsigned long long)c->preattach,
 			    c->preattach_ns / 1e9);
-		if (st->preattach_threads > c->preattach)
+		if (st->preattach_unended)
 			strbuf_addf(&sb, "; %llu did not end while attached "
-				    "and are not in the profile",
-				    (unsigned long long)
-				    (st->preattach_threads - c->preattach));
+				    "(%.3f s from the attach) and are not in "
+				    "the profile",
+				    (unsigned long long)st->preattach_unended,
+				    st->preattach_unended_ns / 1e9);
 		if (st->preattach_unfollowed)
 			strbuf_addf(&sb, " (%llu threads past the walker's "
 				    "2048 among them)", (unsigned long long)

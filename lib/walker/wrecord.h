@@ -102,6 +102,11 @@ struct wrec_stats {
 	 * not follow (its map full)
 	 */
 	uint64_t preattach_threads, preattach_unfollowed;
+	/*
+	 * ... and those whose wait is not in the profile (still blocked
+	 * at the end: the recording's whole time each), their waits' time
+	 */
+	uint64_t preattach_unended, preattach_unended_ns;
 };
 
 /*

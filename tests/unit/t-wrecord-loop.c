@@ -112,6 +112,12 @@ void walker_preattach_poll(struct walker *w)
 {
 }
 
+void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
+			   uint64_t end_ns, uint64_t *n, uint64_t *ns)
+{
+	*n = *ns = 0;
+}
+
 int walker_attach(struct walker *w, char *err, size_t errlen)
 {
 	F.attached++;
