@@ -106,8 +106,9 @@ struct {
  * cpu-clock program (its own slot) and by another waking, which the
  * kernel does not run (a tracing program does not nest in itself on a
  * CPU: counted as missed by the kernel).  sys_exit has its own slot:
- * since 6.14 the system call tracepoints may run preemptible, and a
- * switch on its CPU would then share sched_switch's.
+ * where the system call tracepoints may fault (newer kernels' faultable
+ * tracepoints), its program may be preempted, and a switch on its CPU
+ * would then share sched_switch's.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

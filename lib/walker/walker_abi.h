@@ -296,7 +296,9 @@ struct walker_lost {
  * interval ENDS at the sample's time, when the thread ran again; its
  * stack is the one it left the CPU with; prev_state says how it left).
  * perf's own `perf record --off-cpu` samples share the event name and
- * the meaning of period.
+ * the meaning of period.  An offcpu-time sample whose flags have
+ * WALKER_F_BEFORE_ATTACH (record -p) is a wait that began before the
+ * recorder attached: its period counts from the attach.
  */
 #define WALKER_RAW_MAGIC 0x4b575950u	/* "PYWK" little-endian */
 
