@@ -14,34 +14,44 @@ test_description='record --wall [--wakers] -p: a wait under way at the attach is
 . "$PPR_SRCDIR/tests/fixtures/record-lib.sh"
 . "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
-# The ground truth (tests/fixtures/wakers-attach.py): blocked_lock()
-# waits for a threading.Lock the main thread holds, and blocked_sleep()
-# sleeps 30 s, both since before the recorder starts (their /proc state
-# S for 100 ms; then 0.5 s more before record -p is run).  Once the
-# recorder is attached the test signals the main thread, which notes
-# the time (SIGNALLED), waits 1 s, notes it again (RELEASED) and lets
-# the lock go in release().  The lock wait began before the attach and
+# The ground truth (tests/fixtures/wakers-attach.py): three threads
+# block since before the recorder starts (their /proc state S for
+# 100 ms; then 0.5 s more before record -p is run): blocked_lock() in a
+# threading.Lock the main thread holds (a futex wait), blocked_sleep()
+# in a 30 s time.sleep() (clock_nanosleep), blocked_recv() in a
+# socket's recv().  Once the recorder is attached the test signals the
+# main thread, which notes the time (SIGNALLED), waits 1 s, notes it
+# again (RELEASED), lets the lock go in release(), then signals the
+# sleeper in wake_sleeper() and writes to the socket in send_it(), and
+# notes the time again (WOKEN).  Each wait began before the attach and
 # ended after RELEASED: counted from the attach, it weighs at least
 # RELEASED - SIGNALLED (the attach came before the signal, the waiter
-# ran after the release: no tolerance), and at most RELEASED - T0, T0
+# ran after the release: no tolerance), and at most WOKEN - T0, T0
 # taken before record was started: its start-up, the BPF programs'
 # load, comes between T0 and the attach (RELEASED - T0 exceeded the
-# wait by 0.13 to 0.38 s here, 0.24 to 1.3 s with 3 busy loops on the
-# 2 cores), and it is longer than the waiter's wake-up after the
-# release (its switch-in 0.05 to 0.4 ms after RELEASED with the 3 busy
-# loops, perf script's time of the interval).  Measured: the wait 1.01
-# to 1.45 s against a lower bound of 1.00 to 1.03 s.  Before the
-# attach's waits were counted, the lock waiter's only wait was lost
-# whole: no "[off-cpu lock, from the attach]", 0 s under
-# blocked_lock().
+# lock wait by 0.13 to 0.38 s here, 0.24 to 1.3 s with 3 busy loops on
+# the 2 cores), and it is longer than a waiter's wake-up (the lock
+# waiter's switch-in 0.05 to 0.4 ms after RELEASED with the 3 busy
+# loops, perf script's time of the interval).  Measured: the lock wait
+# 1.01 to 1.45 s against a lower bound of 1.00 to 1.03 s.  Before the
+# attach's waits were counted, each of these threads' only wait was
+# lost whole: no "[off-cpu ..., from the attach]", 0 s under them.
+# With --wakers each is credited to the main thread's function that
+# ended it, at its line: release(), wake_sleeper(), send_it().
 
 FIX=$PPR_SRCDIR/tests/fixtures
 PROG=$FIX/wakers-attach.py
 SHARE=$FIX/wakers-share.py
-# the lines of the wait (blocked_lock's acquire) and of its end (release)
-ACQ_LINE=$(($(grep -n "^def blocked_lock(" "$PROG" | cut -d: -f1) + 2))
-REL_LINE=$(($(grep -n "^def release(lock):$" "$PROG" | cut -d: -f1) + 1))
-SLEEP_LINE=$(grep -n "^    time.sleep(SLEEP)$" "$PROG" | cut -d: -f1)
+# line N of function F of the program: F's def line + N
+line_of() {
+	echo $(($(grep -n "^def $1(" "$PROG" | cut -d: -f1) + $2))
+}
+# each wait: the thread (OUT's key), its function and line, its reason,
+# the function and line that end it, whether the thread waits there
+# again after (the sleeper's time.sleep() sleeps on after the signal)
+WAITS="lock blocked_lock 2 lock release 1 once
+sleep blocked_sleep 2 sleep wake_sleeper 1 again
+recv blocked_recv 2 io send_it 1 once"
 
 test_prereq_DEB() {
 	DEB=$(ppr_distro_python 3.11) || { echo "no Debian python3.11"; return 1; }
@@ -57,7 +67,7 @@ test_have_prereq PY38 && PY38=$(record_python 3.8)
 test_have_prereq PY313 && PY313=$(record_python 3.13)
 
 # attach_rec NAME PYTHON [RECORD OPTION...]: the program (its OUT in
-# NAME.prog), record --wall -p it once both threads are blocked (into
+# NAME.prog), record --wall -p it once its threads are blocked (into
 # NAME, its messages in NAME.err), the signal once attached; T0 in
 # NAME.t0.  Each background command starts a list of its own (a `&` at
 # the end of an && list would run the whole list in the background).
@@ -88,106 +98,103 @@ attach_rec() {
 	grep "^times " "$ar_n_.prog"
 }
 
-# lock_wait NAME: the lock waiter's off-CPU time in NAME (seconds) under
-# blocked_lock() at its acquire line and "[off-cpu lock, from the
-# attach]", the rest of its lock waits under blocked_lock() (there
-# should be none: it waited once), and the bounds above; fails unless
-# the first is within them (said after the test's result)
-lock_wait() {
-	lw_tid_=$(sed -n "s/^lock //p" "$1.prog") &&
-	ppr report -i "$1" --clock off-cpu --format collapsed --tid "$lw_tid_" \
-		-o "$1.col" 2>"$1.rerr" || return 1
-	python3 - "$1.col" "blocked_lock ($PROG:$ACQ_LINE)" "$1.prog" "$1.t0" \
-		>"$1.lw" <<-\PY
-	import sys
-	col, frame, prog, t0 = sys.argv[1:]
-	attach = other = 0
-	for line in open(col):
-	    stack, _, w = line.rstrip("\n").rpartition(" ")
-	    frames = stack.split(";")
-	    if frame not in frames:
-	        continue
-	    if frames[-1] == "[off-cpu lock, from the attach]":
-	        attach += int(w) / 1e6
-	    else:
-	        other += int(w) / 1e6
-	times = [l.split() for l in open(prog) if l.startswith("times ")][0]
-	signalled, released = float(times[1]), float(times[2])
-	start = float(open(t0).read())
-	lo, hi = released - signalled, released - start
-	print("lock wait from the attach: %.6f s (at least %.6f, at most "
-	      "%.6f); other lock waits under blocked_lock: %.6f s"
-	      % (attach, lo, hi, other))
-	sys.exit(0 if lo <= attach <= hi and other < 0.01 else 1)
-	PY
-	lw_s_=$?
-	cat "$1.lw"
-	test_diag "$1: $(cat "$1.lw")"
-	test $lw_s_ = 0
+# waits NAME: for each of WAITS, the waiting thread's off-CPU time in
+# NAME (seconds) under its function at its line and "[off-cpu REASON,
+# from the attach]" (NAME.KEY.col: its collapsed stacks), its other
+# waits there of that reason (none for a thread that waited once), and
+# the bounds above (said after the test's result); fails unless each is
+# within them
+waits() {
+	echo "$WAITS" | while read key fn n reason waker m again; do
+		tid=$(sed -n "s/^$key //p" "$1.prog") &&
+		ppr report -i "$1" --clock off-cpu --format collapsed --tid "$tid" \
+			-o "$1.$key.col" 2>"$1.$key.rerr" || return 1
+		python3 - "$1.$key.col" "$fn ($PROG:$(line_of $fn $n))" \
+			"[off-cpu $reason" "$1.prog" "$1.t0" $again >"$1.$key.w" <<-\PY
+		import sys
+		col, frame, leaf, prog, t0, again = sys.argv[1:]
+		attach = other = 0
+		for line in open(col):
+		    stack, _, w = line.rstrip("\n").rpartition(" ")
+		    frames = stack.split(";")
+		    if frame not in frames:
+		        continue
+		    if frames[-1] == leaf + ", from the attach]":
+		        attach += int(w) / 1e6
+		    elif frames[-1] == leaf + "]":
+		        other += int(w) / 1e6
+		times = [l.split() for l in open(prog) if l.startswith("times ")][0]
+		signalled, released, woken = map(float, times[1:])
+		start = float(open(t0).read())
+		lo, hi = released - signalled, woken - start
+		print("%s: %.6f s from the attach (at least %.6f, at most %.6f); "
+		      "its other such waits there: %.6f s"
+		      % (frame.split()[0], attach, lo, hi, other))
+		sys.exit(0 if lo <= attach <= hi and (again == "again" or
+		                                       other < 0.01) else 1)
+		PY
+		s=$?
+		cat "$1.$key.w"
+		test_diag "$1: $(cat "$1.$key.w")"
+		test $s = 0 || return 1
+	done
+}
+
+# credited NAME: with --wakers, each of WAITS's waits from the attach
+# credited whole to the function and line that ended it
+credited() {
+	echo "$WAITS" | while read key fn n reason waker m again; do
+		tid=$(sed -n "s/^$key //p" "$1.prog") &&
+		ppr report -i "$1" --wakers --format collapsed --tid "$tid" \
+			-o "$1.$key.wcol" 2>/dev/null &&
+		share=$(python3 "$SHARE" "[off-cpu $reason, from the attach]" \
+			"$waker ($PROG:$(line_of $waker $m))" <"$1.$key.wcol" \
+			2>"$1.$key.why") &&
+		cat "$1.$key.why" &&
+		echo "$fn: $share % credited to $waker()" &&
+		test "$share" = 100.0 || return 1
+	done
 }
 
 for v in DEB PY38 PY313; do
-	test_expect_success "BPF,$v" "$v: record --wall --wakers -p: the lock wait under way at the attach, from the attach to the release, under blocked_lock() at its acquire line" '
+	test_expect_success "BPF,$v" "$v: record --wall --wakers -p: the lock, sleep and socket waits under way at the attach, from the attach to their end, each under its function and line" '
 		eval py=\$$v &&
 		attach_rec wk-$v "$py" --wakers &&
-		lock_wait wk-$v
+		waits wk-$v
 	'
-	test_expect_success "BPF,$v" "$v: ... credited to release() at the line that lets the lock go" '
-		ppr report -i wk-$v --wakers --format collapsed \
-			--tid "$(sed -n "s/^lock //p" wk-$v.prog)" -o wk-$v.wcol \
-			2>wk-$v.werr &&
-		share=$(python3 "$SHARE" "[off-cpu lock, from the attach]" \
-			"release ($PROG:$REL_LINE)" <wk-$v.wcol 2>wk-$v.why) &&
-		cat wk-$v.why &&
-		echo "credited to release(): $share %" &&
-		test "$share" = 100.0
+	test_expect_success "BPF,$v" "$v: ... each credited to the function and line that ended it (release(), wake_sleeper(), send_it())" '
+		credited wk-$v
 	'
 done
 
-# The sleeper's wait (clock_nanosleep, not a futex) ends when
-# wake_sleeper() signals it, after the release: it too weighs at least
-# RELEASED - SIGNALLED, under blocked_sleep() at its sleep line
-test_expect_success BPF,DEB 'record --wall -p (no --wakers): the same lock wait, and the sleeping thread'"'"'s under blocked_sleep() at its sleep line' '
+test_expect_success BPF,DEB 'record --wall -p (no --wakers): the same three waits' '
 	attach_rec wall-DEB "$DEB" &&
-	lock_wait wall-DEB &&
-	tid=$(sed -n "s/^sleep //p" wall-DEB.prog) &&
-	ppr report -i wall-DEB --clock off-cpu --format collapsed --tid $tid \
-		-o wall-DEB.sleep 2>/dev/null &&
-	sed "s/;entry_SYSCALL.*;\[off-cpu/;...;[off-cpu/" wall-DEB.sleep &&
-	grep -F "blocked_sleep ($PROG:$SLEEP_LINE);" wall-DEB.sleep |
-		sed -n "s/.*;\[off-cpu sleep, from the attach\] \([0-9]*\)$/\1/p" \
-		>wall-DEB.slept &&
-	set -- $(sed -n "s/^times //p" wall-DEB.prog) &&
-	echo "sleeper: $(cat wall-DEB.slept) us from the attach (at least $2 - $1 s)" >wall-DEB.sl &&
-	cat wall-DEB.sl &&
-	test_diag "wall-DEB: $(cat wall-DEB.sl)" &&
-	awk -v w="$(cat wall-DEB.slept)" -v a=$1 -v b=$2 \
-		"BEGIN { exit !(w != \"\" && w / 1e6 >= b - a) }"
+	waits wall-DEB
 '
 
 test_expect_success BPF,DEB 'record says how many threads were blocked at the attach, report how much wait time began before it' '
-	test_grep "^pyperf-run: 3 threads were blocked at the attach: [1-3] of their waits \([0-9.]+ s\) began before it and are counted from it" \
+	test_grep "^pyperf-run: 4 threads were blocked at the attach: [1-4] of their waits \([0-9.]+ s\) began before it and are counted from it" \
 		wall-DEB.err &&
 	ppr report -i wall-DEB -o wall-DEB.txt 2>/dev/null &&
 	sed -n "/^# warning: .*attach/p" wall-DEB.txt &&
-	test_grep "^# warning: +[0-9]+% of off-CPU time \([0-9.]+ s in [1-3] waits?\) began before the attach: counted from it, under \[off-cpu \.\.\., from the attach\]" \
+	test_grep "^# warning: +[0-9]+% of off-CPU time \([0-9.]+ s in [1-4] waits?\) began before the attach: counted from it, under \[off-cpu \.\.\., from the attach\]" \
 		wall-DEB.txt &&
 	ppr report -i wall-DEB --format collapsed -o wall-DEB.all 2>wall-DEB.cerr &&
-	test_grep "^pyperf-run report: warning: [0-9]+% of off-CPU time \([0-9.]+ s in [1-3] waits?\) began before the attach" \
+	test_grep "^pyperf-run report: warning: [0-9]+% of off-CPU time \([0-9.]+ s in [1-4] waits?\) began before the attach" \
 		wall-DEB.cerr &&
 	ppr report -i wall-DEB --format json -o wall-DEB.json 2>/dev/null &&
 	python3 -c "
 import json, sys
 o = json.load(open(sys.argv[1]))[\"offcpu\"]
 print(o)
-assert 1 <= o[\"before_attach\"] <= 3
-assert 1e9 <= o[\"before_attach_nanoseconds\"] <= o[\"nanoseconds\"]
+assert 3 <= o[\"before_attach\"] <= 4
+assert 3e9 <= o[\"before_attach_nanoseconds\"] <= o[\"nanoseconds\"]
 " wall-DEB.json
 '
 
-# The three threads stay blocked for all of a 2 s recording (no signal
+# The four threads stay blocked for all of a 2 s recording (no signal
 # until it has ended; tick() runs meanwhile): their waits are in no
-# interval, and record and report say so, with 3 x 2 s of waits
+# interval, and record and report say so, with 4 x 2 s of waits
 test_expect_success BPF,DEB 'waits under way at the attach that outlast the recording are said to be missing' '
 	TICK=1 "$DEB" "$PROG" long.prog >long.pout 2>&1 &
 	ppid=$!
@@ -195,10 +202,10 @@ test_expect_success BPF,DEB 'waits under way at the attach that outlast the reco
 	ppr record --wall -p $ppid --duration 2 -o long >long.out 2>long.err
 	s=$?
 	kill -USR1 $ppid && wait $ppid && cat long.err && test $s = 0 &&
-	test_grep "^pyperf-run: [34] threads were blocked at the attach: .*; 3 did not end while attached \(([6-9]|1[0-9])\.[0-9]+ s from the attach\) and are not in the profile$" long.err &&
+	test_grep "^pyperf-run: [45] threads were blocked at the attach: .*; 4 did not end while attached \(([89]|[12][0-9])\.[0-9]+ s from the attach\) and are not in the profile$" long.err &&
 	ppr report -i long --format collapsed -o long.col 2>long.rerr &&
 	cat long.rerr &&
-	test_grep "warning: 3 threads blocked since before the attach stayed blocked until the recording ended: their waits \(([6-9]|1[0-9])\.[0-9]+ s from the attach\) are not in the profile" long.rerr
+	test_grep "warning: 4 threads blocked since before the attach stayed blocked until the recording ended: their waits \(([89]|[12][0-9])\.[0-9]+ s from the attach\) are not in the profile" long.rerr
 '
 
 test_expect_success BPF,DEB 'a recording of a program it starts has no wait from the attach' '
