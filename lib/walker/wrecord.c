@@ -937,8 +937,10 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 				    (unsigned long long)st->preattach_unended,
 				    st->preattach_unended_ns / 1e9);
 		if (st->preattach_unfollowed)
-			strbuf_addf(&sb, " (%llu threads past the walker's "
-				    "2048 among them)", (unsigned long long)
+			strbuf_addf(&sb, "; %llu were not followed (the "
+				    "walker follows 2048 at most): their waits "
+				    "are not in the profile",
+				    (unsigned long long)
 				    st->preattach_unfollowed);
 		strvec_push(lines, sb.buf);
 	}
