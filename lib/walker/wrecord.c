@@ -93,6 +93,7 @@ struct wrec {
 	size_t nr_attach, alloc_attach;
 	uint64_t preattach_threads, preattach_unfollowed;
 	uint64_t preattach_unended, preattach_unended_ns;
+	uint64_t preattach_unread;	/* threads whose state was unreadable */
 	uint64_t attach_ns;	/* wrec_attach()'s time */
 };
 
@@ -509,21 +510,25 @@ int wrec_add_pid(struct wrec *w, pid_t pid, unsigned flags, char *err,
  * asleep (S), 2 uninterruptible (D), when /proc/PID/task/TID/syscall
  * says it is in a system call (its number, not "running", nor -1 for
  * a thread blocked outside one, in a page fault, whose end no sys_exit
- * would mark).  -1: not waiting in a system call, or gone.  A runnable
- * thread reads "running" there, preempted or not: its wait for a CPU
- * is short and not followed.
+ * would mark).  -1: not waiting in a system call, or gone; -2: the
+ * file cannot be read (it needs ptrace access to the thread, which
+ * CAP_BPF and CAP_PERFMON do not give).  A runnable thread reads
+ * "running" there, preempted or not: its wait for a CPU is short and
+ * not followed.
  */
 static int blocked_state(pid_t pid, pid_t tid)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char path[64];
 	const char *p;
-	int state = -1;
+	int state = -1, r;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
 		 (int)tid);
-	if (strbuf_read_file(&sb, path, 256) < 0 || !sb.len ||
-	    !isdigit((unsigned char)sb.buf[0]))
+	r = strbuf_read_file(&sb, path, 256);
+	if (r == -EACCES || r == -EPERM)
+		state = -2;
+	if (r < 0 || !sb.len || !isdigit((unsigned char)sb.buf[0]))
 		goto out;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 		 (int)tid);
@@ -568,6 +573,8 @@ static void preattach_threads(struct wrec *w)
 			    !tid || tid > INT_MAX)
 				continue;
 			st = blocked_state(w->attach_pids[i], (pid_t)tid);
+			if (st == -2)
+				w->preattach_unread++;
 			if (st < 0)
 				continue;
 			w->preattach_threads++;
@@ -763,6 +770,7 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->preattach_threads = w->preattach_threads;
 	st->preattach_unfollowed = w->preattach_unfollowed;
 	st->preattach_unended = w->preattach_unended;
+	st->preattach_unread = w->preattach_unread;
 	st->preattach_unended_ns = w->preattach_unended_ns;
 }
 
@@ -944,6 +952,12 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 				    st->preattach_unfollowed);
 		strvec_push(lines, sb.buf);
 	}
+	if (st->preattach_unread)
+		strvec_pushf(lines, "%llu threads' system call could not be "
+			     "read at the attach (/proc/PID/task/TID/syscall "
+			     "needs ptrace access to the process): "
+			     "a wait of theirs under way then is not in the "
+			     "profile", (unsigned long long)st->preattach_unread);
 	if (c->wakings) {
 		/* what report --wakers will say of the intervals' wakers */
 		strvec_pushf(lines, "%llu wakeups; %llu of the off-CPU "

@@ -107,6 +107,11 @@ struct wrec_stats {
 	 * at the end: the recording's whole time each), their waits' time
 	 */
 	uint64_t preattach_unended, preattach_unended_ns;
+	/*
+	 * ... and the threads whose system call could not be read (no
+	 * ptrace access): not followed, whatever they were doing
+	 */
+	uint64_t preattach_unread;
 };
 
 /*
