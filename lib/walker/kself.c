@@ -5,6 +5,8 @@
 #include "alloc.h"
 #include "byteorder.h"
 
+#include <ctype.h>
+
 #define TOP_FRAMES 16
 
 /* "ffffffff814ca4d0 T bpf_trace_run4": the address and name, or -1. */
@@ -19,17 +21,51 @@ static int parse(const char *line, uint64_t *addr, const char **name)
 	return 0;
 }
 
-/* 1: a dispatcher, 2: tracepoint plumbing, 0: neither. */
+/*
+ * A JIT-compiled BPF program's name in kallsyms: "bpf_prog_", its
+ * 16-digit tag, "_" and its function's name (NULL: not one).
+ */
+static const char *bpf_prog_name(const char *name)
+{
+	size_t i;
+
+	if (strncmp(name, "bpf_prog_", 9))
+		return NULL;
+	for (i = 9; i < 25; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return NULL;
+	return name[25] == '_' ? name + 26 : NULL;
+}
+
+/*
+ * 1: a dispatcher, 2: tracepoint plumbing, 3: one of the walker's
+ * programs (walker.bpf.c: its walker_* programs and their bpf_loop()
+ * callbacks), 4: another BPF program, 0: none of these.
+ */
 static int kind_of(const char *name)
 {
+	const char *prog = bpf_prog_name(name);
+	size_t len;
+
 	if (!strncmp(name, "bpf_trace_run", 13) && name[13] >= '1' &&
 	    name[13] <= '9')
 		return 1;
 	if (!strncmp(name, "__bpf_trace_", 12) ||
 	    !strncmp(name, "__traceiter_", 12))
 		return 2;
-	return 0;
+	if (!prog)
+		return 0;
+	len = strcspn(prog, " \t\n");
+	if ((len == 7 && (!strncmp(prog, "py_step", 7) ||
+			  !strncmp(prog, "ts_step", 7))) ||
+	    !strncmp(prog, "walker_", 7))
+		return 3;
+	return 4;
 }
+
+/* The most a JIT-compiled program is taken to span (kallsyms has no
+   sizes, and lists them out of address order) */
+#define PROG_MAX (64u << 10)
 
 static int by_start(const void *a, const void *b)
 {
@@ -73,9 +109,11 @@ int kself_load(struct kself *k, const char *kallsyms)
 			continue;
 		ALLOC_GROW(k->r, k->n + 1, k->alloc);
 		k->r[k->n].start = addr;
-		k->r[k->n].end = addr;
-		k->r[k->n++].dispatcher = kind == 1;
-		open_range = 1;
+		/* a program's end: the next program's start (below) */
+		k->r[k->n].end = kind >= 3 ? addr + PROG_MAX : addr;
+		k->r[k->n].dispatcher = kind == 1;
+		k->r[k->n++].own = kind == 3;
+		open_range = kind < 3;
 	}
 	fclose(f);
 	/*
@@ -85,6 +123,9 @@ int kself_load(struct kself *k, const char *kallsyms)
 	 */
 	if (k->n)
 		qsort(k->r, k->n, sizeof(*k->r), by_start);
+	for (i = 0; i + 1 < k->n; i++)
+		if (k->r[i].end > k->r[i + 1].start)
+			k->r[i].end = k->r[i + 1].start;
 	for (i = 0; i < k->n; i++)
 		dispatchers += k->r[i].dispatcher && k->r[i].end > k->r[i].start;
 	return dispatchers ? 0 : -1;
@@ -115,6 +156,16 @@ unsigned kself_own(const struct kself *k, const unsigned char *stack,
 	unsigned i, j;
 
 	*above = 0;
+	/* the walker's program and nothing under it: a cut stack */
+	for (i = 0; i < n; i++) {
+		r = find(k, get_le64(stack + 8 * (size_t)i));
+		if (!r || !r->own)
+			break;
+	}
+	if (n && i == n) {
+		*above = KSELF_CUT;
+		return n;
+	}
 	for (i = 0; i < n && i < TOP_FRAMES; i++) {
 		r = find(k, get_le64(stack + 8 * (size_t)i));
 		if (!r || !r->dispatcher)
@@ -127,6 +178,16 @@ unsigned kself_own(const struct kself *k, const unsigned char *stack,
 		*above = i;
 		return j;
 	}
+	return 0;
+}
+
+uint64_t kself_dispatcher(const struct kself *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		if (k->r[i].dispatcher && k->r[i].end > k->r[i].start)
+			return k->r[i].start;
 	return 0;
 }
 

@@ -18,6 +18,9 @@
 struct kself_range {
 	uint64_t start, end;
 	int dispatcher;		/* bpf_trace_runN; else plumbing */
+	int own;		/* one of the walker's JIT-compiled programs
+				   (bpf_prog_TAG_NAME); another BPF program's
+				   range only bounds the one before it */
 };
 
 struct kself {
@@ -28,6 +31,9 @@ struct kself {
 
 /* The ranges from kallsyms (a path); 0, or -1 (no dispatcher found). */
 int kself_load(struct kself *k, const char *kallsyms);
+
+/* A dispatcher's address (0: none known), for a stack that lost it. */
+uint64_t kself_dispatcher(const struct kself *k);
 void kself_release(struct kself *k);
 
 /*
@@ -36,8 +42,11 @@ void kself_release(struct kself *k);
  * are the program's whole own stack (up to a dispatcher frame among the
  * first 16, and the tracepoint plumbing right below it), 0 when there is
  * no dispatcher (a stack of the task alone); *above: the frames above
- * the dispatcher (the program itself).
+ * the dispatcher (the program itself).  A stack that is only the
+ * walker's program (the kernel's unwinder stopped in it: a bpf_loop()
+ * callback's) is all its own: n, *above KSELF_CUT.
  */
+#define KSELF_CUT (~0u)
 unsigned kself_own(const struct kself *k, const unsigned char *stack,
 		   unsigned n, unsigned *above);
 

@@ -296,13 +296,17 @@ static void count_sample(struct wconv *c, const struct walker_decoded *d)
  * switch-out's stack starts at the function the program traced
  * (__schedule); a sample taken while one of the programs ran keeps the
  * dispatcher (bpf_trace_runN) as its leaf frame and is counted as the
- * walker's cost (walker_own), which record names once.
+ * walker's cost (walker_own), which record names once.  Such a sample
+ * whose kernel stack is only the program's (the kernel's unwinder
+ * stopped in it) gets a dispatcher's address as its one kernel frame,
+ * in *leaf (0: none to put).
  */
 static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
-			     unsigned *nk)
+			     unsigned *nk, uint64_t *leaf)
 {
 	unsigned own, above;
 
+	*leaf = 0;
 	*nk = d->nr_kstack;
 	if (!*nk || !c->kallsyms)
 		return 0;
@@ -313,7 +317,15 @@ static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
 		return 0;
 	if (d->hdr->type == WALKER_EV_SAMPLE) {
 		c->st.walker_own++;
+		if (above == KSELF_CUT) {
+			*leaf = kself_dispatcher(&c->kself);
+			*nk = *leaf ? 1 : 0;
+			return 0;
+		}
 		own = above;
+	} else if (above == KSELF_CUT) {
+		*nk = 0;
+		return 0;
 	}
 	*nk -= own;
 	return own;
@@ -377,7 +389,7 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	const struct walker_ev_hdr *h = d->hdr;
 	uint32_t asked = d->sample ? d->sample->ustack_asked :
 			 d->waking ? d->waking->ustack_asked : 0;
-	uint64_t regs[WALKER_NR_REGS];
+	uint64_t regs[WALKER_NR_REGS], leaf;
 	uint64_t *chain = c->chain;
 	struct walker_raw raw;
 	struct walker_raw_unwound uw;
@@ -395,10 +407,12 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	ps.time = time;
 	ps.cpu = h->cpu;
 	ps.period = period;
-	k0 = kstack_start(c, d, &nk);
+	k0 = kstack_start(c, d, &nk, &leaf);
 	if (nk) {
 		chain[0] = CTX_KERNEL;
 		memcpy(chain + 1, d->kstack + 8 * (size_t)k0, 8 * (size_t)nk);
+		if (leaf)
+			chain[1] = leaf;
 		ps.callchain = chain;
 		ps.nr_callchain = 1 + (uint64_t)nk;
 	}
