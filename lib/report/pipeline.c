@@ -117,7 +117,7 @@ void loader_release(struct loader *l)
 int pipeline_sample(void *data, const struct sample *s)
 {
 	struct loader *l = data;
-	struct sample rebuilt, clocked, attach;
+	struct sample rebuilt, clocked;
 	struct named nm;
 	enum stack_cut cut;
 	uint32_t task;
@@ -140,13 +140,6 @@ int pipeline_sample(void *data, const struct sample *s)
 		name_frames(l, s, &nm);
 		agg_waker(l, s, &nm);
 		return 0;
-	}
-	/* a wait counted from the attach, as the source marked it (sample.h) */
-	if (s->offcpu && (s->prev_state & SAMPLE_STATE_BEFORE_ATTACH)) {
-		attach = *s;
-		attach.prev_state &= ~SAMPLE_STATE_BEFORE_ATTACH;
-		attach.before_attach = 1;
-		s = &attach;
 	}
 	judge_observe(l, s);
 	s = agg_clock(l, s, &clocked);

@@ -118,11 +118,7 @@ struct sample {
 	/*
 	 * record -p: the wait began before the recorder attached (the
 	 * frame walker's WALKER_F_BEFORE_ATTACH), and is counted from the
-	 * attach: weight is the time from the attach to its end.  A source
-	 * may say so instead by SAMPLE_STATE_BEFORE_ATTACH in prev_state
-	 * (src_native_switches.h: the native reader passes prev_state on
-	 * as it is); pipeline_sample() turns that into this bit before any
-	 * stage reads prev_state.
+	 * attach: weight is the time from the attach to its end.
 	 */
 	unsigned before_attach : 1;
 	/*
@@ -143,9 +139,6 @@ struct sample {
 	const struct sample_frame *frames;	/* leaf first */
 	size_t nr_frames;
 };
-
-/* In prev_state: before_attach, as a source hands it on (see above). */
-#define SAMPLE_STATE_BEFORE_ATTACH (1ull << 63)
 
 /* Return 0 to go on, anything else to stop the source (returned). */
 typedef int (*sample_fn)(void *data, const struct sample *s);

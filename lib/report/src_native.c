@@ -212,8 +212,12 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		ps.weight = s.period;
 		if (ps.time_ns >= OFFCPU_NO_TIMESTAMP)
 			ps.time_ns = 0;	/* perf's accumulated ones */
-		if (switches_walker_state(s.raw, s.raw_size, &ps.prev_state))
+		if (switches_walker_state(s.raw, s.raw_size, &ps.prev_state)) {
 			ps.have_state = 1;
+			/* a wait under way at the attach, counted from it */
+			ps.before_attach = !!(get_le32(s.raw + 8) &
+					      WALKER_F_BEFORE_ATTACH);
+		}
 	} else if (sev == SWEV_WAKER) {
 		ev = "waker";
 		if (waker_of(s.raw, s.raw_size, &ps) < 0) {

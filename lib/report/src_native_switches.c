@@ -252,9 +252,5 @@ int switches_walker_state(const unsigned char *raw, size_t len,
 	    WALKER_RAW_MAGIC)
 		return 0;
 	*state = get_le64(raw + offsetof(struct walker_raw, prev_state));
-	/* a wait that began before the attach, counted from it (sample.h) */
-	if (get_le32(raw + offsetof(struct walker_raw, flags)) &
-	    WALKER_F_BEFORE_ATTACH)
-		*state |= SAMPLE_STATE_BEFORE_ATTACH;
 	return 1;
 }

@@ -84,9 +84,7 @@ int switches_record(struct switches *sw, const struct pd_switch *r,
 /*
  * The state at switch-out carried by a frame walker's offcpu-time
  * sample (lib/walker/walker_abi.h, struct walker_raw): 1 with *state
- * set, 0 when raw is not the walker's.  A wait that began before the
- * attach (WALKER_F_BEFORE_ATTACH) has SAMPLE_STATE_BEFORE_ATTACH added
- * (report/sample.h).
+ * set, 0 when raw is not the walker's.
  */
 int switches_walker_state(const unsigned char *raw, size_t len,
 			  uint64_t *state);
