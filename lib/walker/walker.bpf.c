@@ -537,10 +537,18 @@ struct user_parts {
 #define WAKER_USTACK 2048u
 
 /*
+ * A switch-out's user stack, at most (--wall): WALKER_OFFCPU_USTACK,
+ * what a sample copied before the copies were unwound as they are
+ * recorded (the default is now twice that).
+ */
+#define OFFCPU_USTACK ((__u32)WALKER_OFFCPU_USTACK)
+
+/*
  * The Python frames and the user stack of the thread whose registers
  * are in place in s->ev, after nk kernel frames: the one walk a sample,
  * a switch-out and a waking share.  full 0: neither (the end only); 1:
- * the configured copy of the user stack; 2: a waker's (WAKER_USTACK).
+ * the configured copy of the user stack; 2: a waker's (WAKER_USTACK); 3:
+ * a switch-out's (OFFCPU_USTACK).
  */
 static __always_inline void walk_user(struct scratch *s, __u32 nk,
 				      __u64 pid_tgid,
@@ -598,6 +606,8 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 	want = full ? cfg->ustack_bytes & ~7u : 0;
 	if (full == 2 && want > WAKER_USTACK)
 		want = WAKER_USTACK;
+	if (full == 3 && want > OFFCPU_USTACK)
+		want = OFFCPU_USTACK;
 	ulen = 0;
 	if (full && uoff <= USTACK_OFF_MAX)
 		ulen = copy_ustack(s, uoff, regs[7], want, flags);
@@ -638,7 +648,8 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 		flags |= WALKER_F_KERNEL_MODE;
 		nk = take_kstack(ctx, s, &flags);
 	}
-	walk_user(s, nk, pid_tgid, proc, task, 1, &flags, &u);
+	walk_user(s, nk, pid_tgid, proc, task,
+		  type == WALKER_EV_OFFCPU ? 3 : 1, &flags, &u);
 	size = u.end;
 	if (size <= HDR_SLACK || size > EV_MAX)
 		return;
@@ -764,7 +775,7 @@ static __always_inline void emit_preattach(struct scratch *s, __u64 pid_tgid,
 		flags |= WALKER_F_KSTACK_ERR;
 	}
 	task_regs((__u64 *)(s->ev + REGS_OFF), task);
-	walk_user(s, nk, pid_tgid, proc, task, 1, &flags, &u);
+	walk_user(s, nk, pid_tgid, proc, task, 3, &flags, &u);
 	size = u.end;
 	if (size <= HDR_SLACK || size > EV_MAX)
 		return;

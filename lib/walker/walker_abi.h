@@ -19,6 +19,9 @@
 #define WALKER_MAX_PY_FRAMES	2048	/* frames walked per sample */
 #define WALKER_MAX_KSTACK	127	/* kernel frames (perf's default cap) */
 #define WALKER_USTACK_MAX	16384	/* user stack bytes copied, at most */
+/* ... for a switch-out (--wall): at tens of thousands a second the
+   copy is most of the walker's cost and fills its ring buffer */
+#define WALKER_OFFCPU_USTACK	8192
 #define WALKER_MAX_LAYOUTS	16
 #define WALKER_NR_REGS		20	/* perf's x86-64 user regs, mask 0xff0fff */
 

@@ -210,7 +210,11 @@ static int print_event(void *data, const void *ev, size_t len)
 		if (need != len || s.nr_kstack > WALKER_MAX_KSTACK ||
 		    s.nr_py > WALKER_MAX_PY_FRAMES ||
 		    s.ustack_len > s.ustack_asked ||
-		    s.ustack_asked != lv->o->ustack_bytes) {
+		    s.ustack_asked != (h.type == WALKER_EV_OFFCPU &&
+				       lv->o->ustack_bytes >
+				       WALKER_OFFCPU_USTACK ?
+				       WALKER_OFFCPU_USTACK :
+				       lv->o->ustack_bytes)) {
 			printf("X bad event: sample of %zu bytes: nk %u np %u "
 			       "ulen %u asked %u (%zu expected)\n", len,
 			       s.nr_kstack, s.nr_py, s.ustack_len,
