@@ -36,7 +36,7 @@ static void attrs(const struct wconv_opts *o, struct perf_event_attr *cpu,
 			   PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
 	cpu->sample_max_stack = WALKER_MAX_KSTACK;
-	if (o->keep_stack_copy) {
+	if (o->keep_stack_copy || o->v1_layout) {
 		/* the copy for report to unwind, as perf's DWARF mode */
 		cpu->sample_type |= PERF_SAMPLE_REGS_USER |
 				    PERF_SAMPLE_STACK_USER;
@@ -86,7 +86,8 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	c->wakers = o->wall && o->wakers;
 	strbuf_init(&c->raw, 0);
 	/* (with the copies kept too: the two can be compared) */
-	c->keep_stack_copy = o->keep_stack_copy;
+	c->keep_stack_copy = o->keep_stack_copy || o->v1_layout;
+	c->v1_layout = o->v1_layout;
 	if (unwind_new(&c->uw, NULL, NULL, err, errlen) < 0) {
 		wconv_free(c);
 		return -1;
@@ -119,7 +120,7 @@ int wconv_new(struct wconv **out, const struct wconv_opts *o, char *err,
 	 * libzstd is built in: a sample's stack repeats the last ones'
 	 * (about 20-45 bytes a sample, not 300-800; perf reads it too)
 	 */
-	if (!o->record_fn)
+	if (!o->record_fn && !o->v1_layout)
 		perfwrite_compress(c->pw, WCONV_ZSTD_LEVEL);
 	*out = c;
 	return 0;
@@ -432,7 +433,8 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	raw.layout_version = p ? p->hexversion : 0;
 	full = (h->flags & WALKER_F_USTACK_FULL) || d->ustack_len >= asked;
 	/* the user frames now, from the copy and the live maps */
-	nu = unwind_now(c, d, regs, any, asked, full, &uw);
+	nu = c->v1_layout ? -1 :
+	     unwind_now(c, d, regs, any, asked, full, &uw);
 	if (nu >= 0) {
 		raw.flags |= WALKER_F_UNWOUND;
 		chain[ps.nr_callchain++] = CTX_USER;

@@ -126,6 +126,12 @@ struct wconv_opts {
 	 * and writes the frames (walker_abi.h, WALKER_F_UNWOUND)
 	 */
 	int keep_stack_copy;
+	/*
+	 * The layout sessions had before the recorder unwound: the copies
+	 * only, no frames unwound as recorded, not compressed (tests: such
+	 * a session still reads)
+	 */
+	int v1_layout;
 	struct wconv_hooks hooks;
 };
 

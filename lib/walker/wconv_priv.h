@@ -142,6 +142,7 @@ struct wconv {
 	 */
 	struct unwind *uw;
 	int keep_stack_copy;
+	int v1_layout;		/* wconv_opts': no record-time frames */
 	uint64_t *pcs;		/* UNWIND_USER_MAX of them, and the chain */
 	uint64_t *chain;
 	struct wconv_stats st;

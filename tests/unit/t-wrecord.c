@@ -688,6 +688,43 @@ static void stream_read(const unsigned char *image, size_t image_len,
 		perfdata_close(&d);
 }
 
+/*
+ * A session written as before the recorder unwound (v1_layout): its
+ * samples have the copy, no WALKER_F_UNWOUND and no user frames in the
+ * callchain; the native reader unwinds the copy and says what it was.
+ */
+static void v1_read(const char *path)
+{
+	struct native_opts no;
+	struct native_seen ns;
+	struct perfdata d;
+	struct pd_sample s;
+	char err[PPR_ERR_LEN];
+	uint64_t i;
+	int cb_ret = 0, ok, user = 0;
+
+	ok = perfdata_open(&d, path, err, sizeof(err)) == 0 &&
+	     perfdata_next(&d, &s) == 1;
+	for (i = 0; ok && i < s.nr_callchain; i++)
+		user |= get_le64(s.callchain + 8 * i) == CTX_USER;
+	TAP_OK(ok && s.have_stack && d.attrs[0].sample_stack_user &&
+	       s.raw_size >= 12 && !(get_le32(s.raw + 8) & WALKER_F_UNWOUND) &&
+	       !user, "a session of before: the copy, no frames unwound as "
+	       "recorded");
+	if (ok)
+		perfdata_close(&d);
+	memset(&no, 0, sizeof(no));
+	memset(&ns, 0, sizeof(ns));
+	no.session_dir = dir;
+	no.perf_data = path;
+	no.cb = on_native;
+	no.data = &ns;
+	ok = native_load(&no, NULL, &cb_ret, err, sizeof(err)) == 0;
+	TAP_OK(ok && ns.samples == 1 && ns.eval && ns.runmain && ns.dump_ok,
+	       "a session of before still reads: unwound to Py_RunMain, its "
+	       "copy said (%s)", ok ? "" : err);
+}
+
 /* perf's words for trouble with a file */
 static int complains(const char *s)
 {
@@ -709,20 +746,21 @@ static void real_python(void)
 	const char *py = "/usr/bin/python3";
 	const char *argv[] = { py, "-c", spin_py, NULL };
 	struct spawn child = SPAWN_INIT;
-	struct wconv_opts o, so;
-	struct wconv *c = NULL, *sc = NULL;
+	struct wconv_opts o, so, vo;
+	struct wconv *c = NULL, *sc = NULL, *vc = NULL;
 	struct strbuf stream = STRBUF_INIT;
 	unsigned char *image = NULL;
 	size_t image_len = 0;
 	struct perfdata d;
 	struct pd_sample s;
 	struct ev e;
-	char err[PPR_ERR_LEN], buf[16], *path = NULL;
+	char err[PPR_ERR_LEN], buf[16], *path = NULL, *v1path = NULL;
 	uint64_t sp = 0, ip = 0;
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
 	int st, ok;
 
-	if (asprintf(&path, "%s/real.data", dir) < 0)
+	if (asprintf(&path, "%s/real.data", dir) < 0 ||
+	    asprintf(&v1path, "%s/real-v1.data", dir) < 0)
 		abort();
 	child.argv = argv;
 	child.out = SPAWN_PIPE;
@@ -748,15 +786,21 @@ static void real_python(void)
 	 * it is written
 	 */
 	so = o;
+	/* and as sessions were before the recorder unwound (v1_layout) */
+	vo = o;
+	vo.perf_data = v1path;
+	vo.v1_layout = 1;
 	o.keep_stack_copy = 1;
 	so.perf_data = NULL;
 	so.record_fn = keep_record;
 	so.record_data = &stream;
 	if (ok && wconv_new(&c, &o, err, sizeof(err)) == 0 &&
 	    wconv_new(&sc, &so, err, sizeof(err)) == 0 &&
+	    wconv_new(&vc, &vo, err, sizeof(err)) == 0 &&
 	    wconv_image(sc, &image, &image_len, err, sizeof(err)) == 0) {
 		/* while it lives: its maps are read as the event arrives */
-		ok = wconv_event(sc, e.buf, e.len) == 0;
+		ok = wconv_event(sc, e.buf, e.len) == 0 &&
+		     wconv_event(vc, e.buf, e.len) == 0;
 		feed(c, e);
 	} else {
 		ok = 0;
@@ -765,14 +809,18 @@ static void real_python(void)
 	close(child.out);
 	spawn_finish(&child);
 	ok = ok && wconv_finish(c, 0, err, sizeof(err)) == 0 &&
-	     wconv_finish(sc, 0, err, sizeof(err)) == 0;
+	     wconv_finish(sc, 0, err, sizeof(err)) == 0 &&
+	     wconv_finish(vc, 0, err, sizeof(err)) == 0;
 	TAP_OK(ok, "recorded: %s", ok ? "" : err);
 	TAP_OK(c && wconv_stats(c)->mmaps >= 3 && wconv_stats(c)->comms == 1,
 	       "its comm and executable mappings from /proc");
 	wconv_free(c);
 	wconv_free(sc);
+	wconv_free(vc);
 	if (ok)
 		stream_read(image, image_len, &stream);
+	if (ok)
+		v1_read(v1path);
 	if (!ok)
 		goto out;
 	ok = perfdata_open(&d, path, err, sizeof(err)) == 0 &&
@@ -834,11 +882,14 @@ out:
 	strbuf_release(&stream);
 	strbuf_release(&out);
 	strbuf_release(&errout);
-	if (!getenv("KEEP"))
+	if (!getenv("KEEP")) {
 		unlink(path);
-	else
-		printf("# kept %s\n", path);
+		unlink(v1path);
+	} else {
+		printf("# kept %s, %s\n", path, v1path);
+	}
 	free(path);
+	free(v1path);
 }
 
 /*
