@@ -2038,7 +2038,7 @@ def part_i(args, pythons, tool, scratch):
                         if n:
                             size_rows.append(["%s, %s" % (py.label, name),
                                               mode, str(n),
-                                              "%.1f KB" % (size / n / 1000)])
+                                              "%d bytes" % round(size / n)])
             base = min(res["plain"]) if res["plain"] else None
             row = ["%s, %s" % (py.label, name),
                    secs(base) if base else "n/a"]
