@@ -688,6 +688,22 @@ static void stream_read(const unsigned char *image, size_t image_len,
 		perfdata_close(&d);
 }
 
+/* The native reader's samples of the file path into *ns: 0, or -1 (err). */
+static int native_seen_of(const char *path, struct native_seen *ns,
+			  char *err, size_t errlen)
+{
+	struct native_opts no;
+	int cb_ret = 0;
+
+	memset(&no, 0, sizeof(no));
+	memset(ns, 0, sizeof(*ns));
+	no.session_dir = dir;
+	no.perf_data = path;
+	no.cb = on_native;
+	no.data = ns;
+	return native_load(&no, NULL, &cb_ret, err, errlen) == 0 ? 0 : -1;
+}
+
 /*
  * A session written as before the recorder unwound (v1_layout): its
  * samples have the copy, no WALKER_F_UNWOUND and no user frames in the
@@ -695,13 +711,12 @@ static void stream_read(const unsigned char *image, size_t image_len,
  */
 static void v1_read(const char *path)
 {
-	struct native_opts no;
 	struct native_seen ns;
 	struct perfdata d;
 	struct pd_sample s;
 	char err[PPR_ERR_LEN];
 	uint64_t i;
-	int cb_ret = 0, ok, user = 0;
+	int ok, user = 0;
 
 	ok = perfdata_open(&d, path, err, sizeof(err)) == 0 &&
 	     perfdata_next(&d, &s) == 1;
@@ -713,13 +728,7 @@ static void v1_read(const char *path)
 	       "recorded");
 	if (ok)
 		perfdata_close(&d);
-	memset(&no, 0, sizeof(no));
-	memset(&ns, 0, sizeof(ns));
-	no.session_dir = dir;
-	no.perf_data = path;
-	no.cb = on_native;
-	no.data = &ns;
-	ok = native_load(&no, NULL, &cb_ret, err, sizeof(err)) == 0;
+	ok = native_seen_of(path, &ns, err, sizeof(err)) == 0;
 	TAP_OK(ok && ns.samples == 1 && ns.eval && ns.runmain && ns.dump_ok,
 	       "a session of before still reads: unwound to Py_RunMain, its "
 	       "copy said (%s)", ok ? "" : err);
@@ -834,17 +843,9 @@ static void real_python(void)
 	if (ok)
 		perfdata_close(&d);
 	{
-		struct native_opts no;
 		struct native_seen ns;
-		int cb_ret = 0;
 
-		memset(&no, 0, sizeof(no));
-		memset(&ns, 0, sizeof(ns));
-		no.session_dir = dir;
-		no.perf_data = path;
-		no.cb = on_native;
-		no.data = &ns;
-		ok = native_load(&no, NULL, &cb_ret, err, sizeof(err)) == 0;
+		ok = native_seen_of(path, &ns, err, sizeof(err)) == 0;
 		TAP_OK(ok && ns.samples == 1 && ns.eval && ns.runmain &&
 		       ns.dump_ok, "our reader unwinds it too (%s)",
 		       ok ? "" : err);
