@@ -556,6 +556,19 @@ def wrapper_startup(args, pythons, tool, env):
 
 # --- recording helpers ------------------------------------------------------
 
+def wall_intervals(meta):
+    """The off-CPU intervals a --wall session holds, from its meta:
+    perf record's route counts its switches; bpf mode, its samples
+    besides the walker's cpu-clock ones.  None when it says neither."""
+    if meta.get("switches"):
+        return meta["switches"]
+    try:
+        n = int(meta["samples"]) - int(meta["walker_samples"])
+    except (KeyError, ValueError):
+        return None
+    return str(n) if n > 0 else None
+
+
 def read_meta(session):
     meta = {}
     try:
@@ -1224,7 +1237,7 @@ def part_w(args, pythons, tool, scratch):
                 sizes[label] = os.path.getsize(
                     os.path.join(sess, "perf.data"))
                 if extra:
-                    switches = read_meta(sess).get("switches")
+                    switches = wall_intervals(read_meta(sess))
         if not got:
             rows.append([label, na(first_line(r.err)), ""])
             continue
@@ -1237,21 +1250,26 @@ def part_w(args, pythons, tool, scratch):
         per = (sizes["record --wall"] - sizes["record"]) / float(switches)
         text += ("perf.data: %d bytes plain record, %d with --wall for %s "
                  "off-CPU intervals: **%.0f bytes per switch** (the "
-                 "switch records and the sample at each switch-out with "
-                 "its stack dump).\n\n" % (sizes["record"],
+                 "record of each interval with its stack: perf record's "
+                 "route, the switch records and a stack dump; bpf mode, "
+                 "the stack unwound as recorded, compressed).\n\n"
+                 % (sizes["record"],
                                             sizes["record --wall"],
                                             switches, per))
     else:
-        text += "bytes per switch: n/a (a recording failed)\n\n"
+        text += ("bytes per switch: n/a (a recording failed, or its meta "
+                 "has no count of its intervals)\n\n")
     want = 100000 if args.quick else 1000000
     sess = os.path.join(scratch, "w-big")
     log("(w) a session of about %d switches" % want)
     r = run([tool.ppr, "record", "-q", "-o", sess, "--wall", "--python",
              py.path, wl, str(want // 2)], env=env, timeout=3600)
     meta = read_meta(sess)
-    if r.code != 0 or "switches" not in meta:
+    intervals = wall_intervals(meta)
+    if r.code != 0 or not intervals:
         return text + "report on %d switches: n/a (%s)\n" % (
-            want, first_line(r.err))
+            want, first_line(r.err) if r.code else "no count of its "
+            "intervals")
     size = os.path.getsize(os.path.join(sess, "perf.data"))
     rep = []
     for i in range(args.reps_report):
@@ -1270,7 +1288,7 @@ def part_w(args, pythons, tool, scratch):
              "%s off-CPU intervals from %d round trips (%s samples, "
              "perf.data %.0f MB%s): **%s** wall, %s CPU, %.0f MB peak "
              "memory (best of %d).\n"
-             % (meta["switches"], want // 2, meta.get("samples", "?"),
+             % (intervals, want // 2, meta.get("samples", "?"),
                 size / 1e6, "; perf lost " + lost.group(1) if lost else "",
                 secs(best.wall), secs(best.cpu), best.rss, len(rep)))
     return text
