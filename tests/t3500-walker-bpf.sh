@@ -153,8 +153,10 @@ start_py() {
 # The events of 2 s (most of them switch-outs: the two threads take the
 # GIL from each other thousands of times a second) go through a 64 MiB
 # ring, so that a helper kept off the CPU for a while loses none.  Then
-# 1 s more with at most 100 Python frames a sample (cut.out), and 1 s
-# with a 4 KiB ring, which none of these samples fits (small.out).
+# 3 s more with at most 100 Python frames a sample (cut.out: the watched
+# thread has the GIL half the time, and a loaded machine gave it 74
+# samples in 1 s, fewer than the 100 test 8 needs), and 1 s with a 4 KiB
+# ring, which none of these samples fits (small.out).
 test_expect_success BPF,ROOT,PY311 'two python3.11 processes sampled for 2 s, one of them watched' '
 	start_py deep.out $PY deep.py &&
 	start_py other.out $PY -c "
@@ -169,7 +171,7 @@ while True:
 			--wall --ring 67108864 >live.out 2>live.err &&
 		python3 stackpages.py $(cat deep.out.pid) >stack &&
 		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
-			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
+			--watch $(cat deep.out.pid) --seconds 3 --freq 999 \
 			--max-frames 100 >cut.out 2>>live.err &&
 		"$LIVE" live --layout layout --runtime 0x$(cat runtime) \
 			--watch $(cat deep.out.pid) --seconds 1 --freq 999 \
