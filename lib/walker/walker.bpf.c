@@ -630,6 +630,34 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 }
 
 /*
+ * The header of the SAMPLE or OFFCPU event in s->ev that walk_user()
+ * finished (u): its size into *size (the bytes from HDR_SLACK); 0, or -1
+ * when it does not fit (nothing to send).
+ */
+static __always_inline int sample_head(struct scratch *s, __u32 type,
+				       __u64 pid_tgid, __u32 flags,
+				       __u64 prev_state, __u32 nk,
+				       const struct user_parts *u,
+				       __u64 *size)
+{
+	struct walker_sample *ws = (void *)(s->ev + HDR_SLACK);
+
+	*size = u->end;
+	if (*size <= HDR_SLACK || *size > EV_MAX)
+		return -1;
+	*size -= HDR_SLACK;
+	fill_hdr(&ws->hdr, type, *size, pid_tgid >> 32, (__u32)pid_tgid);
+	ws->hdr.flags = flags;
+	ws->prev_state = prev_state;
+	ws->nr_kstack = nk;
+	ws->nr_py = u->nr_py;
+	ws->ustack_len = u->ulen;
+	ws->ustack_asked = u->want;
+	ws->pad = 0;
+	return 0;
+}
+
+/*
  * Finish the sample in s->ev whose registers are in place: the kernel
  * stack (when kernel), the Python frames, the user stack; then send it.
  */
@@ -639,7 +667,6 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 					  struct task_struct *task, int kernel,
 					  __u64 prev_state)
 {
-	struct walker_sample *ws = (void *)(s->ev + HDR_SLACK);
 	struct user_parts u;
 	__u32 flags = 0, nk = 0;
 	__u64 size;
@@ -650,20 +677,8 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 	}
 	walk_user(s, nk, pid_tgid, proc, task,
 		  type == WALKER_EV_OFFCPU ? 3 : 1, &flags, &u);
-	size = u.end;
-	if (size <= HDR_SLACK || size > EV_MAX)
-		return;
-	size -= HDR_SLACK;
-
-	fill_hdr(&ws->hdr, type, size, pid_tgid >> 32, (__u32)pid_tgid);
-	ws->hdr.flags = flags;
-	ws->prev_state = prev_state;
-	ws->nr_kstack = nk;
-	ws->nr_py = u.nr_py;
-	ws->ustack_len = u.ulen;
-	ws->ustack_asked = u.want;
-	ws->pad = 0;
-	output(s->ev + HDR_SLACK, size);
+	if (!sample_head(s, type, pid_tgid, flags, prev_state, nk, &u, &size))
+		output(s->ev + HDR_SLACK, size);
 }
 
 static __always_inline const struct walker_proc *watched(__u32 tgid)
@@ -776,21 +791,12 @@ static __always_inline void emit_preattach(struct scratch *s, __u64 pid_tgid,
 	}
 	task_regs((__u64 *)(s->ev + REGS_OFF), task);
 	walk_user(s, nk, pid_tgid, proc, task, 3, &flags, &u);
-	size = u.end;
-	if (size <= HDR_SLACK || size > EV_MAX)
+	if (sample_head(s, WALKER_EV_OFFCPU, pid_tgid, flags, pa->state, nk,
+			&u, &size))
 		return;
-	size -= HDR_SLACK;
-	fill_hdr(&ws->hdr, WALKER_EV_OFFCPU, size, pid_tgid >> 32,
-		 (__u32)pid_tgid);
+	/* the switch-in's time and cpu, not now's */
 	ws->hdr.time_ns = pa->in_ns;
 	ws->hdr.cpu = pa->cpu;
-	ws->hdr.flags = flags;
-	ws->prev_state = pa->state;
-	ws->nr_kstack = nk;
-	ws->nr_py = u.nr_py;
-	ws->ustack_len = u.ulen;
-	ws->ustack_asked = u.want;
-	ws->pad = 0;
 	output(s->ev + HDR_SLACK, size);
 }
 
