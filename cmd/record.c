@@ -64,7 +64,7 @@ static const char record_options[] =
 "                           kernel's perf_event_max_sample_rate)\n"
 "    --stack-size <bytes>   stack bytes copied per sample, a multiple of 8:\n"
 "                           jit mode, at most 65528 (default: by build);\n"
-"                           bpf mode, at most 16384 (the default)\n"
+"                           bpf mode, at most 32768 (the default)\n"
 "    -e, --event <event>    the perf event (default: cpu-clock)\n"
 "    --perf-arg <arg>       pass <arg> to perf record (repeatable)\n"
 "    --wall                 also record when each thread waits, and on\n"

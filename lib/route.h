@@ -60,7 +60,7 @@ struct route_facts {
 };
 
 /* bpf mode's user stack copied per sample (see route.c). */
-#define ROUTE_BPF_STACK_DEFAULT 16384u
+#define ROUTE_BPF_STACK_DEFAULT 32768u
 
 /*
  * Does --mode auto record with the frame walker (bpf mode)?  Yes where

@@ -18,7 +18,7 @@
 
 #define WALKER_MAX_PY_FRAMES	2048	/* frames walked per sample */
 #define WALKER_MAX_KSTACK	127	/* kernel frames (perf's default cap) */
-#define WALKER_USTACK_MAX	16384	/* user stack bytes copied, at most */
+#define WALKER_USTACK_MAX	32768	/* user stack bytes copied, at most */
 /* ... for a switch-out (--wall): at tens of thousands a second the
    copy is most of the walker's cost and fills its ring buffer */
 #define WALKER_OFFCPU_USTACK	8192

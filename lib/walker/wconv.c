@@ -23,6 +23,13 @@
 
 #include <time.h>		/* CLOCK_MONOTONIC */
 
+/*
+ * A sample record's bytes besides its callchain, raw data, registers and
+ * stack dump (header, ids, times, the sizes of those parts), with room
+ * to spare: the kept dump is cut so that the record fits PW_RECORD_MAX.
+ */
+#define WCONV_SAMPLE_FIXED 256u
+
 static void attrs(const struct wconv_opts *o, struct perf_event_attr *cpu,
 		  struct perf_event_attr *off)
 {
@@ -466,9 +473,26 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	 * copy is a full dump (the stack may go on past it).
 	 */
 	if (any && d->ustack_len) {
+		/*
+		 * perf's records hold 64 KiB: a 32 KiB copy under 2048 Python
+		 * frames does not fit.  The kept dump is then cut to what
+		 * does (from sp: the innermost frames stay), a full dump to
+		 * readers; the frames unwound now came from the whole copy.
+		 */
+		uint64_t room = PW_RECORD_MAX - WCONV_SAMPLE_FIXED -
+				c->raw.len - 8 * ps.nr_callchain -
+				8 * (uint64_t)WALKER_NR_REGS;
+		uint64_t len = d->ustack_len;
+
+		room &= ~7ull;
+		if (len + 8 > room) {
+			len = room;
+			full = 1;
+			c->st.kept_copies_cut++;
+		}
 		ps.stack = d->ustack;
-		ps.dyn_size = d->ustack_len;
-		ps.stack_size = ((uint64_t)d->ustack_len + 7) & ~7ull;
+		ps.dyn_size = len;
+		ps.stack_size = (len + 7) & ~7ull;
 		if (!full)
 			ps.stack_size += 8;
 	}

@@ -189,6 +189,8 @@ struct wconv_stats {
 	uint64_t mmaps, comms, tasks;	/* records written */
 	uint64_t maps_reads;		/* /proc/PID/maps read */
 	uint64_t maps_unread;		/* ... and not readable (exited) */
+	uint64_t kept_copies_cut;	/* --keep-stack-copy: copies cut to
+					   fit perf's 64 KiB record */
 	int kernel_map;			/* the kernel's map was written */
 	uint64_t bytes;			/* of records (perf.data's data) */
 	uint64_t first_sample_ns;	/* from start_ns to the first

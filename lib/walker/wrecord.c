@@ -980,6 +980,13 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			     "failed (it was gone): native frames of such "
 			     "processes may be unnamed",
 			     (unsigned long long)c->maps_unread);
+	if (c->kept_copies_cut)
+		strvec_pushf(lines, "%llu kept stack copies were cut to fit "
+			     "perf's 64 KiB records (deep Python stacks): "
+			     "their frames were unwound from the whole copy; "
+			     "a report that unwinds the kept copy stops "
+			     "where it was cut",
+			     (unsigned long long)c->kept_copies_cut);
 	written = c->samples + c->offcpu;
 	strbuf_reset(&sb);
 	strbuf_addf(&sb, "perf.data: %llu bytes", (unsigned long long)c->bytes);
