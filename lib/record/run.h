@@ -12,6 +12,8 @@
 #include "strbuf.h"
 #include "sysprobe.h"
 
+#include <pthread.h>
+
 /*
  * The pipeline of `pyperf-run record`, in three stages:
  *
@@ -177,6 +179,10 @@ struct record_run {
 				   ran to its end: wait_status is its
 				   status, which record exits with */
 	int nospace;		/* perf ran out of space */
+	int kallsyms_state;	/* 0, or the kernel's symbols are being
+				   saved (1: by kallsyms_thread) or are
+				   (2): record_keep_kallsyms() */
+	pthread_t kallsyms_thread;
 	pid_t helper_pid;	/* the exec helper (not the program's) */
 	pid_t program_pid;	/* the program's first process, or 0 */
 	double max_size_stop;	/* when perf.data reached --max-size and
