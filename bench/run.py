@@ -105,9 +105,10 @@ def first_line(text, limit=90):
 # --- running things -------------------------------------------------------
 
 class Result:
-    def __init__(self, code, wall, cpu, err, pid, rss=0.0):
+    def __init__(self, code, wall, cpu, err, pid, rss=0.0, start=None):
         self.code = code
         self.wall = wall
+        self.start = start  # time.monotonic() at the spawn (run())
         self.cpu = cpu
         self.err = err
         self.pid = pid
@@ -142,7 +143,7 @@ def run(argv, env=None, cwd=None, stdout=None, timeout=300):
     err = errf.read().decode("utf-8", "replace")
     errf.close()
     return Result(p.returncode, wall, ru.ru_utime + ru.ru_stime, err,
-                  p.pid, ru.ru_maxrss / 1024.0)
+                  p.pid, ru.ru_maxrss / 1024.0, t0)
 
 
 def run_pipe(argv1, argv2, env=None, cwd=None, timeout=300):
@@ -1972,6 +1973,20 @@ def part_f(args, pythons, tool, scratch):
 
 # --- (i) the frame walker ---------------------------------------------------
 
+def split_of(r):
+    """A run of timed.py: (start, program, end) in seconds, from the
+    spawn to the script's first line, its run, from its end to the
+    command's exit; None without timed.py's "span" line."""
+    for line in r.err.splitlines():
+        if line.startswith("span ") and r.start is not None:
+            try:
+                m0, m1 = (float(x) for x in line.split()[1:3])
+            except ValueError:
+                return None
+            return (m0 - r.start, m1 - m0, r.start + r.wall - m1)
+    return None
+
+
 def elapsed_of(text):
     """timed.py's "elapsed SECONDS" line of a stderr text, or None."""
     for line in text.splitlines():
@@ -2017,6 +2032,7 @@ def part_i(args, pythons, tool, scratch):
                                          else "150"])]
     rows = []
     size_rows = []
+    whole_rows = []
     if not tool.has("record"):
         return "### (i) The frame walker\n\n%s\n" % na(tool.missing("record"))
     for py in picks:
@@ -2024,6 +2040,7 @@ def part_i(args, pythons, tool, scratch):
         for name, wl in loads:
             log("(i) %s, %s" % (py.label, name))
             res = {"plain": [], "bpf": [], "jit": []}
+            splits = {"plain": [], "bpf": [], "jit": []}
             why = {}
             for rep in range(reps):
                 # interleaved, so that a change of the machine's load
@@ -2032,6 +2049,8 @@ def part_i(args, pythons, tool, scratch):
                 e = elapsed_of(r.err)
                 if r.code == 0 and e:
                     res["plain"].append(e)
+                    if split_of(r):
+                        splits["plain"].append(split_of(r))
                 for mode in ("bpf", "jit"):
                     if mode in why:
                         continue
@@ -2045,6 +2064,8 @@ def part_i(args, pythons, tool, scratch):
                         why[mode] = na(first_line(r.err, 60))
                         continue
                     res[mode].append(e)
+                    if split_of(r):
+                        splits[mode].append(split_of(r))
                     if rep == 0:
                         meta = read_meta(sess)
                         try:
@@ -2067,6 +2088,8 @@ def part_i(args, pythons, tool, scratch):
                     t = min(res[mode])
                     row += [secs(t), ratio(t, base)]
             rows.append(row)
+            whole_rows.append(whole_row("%s, %s" % (py.label, name),
+                                        splits))
     text = ("### (i) The frame walker: the program's cost\n\n"
             "The program's own run time (timed.py: inside the "
             "interpreter, without start-up or the recorder's setup and "
@@ -2081,8 +2104,46 @@ def part_i(args, pythons, tool, scratch):
              "samples, first run of each cell above.\n\n")
     text += table(["interpreter, program", "mode", "samples",
                    "bytes per sample"], size_rows)
+    text += ("\n#### (i4) What the user waits for: the whole command\n\n"
+             "The same runs, each split on one clock (CLOCK_MONOTONIC): "
+             "start = from the spawn to the script's first line (the "
+             "interpreter's start-up; under record also record's setup: "
+             "the walker's programs loaded, perf started), program = the "
+             "script's own run, end = from its last line to the "
+             "command's exit (the interpreter's teardown; under record "
+             "also record's finish: the session written and judged). "
+             "Median of %d, whole = the three; ratio = whole over the "
+             "plain run's. Goal: <= 1.1x.\n\n" % reps)
+    text += table(["interpreter, program", "plain: start / program / end",
+                   "bpf: start / program / end", "bpf whole",
+                   "jit: start / program / end", "jit whole"], whole_rows)
     text += "\n" + walker_attach(args, pythons, tool, scratch)
     return text
+
+
+def whole_row(label, splits):
+    """A row of table i4: each column's median start / program / end,
+    and the whole command's median against the plain run's."""
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2]
+
+    def cell(runs):
+        return " / ".join(secs(med([s[i] for s in runs])) for i in range(3))
+
+    row = [label]
+    plain = splits["plain"]
+    base = med([sum(s) for s in plain]) if plain else None
+    row.append(cell(plain) if plain else "n/a")
+    for mode in ("bpf", "jit"):
+        runs = splits[mode]
+        if not runs:
+            row += ["n/a", ""]
+            continue
+        whole = med([sum(s) for s in runs])
+        row += [cell(runs), "%s (%s)" % (secs(whole), ratio(whole, base))
+                if base else secs(whole)]
+    return row
 
 
 def walker_attach(args, pythons, tool, scratch):
