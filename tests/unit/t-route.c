@@ -26,7 +26,7 @@ static void walker_ready(struct route_walker *w, int ready)
 {
 	memset(w, 0, sizeof(*w));
 	w->ready = ready;
-	w->stack_max = 16384;
+	w->stack_max = 32768;
 	if (ready) {
 		set_err(w->why.text, sizeof(w->why.text), "root");
 	} else {
@@ -99,10 +99,10 @@ static void test_auto_walker(void)
 	TAP_INT(route_auto_walker(&a, &f, why, sizeof(why)), 0,
 		"--perf: perf record");
 	a.perf_named = 0;
-	a.stack_size = 16384;
+	a.stack_size = 32768;
 	TAP_INT(route_auto_walker(&a, &f, why, sizeof(why)), 1,
 		"--stack-size within the walker's copy: bpf mode");
-	a.stack_size = 16392;
+	a.stack_size = 32776;
 	TAP_INT(route_auto_walker(&a, &f, why, sizeof(why)), 0,
 		"--stack-size beyond it: perf record");
 	a.stack_size = 0;
@@ -152,10 +152,10 @@ static void test_bpf(void)
 	TAP_STR(p.text, "--trampoline is for perf record's modes: bpf mode "
 		"runs no perf and no trampoline", "...said");
 	a.trampoline_given = 0;
-	a.stack_size = 32768;
-	TAP_INT(route_bpf(&a, &f, &m, &p), -1, "--stack-size 32768");
-	TAP_STR(p.text, "--stack-size 32768 is more than the frame walker "
-		"copies (16384 bytes)", "...said");
+	a.stack_size = 65536;
+	TAP_INT(route_bpf(&a, &f, &m, &p), -1, "--stack-size 65536");
+	TAP_STR(p.text, "--stack-size 65536 is more than the frame walker "
+		"copies (32768 bytes)", "...said");
 	a.stack_size = 4096;
 	TAP_INT(route_bpf(&a, &f, &m, &p), 0, "--stack-size 4096");
 	TAP_INT(m.stack_size, 4096, "...taken");
