@@ -56,6 +56,8 @@ double record_now(void);
  * there.  id_hex (may be NULL) gets the vDSO's build-id in hex.
  * Returns 0, or -errno.
  */
+struct strbuf;
+
 int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
 
 /*
@@ -65,5 +67,13 @@ int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
  * -errno (-EPERM: the kernel hides the addresses, kptr_restrict).
  */
 int record_save_kallsyms(const char *session);
+/*
+ * The same in two steps: the symbols read and compressed into gz (in
+ * memory: a thread does it while the program runs), then written as
+ * <session>/kallsyms.gz (at the end, when the session's other files
+ * have had the disk).  0, or -errno.
+ */
+int record_kallsyms_compress(struct strbuf *gz);
+int record_kallsyms_write(const char *session, const struct strbuf *gz);
 
 #endif

@@ -86,6 +86,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	strvec_init(&r->unnamed_objects);
 	strvec_init(&r->program_unnamed);
 	strvec_init(&r->notes);
+	strbuf_init(&r->kallsyms_gz, 0);
 	session_meta_init(&r->meta);
 	perfdata_scan_init(&r->scan);
 }
@@ -523,11 +524,15 @@ enum record_outcome record_execute(struct record_run *r)
  * code objects as they come: paused for 100 ms at the start, 111 of a
  * 1.6 s program's 638 samples lost their Python frames).  The
  * walker's own programs are loaded by then, so their [bpf] symbols are
- * in it.  perf record's route saves them at the end.
+ * in it.  The file (1 MB) is written at the end, as before, after
+ * perf.data and pycode had the disk.  perf record's route does both at
+ * the end.
  */
 static void *kallsyms_thread(void *arg)
 {
-	record_save_kallsyms(arg);
+	struct record_run *r = arg;
+
+	r->kallsyms_err = record_kallsyms_compress(&r->kallsyms_gz);
 	return NULL;
 }
 
@@ -540,20 +545,32 @@ void record_kallsyms_begin(struct record_run *r)
 	/* signals stay the main thread's (its handlers, its EINTRs) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&r->kallsyms_thread, NULL, kallsyms_thread,
-			    r->tmp))
+	if (!pthread_create(&r->kallsyms_thread, NULL, kallsyms_thread, r))
 		r->kallsyms_state = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* The kernel's symbols are in the session, or could not be. */
+/* Wait for the thread, if one runs; its symbols stay in r. */
+static void kallsyms_join(struct record_run *r)
+{
+	if (r->kallsyms_state != 1)
+		return;
+	pthread_join(r->kallsyms_thread, NULL);
+	r->kallsyms_state = 2;
+}
+
+/* The kernel's symbols into the session, or none when they cannot be. */
 void record_keep_kallsyms(struct record_run *r)
 {
-	if (r->kallsyms_state == 1)
-		pthread_join(r->kallsyms_thread, NULL);
-	else if (!r->kallsyms_state)
+	if (!r->kallsyms_state) {
 		record_save_kallsyms(r->tmp);
-	r->kallsyms_state = 2;
+		r->kallsyms_state = 3;
+		return;
+	}
+	kallsyms_join(r);
+	if (r->kallsyms_state == 2 && !r->kallsyms_err)
+		record_kallsyms_write(r->tmp, &r->kallsyms_gz);
+	r->kallsyms_state = 3;
 }
 
 /* --- finish -------------------------------------------------------------- */
@@ -616,9 +633,8 @@ enum record_outcome record_finish(struct record_run *r)
 
 void record_release(struct record_run *r)
 {
-	/* the thread writes in r->tmp, removed below */
-	if (r->kallsyms_state == 1)
-		record_keep_kallsyms(r);
+	kallsyms_join(r);
+	strbuf_release(&r->kallsyms_gz);
 	/* a prepare that failed early leaves the question unanswered */
 	perfcmd_record_takes_finish(&r->bpf_ask);
 	perfcmd_record_takes_finish(&r->max_size_ask);

@@ -179,10 +179,13 @@ struct record_run {
 				   ran to its end: wait_status is its
 				   status, which record exits with */
 	int nospace;		/* perf ran out of space */
-	int kallsyms_state;	/* 0, or the kernel's symbols are being
-				   saved (1: by kallsyms_thread) or are
-				   (2): record_keep_kallsyms() */
+	int kallsyms_state;	/* the kernel's symbols: 0 not begun, 1
+				   being read by kallsyms_thread, 2 read
+				   (kallsyms_gz, kallsyms_err), 3 saved or
+				   given up (record_keep_kallsyms()) */
 	pthread_t kallsyms_thread;
+	struct strbuf kallsyms_gz;
+	int kallsyms_err;
 	pid_t helper_pid;	/* the exec helper (not the program's) */
 	pid_t program_pid;	/* the program's first process, or 0 */
 	double max_size_stop;	/* when perf.data reached --max-size and
