@@ -304,7 +304,8 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		if (o->duration > 0)
 			stop_at = record_mono_now() + o->duration;
 	}
-	record_kallsyms_begin(r);
+	/* the kernel's symbols, read as the program runs */
+	record_kallsyms_begin(&r->kallsyms);
 	/*
 	 * Signals, once the program is forked (an ignored signal would stay
 	 * ignored in it across its exec).  Ctrl-C: with a program it is the

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -495,7 +496,7 @@ out:
 	return ret;
 }
 
-int record_kallsyms_compress(struct strbuf *out)
+static int kallsyms_compress(struct strbuf *out)
 {
 	char line[1024];
 	unsigned char chunk[65536];
@@ -555,7 +556,7 @@ int record_kallsyms_compress(struct strbuf *out)
 	return ret;
 }
 
-int record_kallsyms_write(const char *session, const struct strbuf *gz)
+static int kallsyms_write(const char *session, const struct strbuf *gz)
 {
 	char *path = xasprintf("%s/kallsyms.gz", session);
 	int ret = write_file(path, gz->buf, gz->len, 0600, 1);
@@ -569,10 +570,66 @@ int record_kallsyms_write(const char *session, const struct strbuf *gz)
 int record_save_kallsyms(const char *session)
 {
 	struct strbuf gz = STRBUF_INIT;
-	int ret = record_kallsyms_compress(&gz);
+	int ret = kallsyms_compress(&gz);
 
 	if (!ret)
-		ret = record_kallsyms_write(session, &gz);
+		ret = kallsyms_write(session, &gz);
 	strbuf_release(&gz);
 	return ret;
+}
+
+void record_kallsyms_init(struct record_kallsyms *k)
+{
+	memset(k, 0, sizeof(*k));
+	strbuf_init(&k->gz, 0);
+}
+
+static void *kallsyms_thread(void *arg)
+{
+	struct record_kallsyms *k = arg;
+
+	k->err = kallsyms_compress(&k->gz);
+	return NULL;
+}
+
+void record_kallsyms_begin(struct record_kallsyms *k)
+{
+	sigset_t all, old;
+
+	if (k->state)
+		return;
+	/* signals stay the main thread's (its handlers, its EINTRs) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&k->thread, NULL, kallsyms_thread, k))
+		k->state = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void kallsyms_join(struct record_kallsyms *k)
+{
+	if (k->state != 1)
+		return;
+	pthread_join(k->thread, NULL);
+	k->state = 2;
+}
+
+void record_kallsyms_keep(struct record_kallsyms *k, const char *session)
+{
+	if (k->state == 3)
+		return;
+	if (!k->state) {
+		record_save_kallsyms(session);
+	} else {
+		kallsyms_join(k);
+		if (!k->err)
+			kallsyms_write(session, &k->gz);
+	}
+	k->state = 3;
+}
+
+void record_kallsyms_release(struct record_kallsyms *k)
+{
+	kallsyms_join(k);
+	strbuf_release(&k->gz);
 }

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PPR_RECORD_COLLECT_H
 #define PPR_RECORD_COLLECT_H
+
 #include "compat.h"
+#include "strbuf.h"
+
+#include <pthread.h>
 
 /*
  * The run's files into the session: the map and jitdump files of its
@@ -56,8 +60,6 @@ double record_now(void);
  * there.  id_hex (may be NULL) gets the vDSO's build-id in hex.
  * Returns 0, or -errno.
  */
-struct strbuf;
-
 int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
 
 /*
@@ -67,13 +69,32 @@ int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
  * -errno (-EPERM: the kernel hides the addresses, kptr_restrict).
  */
 int record_save_kallsyms(const char *session);
+
 /*
- * The same in two steps: the symbols read and compressed into gz (in
- * memory: a thread does it while the program runs), then written as
- * <session>/kallsyms.gz (at the end, when the session's other files
- * have had the disk).  0, or -errno.
+ * The same, with the reading and compressing done while the program
+ * runs.  Reading and compressing /proc/kallsyms costs about 100 ms of a
+ * core: bpf mode has a thread do it (record_kallsyms_begin()), not after
+ * the program ended, when the user waits for it, and not in the loop
+ * that reads the walker's events (which names the program's interpreter
+ * and code objects as they come: paused for 100 ms at the start, 111 of
+ * a 1.6 s program's 638 samples lost their Python frames).  The
+ * walker's own programs are loaded by then, so their [bpf] symbols are
+ * in it.  record_kallsyms_keep() writes the file (1 MB) at the end, as
+ * before, after perf.data and pycode had the disk; without a begin it
+ * does both there (perf record's route).
  */
-int record_kallsyms_compress(struct strbuf *gz);
-int record_kallsyms_write(const char *session, const struct strbuf *gz);
+struct record_kallsyms {
+	int state;		/* 0 not begun, 1 being read by the thread,
+				   2 read (gz, err), 3 kept or given up */
+	pthread_t thread;
+	struct strbuf gz;	/* kallsyms.gz's bytes */
+	int err;		/* the reading's: 0 or -errno */
+};
+void record_kallsyms_init(struct record_kallsyms *k);
+void record_kallsyms_begin(struct record_kallsyms *k);
+/* <session>/kallsyms.gz, once; nothing when the symbols are hidden */
+void record_kallsyms_keep(struct record_kallsyms *k, const char *session);
+/* waits for the thread, if one still reads */
+void record_kallsyms_release(struct record_kallsyms *k);
 
 #endif

@@ -19,8 +19,6 @@
 #include "spawn.h"
 
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <unistd.h>
 
 /* Disk space set aside for the metadata: RESERVE_CHUNKS of zeros. */
@@ -86,7 +84,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	strvec_init(&r->unnamed_objects);
 	strvec_init(&r->program_unnamed);
 	strvec_init(&r->notes);
-	strbuf_init(&r->kallsyms_gz, 0);
+	record_kallsyms_init(&r->kallsyms);
 	session_meta_init(&r->meta);
 	perfdata_scan_init(&r->scan);
 }
@@ -513,66 +511,6 @@ enum record_outcome record_execute(struct record_run *r)
 	return r->backend->execute(r);
 }
 
-/*
- * Kernel frames keep their names wherever the session goes: the
- * kernel's symbols are saved in it, once (a kernel that hides its
- * addresses leaves them to the report's machine).  Reading and
- * compressing /proc/kallsyms costs about 100 ms of a core: bpf mode has
- * a thread do it while the program runs (record_kallsyms_begin()), not
- * after it ended, when the user waits for it, and not in the loop that
- * reads the walker's events (which names the program's interpreter and
- * code objects as they come: paused for 100 ms at the start, 111 of a
- * 1.6 s program's 638 samples lost their Python frames).  The
- * walker's own programs are loaded by then, so their [bpf] symbols are
- * in it.  The file (1 MB) is written at the end, as before, after
- * perf.data and pycode had the disk.  perf record's route does both at
- * the end.
- */
-static void *kallsyms_thread(void *arg)
-{
-	struct record_run *r = arg;
-
-	r->kallsyms_err = record_kallsyms_compress(&r->kallsyms_gz);
-	return NULL;
-}
-
-void record_kallsyms_begin(struct record_run *r)
-{
-	sigset_t all, old;
-
-	if (r->kallsyms_state)
-		return;
-	/* signals stay the main thread's (its handlers, its EINTRs) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&r->kallsyms_thread, NULL, kallsyms_thread, r))
-		r->kallsyms_state = 1;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* Wait for the thread, if one runs; its symbols stay in r. */
-static void kallsyms_join(struct record_run *r)
-{
-	if (r->kallsyms_state != 1)
-		return;
-	pthread_join(r->kallsyms_thread, NULL);
-	r->kallsyms_state = 2;
-}
-
-/* The kernel's symbols into the session, or none when they cannot be. */
-void record_keep_kallsyms(struct record_run *r)
-{
-	if (!r->kallsyms_state) {
-		record_save_kallsyms(r->tmp);
-		r->kallsyms_state = 3;
-		return;
-	}
-	kallsyms_join(r);
-	if (r->kallsyms_state == 2 && !r->kallsyms_err)
-		record_kallsyms_write(r->tmp, &r->kallsyms_gz);
-	r->kallsyms_state = 3;
-}
-
 /* --- finish -------------------------------------------------------------- */
 
 enum record_outcome record_finish(struct record_run *r)
@@ -602,7 +540,8 @@ enum record_outcome record_finish(struct record_run *r)
 			   "'%s': %s: samples in it will stop there", r->bid,
 			   strerror(-st));
 
-	record_keep_kallsyms(r);
+	/* kernel frames keep their names wherever the session goes */
+	record_kallsyms_keep(&r->kallsyms, r->tmp);
 	/* room for meta when perf filled the disk */
 	unlink(r->reserve);
 	record_write_meta(r);
@@ -633,8 +572,8 @@ enum record_outcome record_finish(struct record_run *r)
 
 void record_release(struct record_run *r)
 {
-	kallsyms_join(r);
-	strbuf_release(&r->kallsyms_gz);
+	/* its thread may still read (a recording that failed) */
+	record_kallsyms_release(&r->kallsyms);
 	/* a prepare that failed early leaves the question unanswered */
 	perfcmd_record_takes_finish(&r->bpf_ask);
 	perfcmd_record_takes_finish(&r->max_size_ask);

@@ -11,8 +11,7 @@
 #include "spawn.h"
 #include "strbuf.h"
 #include "sysprobe.h"
-
-#include <pthread.h>
+#include "record/collect.h"
 
 /*
  * The pipeline of `pyperf-run record`, in three stages:
@@ -179,13 +178,8 @@ struct record_run {
 				   ran to its end: wait_status is its
 				   status, which record exits with */
 	int nospace;		/* perf ran out of space */
-	int kallsyms_state;	/* the kernel's symbols: 0 not begun, 1
-				   being read by kallsyms_thread, 2 read
-				   (kallsyms_gz, kallsyms_err), 3 saved or
-				   given up (record_keep_kallsyms()) */
-	pthread_t kallsyms_thread;
-	struct strbuf kallsyms_gz;
-	int kallsyms_err;
+	struct record_kallsyms kallsyms; /* the kernel's symbols, read
+				   while the program runs (bpf mode) */
 	pid_t helper_pid;	/* the exec helper (not the program's) */
 	pid_t program_pid;	/* the program's first process, or 0 */
 	double max_size_stop;	/* when perf.data reached --max-size and

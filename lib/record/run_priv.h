@@ -72,13 +72,6 @@ void record_say_max_size_stop(struct record_run *r, const char *after);
 enum record_status_kind record_wait_helper(const char *statusf,
 					   pid_t exec_pid, int *value);
 /*
- * The kernel's symbols into the session, once: begun by a backend in a
- * thread of its own as the program runs; record_finish() waits for it,
- * or saves them itself when no backend began it.
- */
-void record_kallsyms_begin(struct record_run *r);
-void record_keep_kallsyms(struct record_run *r);
-/*
  * Run a helper perf command (its output dropped, its stderr into
  * errout), in its own process group: a late Ctrl-C does not cut it.
  */
