@@ -559,7 +559,7 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 static int on_preattach(struct wconv *c, const struct walker_decoded *d,
 			char *err, size_t errlen)
 {
-	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->pid, (pid_t)d->hdr->tid);
 	uint64_t end = d->hdr->time_ns;
 	int r;
 
@@ -597,7 +597,7 @@ static int on_offcpu(struct wconv *c, const struct walker_decoded *d,
 		c->st.offcpu_exited++;
 		return 0;
 	}
-	t = wconv_thread_get(c, (pid_t)d->hdr->tid);
+	t = wconv_thread_get(c, (pid_t)d->hdr->pid, (pid_t)d->hdr->tid);
 	t->seen_at = d->hdr->time_ns;
 	/* its switch-in was lost: it ran before this switch-out */
 	if (t->off && close_late(c, t, d->hdr->time_ns, err, errlen) < 0)
@@ -716,7 +716,7 @@ static int on_waking(struct wconv *c, const struct walker_decoded *d)
 		/* an exited waker's state went with its EXIT: not made anew */
 		e = umap_find(&c->threads, (uint32_t)d->hdr->tid);
 		w = e ? e->val : exiting ? NULL :
-		    wconv_thread_get(c, (pid_t)d->hdr->tid);
+		    wconv_thread_get(c, (pid_t)d->hdr->pid, (pid_t)d->hdr->tid);
 	} else {
 		w = NULL;
 	}
@@ -732,7 +732,7 @@ static int on_waking(struct wconv *c, const struct walker_decoded *d)
 		w->woke_time = d->hdr->time_ns;
 		w->woke_tid = (pid_t)wk->wakee_tid;
 	}
-	t = wconv_thread_get(c, (pid_t)wk->wakee_tid);
+	t = wconv_thread_get(c, (pid_t)wk->wakee_pid, (pid_t)wk->wakee_tid);
 	free(t->wake);
 	t->wake = xmalloc(d->hdr->size);
 	memcpy(t->wake, d->hdr, d->hdr->size);
@@ -744,7 +744,7 @@ static int on_waking(struct wconv *c, const struct walker_decoded *d)
 static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 		    char *err, size_t errlen)
 {
-	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->tid);
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->pid, (pid_t)d->hdr->tid);
 	int r = 0;
 
 	if (!t->off) {
@@ -769,6 +769,20 @@ static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 	return r;
 }
 
+/* Does pid have a thread not yet exited (seen, its exit not)? */
+static int process_threads(const struct wconv *c, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->threads.cap; i++) {
+		const struct wthread *t = c->threads.ents[i].val;
+
+		if (c->threads.ents[i].used && t && t->pid == pid)
+			return 1;
+	}
+	return 0;
+}
+
 static int on_task(struct wconv *c, const struct walker_decoded *d,
 		   char *err, size_t errlen)
 {
@@ -777,6 +791,7 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 	struct pw_id id = { h->pid, h->tid, h->time_ns, h->cpu };
 	struct umap_ent *e;
 	struct wthread *t;
+	struct wproc *p;
 	char comm[sizeof(tk->comm) + 1];
 
 	memcpy(comm, tk->comm, sizeof(tk->comm));
@@ -819,12 +834,24 @@ static int on_task(struct wconv *c, const struct walker_decoded *d,
 			free(t);
 		}
 		umap_del(&c->threads, h->tid);
-		if (h->tid != h->pid)
+		/*
+		 * The process goes (its mappings, its interpreter) with its
+		 * last thread, not with its first: in an exit_group() the
+		 * others are killed after the first has exited, and a thread
+		 * still running may end 25 ms later on a loaded machine
+		 * (t3513 found such a thread's wait unwound to one frame,
+		 * its process's mappings forgotten).
+		 */
+		e = umap_find(&c->procs, h->pid);
+		p = e ? e->val : NULL;
+		if (h->tid == h->pid && p)
+			p->leader_gone = 1;
+		if ((h->tid != h->pid && (!p || !p->leader_gone)) ||
+		    process_threads(c, (pid_t)h->pid))
 			return 0;
 		unwind_forget(c->uw, (pid_t)h->pid);
-		e = umap_find(&c->procs, h->pid);
-		if (e)
-			wconv_proc_free(e->val);
+		if (p)
+			wconv_proc_free(p);
 		umap_del(&c->procs, h->pid);
 		return 0;
 	}

@@ -77,9 +77,12 @@ struct wproc {
 	int maps_read;		/* read at least once */
 	char *root;		/* where its files are seen from here (the
 				   record-time unwinder's; NULL: not read) */
+	int leader_gone;	/* its first thread exited: it goes with its
+				   last (wconv_task()) */
 };
 
 struct wthread {
+	pid_t pid;		/* its process (0: not known yet) */
 	int seen;		/* its COMM or FORK is in the file */
 	unsigned char *off;	/* the switch-out event of an open
 				   off-CPU interval (a copy), or NULL */
@@ -152,7 +155,8 @@ struct wconv {
 struct wproc *wconv_proc_find(struct wconv *c, pid_t pid);
 struct wproc *wconv_proc_new(struct wconv *c, pid_t pid);
 void wconv_proc_free(struct wproc *p);
-struct wthread *wconv_thread_get(struct wconv *c, pid_t tid);
+/* tid's state, made when new; pid: its process, 0 when not known */
+struct wthread *wconv_thread_get(struct wconv *c, pid_t pid, pid_t tid);
 /* every process's and thread's state freed */
 void wconv_procs_release(struct wconv *c);
 

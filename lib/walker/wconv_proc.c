@@ -48,14 +48,18 @@ void wconv_proc_free(struct wproc *p)
 	free(p);
 }
 
-struct wthread *wconv_thread_get(struct wconv *c, pid_t tid)
+struct wthread *wconv_thread_get(struct wconv *c, pid_t pid, pid_t tid)
 {
 	struct umap_ent *e = umap_get(&c->threads, (uint64_t)(uint32_t)tid,
 				      NULL);
+	struct wthread *t;
 
 	if (!e->val)
 		e->val = xcalloc(1, sizeof(struct wthread));
-	return e->val;
+	t = e->val;
+	if (pid)
+		t->pid = pid;
+	return t;
 }
 
 void wconv_procs_release(struct wconv *c)
@@ -289,7 +293,7 @@ void wconv_arrive_sample(struct wconv *c, const struct walker_ev_hdr *h,
 	char rel[64];
 
 	if (!p->maps_read) {
-		wconv_thread_get(c, (pid_t)h->pid)->seen = 1;
+		wconv_thread_get(c, (pid_t)h->pid, (pid_t)h->pid)->seen = 1;
 		snprintf(rel, sizeof(rel), "%d/comm", (int)h->pid);
 		if (!read_line(c, rel, &sb))
 			wconv_enqueue_int(c, INT_COMM, (pid_t)h->pid, (pid_t)h->pid,
@@ -307,7 +311,7 @@ void wconv_arrive_sample(struct wconv *c, const struct walker_ev_hdr *h,
 		/* code loaded since: before this sample, not earlier */
 		read_maps(c, p, h->time_ns, h->time_ns, h->cpu);
 	}
-	t = wconv_thread_get(c, (pid_t)h->tid);
+	t = wconv_thread_get(c, (pid_t)h->pid, (pid_t)h->tid);
 	if (!t->seen) {
 		t->seen = 1;
 		strbuf_reset(&sb);
@@ -328,7 +332,7 @@ void wconv_arrive_fork(struct wconv *c, const struct walker_ev_hdr *h,
 	struct umap_ent *e;
 	size_t i;
 
-	wconv_thread_get(c, (pid_t)h->tid)->seen = 1;
+	wconv_thread_get(c, (pid_t)h->pid, (pid_t)h->tid)->seen = 1;
 	if (h->pid == tk->ppid)
 		return;		/* a thread */
 	parent = wconv_proc_find(c, (pid_t)tk->ppid);
@@ -354,7 +358,7 @@ void wconv_arrive_exec(struct wconv *c, const struct walker_ev_hdr *h)
 {
 	struct wproc *p = wconv_proc_new(c, (pid_t)h->pid);
 
-	wconv_thread_get(c, (pid_t)h->tid)->seen = 1;
+	wconv_thread_get(c, (pid_t)h->pid, (pid_t)h->tid)->seen = 1;
 	p->hexversion = 0;
 	p->exec_time = h->time_ns;
 	forget_maps(p);
