@@ -559,7 +559,8 @@ static int on_sample(struct wconv *c, const struct walker_decoded *d,
 static int on_preattach(struct wconv *c, const struct walker_decoded *d,
 			char *err, size_t errlen)
 {
-	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->pid, (pid_t)d->hdr->tid);
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->pid,
+					     (pid_t)d->hdr->tid);
 	uint64_t end = d->hdr->time_ns;
 	int r;
 
@@ -744,7 +745,8 @@ static int on_waking(struct wconv *c, const struct walker_decoded *d)
 static int on_oncpu(struct wconv *c, const struct walker_decoded *d,
 		    char *err, size_t errlen)
 {
-	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->pid, (pid_t)d->hdr->tid);
+	struct wthread *t = wconv_thread_get(c, (pid_t)d->hdr->pid,
+					     (pid_t)d->hdr->tid);
 	int r = 0;
 
 	if (!t->off) {

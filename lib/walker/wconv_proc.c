@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The conversion's processes and threads (see wconv.h): their state, and
- * the reads of /proc when an event arrives: a process's comm and mappings when it is first seen, after an exec,
- * again at a low rate and when a sample is in code loaded since (only
+ * the reads of /proc when an event arrives: a process's comm and
+ * mappings when it is first seen, after an exec, again at a low rate and
+ * when a sample is in code loaded since (only
  * the mappings not written before are queued), a thread's comm.
  */
 #include "compat.h"
