@@ -16,11 +16,46 @@
 #include "byteorder.h"
 #include "unwind/unwind_priv.h"
 
+#include <dirent.h>
+
 const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 
 	return s ? s + 1 : p;
+}
+
+/*
+ * The build-id of the session's one vDSO, for a session whose perf.data
+ * has none for [vdso] (perf record -z skips its build-id pass): record
+ * saves this machine's vDSO as buildid/[vdso]/ID/vdso, and every process
+ * of the session ran with it.  NULL when there is none, or more than one
+ * (a session put together from several).
+ */
+static const char *session_vdso_id(struct unwind *u)
+{
+	char path[4096];
+	struct dirent *de;
+	const char *id = NULL;
+	int n = 0;
+	DIR *d;
+
+	if (u->vdso_looked)
+		return u->vdso_id;
+	u->vdso_looked = 1;
+	snprintf(path, sizeof(path), "%s/buildid/[vdso]", u->dir);
+	d = opendir(path);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (!n++)
+			id = intern(u, de->d_name, strlen(de->d_name));
+	}
+	closedir(d);
+	u->vdso_id = n == 1 ? id : NULL;
+	return u->vdso_id;
 }
 
 /*
@@ -39,6 +74,8 @@ static struct file *file_get(struct unwind *u, const char *name,
 	if (u->dir) {
 		e = smap_get(&u->buildids, name, strlen(name), NULL);
 		id = e->val;
+		if (!id && !strcmp(name, "[vdso]"))
+			id = session_vdso_id(u);
 	}
 	if (id && strlen(id) > 2) {
 		snprintf(buf, sizeof(buf), "%s/buildid/.build-id/%.2s/%s/elf",

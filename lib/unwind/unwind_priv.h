@@ -134,6 +134,8 @@ struct unwind {
 	char *kbuf;			/* the kallsyms text */
 	struct umap kcache;		/* kernel pc -> struct sym * */
 	int ksyms_loaded;
+	const char *vdso_id;		/* the session's one saved vDSO's */
+	int vdso_looked;		/* ...looked for (session_vdso_id()) */
 	Dwfl_Callbacks cbs;
 	char *debuginfo_path;
 	struct unwind_stats st;
