@@ -567,7 +567,8 @@ static int kallsyms_write(const char *session, const struct strbuf *gz)
 	return ret;
 }
 
-int record_save_kallsyms(const char *session)
+/* Read, compress and write at once: 0, or -errno. */
+static int save_kallsyms(const char *session)
 {
 	struct strbuf gz = STRBUF_INIT;
 	int ret = kallsyms_compress(&gz);
@@ -619,7 +620,7 @@ void record_kallsyms_keep(struct record_kallsyms *k, const char *session)
 	if (k->state == 3)
 		return;
 	if (!k->state) {
-		record_save_kallsyms(session);
+		save_kallsyms(session);
 	} else {
 		kallsyms_join(k);
 		if (!k->err)

@@ -63,17 +63,12 @@ double record_now(void);
 int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
 
 /*
- * Save this kernel's function symbols (/proc/kallsyms' t, T, w and W
- * lines) as <session>/kallsyms.gz, mode 0600, so that the report names
- * kernel frames on another machine or after a reboot.  Returns 0, or
- * -errno (-EPERM: the kernel hides the addresses, kptr_restrict).
- */
-int record_save_kallsyms(const char *session);
-
-/*
- * The same, with the reading and compressing done while the program
- * runs.  Reading and compressing /proc/kallsyms costs about 100 ms of a
- * core: bpf mode has a thread do it (record_kallsyms_begin()), not after
+ * This kernel's function symbols (/proc/kallsyms' t, T, w and W lines)
+ * saved as <session>/kallsyms.gz, mode 0600, so that the report names
+ * kernel frames on another machine or after a reboot; none when the
+ * kernel hides the addresses (kptr_restrict).  Reading and compressing
+ * /proc/kallsyms costs about 100 ms of a core: bpf mode has a thread do
+ * it (record_kallsyms_begin()), not after
  * the program ended, when the user waits for it, and not in the loop
  * that reads the walker's events (which names the program's interpreter
  * and code objects as they come: paused for 100 ms at the start, 111 of
