@@ -2049,8 +2049,9 @@ def part_i(args, pythons, tool, scratch):
                 e = elapsed_of(r.err)
                 if r.code == 0 and e:
                     res["plain"].append(e)
-                    if split_of(r):
-                        splits["plain"].append(split_of(r))
+                    sp = split_of(r)
+                    if sp:
+                        splits["plain"].append(sp)
                 for mode in ("bpf", "jit"):
                     if mode in why:
                         continue
@@ -2064,8 +2065,9 @@ def part_i(args, pythons, tool, scratch):
                         why[mode] = na(first_line(r.err, 60))
                         continue
                     res[mode].append(e)
-                    if split_of(r):
-                        splits[mode].append(split_of(r))
+                    sp = split_of(r)
+                    if sp:
+                        splits[mode].append(sp)
                     if rep == 0:
                         meta = read_meta(sess)
                         try:
@@ -2124,9 +2126,7 @@ def part_i(args, pythons, tool, scratch):
 def whole_row(label, splits):
     """A row of table i4: each column's median start / program / end,
     and the whole command's median against the plain run's."""
-    def med(xs):
-        xs = sorted(xs)
-        return xs[len(xs) // 2]
+    med = statistics.median
 
     def cell(runs):
         return " / ".join(secs(med([s[i] for s in runs])) for i in range(3))
