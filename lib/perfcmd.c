@@ -57,6 +57,19 @@ int perfcmd_args_compress(const char *const *extra)
 	return 0;
 }
 
+int perfcmd_compress_decide(const struct mode *m, enum tristate zstd,
+			    int takes_buildid_mmap, int kernel_build_id,
+			    const char *const *extra)
+{
+	const char *const *e;
+
+	for (e = extra; e && *e; e++)
+		if (!strcmp(*e, "--no-compression-level"))
+			return 0;
+	return zstd == TRI_YES && takes_buildid_mmap && kernel_build_id &&
+	       !mode_needs_inject(m) && !perfcmd_args_compress(extra);
+}
+
 void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 {
 	unsigned freq = o->frequency ? o->frequency : PERFCMD_FREQ_DEFAULT;
@@ -100,6 +113,10 @@ void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)
 		strvec_push(out, "-N");
 	if (o->flags & PERFCMD_NO_BPF_EVENT)
 		strvec_push(out, PERFCMD_NO_BPF_EVENT_OPT);
+	if (o->flags & PERFCMD_COMPRESS) {
+		strvec_push(out, "-z");
+		strvec_push(out, PERFCMD_BUILDID_MMAP_OPT);
+	}
 	if (o->max_size)
 		strvec_pushf(out, PERFCMD_MAX_SIZE_OPT "=%lluB",
 			     (unsigned long long)o->max_size);
@@ -385,6 +402,8 @@ void perfcmd_session_argv(const struct perfcmd_session *s,
 	pc.max_size = s->max_size;
 	if (s->no_bpf_event)
 		pc.flags |= PERFCMD_NO_BPF_EVENT;
+	if (s->compress)
+		pc.flags |= PERFCMD_COMPRESS;
 	perfcmd_record_argv(&pc, record_argv);
 	if (mode_needs_inject(s->mode))
 		perfcmd_inject_argv(s->perf, bid, raw, data, inject_argv);

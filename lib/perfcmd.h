@@ -57,10 +57,14 @@ enum perfcmd_flags {
 	 * (perfcmd_record_takes()).
 	 */
 	PERFCMD_NO_BPF_EVENT = (1 << 2),
+	/* -z --buildid-mmap: see perfcmd_compress_decide() */
+	PERFCMD_COMPRESS = (1 << 3),
 };
 
 /* The option PERFCMD_NO_BPF_EVENT adds. */
 #define PERFCMD_NO_BPF_EVENT_OPT "--no-bpf-event"
+/* The option PERFCMD_COMPRESS adds beside -z, asked of perf first. */
+#define PERFCMD_BUILDID_MMAP_OPT "--buildid-mmap"
 
 /*
  * record --wall: what perf records besides the on-CPU samples (checked
@@ -108,6 +112,29 @@ struct perfcmd_record {
  * (-z[N], --compression-level[=N])?
  */
 int perfcmd_args_compress(const char *const *extra);
+
+/*
+ * Does record's perf record compress (PERFCMD_COMPRESS: -z
+ * --buildid-mmap)?  Most of a DWARF session is its stack dumps, which
+ * zstd packs well (busy.py in jit mode: 6.4 KB a sample, 87 bytes
+ * with -z).  With -z, perf skips its build-id pass at the end, so the
+ * session would have no build-id table: perf script then misses the
+ * files' symbols and cuts stacks (9 % of them on record-split.py),
+ * and [vdso] has no name.  --buildid-mmap puts each file's build-id
+ * into its MMAP2 record instead, and perf script's stacks are the
+ * native reader's again.  So both or neither, only when:
+ *   - perf was built with zstd (`perf version --build-options`: the
+ *     parser takes -z either way) and takes --buildid-mmap (asked);
+ *   - the kernel fills the build-ids (sysprobe_mmap_build_id());
+ *   - the mode has no perf inject --jit, which finds no jitdump in
+ *     compressed data (perfrun.c refuses a user's -z there);
+ *   - the user gave no compression option of their own (extra):
+ *     --perf-arg=--no-compression-level records uncompressed (perf
+ *     6.1 takes --compression-level=0 as its default level, 1).
+ */
+int perfcmd_compress_decide(const struct mode *m, enum tristate zstd,
+			    int takes_buildid_mmap, int kernel_build_id,
+			    const char *const *extra);
 
 /* All defaults: mode MODE_JIT, every pointer NULL, flags 0. */
 void perfcmd_record_init(struct perfcmd_record *o);
@@ -162,6 +189,7 @@ struct perfcmd_session {
 	const char *session;
 	const char *const *target;
 	int no_bpf_event;	/* perf takes --no-bpf-event: pass it */
+	int compress;		/* perfcmd_compress_decide() said yes */
 	enum perfcmd_wall wall;	/* --wall's route (route_wall()) */
 	uint64_t max_size;	/* record --max-size: PERFCMD_MAX_SIZE_OPT
 				   with these bytes (0: none); only for a

@@ -49,6 +49,7 @@ int perf_version_parse(const char *text, struct perf_version *v)
 	memset(v, 0, sizeof(*v));
 	v->patch = -1;
 	v->libunwind = TRI_UNKNOWN;
+	v->zstd = TRI_UNKNOWN;
 	if (!p)
 		return -EINVAL;
 	while (isspace((unsigned char)*p))

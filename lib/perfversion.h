@@ -28,6 +28,11 @@ struct perf_version {
 	 * libdw (Fedora's), TRI_UNKNOWN that it was not asked.
 	 */
 	enum tristate libunwind;
+	/*
+	 * Built with zstd ("zstd: [ on ]"): perf record -z compresses.
+	 * TRI_UNKNOWN when not asked.
+	 */
+	enum tristate zstd;
 };
 
 /*

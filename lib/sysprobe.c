@@ -104,6 +104,29 @@ void sysprobe_try_open(int dwarf, unsigned stack_size,
 	out->error = r ? -r : 0;
 }
 
+int sysprobe_mmap_build_id(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.build_id = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 void sysprobe_limits(struct sysprobe_kernel *k)
 {
 	memset(k, 0, sizeof(*k));

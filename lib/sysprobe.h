@@ -65,6 +65,14 @@ unsigned sysprobe_cap_frequency(const struct sysprobe_kernel *k,
 void sysprobe_try_open(int dwarf, unsigned stack_size,
 		       struct sysprobe_open *out);
 
+/*
+ * Does the kernel put build-ids into MMAP2 records (attr.build_id,
+ * Linux 5.12), which perf record --buildid-mmap asks for?  Tries a
+ * dummy user-only event on the calling thread: 1 yes, 0 no (an older
+ * kernel refuses the bit with EINVAL, or nothing could be opened).
+ */
+int sysprobe_mmap_build_id(void);
+
 /* Read a /proc/sys style file holding one integer. */
 int sysprobe_read_long(const char *path, long *out);
 

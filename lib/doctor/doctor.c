@@ -199,18 +199,13 @@ out:
 	strbuf_release(&errout);
 }
 
-/*
- * Is "name: [ on  ]" (or "[ OFF ]") in `perf version --build-options`?
- * 1 on, 0 off, -1 not listed.
- */
-
 /* Can this perf unwind with DWARF (--call-graph dwarf) at all? */
 static void build_options(struct doctor *d)
 {
 	struct strvec argv = STRVEC_INIT;
 	struct strbuf out = STRBUF_INIT;
 	char err[PPR_ERR_LEN];
-	int unw, dw, st;
+	int unw, dw, zstd, st;
 
 	d->dwarf_unwind = TRI_UNKNOWN;
 	d->perf_debuginfod = -1;
@@ -222,6 +217,10 @@ static void build_options(struct doctor *d)
 	d->perf_debuginfod = perf_build_option(out.buf, "debuginfod");
 	d->reader.perf_libtraceevent = perf_build_option(out.buf,
 							 "libtraceevent");
+	/* record's -z (perfcmd_compress_decide()) */
+	zstd = perf_build_option(out.buf, "zstd");
+	d->perf_version.zstd = zstd > 0 ? TRI_YES : zstd == 0 ? TRI_NO
+							    : TRI_UNKNOWN;
 	unw = perf_build_option(out.buf, "libunwind");
 	dw = perf_build_option(out.buf, "libdw-dwarf-unwind");
 	if (unw < 0 && dw < 0)
@@ -834,6 +833,11 @@ static void build_commands(struct doctor *d)
 	spec.target = d->command ? (const char *const *)d->command : target;
 	spec.no_bpf_event = d->perf_path &&
 		perfcmd_record_takes(d->perf_path, PERFCMD_NO_BPF_EVENT_OPT);
+	spec.compress = d->perf_path &&
+		perfcmd_compress_decide(&d->mode, d->perf_version.zstd,
+			perfcmd_record_takes(d->perf_path,
+					     PERFCMD_BUILDID_MMAP_OPT),
+			sysprobe_mmap_build_id(), NULL);
 	perfcmd_session_argv(&spec, &d->record_argv, &d->inject_argv);
 	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
 	d->record_cmd = strbuf_detach(&sb, NULL);

@@ -137,7 +137,7 @@ int record_perf_version(const char *perf, struct perf_version *v,
 	}
 	strvec_clear(&argv);
 	if (!ret) {
-		/* which DWARF unwinder (see mode_decide()) */
+		/* which DWARF unwinder (see mode_decide()), and zstd */
 		strbuf_reset(&out);
 		perfcmd_version_argv(perf, 1, &argv);
 		st = spawn_capture(argv.v, NULL, &out, NULL, 1 << 16, err,
@@ -145,8 +145,12 @@ int record_perf_version(const char *perf, struct perf_version *v,
 		if (st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st)) {
 			int u = perf_build_option(out.buf, "libunwind");
 
+			int z = perf_build_option(out.buf, "zstd");
+
 			v->libunwind = u > 0 ? TRI_YES : u == 0 ? TRI_NO
 							 : TRI_UNKNOWN;
+			v->zstd = z > 0 ? TRI_YES : z == 0 ? TRI_NO
+						      : TRI_UNKNOWN;
 		}
 		strvec_clear(&argv);
 	}

@@ -14,6 +14,7 @@
 #include "record/collect.h"
 #include "record/jitdump.h"
 #include "spawn.h"
+#include "sysprobe.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -35,6 +36,10 @@ static void perf_commands(struct record_run *r, const char *const *target)
 	spec.session = r->abs_tmp;
 	spec.target = target;
 	spec.no_bpf_event = r->no_bpf_event;
+	spec.compress = perfcmd_compress_decide(&r->mode, r->pv.zstd,
+						r->takes_buildid_mmap,
+						sysprobe_mmap_build_id(),
+						r->o->perf_args);
 	spec.wall = r->wall;
 	spec.max_size = r->o->max_size;
 	perfcmd_session_argv(&spec, &r->perf_argv, &r->inject_argv);

@@ -76,6 +76,7 @@ void record_init(struct record_run *r, const struct record_options *o,
 	r->complete = -1.0;
 	r->bpf_ask = (struct spawn)SPAWN_INIT;
 	r->max_size_ask = (struct spawn)SPAWN_INIT;
+	r->buildid_mmap_ask = (struct spawn)SPAWN_INIT;
 	strvec_init(&r->target);
 	strvec_init(&r->env_set);
 	strvec_init(&r->env);
@@ -90,8 +91,8 @@ void record_init(struct record_run *r, const struct record_options *o,
 }
 
 /*
- * perf's event check and its --no-bpf-event answer, started; and with
- * --max-size, whether perf takes its own.
+ * perf's event check and its --no-bpf-event and --buildid-mmap
+ * answers, started; and with --max-size, whether perf takes its own.
  */
 static void start_perf_checks(struct record_run *r, struct event_check *ev,
 			      const char *event)
@@ -99,6 +100,8 @@ static void start_perf_checks(struct record_run *r, struct event_check *ev,
 	record_check_event_start(ev, r->perf, event);
 	perfcmd_record_takes_start(&r->bpf_ask, r->perf,
 				   PERFCMD_NO_BPF_EVENT_OPT);
+	perfcmd_record_takes_start(&r->buildid_mmap_ask, r->perf,
+				   PERFCMD_BUILDID_MMAP_OPT);
 	if (r->o->max_size)
 		perfcmd_record_takes_start(&r->max_size_ask, r->perf,
 					   PERFCMD_MAX_SIZE_OPT "=1B");
@@ -319,6 +322,8 @@ static enum record_outcome decide_with(struct record_run *r,
 	if ((ret = record_check_event_finish(r, &ev, event)))
 		return ret;
 	r->no_bpf_event = perfcmd_record_takes_finish(&r->bpf_ask);
+	r->takes_buildid_mmap =
+		perfcmd_record_takes_finish(&r->buildid_mmap_ask);
 	if (o->max_size && !perfcmd_record_takes_finish(&r->max_size_ask)) {
 		record_say(r, RECORD_MSG_ERROR, "--max-size: perf record "
 			   "writes this recording, and '%s' (%s) does not "
@@ -576,6 +581,7 @@ void record_release(struct record_run *r)
 	record_kallsyms_release(&r->kallsyms);
 	/* a prepare that failed early leaves the question unanswered */
 	perfcmd_record_takes_finish(&r->bpf_ask);
+	perfcmd_record_takes_finish(&r->buildid_mmap_ask);
 	perfcmd_record_takes_finish(&r->max_size_ask);
 	if (r->tmp && !r->keep_tmp)
 		paths_remove_tree(r->tmp);

@@ -136,6 +136,8 @@ struct record_run {
 	int no_bpf_event;	/* ...its answer: perf takes it */
 	struct spawn max_size_ask; /* asking perf about --max-size, when
 				   given */
+	struct spawn buildid_mmap_ask; /* asking perf about --buildid-mmap */
+	int takes_buildid_mmap;	/* ...its answer (perfcmd_compress_decide()) */
 	struct sysprobe_kernel kernel; /* the /proc/sys limits */
 	struct route_walker walker; /* can the frame walker load here */
 	int walker_asked;	/* ...asked (record_walker_here()) */
