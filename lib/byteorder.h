@@ -26,6 +26,20 @@ static inline uint64_t get_le64(const unsigned char *p)
 	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
+static inline void put_le16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void put_le32(unsigned char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 static inline void put_le64(unsigned char *p, uint64_t v)
 {
 	int i;

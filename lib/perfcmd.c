@@ -59,7 +59,7 @@ int perfcmd_args_compress(const char *const *extra)
 
 int perfcmd_compress_decide(const struct mode *m, enum tristate zstd,
 			    int takes_buildid_mmap, int kernel_build_id,
-			    const char *const *extra)
+			    int in_chroot, const char *const *extra)
 {
 	const char *const *e;
 
@@ -67,7 +67,7 @@ int perfcmd_compress_decide(const struct mode *m, enum tristate zstd,
 		if (!strcmp(*e, "--no-compression-level"))
 			return 0;
 	return zstd == TRI_YES && takes_buildid_mmap && kernel_build_id &&
-	       !mode_needs_inject(m) && !perfcmd_args_compress(extra);
+	       !in_chroot && !mode_needs_inject(m) && !perfcmd_args_compress(extra);
 }
 
 void perfcmd_record_argv(const struct perfcmd_record *o, struct strvec *out)

@@ -128,13 +128,16 @@ int perfcmd_args_compress(const char *const *extra);
  *   - the kernel fills the build-ids (sysprobe_mmap_build_id());
  *   - the mode has no perf inject --jit, which finds no jitdump in
  *     compressed data (perfrun.c refuses a user's -z there);
+ *   - the program runs in no other root (chroot): record rewrites the
+ *     paths of its mmap records (perfdata_root_paths()), which it
+ *     cannot do inside compressed records;
  *   - the user gave no compression option of their own (extra):
  *     --perf-arg=--no-compression-level records uncompressed (perf
  *     6.1 takes --compression-level=0 as its default level, 1).
  */
 int perfcmd_compress_decide(const struct mode *m, enum tristate zstd,
 			    int takes_buildid_mmap, int kernel_build_id,
-			    const char *const *extra);
+			    int in_chroot, const char *const *extra);
 
 /* All defaults: mode MODE_JIT, every pointer NULL, flags 0. */
 void perfcmd_record_init(struct perfcmd_record *o);

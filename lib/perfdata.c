@@ -950,6 +950,19 @@ struct pd_fork {
 	size_t at;
 };
 
+/* Write all of p; 0 or -errno. */
+static int pd_out(int fd, const void *p, size_t n)
+{
+	return write_in_full(fd, p, n) < 0 ? -errno : 0;
+}
+
+static int fork_at_cmp(const void *a, const void *b)
+{
+	const struct pd_fork *x = a, *y = b;
+
+	return (x->at > y->at) - (x->at < y->at);
+}
+
 /* Map a perf.data file; 0, or -errno (-EINVAL: not perf.data). */
 static int pd_map(const char *path, int writable, unsigned char **map,
 		  size_t *len)
@@ -1021,11 +1034,298 @@ static void scan_compressed(const char *path, struct perfdata_scan *scan)
 	perfdata_close(&d);
 }
 
+/*
+ * Each exec takes the fork of its pid nearest to it (records of
+ * different CPUs' buffers interleave, so a child's exec can come before
+ * its fork): the forks to mark, their offsets moved to the front of
+ * forks.  Returns how many.
+ */
+static size_t match_exec_forks(struct pd_fork *forks, size_t nr,
+			       const struct pd_fork *execs, size_t nx)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < nx; i++) {
+		size_t best = nr, dist = SIZE_MAX;
+
+		for (k = n; k < nr; k++) {
+			size_t dd;
+
+			if (forks[k].pid != execs[i].pid)
+				continue;
+			dd = forks[k].at > execs[i].at ? forks[k].at - execs[i].at
+						       : execs[i].at - forks[k].at;
+			if (dd < dist) {
+				dist = dd;
+				best = k;
+			}
+		}
+		if (best == nr)
+			continue;
+		/* keep it: swap it into the marked front */
+		{
+			struct pd_fork t = forks[n];
+
+			forks[n] = forks[best];
+			forks[best] = t;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* A FORK to mark, or an exec (COMM with the exec flag), at offset at. */
+static void note_fork_exec(const unsigned char *h, uint32_t type,
+			   unsigned size, size_t at, struct pd_fork **forks,
+			   size_t *nr, size_t *alloc, struct pd_fork **execs,
+			   size_t *nx, size_t *xalloc)
+{
+	unsigned misc = h[4] | (unsigned)h[5] << 8;
+
+	if (type == PD_FORK && size >= 24) {
+		uint32_t pid = get_le32(h + 8);
+		uint32_t ppid = get_le32(h + 12);
+		uint32_t tid = get_le32(h + 16);
+
+		if (pid == tid && pid != ppid && !(misc & PD_MISC_EXEC)) {
+			ALLOC_GROW(*forks, *nr + 1, *alloc);
+			(*forks)[*nr].pid = pid;
+			(*forks)[(*nr)++].at = at;
+		}
+	} else if (type == PD_COMM && (misc & PD_MISC_EXEC) && size >= 16) {
+		ALLOC_GROW(*execs, *nx + 1, *xalloc);
+		(*execs)[*nx].pid = get_le32(h + 8);
+		(*execs)[(*nx)++].at = at;
+	}
+}
+
+#ifdef PPR_HAVE_ZSTD
+/*
+ * The same fix inside compressed records (perf record -z).  perf writes
+ * one zstd stream through the file, a record of it may continue in the
+ * next compressed record, and a bit cannot be set in place: the first
+ * pass decompresses the stream and finds the forks by their offsets in
+ * it; when one needs the flag, the second writes the file again beside
+ * it (path.fix-XXXXXX, then renamed over it), each compressed record
+ * decompressed, marked and compressed again (zstd level 1, perf's
+ * default; one flush each, in compressed records of at most 64 KiB),
+ * the other records and the feature sections as they were (these move
+ * by what the data grew or shrank).  *fixed gets the forks marked.
+ * 0, or -errno (the file is then as it was).
+ */
+static int fix_compressed_forks(const char *path, unsigned *fixed)
+{
+	unsigned char *d, *buf = NULL, *zout = NULL;
+	size_t len, off, end, blen = 0, balloc = 0, nr = 0, alloc = 0;
+	size_t nx = 0, xalloc = 0, nfix = 0, i, j = 0, nfeat = 0;
+	struct pd_fork *forks = NULL, *execs = NULL;
+	/* grew: what the data grew by, modulo 2^64 (it may shrink) */
+	uint64_t doff, dsize, base = 0, sofar = 0, grew = 0;
+	ZSTD_DStream *ds = NULL;
+	ZSTD_CCtx *zc = NULL;
+	char *tmp = NULL;
+	int r, fd = -1, pass;
+
+	*fixed = 0;
+	r = pd_map(path, 0, &d, &len);
+	if (r < 0)
+		return r;
+	doff = get_le64(d + PD_DATA_AT);
+	dsize = get_le64(d + PD_DATA_AT + 8);
+	if (doff > len || dsize > len - doff) {
+		r = -EINVAL;
+		goto out;
+	}
+	end = (size_t)(doff + dsize);
+	for (pass = 0; pass < 2; pass++) {
+		ds = ZSTD_createDStream();
+		if (!ds || ZSTD_isError(ZSTD_initDStream(ds))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		blen = 0;
+		base = sofar = 0;
+		for (off = (size_t)doff; off + 8 <= end; ) {
+			uint32_t type = get_le32(d + off);
+			unsigned size = get_le16(d + off + 6);
+			const unsigned char *p;
+			size_t n, at = 0, k;
+			ZSTD_inBuffer in;
+
+			if (size < 8 || size > end - off)
+				break;
+			if ((type != PD_RECORD_COMPRESSED &&
+			     type != PD_RECORD_COMPRESSED2) ||
+			    compressed_payload(type, d + off + 8, size - 8u,
+					       &p, &n) < 0) {
+				if (pass && (r = pd_out(fd, d + off, size)))
+					goto out;
+				off += size;
+				continue;
+			}
+			/* this record's part of the stream: buf[blen...] */
+			in = (ZSTD_inBuffer){ p, n, 0 };
+			k = blen;
+			while (in.pos < in.size) {
+				ZSTD_outBuffer o;
+				size_t ret;
+
+				if (balloc - blen < (1 << 16))
+					ALLOC_GROW(buf, blen + (1 << 20),
+						   balloc);
+				o = (ZSTD_outBuffer){ buf + blen,
+						      balloc - blen, 0 };
+				ret = ZSTD_decompressStream(ds, &o, &in);
+				if (ZSTD_isError(ret)) {
+					r = -EIO;
+					goto out;
+				}
+				blen += o.pos;
+			}
+			if (!pass) {
+				/* the whole records in buf, from base on */
+				while (at + 8 <= blen) {
+					unsigned rs = get_le16(buf + at + 6);
+
+					if (rs < 8)
+						break;
+					if (at + rs > blen)
+						break;
+					note_fork_exec(buf + at,
+						       get_le32(buf + at), rs,
+						       (size_t)(base + at),
+						       &forks, &nr, &alloc,
+						       &execs, &nx, &xalloc);
+					at += rs;
+				}
+				memmove(buf, buf + at, blen - at);
+				blen -= at;
+				base += at;
+			} else {
+				size_t from = k, left;
+
+				/* mark the forks in this part */
+				while (j < nfix && forks[j].at + 5 < sofar +
+				       (blen - k)) {
+					if (forks[j].at + 5 >= sofar)
+						buf[k + forks[j].at + 5 -
+						    sofar] |= PD_MISC_EXEC >> 8;
+					j++;
+				}
+				in = (ZSTD_inBuffer){ buf + from, blen - from,
+						      0 };
+				do {
+					ZSTD_outBuffer o = { zout + 8,
+							     65535 - 8, 0 };
+
+					left = ZSTD_compressStream2(
+						zc, &o, &in, ZSTD_e_flush);
+					if (ZSTD_isError(left)) {
+						r = -EIO;
+						goto out;
+					}
+					if (!o.pos)
+						continue;
+					put_le32(zout, PD_RECORD_COMPRESSED);
+					put_le16(zout + 4, 0);
+					put_le16(zout + 6,
+						 (uint16_t)(8 + o.pos));
+					if ((r = pd_out(fd, zout, 8 + o.pos)))
+						goto out;
+					grew += 8 + o.pos;
+				} while (left);
+				sofar += blen - k;
+				blen = 0;
+				grew -= size;
+			}
+			off += size;
+		}
+		ZSTD_freeDStream(ds);
+		ds = NULL;
+		if (pass)
+			break;
+		/* by stream offset: sort the ones to mark */
+		nfix = match_exec_forks(forks, nr, execs, nx);
+		if (!nfix)
+			goto out;
+		qsort(forks, nfix, sizeof(*forks), fork_at_cmp);
+		zc = ZSTD_createCCtx();
+		zout = xmalloc(65535);
+		if (!zc || ZSTD_isError(ZSTD_CCtx_setParameter(
+				   zc, ZSTD_c_compressionLevel, 1))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		tmp = xasprintf("%s.fix-XXXXXX", path);
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			free(tmp);
+			tmp = NULL;
+			goto out;
+		}
+		if ((r = pd_out(fd, d, (size_t)doff)))
+			goto out;
+	}
+	/* the feature sections' table follows the data: offsets move */
+	for (i = 0; i < 4; i++)
+		nfeat += (size_t)popcount64(get_le64(d + PD_FEATURES_AT +
+						     8 * i));
+	if (nfeat && end + nfeat * 16 <= len) {
+		unsigned char *feat = xmalloc(nfeat * 16);
+
+		memcpy(feat, d + end, nfeat * 16);
+		for (i = 0; i < nfeat; i++) {
+			uint64_t o = get_le64(feat + 16 * i);
+
+			if (o >= end)
+				put_le64(feat + 16 * i, o + grew);
+		}
+		r = pd_out(fd, feat, nfeat * 16);
+		free(feat);
+		if (!r)
+			r = pd_out(fd, d + end + nfeat * 16,
+				   len - end - nfeat * 16);
+	} else {
+		r = pd_out(fd, d + end, len - end);
+	}
+	if (!r) {
+		unsigned char sz[8];
+
+		put_le64(sz, dsize + grew);
+		if (pwrite(fd, sz, 8, PD_DATA_AT + 8) != 8)
+			r = -errno;
+	}
+	if (!r && close(fd) < 0)
+		r = -errno;
+	fd = -1;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (!r)
+		*fixed = (unsigned)nfix;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp && r)
+		unlink(tmp);
+	free(tmp);
+	if (ds)
+		ZSTD_freeDStream(ds);
+	ZSTD_freeCCtx(zc);
+	free(zout);
+	free(buf);
+	free(forks);
+	free(execs);
+	munmap(d, len);
+	return r;
+}
+#endif
+
 int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 			    unsigned *fixed)
 {
 	unsigned char *d;
-	size_t len, off, end, nr = 0, alloc = 0, nx = 0, xalloc = 0, i, k;
+	size_t len, off, end, nr = 0, alloc = 0, nx = 0, xalloc = 0, i, nfix;
 	struct pd_fork *forks = NULL, *execs = NULL;
 	uint64_t doff, dsize;
 	unsigned n = 0;
@@ -1043,10 +1343,8 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 	end = (size_t)(doff + dsize);
 	for (off = (size_t)doff; off + 8 <= end; ) {
 		uint32_t type = get_le32(d + off);
-		unsigned misc, size;
+		unsigned size = d[off + 6] | (unsigned)d[off + 7] << 8;
 
-		size = d[off + 6] | (unsigned)d[off + 7] << 8;
-		misc = d[off + 4] | (unsigned)d[off + 5] << 8;
 		if (size < 8 || size > end - off)
 			break;
 		if (scan)
@@ -1054,57 +1352,28 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 		if (type == PD_RECORD_COMPRESSED ||
 		    type == PD_RECORD_COMPRESSED2)
 			compressed = 1;
-		if (type == PD_FORK && size >= 24) {
-			uint32_t pid = get_le32(d + off + 8);
-			uint32_t ppid = get_le32(d + off + 12);
-			uint32_t tid = get_le32(d + off + 16);
-
-			if (pid == tid && pid != ppid &&
-			    !(misc & PD_MISC_EXEC)) {
-				ALLOC_GROW(forks, nr + 1, alloc);
-				forks[nr].pid = pid;
-				forks[nr++].at = off;
-			}
-		} else if (type == PD_COMM && (misc & PD_MISC_EXEC) &&
-			   size >= 16) {
-			ALLOC_GROW(execs, nx + 1, xalloc);
-			execs[nx].pid = get_le32(d + off + 8);
-			execs[nx++].at = off;
-		}
+		note_fork_exec(d + off, type, size, off, &forks, &nr, &alloc,
+			       &execs, &nx, &xalloc);
 		off += size;
 	}
-	/*
-	 * Each exec takes the fork of its pid nearest to it in the file:
-	 * records of different CPUs' buffers interleave, so a child's exec
-	 * can come before its fork.
-	 */
-	for (i = 0; i < nx; i++) {
-		size_t best = nr, dist = SIZE_MAX;
-
-		for (k = 0; k < nr; k++) {
-			size_t dd;
-
-			if (forks[k].pid != execs[i].pid)
-				continue;
-			dd = forks[k].at > execs[i].at ? forks[k].at - execs[i].at
-						       : execs[i].at - forks[k].at;
-			if (dd < dist) {
-				dist = dd;
-				best = k;
-			}
-		}
-		if (best == nr)
-			continue;
-		d[forks[best].at + 5] |= PD_MISC_EXEC >> 8;
-		forks[best] = forks[--nr];
-		n++;
-	}
+	nfix = match_exec_forks(forks, nr, execs, nx);
+	for (i = 0; i < nfix; i++)
+		d[forks[i].at + 5] |= PD_MISC_EXEC >> 8;
+	n = (unsigned)nfix;
 	if (n && msync(d, len, MS_SYNC) < 0)
 		r = -errno;
 out:
 	munmap(d, len);
 	if (compressed && scan)
 		scan_compressed(path, scan);
+#ifdef PPR_HAVE_ZSTD
+	if (compressed && !r) {
+		unsigned nz = 0;
+
+		r = fix_compressed_forks(path, &nz);
+		n += nz;
+	}
+#endif
 	free(forks);
 	free(execs);
 	if (fixed)
@@ -1176,6 +1445,130 @@ long long perfdata_recover(const char *path)
 	if (close(fd) < 0 && !r)
 		r = -errno;
 	return r < 0 ? r : (long long)(off - doff);
+}
+
+/* --- a build-id table for a compressed recording ------------------------ */
+
+#define PD_NAME_ALIGN 64	/* perf's NAME_ALIGN for build-id names */
+#define PD_BUILD_ID_SIZE_BIT (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define PD_TAIL_MAX (64u << 20)	/* feature sections are kilobytes */
+
+/* The build-id table entry of name (see perfdata_each_buildid()). */
+static size_t pd_buildid_entry(unsigned char *out, size_t cap,
+			       const char *name, const unsigned char *id,
+			       size_t id_len)
+{
+	size_t nlen = strlen(name) + 1;
+	size_t pad = (nlen + PD_NAME_ALIGN - 1) & ~(size_t)(PD_NAME_ALIGN - 1);
+	size_t size = 36 + pad;
+
+	if (size > cap || size > 65535 || id_len > 20)
+		return 0;
+	memset(out, 0, size);
+	put_le16(out + 4, PD_MISC_USER | PD_BUILD_ID_SIZE_BIT);
+	put_le16(out + 6, (uint16_t)size);
+	put_le32(out + 8, (uint32_t)-1);	/* the host machine */
+	memcpy(out + 12, id, id_len);
+	out[32] = (unsigned char)id_len;
+	memcpy(out + 36, name, nlen);
+	return size;
+}
+
+int perfdata_add_buildid(const char *path, const char *name,
+			 const char *id_hex)
+{
+	unsigned char h[PD_HEADER_SIZE], id[20], entry[36 + 4096];
+	unsigned char *tail = NULL;
+	uint64_t doff, dsize, end, flen;
+	size_t id_len = 0, elen, nfeat = 0, idx = 0, told, rest, i;
+	struct stat st;
+	int fd, r = 0;
+
+	while (id_hex[2 * id_len] && id_len < sizeof(id)) {
+		unsigned v;
+
+		if (sscanf(id_hex + 2 * id_len, "%2x", &v) != 1)
+			return -EINVAL;
+		id[id_len++] = (unsigned char)v;
+	}
+	elen = pd_buildid_entry(entry, sizeof(entry), name, id, id_len);
+	if (!id_len || !elen)
+		return -EINVAL;
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 ||
+	    pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		r = -EINVAL;
+		goto out;
+	}
+	flen = (uint64_t)st.st_size;
+	doff = get_le64(h + PD_DATA_AT);
+	dsize = get_le64(h + PD_DATA_AT + 8);
+	end = doff + dsize;
+	if (get_le64(h) != PD_MAGIC || doff < PD_HEADER_SIZE ||
+	    end < doff || end > flen) {
+		r = -EINVAL;
+		goto out;
+	}
+	if (h[PD_FEATURES_AT] >> PD_FEAT_BUILD_ID & 1)
+		goto out;	/* perf wrote one */
+	for (i = 0; i < 256; i++) {
+		if (!(h[PD_FEATURES_AT + i / 8] >> (i % 8) & 1))
+			continue;
+		nfeat++;
+		if (i < PD_FEAT_BUILD_ID)
+			idx++;
+	}
+	told = 16 * nfeat;
+	if (end + told > flen || flen - end > PD_TAIL_MAX) {
+		r = -EINVAL;
+		goto out;
+	}
+	rest = (size_t)(flen - end - told);
+	/* the new tail: the table with one more entry, the old sections
+	 * (each 16 bytes later), the new one last */
+	tail = xmalloc(told + 16 + rest + elen);
+	if (pread(fd, tail, told, (off_t)end) != (ssize_t)told ||
+	    pread(fd, tail + told + 16, rest, (off_t)(end + told)) !=
+	    (ssize_t)rest) {
+		r = -EIO;
+		goto out;
+	}
+	memmove(tail + 16 * (idx + 1), tail + 16 * idx, 16 * (nfeat - idx));
+	for (i = 0; i <= nfeat; i++) {
+		uint64_t o = get_le64(tail + 16 * i);
+
+		if (i == idx) {
+			put_le64(tail + 16 * i, end + told + 16 + rest);
+			put_le64(tail + 16 * i + 8, elen);
+		} else if (o >= end) {
+			put_le64(tail + 16 * i, o + 16);
+		}
+	}
+	memcpy(tail + told + 16 + rest, entry, elen);
+	/* a full disk refuses here, with the file as it was */
+	r = posix_fallocate(fd, (off_t)end, (off_t)(told + 16 + rest + elen));
+	if (r) {
+		r = -r;
+		goto out;
+	}
+	if (pwrite(fd, tail, told + 16 + rest + elen, (off_t)end) !=
+	    (ssize_t)(told + 16 + rest + elen)) {
+		r = -EIO;
+		goto out;
+	}
+	h[PD_FEATURES_AT] |= 1u << PD_FEAT_BUILD_ID;
+	if (pwrite(fd, h + PD_FEATURES_AT, 1, PD_FEATURES_AT) != 1) {
+		r = -EIO;
+		goto out;
+	}
+	r = 1;
+out:
+	free(tail);
+	if (close(fd) < 0 && r >= 0)
+		r = -errno;
+	return r;
 }
 
 /* --- the header check ---------------------------------------------------- */
@@ -1362,11 +1755,6 @@ static int pd_root_records(const char *path, uint64_t **offs, size_t *noffs)
 }
 
 /* A buffer of the new file: written out in pieces. */
-static int pd_out(int fd, const void *p, size_t n)
-{
-	return write_in_full(fd, p, n) < 0 ? -errno : 0;
-}
-
 /*
  * Is name a file's path, not one of the kernel's names for anonymous
  * memory (perf's list: //anon, /dev/zero, /anon_hugepage; memfd's and

@@ -350,7 +350,9 @@ void perfdata_scan_add_pid(struct perfdata_scan *s, pid_t pid);
  * across exec, and its libunwind code takes the lowest address any
  * map of a DSO has as that DSO's load address: when the parent mapped
  * the same library (libpython) lower, every DWARF unwind in the child
- * fails at the first frame.  *fixed (may be NULL) gets the count.
+ * fails at the first frame.  In compressed data (perf record -z) the
+ * file is written again with the flags set (see fix_compressed_forks()).
+ * *fixed (may be NULL) gets the count.
  * When scan is not NULL, the same pass counts the samples into it and
  * adds the pids of the task and map records (the pids of the run, in
  * either mode: perf inject keeps those records).  Returns 0 (also for a
@@ -368,6 +370,24 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
  * nothing recorded), -EINVAL when the file is not perf.data, or -errno.
  */
 long long perfdata_recover(const char *path);
+
+/*
+ * Give perf.data a build-id table (HEADER_BUILD_ID) of one user-space
+ * object, name with the build-id id_hex, when it has none: perf record
+ * -z skips its build-id pass, and --buildid-mmap puts a build-id into
+ * the MMAP2 record of each file but not of [vdso], which the kernel
+ * maps from no file.  With the entry perf reads the session's copy of
+ * the vDSO (buildid/[vdso]/ID/vdso, record_save_vdso()) for its symbols
+ * and unwinding tables; without it, a copy of the vDSO of whatever
+ * machine and kernel perf runs on.  The entry is as perf writes it
+ * (pid -1, the host; id size in its byte 20; the name padded to 64).  A
+ * file that has a table is left alone.  The feature sections after the
+ * data move by the new table entry; space is reserved before anything
+ * is written.  Returns 1 added, 0 left alone, or -errno (-EINVAL: not
+ * perf.data).
+ */
+int perfdata_add_buildid(const char *path, const char *name,
+			 const char *id_hex);
 
 /*
  * A program run by chroot(1) names its files by their path in the root

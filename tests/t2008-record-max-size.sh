@@ -21,6 +21,10 @@ SIZE=2M
 BYTES=2097152
 BSIZE=16K
 BBYTES=16384
+# jit mode's perf record compresses (-z): about 100 bytes a sample, so
+# busy.py's 2,000 samples fill some 200 KB, and 2M would never stop it
+JSIZE=64K
+JBYTES=65536
 
 # A busy program with output and an exit status of its own, both to
 # pass through untouched.  It does a fixed amount of work, 2 s of CPU
@@ -147,13 +151,13 @@ test_expect_success BPF,PY "bpf mode -p: stops at --max-size $BSIZE and detaches
 
 test_expect_success PERF,PY "perf record (jit mode): its own --max-size, the program runs on to its own end" '
 	test_expect_code 3 record_env "$PPR_BIN" record --mode jit --trampoline auto \
-		--python "$PY" --max-size $SIZE -o jit busy.py >out 2>err &&
+		--python "$PY" --max-size $JSIZE -o jit busy.py >out 2>err &&
 	test "$(cat out)" = "busy: done" &&
 	test "$(meta jit exit_status)" = 3 &&
-	test_grep "recording stopped at --max-size $SIZE .*: the program ran on to its end, not recorded" err &&
+	test_grep "recording stopped at --max-size $JSIZE .*: the program ran on to its end, not recorded" err &&
 	! grep -i "lost" err &&
-	stopped_early jit err $slack_perf $SIZE $BYTES &&
-	reported_early jit $SIZE $BYTES
+	stopped_early jit err $slack_perf $JSIZE $JBYTES &&
+	reported_early jit $JSIZE $JBYTES
 '
 
 test_expect_success 'bad sizes are usage errors' '

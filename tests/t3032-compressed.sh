@@ -8,10 +8,15 @@
 # record passes perf record -z --buildid-mmap in the modes without perf
 # inject (perfcmd_compress_decide()): PERF_RECORD_COMPRESSED records,
 # one zstd stream through the file, which pyperf-run built with zstd
-# reads itself.  perf skips its build-id pass with -z, so the files'
-# build-ids are in their MMAP2 records: with them perf script finds the
-# same symbols and unwinds the same stacks as the native reader (without
-# them it cut 9 % of these stacks, and [vdso] had no name).
+# reads itself.  For perf's own readers record then does in the
+# compressed stream what it does in plain data: it marks the fork of
+# each process that execs (perfdata_fix_exec_forks(): without it perf
+# unwound the libraries of 4 of 6 such recordings from the wrong base,
+# cutting 9 % of their stacks), and gives the [vdso], which has no file
+# and so no build-id in its mmap record, an entry in a build-id table
+# (perfdata_add_buildid()), so that perf reads the session's copy of it,
+# not the vDSO of the machine it runs on.  So perf script's stacks are
+# the native reader's (test 4).
 test_description='record compresses with perf record -z: both readers read it'
 . ./test-lib.sh
 

@@ -837,7 +837,7 @@ static void build_commands(struct doctor *d)
 		perfcmd_compress_decide(&d->mode, d->perf_version.zstd,
 			perfcmd_record_takes(d->perf_path,
 					     PERFCMD_BUILDID_MMAP_OPT),
-			sysprobe_mmap_build_id(), NULL);
+			sysprobe_mmap_build_id(), d->py_root != NULL, NULL);
 	perfcmd_session_argv(&spec, &d->record_argv, &d->inject_argv);
 	perfcmd_quote_argv(&sb, d->record_env.v, d->record_argv.v);
 	d->record_cmd = strbuf_detach(&sb, NULL);

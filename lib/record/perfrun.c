@@ -39,6 +39,7 @@ static void perf_commands(struct record_run *r, const char *const *target)
 	spec.compress = perfcmd_compress_decide(&r->mode, r->pv.zstd,
 						r->takes_buildid_mmap,
 						sysprobe_mmap_build_id(),
+						r->py_root != NULL,
 						r->o->perf_args);
 	spec.wall = r->wall;
 	spec.max_size = r->o->max_size;

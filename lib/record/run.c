@@ -521,7 +521,7 @@ enum record_outcome record_execute(struct record_run *r)
 enum record_outcome record_finish(struct record_run *r)
 {
 	const struct record_options *o = r->o;
-	char err[PPR_ERR_LEN];
+	char err[PPR_ERR_LEN], vdso_id[130];
 	int st;
 
 	/*
@@ -539,11 +539,21 @@ enum record_outcome record_finish(struct record_run *r)
 	if (record_prune_buildid(r->bid) < 0)
 		record_say(r, RECORD_MSG_WARNING,
 			   "cannot trim the build-id cache " "'%s'", r->bid);
-	if (mode_copies_stacks(&r->mode) &&
-	    (st = record_save_vdso(r->bid, NULL, 0)) < 0)
+	/*
+	 * The vDSO is in no file: its copy names its functions and holds
+	 * its unwinding tables.  A compressed recording (perf record -z)
+	 * has no build-id table for perf to find the copy by: it gets one
+	 * (perfdata_add_buildid(); one that has a table keeps it).
+	 */
+	if ((st = record_save_vdso(r->bid, vdso_id, sizeof(vdso_id))) < 0)
 		record_say(r, RECORD_MSG_WARNING, "cannot save the vDSO in "
 			   "'%s': %s: samples in it will stop there", r->bid,
 			   strerror(-st));
+	else if (r->backend == &record_perf_backend &&
+		 (st = perfdata_add_buildid(r->data, "[vdso]", vdso_id)) < 0)
+		record_say(r, RECORD_MSG_WARNING, "cannot name the vDSO's "
+			   "build-id in '%s': %s: perf's stacks of samples in "
+			   "it will stop there", r->data, strerror(-st));
 
 	/* kernel frames keep their names wherever the session goes */
 	record_kallsyms_keep(&r->kallsyms, r->tmp);
