@@ -10,6 +10,8 @@
 #   make bench BENCH_PARTS=ace    only some tables
 #   make bench BENCH_QUICK=1      fewer runs, shorter recordings
 #   make bench BENCH_REPS=7       runs per overhead cell (default 5)
+#   make bench BENCH_PARTS=l      a long attach (10 minutes; not in
+#                                 the default parts; BENCH_LONG_MINUTES)
 #   make bench BENCH_PARTS=v BENCH_BEFORE=REV
 #                                 this build against revision REV's
 #                                 (built in a git worktree), side by side

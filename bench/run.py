@@ -42,6 +42,10 @@ written to bench/results/<date>.md and bench/results/latest.md:
       record --mode bpf, and CPython 3.15's own sampler side by side (its
       cost, both tools' shares against split.py's own measure, and what
       each shows that the other does not).
+  (l) a long attach (only with BENCH_PARTS=l: ten minutes, or
+      BENCH_LONG_MINUTES): record --mode bpf -p on a gunicorn+Flask sync
+      worker under wrk, the recorder's RSS and CPU each minute, the
+      session's bytes per sample, report's time, requests/s.
   (v) with BENCH_BEFORE=REV (only then: not in the default parts):
       this build against revision REV's, built in a git worktree, the
       same commands interleaved: the program's own time under record
@@ -1719,6 +1723,169 @@ def wakers_server(args, tool, scratch):
     return text
 
 
+# --- (l) a long attach ------------------------------------------------------
+
+def proc_rss_cpu(pid):
+    """(VmRSS in MB, user + system CPU seconds) of a live process, or
+    None when it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            rss = next((int(l.split()[1]) for l in f
+                        if l.startswith("VmRSS:")), 0)
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read().rsplit(")", 1)[1].split()
+    except (OSError, StopIteration, ValueError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    return rss / 1024.0, (int(st[11]) + int(st[12])) / float(tick)
+
+
+def part_l(args, pythons, tool, scratch):
+    """record --mode bpf -p on a gunicorn+Flask sync worker under wrk
+    for BENCH_LONG_MINUTES (default 10) minutes at 999 Hz: the
+    recorder's RSS and CPU each minute, the session's size and bytes
+    per sample, the walker's lost events, report's time and peak
+    memory, and the requests/s while attached against a window
+    without it."""
+    head = "### (l) A long attach: a server watched for minutes\n\n"
+    minutes = int(os.environ.get("BENCH_LONG_MINUTES", "10"))
+    if args.quick:
+        minutes = 1
+    py = "/usr/bin/python3"
+    env = clean_env()
+    for mod in ("gunicorn", "flask"):
+        if run([py, "-c", "import " + mod], env=env, timeout=60).code:
+            return head + na("Debian's %s is not installed" % mod) + "\n"
+    if not shutil.which("wrk"):
+        return head + na("no wrk") + "\n"
+    if not tool.has("record"):
+        return head + na(tool.missing("record")) + "\n"
+    log_path = os.path.join(scratch, "l-server.log")
+    logf = open(log_path, "w")
+    server = subprocess.Popen(
+        [py, "-m", "gunicorn", "--chdir", os.path.join(SRCDIR, "tests",
+                                                       "fixtures"),
+         "--workers", "1", "--bind", "127.0.0.1:0", "flask-app:app"],
+        env=env, stdin=DEVNULL, stdout=logf, stderr=logf)
+    sess = os.path.join(scratch, "l-session")
+    per_minute = []     # (minute, RSS MB, CPU s in that minute)
+    why = None
+    rate_plain = rate_rec = None
+    res = None
+    try:
+        port = worker = None
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not (port and worker):
+            time.sleep(0.2)
+            with open(log_path, encoding="utf-8", errors="replace") as f:
+                log_text = f.read()
+            m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+) ",
+                          log_text)
+            port = m.group(1) if m else None
+            m = re.search(r"Booting worker with pid: (\d+)", log_text)
+            worker = m.group(1) if m else None
+        if not (port and worker):
+            return head + na("gunicorn did not start") + "\n"
+        url = "http://127.0.0.1:%s/work" % port
+        window = 15 if not args.quick else 5
+
+        def load(secs_):
+            return subprocess.Popen(
+                ["wrk", "-t1", "-c4", "-d%ds" % secs_, url],
+                stdin=DEVNULL, stdout=subprocess.PIPE, stderr=DEVNULL)
+
+        def rate_of(p):
+            out = p.communicate(timeout=120 + minutes * 60)[0]
+            return wrk_rate(out.decode("utf-8", "replace"))
+
+        # warm up, then a window without the recorder
+        rate_of(load(2))
+        log("(l) %d s of wrk without the recorder" % window)
+        rate_plain = rate_of(load(window))
+        log("(l) record -p for %d minutes" % minutes)
+        secs = minutes * 60
+        wrk = load(secs + 10)
+        time.sleep(2)
+        errf = tempfile.TemporaryFile()
+        t0 = time.monotonic()
+        rec = subprocess.Popen(
+            [tool.ppr, "record", "--mode", "bpf", "-p", worker,
+             "--duration", str(secs), "-o", sess], stdin=DEVNULL,
+            stdout=DEVNULL, stderr=errf)
+        last_cpu = 0.0
+        for mnt in range(1, minutes + 1):
+            while time.monotonic() < t0 + 60 * mnt - 1 and \
+                    rec.poll() is None:
+                time.sleep(0.5)
+            rc = proc_rss_cpu(rec.pid)
+            if rc is None:
+                break
+            per_minute.append((mnt, rc[0], rc[1] - last_cpu))
+            last_cpu = rc[1]
+        _, status, ru = os.wait4(rec.pid, 0)
+        rec.returncode = _status(status)
+        rec_wall = time.monotonic() - t0
+        rec_cpu = ru.ru_utime + ru.ru_stime
+        rec_peak = ru.ru_maxrss / 1024.0
+        rate_rec = rate_of(wrk)
+        errf.seek(0)
+        err = errf.read().decode("utf-8", "replace")
+        errf.close()
+        if rec.returncode != 0:
+            why = "record -p: %s" % first_line(err, 60)
+        else:
+            lost = wake_stats(err)["lost"]
+            data = os.path.join(sess, "perf.data")
+            size = os.path.getsize(data)
+            samples = int(read_meta(sess).get("samples", "0"))
+            log("(l) report of the session")
+            res = run([tool.ppr, "report", "-i", sess, "-f", "collapsed",
+                       "-o", os.path.join(scratch, "l.col")], env=env,
+                      timeout=600)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        logf.close()
+    text = head + (
+        "`record --mode bpf -p WORKER --duration %d` on Debian's gunicorn "
+        "serving tests/fixtures/flask-app.py with one sync worker, loaded "
+        "by `wrk -t1 -c4` for the whole recording (GET /work: about a "
+        "millisecond of pure Python); the recorder's resident memory and "
+        "CPU read from /proc at the end of each minute.\n\n" % (minutes * 60))
+    if why:
+        return text + na(why) + "\n"
+    if not per_minute or res is None:
+        return text + na("the recording ended early") + "\n"
+    rows = [[str(m), "%.1f" % r, "%.2f s (%.1f %%)" % (c, 100.0 * c / 60)]
+            for m, r, c in per_minute]
+    text += table(["minute", "recorder RSS (MB)",
+                   "recorder CPU in that minute (% of a core)"], rows)
+    grow = per_minute[-1][1] - per_minute[0][1] if len(per_minute) > 1 \
+        else 0.0
+    text += ("\n\nRSS from minute 1 to %d: %+.1f MB (%+.2f MB a minute). "
+             "The whole recording: %.0f s, %.1f s of CPU (**%.1f %% of a "
+             "core**, start and finish included), peak RSS %.0f MB.\n\n"
+             % (per_minute[-1][0], grow,
+                grow / max(1, per_minute[-1][0] - 1), rec_wall, rec_cpu,
+                100.0 * rec_cpu / rec_wall, rec_peak))
+    text += ("Session: **%.1f MB** for %d samples, **%.0f bytes a "
+             "sample**; the walker lost %d events. `report -f collapsed`: "
+             "**%.2f s** wall, %.2f s CPU, peak RSS %.0f MB%s.\n\n"
+             % (size / 1e6, samples, size / max(1, samples), lost,
+                res.wall, res.cpu, res.rss,
+                "" if res.code == 0 else " (exit %d)" % res.code))
+    if rate_plain and rate_rec:
+        text += ("Requests/s: %.0f in a %d s window without the recorder, "
+                 "%.0f over the recording: **%.3fx**. (One window each, "
+                 "not interleaved: table k interleaves.)\n"
+                 % (rate_plain, window, rate_rec, rate_rec / rate_plain))
+    return text
+
+
 # --- (d) data ---------------------------------------------------------------
 
 def completeness(stacks, script):
@@ -2619,7 +2786,7 @@ def main():
     parts = {"a": part_a, "b": part_b, "c": part_c, "d": part_d,
              "e": part_e, "f": part_f, "g": part_g, "h": part_h,
              "i": part_i, "w": part_w, "k": part_k, "v": part_v,
-             "s": part_s}
+             "s": part_s, "l": part_l}
     body = []
     tmp_before = set(perf_tmp_files())
     old_int = signal.getsignal(signal.SIGINT)
