@@ -1322,7 +1322,7 @@ out:
 #endif
 
 int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
-			    unsigned *fixed)
+			    int in_compressed, unsigned *fixed)
 {
 	unsigned char *d;
 	size_t len, off, end, nr = 0, alloc = 0, nx = 0, xalloc = 0, i, nfix;
@@ -1367,7 +1367,7 @@ out:
 	if (compressed && scan)
 		scan_compressed(path, scan);
 #ifdef PPR_HAVE_ZSTD
-	if (compressed && !r) {
+	if (compressed && in_compressed && !r) {
 		unsigned nz = 0;
 
 		r = fix_compressed_forks(path, &nz);

@@ -350,16 +350,18 @@ void perfdata_scan_add_pid(struct perfdata_scan *s, pid_t pid);
  * across exec, and its libunwind code takes the lowest address any
  * map of a DSO has as that DSO's load address: when the parent mapped
  * the same library (libpython) lower, every DWARF unwind in the child
- * fails at the first frame.  In compressed data (perf record -z) the
- * file is written again with the flags set (see fix_compressed_forks()).
- * *fixed (may be NULL) gets the count.
+ * fails at the first frame.  In compressed data (perf record -z), with
+ * in_compressed, the file is written again with the flags set (see
+ * fix_compressed_forks(): about 20 ms a thousand jit-mode samples); the
+ * frame walker's sessions, which perf reads only through their export,
+ * need not.  *fixed (may be NULL) gets the count.
  * When scan is not NULL, the same pass counts the samples into it and
  * adds the pids of the task and map records (the pids of the run, in
  * either mode: perf inject keeps those records).  Returns 0 (also for a
  * file that is not perf.data) or -errno.
  */
 int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
-			    unsigned *fixed);
+			    int in_compressed, unsigned *fixed);
 
 /*
  * Make perf.data readable after perf record was killed before it

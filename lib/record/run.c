@@ -529,7 +529,8 @@ enum record_outcome record_finish(struct record_run *r)
 	 * same pass finds the run's pids and counts the samples, in both
 	 * modes.
 	 */
-	st = perfdata_fix_exec_forks(r->data, &r->scan, NULL);
+	st = perfdata_fix_exec_forks(r->data, &r->scan,
+				     r->backend == &record_perf_backend, NULL);
 	if (st < 0)
 		record_say(r, RECORD_MSG_WARNING, "cannot update '%s': %s",
 			   r->data, strerror(-st));

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Unit tests of lib/perfdata.c's repairs of a recording: the exec-fork
- * fix and the recovery of an unfinished perf.data.
+ * fix (in plain and compressed data) and the recovery of an unfinished
+ * perf.data.
  */
 #include "compat.h"
 #include "alloc.h"
 #include "paths.h"
 #include "perfdata.h"
+#include "perfwrite.h"
 #include "record/record.h"
 #include "session.h"
 #include "strbuf.h"
@@ -141,7 +143,7 @@ static void test_exec_before_fork(void)
 	pd_record(&sb, 7, 0, fork_sp, 6);	/* 32: its fork, after it */
 	pd_record(&sb, 7, 0, fork_fk, 6);	/* 32: forked, no exec */
 	write_file(path, &sb);
-	TAP_INT(perfdata_fix_exec_forks(path, NULL, &fixed), 0,
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, 0, &fixed), 0,
 		"exec before fork: ok");
 	TAP_INT(fixed, 1, "exec before fork: one fork marked");
 	strbuf_read_file(&out, path, 1 << 20);
@@ -174,7 +176,7 @@ static void test_perf_data(void)
 	pd_file(&sb, PD_RECORDS);
 	write_file(path, &sb);
 	perfdata_scan_init(&scan);
-	TAP_INT(perfdata_fix_exec_forks(path, &scan, &fixed), 0,
+	TAP_INT(perfdata_fix_exec_forks(path, &scan, 0, &fixed), 0,
 		"fix forks: ok");
 	TAP_INT(fixed, 1, "fix forks: only the fork followed by an exec");
 	strbuf_read_file(&out, path, 1 << 20);
@@ -196,7 +198,7 @@ static void test_perf_data(void)
 	TAP_OK(pid_seen[0] == 1 && pid_seen[1] == 1 && pid_seen[2] == 1 &&
 	       !pid_seen[3], "fix forks: the pids, once each, no -1");
 	perfdata_scan_release(&scan);
-	TAP_INT(perfdata_fix_exec_forks(path, NULL, &fixed), 0,
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, 0, &fixed), 0,
 		"fix forks: again");
 	TAP_INT(fixed, 0, "fix forks: ...nothing left to do");
 
@@ -226,7 +228,7 @@ static void test_perf_data(void)
 	write_file(path, &sb);
 	TAP_INT(perfdata_recover(path), -EINVAL,
 		"recover: not perf.data");
-	TAP_INT(perfdata_fix_exec_forks(path, NULL, NULL), 0,
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, 0, NULL), 0,
 		"fix forks: not perf.data is left alone");
 
 	paths_remove_tree(dir);
@@ -235,9 +237,106 @@ static void test_perf_data(void)
 	strbuf_release(&out);
 }
 
+#ifdef PPR_HAVE_ZSTD
+/* The FORK records of a file as perfdata reads them: misc by child pid. */
+static int fork_misc(const char *path, uint32_t pid, unsigned *records)
+{
+	struct perfdata d;
+	struct pd_record r;
+	char err[256];
+	int misc = -1;
+
+	*records = 0;
+	if (perfdata_open(&d, path, err, sizeof(err)) < 0)
+		return -2;
+	while (perfdata_next_record(&d, &r) > 0) {
+		uint32_t p;
+
+		(*records)++;
+		if (r.type != 7 || r.len < 4)
+			continue;
+		memcpy(&p, r.body, 4);
+		if (p == pid)
+			misc = r.misc;
+	}
+	perfdata_close(&d);
+	return misc;
+}
+
+/*
+ * Compressed (perf record -z): the fork of the process that execs is
+ * marked inside the zstd stream (the file written again), the fork in
+ * another compressed record than its exec, some 400 KB of records
+ * between them; only when asked (in_compressed).
+ */
+static void test_compressed(void)
+{
+	char dir[] = "/tmp/t-perfdata-fix-XXXXXX";
+	struct perf_event_attr a;
+	struct perfwrite *w;
+	struct pw_id from = { 100, 100, 1000, 0 };
+	char err[256], *path, name[64];
+	uint64_t id;
+	unsigned fixed = 99, records, before;
+	int i, ok = 1;
+
+	if (!mkdtemp(dir)) {
+		TAP_OK(0, "compressed: cannot make a directory");
+		return;
+	}
+	path = xasprintf("%s/perf.data", dir);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.sample_id_all = 1;
+	ok &= perfwrite_open(&w, path, err, sizeof(err)) == 0;
+	ok &= ok && perfwrite_compress(w, 1) == 0;
+	ok &= ok && perfwrite_add_attr(w, &a, "cpu-clock", &id, err,
+				       sizeof(err)) == 0;
+	ok &= ok && perfwrite_task(w, 7, 200, 100, 200, 100, &from, err,
+				   sizeof(err)) == 0;
+	ok &= ok && perfwrite_finished_round(w, err, sizeof(err)) == 0;
+	/* 400 KB of records: more than one compressed record */
+	for (i = 0; ok && i < 5000; i++) {
+		snprintf(name, sizeof(name), "thread-%d-%040d", i, i);
+		ok &= perfwrite_comm(w, 100, (uint32_t)(1000 + i), name, 0,
+				     &from, err, sizeof(err)) == 0;
+	}
+	ok &= ok && perfwrite_task(w, 7, 300, 100, 300, 100, &from, err,
+				   sizeof(err)) == 0;
+	ok &= ok && perfwrite_comm(w, 200, 200, "foo", 1, &from, err,
+				   sizeof(err)) == 0;
+	ok &= ok && perfwrite_close(w, err, sizeof(err)) == 0;
+	TAP_OK(ok, "compressed: written (%s)", ok ? "ok" : err);
+	before = 0;
+	TAP_INT(fork_misc(path, 200, &before), 0,
+		"compressed: the fork is not marked yet");
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, 0, &fixed), 0,
+		"compressed, not asked: ok");
+	TAP_INT(fixed, 0, "compressed, not asked: nothing marked");
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, 1, &fixed), 0,
+		"compressed: ok");
+	TAP_INT(fixed, 1, "compressed: one fork marked");
+	TAP_INT(fork_misc(path, 200, &records), 0x2000,
+		"compressed: the exec'd child's fork is marked");
+	TAP_INT(records, before, "compressed: every record still read");
+	TAP_INT(fork_misc(path, 300, &records), 0,
+		"compressed: the plain fork is kept");
+	TAP_INT(perfdata_fix_exec_forks(path, NULL, 1, &fixed), 0,
+		"compressed: again");
+	TAP_INT(fixed, 0, "compressed: ...nothing left to do");
+	paths_remove_tree(dir);
+	free(path);
+}
+#endif
+
 int main(void)
 {
 	test_perf_data();
 	test_exec_before_fork();
+#ifdef PPR_HAVE_ZSTD
+	test_compressed();
+#endif
 	return tap_done();
 }
