@@ -30,8 +30,26 @@ static int ent_cmp(const void *a, const void *b)
 
 void timeq_sort(struct timeq *q)
 {
-	if (q->nr > 1)
-		qsort(q->e, q->nr, sizeof(*q->e), ent_cmp);
+	size_t a, b, k, head = q->sorted;
+
+	if (head > q->nr)
+		head = 0;
+	if (q->nr - head > 1)
+		qsort(q->e + head, q->nr - head, sizeof(*q->e), ent_cmp);
+	/* the two runs in order already: the usual case */
+	if (head && head < q->nr && ent_cmp(&q->e[head - 1], &q->e[head]) > 0) {
+		ALLOC_GROW(q->tmp, head, q->tmp_alloc);
+		memcpy(q->tmp, q->e, head * sizeof(*q->e));
+		a = 0;
+		b = head;
+		k = 0;
+		while (a < head && b < q->nr)
+			q->e[k++] = ent_cmp(&q->tmp[a], &q->e[b]) <= 0 ?
+				    q->tmp[a++] : q->e[b++];
+		while (a < head)
+			q->e[k++] = q->tmp[a++];
+	}
+	q->sorted = q->nr;
 }
 
 size_t timeq_due(const struct timeq *q, uint64_t limit)
@@ -47,15 +65,18 @@ void timeq_drop(struct timeq *q, size_t n)
 {
 	if (n >= q->nr) {
 		q->nr = 0;
+		q->sorted = 0;
 		return;
 	}
 	memmove(q->e, q->e + n, (q->nr - n) * sizeof(*q->e));
 	q->nr -= n;
+	q->sorted = q->sorted > n ? q->sorted - n : 0;
 }
 
 void timeq_release(struct timeq *q)
 {
 	free(q->e);
-	q->e = NULL;
-	q->nr = q->alloc = 0;
+	free(q->tmp);
+	q->e = q->tmp = NULL;
+	q->nr = q->alloc = q->sorted = q->tmp_alloc = 0;
 }

@@ -989,20 +989,32 @@ static int held_cmp(const void *a, const void *b)
 /*
  * After a flush wrote the queue's first n entries: the events held back
  * (entries n on) move to the front of the arena, which keeps its size
- * for the next events.  Before, they were copied to a new arena and the
- * old one freed, so that each poll's events grew a small arena again,
- * a copy at each doubling: memmove was 27 % of the recorder's CPU
- * (perf record of it, attached to a gunicorn worker under wrk).  Moved
+ * for the next events, once the space the written ones leave is at
+ * least what the held ones take.  Before, they were copied to a new
+ * arena and the old one freed, so that each poll's events grew a small
+ * arena again, a copy at each doubling: memmove was 27 % of the
+ * recorder's CPU (perf record of it, attached to a gunicorn worker
+ * under wrk).  Then they moved at every flush: with --wall at 50,000
+ * switches a second a flush comes every few milliseconds, the events
+ * held back (20 ms of them, each with its copy of the stack) moved
+ * several times each, and memmove was most of the recorder's CPU, which
+ * could not keep up (2,403 events lost).  Moved only when the free space
+ * is as large, each byte queued moves at most once on average.  Moved
  * in the order of their places (not their times), each moves down and
- * never over one not yet moved.  Returns the arena's new length.
+ * never over one not yet moved.  Returns the arena's new length (len:
+ * its length now).
  */
-static size_t pack_held(struct wconv *c, size_t n)
+static size_t pack_held(struct wconv *c, size_t n, size_t len)
 {
-	size_t nk = c->q.nr - n, k, at = 0;
+	size_t nk = c->q.nr - n, k, at = 0, live = 0;
 	struct held *h;
 
 	if (!nk)
 		return 0;
+	for (k = n; k < c->q.nr; k++)
+		live += ((size_t)c->q.e[k].len + 7) & ~(size_t)7;
+	if (len - live < live)
+		return len;
 	h = xmalloc(nk * sizeof(*h));
 	for (k = 0; k < nk; k++) {
 		h[k].off = c->q.e[n + k].off;
@@ -1056,7 +1068,7 @@ static int flush_until(struct wconv *c, uint64_t limit, char *err,
 	}
 	if (n && perfwrite_finished_round(c->pw, err, errlen) < 0)
 		return -1;
-	c->arena_len = pack_held(c, n);
+	c->arena_len = pack_held(c, n, c->arena_len);
 	timeq_drop(&c->q, n);
 	c->st.bytes = perfwrite_data_bytes(c->pw);
 	return 0;

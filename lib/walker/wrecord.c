@@ -44,6 +44,18 @@ struct lproc {
  * anyway (a thread renamed).
  */
 #define THREADS_FIRST_NS 20000000ull	/* 20 ms */
+
+/*
+ * --wall's ring buffer: every context switch is an event with its copy
+ * of the stack (up to 8 KiB), so at 50,000 to 100,000 switches a second
+ * some 400 to 850 MB a second go through the ring, and the walker's
+ * default 16 MiB holds 20 to 40 ms of them.  A burst longer than the
+ * reader's wait filled it: 6,000 to 7,500 events lost in each of three
+ * runs of two threads passing a byte over pipes (60,000 to 100,000
+ * switches a second, this 2-CPU machine), none in three runs with 64 MiB
+ * (kernel memory while recording, charged to record's cgroup).
+ */
+#define WREC_RING_WALL (64u << 20)
 #define THREADS_MAX_NS 1000000000ull	/* 1 s */
 
 /*
@@ -423,7 +435,8 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	wo.follow_children = o->follow_children;
 	wo.wall = o->wall;
 	wo.wakers = o->wall && o->wakers;
-	wo.ring_bytes = o->ring_bytes;
+	wo.ring_bytes = o->ring_bytes ? o->ring_bytes :
+			o->wall ? WREC_RING_WALL : 0;
 	if (walker_open(&w->walker, &wo, errnum, err, errlen) < 0) {
 		w->walker = NULL;
 		wrec_free(w);
