@@ -1726,18 +1726,26 @@ def wakers_server(args, tool, scratch):
 # --- (l) a long attach ------------------------------------------------------
 
 def proc_rss_cpu(pid):
-    """(VmRSS in MB, user + system CPU seconds) of a live process, or
-    None when it is gone."""
+    """(VmRSS, RssAnon, RssFile in MB, user + system CPU seconds) of a
+    live process, or None when it is gone.  RssAnon is its own memory
+    (heap, caches); RssFile the pages of files it maps (the programs'
+    objects whose unwinding tables and symbols it reads): those grow
+    with the code the samples reach, up to the files' sizes."""
+    kb = {}
     try:
         with open("/proc/%d/status" % pid) as f:
-            rss = next((int(l.split()[1]) for l in f
-                        if l.startswith("VmRSS:")), 0)
+            for l in f:
+                k = l.split(":")[0]
+                if k in ("VmRSS", "RssAnon", "RssFile"):
+                    kb[k] = int(l.split()[1])
         with open("/proc/%d/stat" % pid) as f:
             st = f.read().rsplit(")", 1)[1].split()
-    except (OSError, StopIteration, ValueError):
+    except (OSError, ValueError):
         return None
     tick = os.sysconf("SC_CLK_TCK")
-    return rss / 1024.0, (int(st[11]) + int(st[12])) / float(tick)
+    return (kb.get("VmRSS", 0) / 1024.0, kb.get("RssAnon", 0) / 1024.0,
+            kb.get("RssFile", 0) / 1024.0,
+            (int(st[11]) + int(st[12])) / float(tick))
 
 
 def part_l(args, pythons, tool, scratch):
@@ -1820,8 +1828,8 @@ def part_l(args, pythons, tool, scratch):
             rc = proc_rss_cpu(rec.pid)
             if rc is None:
                 break
-            per_minute.append((mnt, rc[0], rc[1] - last_cpu))
-            last_cpu = rc[1]
+            per_minute.append((mnt, rc[0], rc[1], rc[2], rc[3] - last_cpu))
+            last_cpu = rc[3]
         _, status, ru = os.wait4(rec.pid, 0)
         rec.returncode = _status(status)
         rec_wall = time.monotonic() - t0
@@ -1860,17 +1868,23 @@ def part_l(args, pythons, tool, scratch):
         return text + na(why) + "\n"
     if not per_minute or res is None:
         return text + na("the recording ended early") + "\n"
-    rows = [[str(m), "%.1f" % r, "%.2f s (%.1f %%)" % (c, 100.0 * c / 60)]
-            for m, r, c in per_minute]
-    text += table(["minute", "recorder RSS (MB)",
+    rows = [[str(m), "%.1f" % r, "%.1f" % a, "%.1f" % fl,
+             "%.2f s (%.1f %%)" % (c, 100.0 * c / 60)]
+            for m, r, a, fl, c in per_minute]
+    text += table(["minute", "recorder RSS (MB)", "of it anonymous",
+                   "of it files' pages",
                    "recorder CPU in that minute (% of a core)"], rows)
-    grow = per_minute[-1][1] - per_minute[0][1] if len(per_minute) > 1 \
-        else 0.0
-    text += ("\n\nRSS from minute 1 to %d: %+.1f MB (%+.2f MB a minute). "
+    span = max(1, per_minute[-1][0] - 1)
+
+    def grew(i):
+        return per_minute[-1][i] - per_minute[0][i] \
+            if len(per_minute) > 1 else 0.0
+    text += ("\n\nFrom minute 1 to %d: RSS %+.1f MB (%+.2f MB a minute), "
+             "anonymous %+.1f MB (%+.2f a minute), files' pages %+.1f MB. "
              "The whole recording: %.0f s, %.1f s of CPU (**%.1f %% of a "
              "core**, start and finish included), peak RSS %.0f MB.\n\n"
-             % (per_minute[-1][0], grow,
-                grow / max(1, per_minute[-1][0] - 1), rec_wall, rec_cpu,
+             % (per_minute[-1][0], grew(1), grew(1) / span, grew(2),
+                grew(2) / span, grew(3), rec_wall, rec_cpu,
                 100.0 * rec_cpu / rec_wall, rec_peak))
     text += ("Session: **%.1f MB** for %d samples, **%.0f bytes a "
              "sample**; the walker lost %d events. `report -f collapsed`: "

@@ -139,9 +139,11 @@ static const struct cfi_rule *rule_get(struct proc *p, uint64_t pc)
 {
 	struct mapping *m = map_find(p, pc);
 	struct umap_ent *e;
-	struct cfi_rule *ru;
+	struct smap_ent *se;
+	struct cfi_rule *ru, tmp;
 	struct file *f;
 	uint64_t addr;
+	int added;
 
 	if (!m || map_bias(m) < 0)
 		return &no_rule;
@@ -150,14 +152,23 @@ static const struct cfi_rule *rule_get(struct proc *p, uint64_t pc)
 	e = umap_get(&f->rules, addr, NULL);
 	if (e->val)
 		return e->val;
-	ru = xcalloc(1, sizeof(*ru));
-	rule_compile(f, addr, ru);
-	if (f->nr_rules == f->rules_alloc) {
-		f->rules_alloc = f->rules_alloc ? 2 * f->rules_alloc : 64;
-		f->rule_list = xrealloc(f->rule_list, f->rules_alloc *
-					sizeof(*f->rule_list));
+	/* compiled into zeroed memory: equal rules are equal bytes */
+	rule_compile(f, addr, &tmp);
+	se = smap_get(&f->rule_set, (const char *)&tmp, sizeof(tmp), &added);
+	if (added) {
+		ru = xmalloc(sizeof(*ru));
+		memcpy(ru, &tmp, sizeof(*ru));
+		se->val = ru;
+		if (f->nr_rules == f->rules_alloc) {
+			f->rules_alloc = f->rules_alloc ? 2 * f->rules_alloc
+							: 64;
+			f->rule_list = xrealloc(f->rule_list, f->rules_alloc *
+						sizeof(*f->rule_list));
+		}
+		f->rule_list[f->nr_rules++] = ru;
+	} else {
+		ru = se->val;
 	}
-	f->rule_list[f->nr_rules++] = ru;
 	umap_get(&f->rules, addr, NULL)->val = ru;
 	return ru;
 }

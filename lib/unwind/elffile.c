@@ -98,6 +98,7 @@ void file_free(void *p)
 		free(f->rule_list[i]);
 	free(f->rule_list);
 	umap_release(&f->rules);
+	smap_release(&f->rule_set, NULL);
 	if (f->map && f->heap)
 		free((void *)f->map);
 	else if (f->map)
