@@ -956,6 +956,47 @@ static int pd_out(int fd, const void *p, size_t n)
 	return write_in_full(fd, p, n) < 0 ? -errno : 0;
 }
 
+/*
+ * The rest of a perf.data file d (len bytes) rewritten into fd after its
+ * data, which ended at end and grew by grew (modulo 2^64: it may have
+ * shrunk): the feature sections' table follows the data and their
+ * offsets are absolute, so each one past the data moves by as much;
+ * then the header's data size (dsize + grew).  0, or -errno.
+ */
+static int pd_out_tail(int fd, const unsigned char *d, size_t len,
+		       size_t end, uint64_t dsize, uint64_t grew)
+{
+	size_t nfeat = 0, i;
+	unsigned char sz[8];
+	int r;
+
+	for (i = 0; i < 4; i++)
+		nfeat += (size_t)popcount64(get_le64(d + PD_FEATURES_AT +
+						     8 * i));
+	if (nfeat && end + nfeat * 16 <= len) {
+		unsigned char *feat = xmalloc(nfeat * 16);
+
+		memcpy(feat, d + end, nfeat * 16);
+		for (i = 0; i < nfeat; i++) {
+			uint64_t o = get_le64(feat + 16 * i);
+
+			if (o >= end)
+				put_le64(feat + 16 * i, o + grew);
+		}
+		r = pd_out(fd, feat, nfeat * 16);
+		free(feat);
+		if (!r)
+			r = pd_out(fd, d + end + nfeat * 16,
+				   len - end - nfeat * 16);
+	} else {
+		r = pd_out(fd, d + end, len - end);
+	}
+	if (r)
+		return r;
+	put_le64(sz, dsize + grew);
+	return pwrite(fd, sz, 8, PD_DATA_AT + 8) == 8 ? 0 : -errno;
+}
+
 static int fork_at_cmp(const void *a, const void *b)
 {
 	const struct pd_fork *x = a, *y = b;
@@ -1117,7 +1158,7 @@ static int fix_compressed_forks(const char *path, unsigned *fixed)
 {
 	unsigned char *d, *buf = NULL, *zout = NULL;
 	size_t len, off, end, blen = 0, balloc = 0, nr = 0, alloc = 0;
-	size_t nx = 0, xalloc = 0, nfix = 0, i, j = 0, nfeat = 0;
+	size_t nx = 0, xalloc = 0, nfix = 0, j = 0;
 	struct pd_fork *forks = NULL, *execs = NULL;
 	/* grew: what the data grew by, modulo 2^64 (it may shrink) */
 	uint64_t doff, dsize, base = 0, sofar = 0, grew = 0;
@@ -1267,35 +1308,7 @@ static int fix_compressed_forks(const char *path, unsigned *fixed)
 		if ((r = pd_out(fd, d, (size_t)doff)))
 			goto out;
 	}
-	/* the feature sections' table follows the data: offsets move */
-	for (i = 0; i < 4; i++)
-		nfeat += (size_t)popcount64(get_le64(d + PD_FEATURES_AT +
-						     8 * i));
-	if (nfeat && end + nfeat * 16 <= len) {
-		unsigned char *feat = xmalloc(nfeat * 16);
-
-		memcpy(feat, d + end, nfeat * 16);
-		for (i = 0; i < nfeat; i++) {
-			uint64_t o = get_le64(feat + 16 * i);
-
-			if (o >= end)
-				put_le64(feat + 16 * i, o + grew);
-		}
-		r = pd_out(fd, feat, nfeat * 16);
-		free(feat);
-		if (!r)
-			r = pd_out(fd, d + end + nfeat * 16,
-				   len - end - nfeat * 16);
-	} else {
-		r = pd_out(fd, d + end, len - end);
-	}
-	if (!r) {
-		unsigned char sz[8];
-
-		put_le64(sz, dsize + grew);
-		if (pwrite(fd, sz, 8, PD_DATA_AT + 8) != 8)
-			r = -errno;
-	}
+	r = pd_out_tail(fd, d, len, end, dsize, grew);
 	if (!r && close(fd) < 0)
 		r = -errno;
 	fd = -1;
@@ -1811,8 +1824,8 @@ static int pd_rebase_mmap(int fd, const unsigned char *h, unsigned size,
 int perfdata_root_paths(const char *path, const char *root,
 			unsigned *rebased)
 {
-	unsigned char *d, *feat = NULL;
-	size_t len, off, end, from, grew = 0, nfeat = 0, i, j = 0, noffs;
+	unsigned char *d;
+	size_t len, off, end, from, grew = 0, j = 0, noffs;
 	uint64_t doff, dsize, *offs;
 	char *tmp = NULL;
 	unsigned n = 0;
@@ -1874,36 +1887,8 @@ int perfdata_root_paths(const char *path, const char *root,
 	}
 	if (!r)
 		r = pd_out(fd, d + from, end - from);
-	/*
-	 * The feature sections' table follows the data, and their offsets
-	 * are absolute: each one past the data moves by what it grew.
-	 */
-	for (i = 0; i < 4; i++)
-		nfeat += (size_t)__builtin_popcountll(
-			get_le64(d + PD_FEATURES_AT + 8 * i));
-	if (!r && nfeat && end + nfeat * 16 <= len) {
-		feat = xmalloc(nfeat * 16);
-		memcpy(feat, d + end, nfeat * 16);
-		for (i = 0; i < nfeat; i++) {
-			uint64_t o = get_le64(feat + 16 * i);
-
-			if (o >= end)
-				put_le64(feat + 16 * i, o + grew);
-		}
-		r = pd_out(fd, feat, nfeat * 16);
-		if (!r)
-			r = pd_out(fd, d + end + nfeat * 16,
-				   len - end - nfeat * 16);
-	} else if (!r) {
-		r = pd_out(fd, d + end, len - end);
-	}
-	if (!r) {
-		unsigned char sz[8];
-
-		put_le64(sz, dsize + grew);
-		if (pwrite(fd, sz, 8, PD_DATA_AT + 8) != 8)
-			r = -errno;
-	}
+	if (!r)
+		r = pd_out_tail(fd, d, len, end, dsize, grew);
 	if (close(fd) < 0 && !r)
 		r = -errno;
 	if (!r && n && rename(tmp, path) < 0)
@@ -1914,7 +1899,6 @@ int perfdata_root_paths(const char *path, const char *root,
 		*rebased = n;
 out:
 	munmap(d, len);
-	free(feat);
 	free(tmp);
 	free(offs);
 	return r;
