@@ -950,6 +950,21 @@ struct pd_fork {
 	size_t at;
 };
 
+/*
+ * The data section of the mapped file d (len bytes): its offset, size
+ * and end.  0, or -EINVAL when the header puts it outside the file.
+ */
+static int pd_data_of(const unsigned char *d, size_t len, uint64_t *doff,
+		      uint64_t *dsize, size_t *end)
+{
+	*doff = get_le64(d + PD_DATA_AT);
+	*dsize = get_le64(d + PD_DATA_AT + 8);
+	if (*doff > len || *dsize > len - *doff)
+		return -EINVAL;
+	*end = (size_t)(*doff + *dsize);
+	return 0;
+}
+
 /* Write all of p; 0 or -errno. */
 static int pd_out(int fd, const void *p, size_t n)
 {
@@ -1171,13 +1186,9 @@ static int fix_compressed_forks(const char *path, unsigned *fixed)
 	r = pd_map(path, 0, &d, &len);
 	if (r < 0)
 		return r;
-	doff = get_le64(d + PD_DATA_AT);
-	dsize = get_le64(d + PD_DATA_AT + 8);
-	if (doff > len || dsize > len - doff) {
-		r = -EINVAL;
+	r = pd_data_of(d, len, &doff, &dsize, &end);
+	if (r < 0)
 		goto out;
-	}
-	end = (size_t)(doff + dsize);
 	for (pass = 0; pass < 2; pass++) {
 		ds = ZSTD_createDStream();
 		if (!ds || ZSTD_isError(ZSTD_initDStream(ds))) {
@@ -1349,11 +1360,8 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 	r = pd_map(path, 1, &d, &len);
 	if (r < 0)
 		return r == -EINVAL ? 0 : r;
-	doff = get_le64(d + PD_DATA_AT);
-	dsize = get_le64(d + PD_DATA_AT + 8);
-	if (doff > len || dsize > len - doff)
+	if (pd_data_of(d, len, &doff, &dsize, &end) < 0)
 		goto out;
-	end = (size_t)(doff + dsize);
 	for (off = (size_t)doff; off + 8 <= end; ) {
 		uint32_t type = get_le32(d + off);
 		unsigned size = d[off + 6] | (unsigned)d[off + 7] << 8;
@@ -1842,13 +1850,9 @@ int perfdata_root_paths(const char *path, const char *root,
 		free(offs);
 		return r;
 	}
-	doff = get_le64(d + PD_DATA_AT);
-	dsize = get_le64(d + PD_DATA_AT + 8);
-	if (doff > len || dsize > len - doff) {
-		r = -EINVAL;
+	r = pd_data_of(d, len, &doff, &dsize, &end);
+	if (r < 0)
 		goto out;
-	}
-	end = (size_t)(doff + dsize);
 	tmp = xasprintf("%s.root", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
