@@ -1166,10 +1166,13 @@ static void note_fork_exec(const unsigned char *h, uint32_t type,
  * decompressed, marked and compressed again (zstd level 1, perf's
  * default; one flush each, in compressed records of at most 64 KiB),
  * the other records and the feature sections as they were (these move
- * by what the data grew or shrank).  *fixed gets the forks marked.
- * 0, or -errno (the file is then as it was).
+ * by what the data grew or shrank).  The first pass also counts the
+ * decompressed records into scan (may be NULL; scan_compressed()'s work,
+ * so the stream is not decompressed once more for it).  *fixed gets
+ * the forks marked.  0, or -errno (the file is then as it was).
  */
-static int fix_compressed_forks(const char *path, unsigned *fixed)
+static int fix_compressed_forks(const char *path, struct perfdata_scan *scan,
+				unsigned *fixed)
 {
 	unsigned char *d, *buf = NULL, *zout = NULL;
 	size_t len, off, end, blen = 0, balloc = 0, nr = 0, alloc = 0;
@@ -1243,6 +1246,10 @@ static int fix_compressed_forks(const char *path, unsigned *fixed)
 						break;
 					if (at + rs > blen)
 						break;
+					if (scan)
+						scan_record(scan, buf + at,
+							    get_le32(buf + at),
+							    rs);
 					note_fork_exec(buf + at,
 						       get_le32(buf + at), rs,
 						       (size_t)(base + at),
@@ -1385,16 +1392,18 @@ int perfdata_fix_exec_forks(const char *path, struct perfdata_scan *scan,
 		r = -errno;
 out:
 	munmap(d, len);
-	if (compressed && scan)
-		scan_compressed(path, scan);
 #ifdef PPR_HAVE_ZSTD
 	if (compressed && in_compressed && !r) {
 		unsigned nz = 0;
 
-		r = fix_compressed_forks(path, &nz);
+		/* it counts the compressed records into scan as it reads */
+		r = fix_compressed_forks(path, scan, &nz);
 		n += nz;
+		compressed = 0;
 	}
 #endif
+	if (compressed && scan)
+		scan_compressed(path, scan);
 	free(forks);
 	free(execs);
 	if (fixed)

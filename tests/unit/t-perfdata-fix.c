@@ -278,7 +278,9 @@ static void test_compressed(void)
 	char err[256], *path, name[64];
 	uint64_t id;
 	unsigned fixed = 99, records, before;
-	int i, ok = 1;
+	struct perfdata_scan scan;
+	int i, ok = 1, seen[4] = { 0 };
+	size_t k;
 
 	if (!mkdtemp(dir)) {
 		TAP_OK(0, "compressed: cannot make a directory");
@@ -315,9 +317,16 @@ static void test_compressed(void)
 	TAP_INT(perfdata_fix_exec_forks(path, NULL, 0, &fixed), 0,
 		"compressed, not asked: ok");
 	TAP_INT(fixed, 0, "compressed, not asked: nothing marked");
-	TAP_INT(perfdata_fix_exec_forks(path, NULL, 1, &fixed), 0,
+	perfdata_scan_init(&scan);
+	TAP_INT(perfdata_fix_exec_forks(path, &scan, 1, &fixed), 0,
 		"compressed: ok");
 	TAP_INT(fixed, 1, "compressed: one fork marked");
+	for (k = 0; k < scan.nr_pids; k++)
+		seen[scan.pids[k] == 100 ? 0 : scan.pids[k] == 200 ? 1 :
+		     scan.pids[k] == 300 ? 2 : 3]++;
+	TAP_OK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && !seen[3],
+	       "compressed: the pids counted as it read, once each");
+	perfdata_scan_release(&scan);
 	TAP_INT(fork_misc(path, 200, &records), 0x2000,
 		"compressed: the exec'd child's fork is marked");
 	TAP_INT(records, before, "compressed: every record still read");
