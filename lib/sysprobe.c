@@ -51,10 +51,21 @@ static uint64_t user_regs_mask(void)
 #endif
 }
 
+/* Open a on the calling thread and close it again: 0, or -errno. */
+static int try_attr(struct perf_event_attr *a)
+{
+	int fd = (int)syscall(SYS_perf_event_open, a, 0, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 static int open_event(int dwarf, unsigned stack_size, int user_only)
 {
 	struct perf_event_attr a;
-	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -76,12 +87,7 @@ static int open_event(int dwarf, unsigned stack_size, int user_only)
 		a.use_clockid = 1;
 		a.clockid = CLOCK_MONOTONIC;
 	}
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return try_attr(&a);
 }
 
 void sysprobe_try_open(int dwarf, unsigned stack_size,
@@ -107,7 +113,6 @@ void sysprobe_try_open(int dwarf, unsigned stack_size,
 int sysprobe_mmap_build_id(void)
 {
 	struct perf_event_attr a;
-	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -119,12 +124,7 @@ int sysprobe_mmap_build_id(void)
 	a.build_id = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	return try_attr(&a) == 0;
 }
 
 void sysprobe_limits(struct sysprobe_kernel *k)
