@@ -1560,6 +1560,23 @@ def wrk_rate(text):
     return float(m.group(1))
 
 
+def gunicorn_ready(log_path, limit=30.0):
+    """(port, worker pid) as strings once gunicorn's log (log_path) says
+    it listens and has booted its worker, or (None, None) after limit
+    seconds."""
+    port = worker = None
+    end = time.monotonic() + limit
+    while time.monotonic() < end and not (port and worker):
+        time.sleep(0.2)
+        with open(log_path, encoding="utf-8", errors="replace") as f:
+            log_text = f.read()
+        m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+) ", log_text)
+        port = m.group(1) if m else None
+        m = re.search(r"Booting worker with pid: (\d+)", log_text)
+        worker = m.group(1) if m else None
+    return port, worker
+
+
 def wakers_server(args, tool, scratch):
     """Debian's gunicorn serving tests/fixtures/flask-app.py with one
     gthread worker of 4 threads (as t3511), loaded by wrk: requests/s
@@ -1588,17 +1605,7 @@ def wakers_server(args, tool, scratch):
     sizes = []      # (--wall (bytes, records), --wakers (bytes, records, st))
     why = None
     try:
-        port = worker = None
-        end = time.monotonic() + 30
-        while time.monotonic() < end and not (port and worker):
-            time.sleep(0.2)
-            with open(log_path, encoding="utf-8", errors="replace") as f:
-                log_text = f.read()
-            m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+) ",
-                          log_text)
-            port = m.group(1) if m else None
-            m = re.search(r"Booting worker with pid: (\d+)", log_text)
-            worker = m.group(1) if m else None
+        port, worker = gunicorn_ready(log_path)
         if not (port and worker):
             return sub + na("gunicorn did not start") + "\n"
         url = "http://127.0.0.1:%s/work" % port
@@ -1781,17 +1788,7 @@ def part_l(args, pythons, tool, scratch):
     rate_plain = rate_rec = None
     res = None
     try:
-        port = worker = None
-        end = time.monotonic() + 30
-        while time.monotonic() < end and not (port and worker):
-            time.sleep(0.2)
-            with open(log_path, encoding="utf-8", errors="replace") as f:
-                log_text = f.read()
-            m = re.search(r"Listening at: http://127\.0\.0\.1:(\d+) ",
-                          log_text)
-            port = m.group(1) if m else None
-            m = re.search(r"Booting worker with pid: (\d+)", log_text)
-            worker = m.group(1) if m else None
+        port, worker = gunicorn_ready(log_path)
         if not (port and worker):
             return head + na("gunicorn did not start") + "\n"
         url = "http://127.0.0.1:%s/work" % port
