@@ -38,6 +38,13 @@
  */
 #define WINDOW_BYTES (32u << 20)
 
+/*
+ * A stream of the first pass over a wall session (native_load()): it
+ * only counts each thread's time on CPU and its on-CPU samples
+ * (switches_count()); nothing is unwound or delivered.
+ */
+#define NATIVE_COUNT_PASS (1u << 30)
+
 /* What turns records into samples (shared with top's live stream). */
 struct native_stream {
 	const struct perfdata *d;
@@ -226,6 +233,8 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		}
 	} else {
 		switches_oncpu(&r->sw, s.tid, ps.time_ns, r->pf, (size_t)n);
+		/* its thread's time on CPU shared among its samples */
+		ps.period = switches_period(&r->sw, s.tid, s.period);
 	}
 	ps.event.s = ev;
 	ps.event.len = strlen(ev);
@@ -284,16 +293,21 @@ int native_stream_new(struct native_stream **out, const struct perfdata *d,
 	struct native_stream *ns = xcalloc(1, sizeof(*ns));
 	struct unwind_opts uo;
 
+	ns->flags = flags;
+	ns->d = d;
+	switches_init(&ns->sw, d);
+	if (flags & NATIVE_COUNT_PASS) {
+		*out = ns;
+		return 0;
+	}
 	memset(&uo, 0, sizeof(uo));
 	uo.session_dir = session_dir;
 	uo.flags = flags & NATIVE_DWFL_ONLY ? UNWIND_DWFL_ONLY : 0;
-	ns->flags = flags;
 	if (unwind_new(&ns->u, &uo, d, err, errlen) < 0) {
+		switches_release(&ns->sw);
 		free(ns);
 		return -1;
 	}
-	ns->d = d;
-	switches_init(&ns->sw, d);
 	ns->cb = cb;
 	ns->data = data;
 	ns->uf = xcalloc(MAX_FRAMES, sizeof(*ns->uf));
@@ -347,8 +361,31 @@ void native_stream_free(struct native_stream *ns)
 	free(ns);
 }
 
+/* The first pass's part of a record (NATIVE_COUNT_PASS). */
+static void count_record(struct native_stream *r, const struct pd_record *rec)
+{
+	struct pd_sample s;
+	struct pd_switch sw;
+	struct sample out;
+
+	if (rec->type == PD_RECORD_SAMPLE) {
+		if (!perfdata_decode_sample(r->d, rec->body, rec->len, &s) &&
+		    s.have_tid && s.have_time &&
+		    switches_event(&r->sw, s.attr) == SWEV_ONCPU)
+			switches_count(&r->sw, s.tid, s.time, s.period);
+	} else if ((rec->type == PD_RECORD_SWITCH ||
+		    rec->type == PD_RECORD_SWITCH_CPU_WIDE) &&
+		   !perfdata_decode_switch(r->d, rec, &sw)) {
+		switches_record(&r->sw, &sw, &out);
+	}
+}
+
 int native_stream_record(struct native_stream *r, const struct pd_record *rec)
 {
+	if (r->flags & NATIVE_COUNT_PASS) {
+		count_record(r, rec);
+		return 0;
+	}
 	switch (rec->type) {
 	case PD_RECORD_SAMPLE:
 		do_sample(r, rec);
@@ -474,75 +511,120 @@ static void progress(struct reader *r, int last)
 	const struct native_opts *o = r->o;
 
 	r->st.bytes = r->d.pos - r->d.data_off;
-	if (!o->progress || (!last && r->st.bytes < r->next_progress))
+	if (!o->progress || (r->ns->flags & NATIVE_COUNT_PASS) || (!last && r->st.bytes < r->next_progress))
 		return;
 	o->progress(o->progress_data, r->st.bytes, r->ns->samples);
 	r->next_progress = r->st.bytes + (4 << 20);
 }
 
-int native_load(const struct native_opts *o, struct native_stats *st,
-		int *cb_ret, char *err, size_t errlen)
+/* Every record of r->d into r->ns, in time order. */
+static void read_all(struct reader *r)
 {
 	struct pd_record rec;
-	struct reader r;
-	int ret = -1;
 
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	*cb_ret = 0;
-	if (o->buf ? perfdata_open_mem(&r.d, o->buf, o->buf_len, err,
-				       errlen) :
-	    perfdata_open(&r.d, o->perf_data, err, errlen))
-		return -1;
-	if (native_stream_new(&r.ns, &r.d, o->session_dir, o->flags, o->cb,
-			      o->data, err, errlen) < 0)
-		goto out;
-	own_tasks_init(&r.ns->own, o->helper_pid);
-	if (o->header)
-		o->header(o->data, &r.d);
-	while (!r.ns->cb_ret && perfdata_next_record(&r.d, &rec) > 0) {
+	while (!r->ns->cb_ret && perfdata_next_record(&r->d, &rec) > 0) {
 		struct tq_ent *e;
 		uint64_t t;
 
 		if (rec.type == PD_RECORD_FINISHED_ROUND) {
 			/* perf's rule: what is older than the last round */
-			flush(&r, r.next_flush);
-			r.next_flush = r.round_max;
-			progress(&r, 0);
+			flush(r, r->next_flush);
+			r->next_flush = r->round_max;
+			progress(r, 0);
 			continue;
 		}
-		if (perfdata_record_time(&r.d, &rec, &t) < 0)
-			t = r.last_time;	/* keeps its place */
-		r.last_time = t;
-		if (t > r.round_max)
-			r.round_max = t;
-		e = timeq_push(&r.q, t, rec.offset);
+		if (perfdata_record_time(&r->d, &rec, &t) < 0)
+			t = r->last_time;	/* keeps its place */
+		r->last_time = t;
+		if (t > r->round_max)
+			r->round_max = t;
+		e = timeq_push(&r->q, t, rec.offset);
 		/*
 		 * Samples are read from the file when their turn comes;
 		 * the rest, and what was decompressed (perf record -z),
 		 * only lives until the next record: copied.
 		 */
 		if (rec.type != PD_RECORD_SAMPLE ||
-		    !perfdata_record_in_file(&r.d, &rec)) {
+		    !perfdata_record_in_file(&r->d, &rec)) {
 			e->ptr = xmalloc(rec.len + 8);
 			memcpy(e->ptr, rec.body - 8, rec.len + 8);
-			r.copied += rec.len + 8;
-		} else if (r.oldest_off > rec.offset || !r.oldest_off) {
-			r.oldest_off = rec.offset;
+			r->copied += rec.len + 8;
+		} else if (r->oldest_off > rec.offset || !r->oldest_off) {
+			r->oldest_off = rec.offset;
 		}
-		if (r.q.nr >= MAX_QUEUED)
-			flush(&r, UINT64_MAX);
-		else if ((r.oldest_off &&
-			  rec.offset - r.oldest_off > WINDOW_BYTES) ||
-			 r.copied > WINDOW_BYTES) {
-			size_t before = r.q.nr;
+		if (r->q.nr >= MAX_QUEUED)
+			flush(r, UINT64_MAX);
+		else if ((r->oldest_off &&
+			  rec.offset - r->oldest_off > WINDOW_BYTES) ||
+			 r->copied > WINDOW_BYTES) {
+			size_t before = r->q.nr;
 
-			flush(&r, window_limit(&r));
-			if (r.q.nr == before)	/* all of one time */
-				flush(&r, UINT64_MAX);
+			flush(r, window_limit(r));
+			if (r->q.nr == before)	/* all of one time */
+				flush(r, UINT64_MAX);
 		}
 	}
-	flush(&r, UINT64_MAX);
+	flush(r, UINT64_MAX);
+}
+
+static void reader_release(struct reader *r)
+{
+	native_stream_free(r->ns);
+	while (r->q.nr)
+		free(r->q.e[--r->q.nr].ptr);
+	timeq_release(&r->q);
+	perfdata_close(&r->d);
+}
+
+static int reader_open(struct reader *r, const struct native_opts *o,
+		       char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	return o->buf ? perfdata_open_mem(&r->d, o->buf, o->buf_len, err,
+					  errlen) :
+		perfdata_open(&r->d, o->perf_data, err, errlen);
+}
+
+/*
+ * A wall session of perf record's (switch records): the first pass,
+ * each thread's time on CPU against its samples' periods, into ns's
+ * ratios (see switches_count()).  A file that does not read again
+ * leaves them unscaled: the second pass says why.
+ */
+static void count_pass(const struct native_opts *o, struct native_stream *ns)
+{
+	struct reader c;
+	char err[PPR_ERR_LEN];
+
+	if (reader_open(&c, o, err, sizeof(err)))
+		return;
+	if (!native_stream_new(&c.ns, &c.d, NULL, NATIVE_COUNT_PASS, NULL,
+			       NULL, err, sizeof(err))) {
+		read_all(&c);
+		switches_scale_from(&ns->sw, &c.ns->sw);
+	}
+	reader_release(&c);
+}
+
+int native_load(const struct native_opts *o, struct native_stats *st,
+		int *cb_ret, char *err, size_t errlen)
+{
+	struct reader r;
+	int ret = -1;
+
+	*cb_ret = 0;
+	if (reader_open(&r, o, err, errlen))
+		return -1;
+	if (native_stream_new(&r.ns, &r.d, o->session_dir, o->flags, o->cb,
+			      o->data, err, errlen) < 0)
+		goto out;
+	own_tasks_init(&r.ns->own, o->helper_pid);
+	if (r.ns->sw.records)
+		count_pass(o, r.ns);
+	if (o->header)
+		o->header(o->data, &r.d);
+	read_all(&r);
 	progress(&r, 1);
 	if (r.d.need_zstd || r.d.zstd_failed) {
 		if (r.d.need_zstd)
@@ -571,11 +653,7 @@ int native_load(const struct native_opts *o, struct native_stats *st,
 	}
 	ret = 0;
 out:
-	native_stream_free(r.ns);
-	while (r.q.nr)
-		free(r.q.e[--r.q.nr].ptr);
-	timeq_release(&r.q);
-	perfdata_close(&r.d);
+	reader_release(&r);
 	return ret;
 }
 

@@ -28,6 +28,16 @@ struct sw_thread {
 	unsigned have_stack : 1, have_state : 1;
 	uint64_t prev_state;
 	uint64_t oncpu_time;	/* of the last on-CPU sample */
+	/*
+	 * The first pass's count (switches_count()): on CPU since in_at (0:
+	 * not in a stretch that began with a switch-in), the periods of
+	 * the samples in that stretch so far; the stretches ended by a
+	 * switch-out: ran_ns on CPU, sampled_ns of samples' periods.
+	 */
+	uint64_t in_at, stretch_ns, ran_ns, sampled_ns;
+	/* the second pass's ratio (have_scale) */
+	double scale;
+	unsigned have_scale : 1;
 	/* the last on-CPU sample's stack */
 	struct sample_frame *last;
 	size_t nr_last, last_alloc;
@@ -169,6 +179,69 @@ void switches_oncpu(struct switches *sw, pid_t tid, uint64_t time,
 	copy_frames(&t->last, &t->nr_last, &t->last_alloc, f, n);
 }
 
+void switches_count(struct switches *sw, pid_t tid, uint64_t time,
+		    uint64_t period)
+{
+	struct sw_thread *t;
+
+	if (!sw->records)
+		return;
+	t = thread_of(sw, tid);
+	/* a sample while its records say off CPU: one was lost */
+	if (t->in_at && time >= t->in_at)
+		t->stretch_ns += period;
+}
+
+/* A switch record's part in the first pass's count. */
+static void count_record(struct sw_thread *t, const struct pd_switch *r)
+{
+	if (!r->out) {
+		/* in twice: the stretch before lost its switch-out */
+		t->in_at = r->time;
+		t->stretch_ns = 0;
+		return;
+	}
+	if (t->in_at && r->time >= t->in_at) {
+		t->ran_ns += r->time - t->in_at;
+		t->sampled_ns += t->stretch_ns;
+	}
+	t->in_at = 0;
+	t->stretch_ns = 0;
+}
+
+int switches_scale_from(struct switches *dst, const struct switches *counted)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = 0; i < counted->threads.cap; i++) {
+		const struct umap_ent *e = &counted->threads.ents[i];
+		const struct sw_thread *c = e->val;
+		struct sw_thread *t;
+
+		/* no sample in a whole stretch: nothing to scale */
+		if (!e->used || !c || !c->sampled_ns || !c->ran_ns)
+			continue;
+		t = thread_of(dst, (pid_t)(uint32_t)e->key);
+		t->scale = (double)c->ran_ns / (double)c->sampled_ns;
+		t->have_scale = 1;
+		any = 1;
+	}
+	return any;
+}
+
+uint64_t switches_period(const struct switches *sw, pid_t tid,
+			 uint64_t period)
+{
+	const struct umap_ent *e = umap_find(&sw->threads,
+					     (uint64_t)(uint32_t)tid);
+	const struct sw_thread *t = e ? e->val : NULL;
+
+	if (!t || !t->have_scale)
+		return period;
+	return (uint64_t)((double)period * t->scale + 0.5);
+}
+
 int switches_record(struct switches *sw, const struct pd_switch *r,
 		    struct sample *out)
 {
@@ -180,6 +253,7 @@ int switches_record(struct switches *sw, const struct pd_switch *r,
 		return 0;
 	sw->switch_records++;
 	t = thread_of(sw, r->tid);
+	count_record(t, r);
 	if (r->out) {
 		/* out twice: the switch-in between was lost */
 		if (t->out_time)

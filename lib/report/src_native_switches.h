@@ -73,6 +73,35 @@ void switches_oncpu(struct switches *sw, pid_t tid, uint64_t time,
 		    const struct sample_frame *f, size_t n);
 
 /*
+ * The on-CPU samples' weight in a wall session.  perf's per-thread
+ * cpu-clock does not keep each thread's own count: when two threads of
+ * one process switch on a CPU, the kernel swaps their inherited event
+ * contexts whole (perf_event_context_sched_out()), so one thread's
+ * progress towards its next sample goes on in the other, is lost with
+ * a thread that exits, and a new thread's fresh context restarts the
+ * count.  Measured on an urllib client of a threaded http.server
+ * (tests/fixtures/wall-urllib.py, 900 fetches, beside a busy loop):
+ * its main thread was on CPU 759 ms by its switch records and had 545
+ * samples of 1 ms (16 to 28 % short in other runs); the wall clock then
+ * gave its CPU work that much too little beside its waits, which the
+ * switch records time exactly.
+ *
+ * So a first pass over the session counts, per thread, the time on CPU
+ * between a switch-in and a switch-out and the periods of the on-CPU
+ * samples taken in those stretches (switches_count()); the second pass
+ * weighs each of the thread's samples by their ratio
+ * (switches_scale_from(), switches_period()): each thread's samples
+ * then add up to its time on CPU, shared as they fell.
+ */
+void switches_count(struct switches *sw, pid_t tid, uint64_t time,
+		    uint64_t period);
+/* dst's threads take counted's ratios; 1 when any thread has one. */
+int switches_scale_from(struct switches *dst, const struct switches *counted);
+/* An on-CPU sample's period, scaled when its thread has a ratio. */
+uint64_t switches_period(const struct switches *sw, pid_t tid,
+			 uint64_t period);
+
+/*
  * A switch record: 1 when it ends an interval, out filled (pid, tid,
  * time, weight, unit, offcpu, preempt, prev_state, frames; the caller
  * sets comm and own), 0 otherwise.  out's frames are valid until the

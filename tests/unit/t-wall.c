@@ -210,6 +210,62 @@ static void test_intervals(const struct perfdata *d)
 	switches_release(&sw);
 }
 
+/*
+ * The on-CPU samples' weight in a wall session: the first pass counts
+ * each thread's time on CPU (switch-in to switch-out) and the periods
+ * of the samples inside it; the second scales each sample's period by
+ * their ratio.
+ */
+static void test_scale(const struct perfdata *d)
+{
+	struct switches c, sw;
+	struct pd_switch r;
+	struct sample out;
+
+	switches_init(&c, d);
+	switches_init(&sw, d);
+	memset(&r, 0, sizeof(r));
+	r.have_tid = r.have_time = 1;
+	r.pid = r.tid = 7;
+	/* thread 7: on CPU 1000-4000 and 10000-13000, two samples of 1000 */
+	r.time = 1000;
+	switches_record(&c, &r, &out);
+	switches_count(&c, 7, 2500, 1000);
+	r.out = 1;
+	r.time = 4000;
+	switches_record(&c, &r, &out);
+	r.out = 0;
+	r.time = 10000;
+	switches_record(&c, &r, &out);
+	switches_count(&c, 7, 12000, 1000);
+	r.out = 1;
+	r.time = 13000;
+	switches_record(&c, &r, &out);
+	/* a sample its records put off CPU (a lost switch-in): not counted */
+	switches_count(&c, 7, 20000, 1000);
+	/* thread 8: a stretch with no sample, and one never ended */
+	r.pid = r.tid = 8;
+	r.out = 0;
+	r.time = 1000;
+	switches_record(&c, &r, &out);
+	r.out = 1;
+	r.time = 2000;
+	switches_record(&c, &r, &out);
+	r.out = 0;
+	r.time = 3000;
+	switches_record(&c, &r, &out);
+	switches_count(&c, 8, 3500, 1000);
+	TAP_OK(switches_scale_from(&sw, &c), "a thread has a ratio");
+	TAP_INT(switches_period(&sw, 7, 1000), 3000,
+		"6000 ns on CPU, 2000 ns of samples: each weighs 3 periods");
+	TAP_INT(switches_period(&sw, 8, 1000), 1000,
+		"no sample in a stretch that ended: the period stands");
+	TAP_INT(switches_period(&sw, 9, 1000), 1000,
+		"a thread the first pass did not see: the period stands");
+	switches_release(&c);
+	switches_release(&sw);
+}
+
 /* A frame of p: kernel, native or Python. */
 static uint32_t fr(struct profile *p, enum frame_kind k, const char *func)
 {
@@ -507,6 +563,7 @@ int main(void)
 
 	test_decode(&d);
 	test_intervals(&d);
+	test_scale(&d);
 	perfdata_close(&d);
 	test_waitclass();
 	test_route_and_argv();
