@@ -6,7 +6,7 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 6-19
+# sanitize-set: alone 6-20
 # sanitize-set: 2-5 needs 1
 
 # The frame walker (lib/walker/) walks the interpreter's frames in the
@@ -277,6 +277,21 @@ test_expect_success BPF 'record -p refuses a process that does not exist' '
 	test_expect_code 2 ppr record -p 4194000 --duration 1 -o n3 2>n3.err ||
 	test_must_fail ppr record -p 4194000 --duration 1 -o n3 2>n3.err &&
 	test_grep "4194000" n3.err
+'
+
+# A process whose first thread leaves by pthread_exit() goes on in its
+# other threads: it stays watched until its last thread exits (the
+# walker's EXIT event says so, WALKER_F_GROUP_DEAD).  Watching ended at
+# the first thread's exit: the thread's 1 s of CPU had 75 samples.
+test_expect_success BPF 'record --mode bpf: a process goes on sampled after its first thread exits' '
+	ppr record -q --mode bpf -o lx --python /usr/bin/python3 \
+		"$PPR_SRCDIR/tests/fixtures/leader-exit.py" 1 >lxout 2>lxerr &&
+	test_grep "^work done" lxout &&
+	ppr report -i lx --format collapsed -o lx.col &&
+	n=$(awk "/;work \(/ { n += \$NF } END { print n + 0 }" lx.col) &&
+	test_diag "the thread: $n samples in work() for 1 s of its CPU" &&
+	test "$n" -ge 600 &&
+	grep -q ";fib (" lx.col
 '
 
 test_done

@@ -723,11 +723,12 @@ int walker_sample(struct bpf_perf_event_data *ctx)
 }
 
 static __always_inline void emit_task(__u32 type, struct task_struct *t,
-				      struct task_struct *parent)
+				      struct task_struct *parent, __u32 flags)
 {
 	struct walker_task ev = {};
 
 	fill_hdr(&ev.hdr, type, sizeof(ev), t->tgid, t->pid);
+	ev.hdr.flags = flags;
 	if (parent) {
 		ev.ppid = parent->tgid;
 		ev.ptid = parent->pid;
@@ -873,7 +874,7 @@ int BPF_PROG(walker_switch, bool preempt, struct task_struct *prev,
 			      preempt ? 0 : prev_state);
 	}
 	if (watched(next->tgid) && !(pre && preattach_in(next)))
-		emit_task(WALKER_EV_ONCPU, next, 0);
+		emit_task(WALKER_EV_ONCPU, next, 0, 0);
 	return 0;
 }
 
@@ -923,7 +924,7 @@ int BPF_PROG(walker_fork, struct task_struct *parent, struct task_struct *child)
 	np = *proc;
 	np.flags |= WALKER_PROC_INHERITED;
 	bpf_map_update_elem(&procs, &ctgid, &np, BPF_ANY);
-	emit_task(WALKER_EV_FORK, child, parent);
+	emit_task(WALKER_EV_FORK, child, parent, 0);
 	return 0;
 }
 
@@ -941,7 +942,7 @@ int BPF_PROG(walker_exec, struct task_struct *p, pid_t old_pid,
 	np = *proc;
 	np.runtime = 0;
 	bpf_map_update_elem(&procs, &tgid, &np, BPF_ANY);
-	emit_task(WALKER_EV_EXEC, p, 0);
+	emit_task(WALKER_EV_EXEC, p, 0, 0);
 	return 0;
 }
 
@@ -958,7 +959,13 @@ int BPF_PROG(walker_exit, struct task_struct *p)
 	preattach_done(tid);
 	start = p->start_time;
 	bpf_map_update_elem(&exiting, &tid, &start, BPF_ANY);
-	emit_task(WALKER_EV_EXIT, p, 0);
+	/*
+	 * do_exit() counts the thread out of signal->live before this
+	 * tracepoint: 0, the process's last thread (its first may have
+	 * left long before, by pthread_exit()).
+	 */
+	emit_task(WALKER_EV_EXIT, p, 0,
+		  p->signal->live.counter ? 0 : WALKER_F_GROUP_DEAD);
 	return 0;
 }
 

@@ -157,6 +157,10 @@ struct walker_ev_hdr {
 					   thread in do_exit(); past exit_mm()
 					   it has no registers, Python frames
 					   or user stack */
+#define WALKER_F_GROUP_DEAD	0x400u	/* EXIT: the process's last thread
+					   (its signal->live at 0): the
+					   process is gone, whichever thread
+					   its first was */
 /*
  * The recorder's, in a sample record's struct walker_raw (never the
  * kernel's): its user frames were unwound as it was recorded, from the

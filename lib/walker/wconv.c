@@ -242,7 +242,8 @@ int wconv_event(struct wconv *c, const void *ev, size_t len)
 		break;
 	case WALKER_EV_EXIT:
 		wconv_enqueue(c, at, h.size, h.time_ns);
-		if (h.tid == h.pid && c->hooks.exit)
+		/* its last thread, not its first: see WALKER_F_GROUP_DEAD */
+		if ((h.flags & WALKER_F_GROUP_DEAD) && c->hooks.exit)
 			c->hooks.exit(c->hooks.data, (pid_t)h.pid);
 		break;
 	case WALKER_EV_WAKING:

@@ -79,7 +79,7 @@ struct wconv_hooks {
 	void (*exec)(void *data, pid_t pid);
 	/* a new process: child forked by parent (threads not included) */
 	void (*fork)(void *data, pid_t parent, pid_t child);
-	/* pid's leader thread exited: the process is gone */
+	/* pid's last thread exited: the process is gone */
 	void (*exit)(void *data, pid_t pid);
 	/* each Python frame of each sample (and switch-out), to name it */
 	void (*py_frame)(void *data, pid_t pid,

@@ -435,7 +435,7 @@ int main(void)
 	push(ev_task(WALKER_EV_FORK, t + 61 * MS, 101, 101, 100, 100,
 		     "python3"));
 	push(sample(101, t + 62 * MS, 0, 1));
-	push(ev_task(WALKER_EV_EXIT, t + 63 * MS, 101, 101, 100, 100, NULL));
+	push(ev_exit_last(t + 63 * MS, 101, 101, 100, 100));
 	sets = F.nr_set;
 	F.lost = 5;
 	TAP_OK(wrec_poll(w, 10, err, sizeof(err)) == 0, "poll 3");

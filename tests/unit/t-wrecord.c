@@ -413,8 +413,7 @@ static void synthetic(void)
 	feed(c, ev_lost(T0 + 285 * MS, 3));
 	feed(c, ev_task(WALKER_EV_EXIT, T0 + 290 * MS, 100, 101, 100, 100,
 			NULL));
-	feed(c, ev_task(WALKER_EV_EXIT, T0 + 295 * MS, 200, 200, 100, 100,
-			NULL));
+	feed(c, ev_exit_last(T0 + 295 * MS, 200, 200, 100, 100));
 	sp.type = WALKER_EV_OFFCPU;
 	sp.time = T0 + 300 * MS;
 	sp.prev_state = 2;
@@ -459,7 +458,8 @@ static void synthetic(void)
 	TAP_OK(seen.fork == 1 && seen.fork_parent == 100 &&
 	       seen.fork_child == 200 && seen.exec == 1 &&
 	       seen.exec_pid == 200 && seen.exit == 1 && seen.exit_pid == 200,
-	       "hooks: fork, exec, exit of the process (not the thread)");
+	       "hooks: fork, exec, exit of the process (its last thread's, "
+	       "not another thread's)");
 	TAP_OK(seen.frames == 4 && seen.first_code == 0x7f0000500000ull &&
 	       seen.first_tag == 40, "hook: each Python frame written (%d)",
 	       seen.frames);

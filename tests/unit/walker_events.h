@@ -165,6 +165,18 @@ static inline struct ev ev_task(uint32_t type, uint64_t time, uint32_t pid,
 	return e;
 }
 
+/* The EXIT of a process's last thread (walker_exit's WALKER_F_GROUP_DEAD). */
+static inline struct ev ev_exit_last(uint64_t time, uint32_t pid,
+				     uint32_t tid, uint32_t ppid,
+				     uint32_t ptid)
+{
+	struct ev e = ev_task(WALKER_EV_EXIT, time, pid, tid, ppid, ptid,
+			      NULL);
+
+	((struct walker_task *)e.buf)->hdr.flags = WALKER_F_GROUP_DEAD;
+	return e;
+}
+
 static inline struct ev ev_lost(uint64_t time, uint64_t n)
 {
 	struct walker_lost l;
