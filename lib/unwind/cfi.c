@@ -138,12 +138,14 @@ static const struct cfi_rule no_rule;
  * The addresses a file keeps compiled rows for: a cache, emptied when
  * it holds this many.  A server's samples keep reaching new addresses
  * in the same few functions, so without a bound the table doubled
- * every few minutes of a long attach (to 0.75 MB in 4 minutes of a
- * gunicorn worker); at this size (at most 32,768 slots of 24 bytes) it
- * stays under a megabyte a file, and refilling it costs a libdw
- * lookup an address.  The distinct rows themselves (rule_set) stay.
+ * every few minutes of a long attach (+0.7 MB in the 4th minute of a
+ * gunicorn worker, make bench BENCH_PARTS=l).  At this size (at most
+ * 8,192 slots of 24 bytes, 192 KiB a file) the recorder's anonymous
+ * memory stayed at 6.9 MB for the 4 minutes, at the same CPU (1.9 %
+ * of a core); refilling costs a libdw lookup an address.  The
+ * distinct rows themselves (rule_set) stay.
  */
-#define CFI_ADDRS_MAX 16384u
+#define CFI_ADDRS_MAX 4096u
 
 /* The compiled row for pc in p (pc - 1 for return addresses). */
 static const struct cfi_rule *rule_get(struct proc *p, uint64_t pc)
