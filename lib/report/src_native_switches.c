@@ -187,7 +187,10 @@ void switches_count(struct switches *sw, pid_t tid, uint64_t time,
 	if (!sw->records)
 		return;
 	t = thread_of(sw, tid);
-	/* a sample while its records say off CPU: one was lost */
+	/*
+	 * Counted inside a stretch that began with a switch-in; one while
+	 * its records say off CPU means a record was lost: left out.
+	 */
 	if (t->in_at && time >= t->in_at)
 		t->stretch_ns += period;
 }
