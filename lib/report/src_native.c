@@ -511,7 +511,9 @@ static void progress(struct reader *r, int last)
 	const struct native_opts *o = r->o;
 
 	r->st.bytes = r->d.pos - r->d.data_off;
-	if (!o->progress || (r->ns->flags & NATIVE_COUNT_PASS) || (!last && r->st.bytes < r->next_progress))
+	/* the first pass of a wall session is not shown */
+	if (!o->progress || (r->ns->flags & NATIVE_COUNT_PASS) ||
+	    (!last && r->st.bytes < r->next_progress))
 		return;
 	o->progress(o->progress_data, r->st.bytes, r->ns->samples);
 	r->next_progress = r->st.bytes + (4 << 20);
