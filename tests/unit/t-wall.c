@@ -216,44 +216,39 @@ static void test_intervals(const struct perfdata *d)
  * of the samples inside it; the second scales each sample's period by
  * their ratio.
  */
+/* A switch record of thread tid into sw: out (1) or in (0), at time. */
+static void switch_at(struct switches *sw, pid_t tid, int out, uint64_t time)
+{
+	struct pd_switch r;
+	struct sample s;
+
+	memset(&r, 0, sizeof(r));
+	r.have_tid = r.have_time = 1;
+	r.pid = r.tid = tid;
+	r.out = out;
+	r.time = time;
+	switches_record(sw, &r, &s);
+}
+
 static void test_scale(const struct perfdata *d)
 {
 	struct switches c, sw;
-	struct pd_switch r;
-	struct sample out;
 
 	switches_init(&c, d);
 	switches_init(&sw, d);
-	memset(&r, 0, sizeof(r));
-	r.have_tid = r.have_time = 1;
-	r.pid = r.tid = 7;
 	/* thread 7: on CPU 1000-4000 and 10000-13000, two samples of 1000 */
-	r.time = 1000;
-	switches_record(&c, &r, &out);
+	switch_at(&c, 7, 0, 1000);
 	switches_count(&c, 7, 2500, 1000);
-	r.out = 1;
-	r.time = 4000;
-	switches_record(&c, &r, &out);
-	r.out = 0;
-	r.time = 10000;
-	switches_record(&c, &r, &out);
+	switch_at(&c, 7, 1, 4000);
+	switch_at(&c, 7, 0, 10000);
 	switches_count(&c, 7, 12000, 1000);
-	r.out = 1;
-	r.time = 13000;
-	switches_record(&c, &r, &out);
+	switch_at(&c, 7, 1, 13000);
 	/* a sample its records put off CPU (a lost switch-in): not counted */
 	switches_count(&c, 7, 20000, 1000);
 	/* thread 8: a stretch with no sample, and one never ended */
-	r.pid = r.tid = 8;
-	r.out = 0;
-	r.time = 1000;
-	switches_record(&c, &r, &out);
-	r.out = 1;
-	r.time = 2000;
-	switches_record(&c, &r, &out);
-	r.out = 0;
-	r.time = 3000;
-	switches_record(&c, &r, &out);
+	switch_at(&c, 8, 0, 1000);
+	switch_at(&c, 8, 1, 2000);
+	switch_at(&c, 8, 0, 3000);
 	switches_count(&c, 8, 3500, 1000);
 	TAP_OK(switches_scale_from(&sw, &c), "a thread has a ratio");
 	TAP_INT(switches_period(&sw, 7, 1000), 3000,
