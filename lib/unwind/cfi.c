@@ -169,19 +169,10 @@ static const struct cfi_rule *rule_get(struct proc *p, uint64_t pc)
 	rule_compile(f, addr, &tmp);
 	se = smap_get(&f->rule_set, (const char *)&tmp, sizeof(tmp), &added);
 	if (added) {
-		ru = xmalloc(sizeof(*ru));
-		memcpy(ru, &tmp, sizeof(*ru));
-		se->val = ru;
-		if (f->nr_rules == f->rules_alloc) {
-			f->rules_alloc = f->rules_alloc ? 2 * f->rules_alloc
-							: 64;
-			f->rule_list = xrealloc(f->rule_list, f->rules_alloc *
-						sizeof(*f->rule_list));
-		}
-		f->rule_list[f->nr_rules++] = ru;
-	} else {
-		ru = se->val;
+		se->val = xmalloc(sizeof(tmp));
+		memcpy(se->val, &tmp, sizeof(tmp));
 	}
+	ru = se->val;
 	if (f->rules.nr >= CFI_ADDRS_MAX)
 		umap_release(&f->rules);
 	umap_get(&f->rules, addr, NULL)->val = ru;

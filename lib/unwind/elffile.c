@@ -88,17 +88,12 @@ void file_free(void *p)
 {
 	struct file *f = p;
 
-	size_t i;
-
 	if (f->eh)
 		dwarf_cfi_end(f->eh);
 	if (f->elf)
 		elf_end(f->elf);
-	for (i = 0; i < f->nr_rules; i++)
-		free(f->rule_list[i]);
-	free(f->rule_list);
 	umap_release(&f->rules);
-	smap_release(&f->rule_set, NULL);
+	smap_release(&f->rule_set, free);
 	if (f->map && f->heap)
 		free((void *)f->map);
 	else if (f->map)

@@ -85,9 +85,7 @@ struct file {
 	 * instructions), and a rule of its own for each grew the memory of
 	 * a recorder attached to a gunicorn worker by 0.6 MB a minute.
 	 */
-	struct smap rule_set;		/* rule bytes -> the copy */
-	struct cfi_rule **rule_list;	/* the copies */
-	size_t nr_rules, rules_alloc;
+	struct smap rule_set;		/* rule bytes -> the copy (owned) */
 };
 
 struct mapping {
