@@ -11,12 +11,12 @@
 #include "numparse.h"
 #include "paths.h"
 #include "strbuf.h"
+#include "vdso.h"
 
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -443,26 +443,15 @@ static int image_build_id(const unsigned char *img, size_t size, char *hex,
 
 int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len)
 {
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	unsigned long lo = 0, hi = 0;
-	char line[512], hex[130], *dir = NULL, *file = NULL, *linkdir = NULL;
+	const unsigned char *img;
+	size_t len;
+	char hex[130], *dir = NULL, *file = NULL, *linkdir = NULL;
 	char *link = NULL, *target = NULL;
-	FILE *f;
-	int fd, ret = 0;
+	int fd, ret;
 
-	if (!base)
-		return -ENOENT;
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") &&
-		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			break;
-	fclose(f);
-	if (base != lo || hi <= lo)
-		return -ENOENT;
-	if (image_build_id((const void *)lo, hi - lo, hex, sizeof(hex)))
+	if ((ret = vdso_self(&img, &len)) < 0)
+		return ret;
+	if (image_build_id(img, len, hex, sizeof(hex)))
 		return -ENOEXEC;
 	if (id_hex)
 		snprintf(id_hex, id_len, "%s", hex);
@@ -482,7 +471,7 @@ int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len)
 		ret = errno == EEXIST ? 0 : -errno;
 		goto out;
 	}
-	ret = write_in_full(fd, (const void *)lo, hi - lo);
+	ret = write_in_full(fd, img, len);
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (!ret && symlink(target, link) < 0 && errno != EEXIST)
