@@ -6,7 +6,7 @@ test_description='bpf mode unwinds each sample as it records: no stack copies in
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 1-9
+# sanitize-set: alone 1-10
 
 # The frame walker copies each sample's user stack; the recorder
 # unwinds it at once, with the process's live mappings (lib/unwind),
@@ -127,6 +127,34 @@ while time.monotonic() - t < 2: pass" >out 2>err &&
 	! grep -v ";clock_gettime[@;].*;__vdso_clock_gettime" in-vdso &&
 	ppr report -i vdso --reader recorded -o vdso.txt 2>vdso.err &&
 	! grep "C functions between the outer Python calls" vdso.txt
+'
+
+# An extension without unwind tables that calls back into Python, on a
+# Python without frame pointers: the unwinding stops at the extension,
+# inside a copy that holds the whole stack.  The outer Python frames are
+# still put in, and report says why the C functions between them are
+# missing: not the copy's size (a bigger one would change nothing).
+test_prereq_NOCFI() {
+	command -v cc >/dev/null || { echo "no C compiler"; return 1; }
+	py=$(ppr_usable_python 3.11) || { echo "$py"; return 1; }
+	inc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()[\"include\"])") &&
+	suf=$("$py" -c "import sysconfig; print(sysconfig.get_config_var(\"EXT_SUFFIX\"))") &&
+	test -f "$inc/Python.h" || { echo "no Python.h for $py"; return 1; }
+	mkdir -p "$TRASH/ext-nocfi" &&
+	cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -fPIC -shared -I"$inc" \
+		-o "$TRASH/ext-nocfi/reccext$suf" "$FIX/rec-cext.c" ||
+		{ echo "cannot build the extension"; return 1; }
+	NOCFI_PY=$py
+}
+test_expect_success BPF,NOCFI 'Python called back from C without unwind tables: the stop is said, not the copy' '
+	PYTHONPATH="$TRASH/ext-nocfi" ppr record -q -o nocfi --python "$NOCFI_PY" \
+		"$FIX/rec-cext-callback.py" 1 >out 2>err &&
+	ppr report -i nocfi -o nocfi.txt 2>nocfi.err &&
+	test_grep "warning: +[0-9]+% of the frame walker.s samples .* lack the C functions between the outer Python calls: the unwinding stopped inside the copied stack" nocfi.txt &&
+	! grep "a bigger --stack-size would show them" nocfi.txt &&
+	ppr report -i nocfi --format collapsed --view python -o nocfi.col &&
+	test_grep "^<module> \(.*rec-cext-callback.py:[0-9]+\);outer \(.*rec-cext-callback.py:[0-9]+\);inner" nocfi.col
 '
 
 test_expect_success BPF,DEB '--wall --wakers: switch-out and waker stacks (Debian python3)' '

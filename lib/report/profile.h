@@ -378,7 +378,10 @@ struct profile_quality {
 	uint64_t walker_cut_read;	/* ... a frame it could not read */
 	uint64_t walker_native_short;	/* Python frames past the native
 					   unwinding: the C frames between
-					   those calls are missing */
+					   those calls are missing (the
+					   stack copy was full) */
+	uint64_t walker_native_stopped;	/* ... (the unwinding stopped
+					   inside a whole copy) */
 	/* off-CPU intervals (wall and off-cpu clocks) */
 	uint64_t offcpu;	/* intervals kept */
 	uint64_t offcpu_ns;	/* ...their nanoseconds */

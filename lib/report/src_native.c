@@ -170,7 +170,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	char buf[32];
 	const char *comm, *ev;
 	enum switch_event sev;
-	int n, i;
+	int n, i, native_short;
 
 	if (perfdata_decode_sample(r->d, rec->body, rec->len, &s) < 0) {
 		r->bad_samples++;
@@ -240,6 +240,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	ps.event.len = strlen(ev);
 	ps.frames = r->pf;
 	ps.nr_frames = (size_t)n;
+	native_short = 0;
 	if (s.raw) {
 		struct walkmerge_result wr;
 		/* a waker's frames are not a sample's: not counted as one */
@@ -260,6 +261,7 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 					r->pycode &&
 					pycode_has_pid(r->pycode, s.pid);
 			n = (int)wr.n;
+			native_short = wr.native_short && !ps.waker;
 		}
 	}
 	if (s.attr->sample_stack_user && s.have_stack) {
@@ -280,6 +282,15 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 			ps.dump_asked = uw.asked;
 		}
 	}
+	/*
+	 * Python frames past the native unwinding: the copy ran out (a
+	 * bigger one would help), or the unwinding stopped inside a whole
+	 * copy (it would not).
+	 */
+	if (native_short && ps.dump_known && !ps.dump_full)
+		r->wstats.native_stopped++;
+	else if (native_short)
+		r->wstats.native_short++;
 	ps.own = own_tasks_has(&r->own, s.tid);
 	r->samples++;
 	r->frames += (uint64_t)n;
@@ -744,6 +755,7 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 		q->walker_unnamed = st.walker.unnamed;
 		q->walker_no_python = st.walker.no_python;
 		q->walker_native_short = st.walker.native_short;
+		q->walker_native_stopped = st.walker.native_stopped;
 	}
 	return ret;
 }

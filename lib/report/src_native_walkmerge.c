@@ -108,9 +108,9 @@ void walkmerge(struct pycode_cache *c, pid_t pid, const unsigned char *raw,
 		out[k++] = *fr;
 	}
 	if (j < nr_py && k < max) {
-		/* deeper than the native unwinding went */
+		/* deeper than the native unwinding went (counted by the
+		   caller, who knows whether the stack copy was full) */
 		r->native_short = 1;
-		st->native_short++;
 		while (j < nr_py && k < max) {
 			py_at(py, j++, &f);
 			put_python(c, pid, &f, &out[k++], st);

@@ -27,8 +27,14 @@ struct walkmerge_stats {
 	uint64_t no_python;	/* samples without Python frames (a thread
 				   not running Python, or no thread state) */
 	uint64_t py_cut;	/* walks cut (frame cap or a failed read) */
-	uint64_t native_short;	/* Python frames appended past the end of
-				   the native unwinding */
+	/*
+	 * Python frames appended past the end of the native unwinding,
+	 * counted by walkmerge()'s caller: native_short when the stack
+	 * copy was full (the stack went on past it), native_stopped when
+	 * the whole stack was copied and the unwinding stopped inside it
+	 * (code without unwind information).
+	 */
+	uint64_t native_short, native_stopped;
 };
 
 /* What walkmerge() says of one sample. */

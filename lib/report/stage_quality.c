@@ -225,6 +225,18 @@ static void quality_walker(struct profile *p)
 				     pc, sizeof(pc)),
 			     count_str(q->walker_native_short, a, sizeof(a)),
 			     count_str(q->walker_samples, b, sizeof(b)));
+	if (q->walker_native_stopped)
+		say(p, matters(q->walker_native_stopped, q->walker_samples),
+			     "%s of the frame walker's samples (%s of %s) "
+			     "lack the C functions between the outer Python "
+			     "calls: the unwinding stopped inside the copied "
+			     "stack (a frame without unwind information); "
+			     "every Python frame is there, and a bigger "
+			     "--stack-size would not help",
+			     pct_str(q->walker_native_stopped,
+				     q->walker_samples, pc, sizeof(pc)),
+			     count_str(q->walker_native_stopped, a, sizeof(a)),
+			     count_str(q->walker_samples, b, sizeof(b)));
 }
 
 /* The process pid's counts, added when first seen. */
