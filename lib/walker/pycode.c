@@ -11,8 +11,9 @@
  * NULL, never a crash: the target runs on while it is read, so a code
  * object can be freed under us.
  *
- * Entries are keyed by (pid, address, tag): the tag is the low 16 bits
- * of co_firstlineno, which the walker read with the frame.  An address
+ * Entries are keyed by (pid, address, tag): the tag mixes co_firstlineno
+ * and co_filename's address (walker_code_tag()), which the walker read
+ * with the frame.  An address
  * freed and reused by another code object gives a different tag and a
  * new entry; the old one stays for the samples that named it.
  *
@@ -290,14 +291,14 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	if (!addr || addr % 8 || k->co_firstlineno == NO ||
 	    k->co_filename == NO || k->co_linetable == NO)
 		return NULL;
-	if (pytarget_read(t->pid, addr + k->co_firstlineno, &first, 4))
+	if (pytarget_read(t->pid, addr + k->co_firstlineno, &first, 4) ||
+	    rd_u64(t->pid, addr + k->co_filename, &file_p))
 		return NULL;
 	/* a freed address reused by another code object: not ours */
-	if ((uint16_t)first != tag || first < 0)
+	if (walker_code_tag((uint32_t)first, file_p) != tag || first < 0)
 		return NULL;
 	if (rd_u64(t->pid, addr + (k->co_qualname != NO ? k->co_qualname :
 				   k->co_name), &name_p) ||
-	    rd_u64(t->pid, addr + k->co_filename, &file_p) ||
 	    rd_u64(t->pid, addr + k->co_linetable, &table_p))
 		return NULL;
 	e = xcalloc(1, sizeof(*e));
@@ -790,8 +791,8 @@ static int parse_line(struct pycode_cache *c, const char *s, size_t n)
 	    (format != 8 && format != 10 && format != 11) ||
 	    field(&p, end, &f, &fl) || num(f, fl, 10, 1, &qual))
 		return -1;
-	if ((uint16_t)first != tag || lookup(c, (pid_t)pid, addr,
-					     (uint16_t)tag))
+	/* the tag is walker_code_tag()'s (before: first's low 16 bits) */
+	if (lookup(c, (pid_t)pid, addr, (uint16_t)tag))
 		return -1;
 	e = xcalloc(1, sizeof(*e));
 	e->pid = (pid_t)pid;

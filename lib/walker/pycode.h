@@ -5,8 +5,9 @@
  * Code objects named from outside the process: qualname, filename,
  * first line and the line table, read with process_vm_readv(2), kept
  * in a cache keyed by (pid, address) and checked against the frame's
- * tag (co_firstlineno's low 16 bits) so that an address freed and
- * reused by another code object is read again.  Line numbers from an
+ * tag (walker_code_tag(): its first line and file name's address) so
+ * that an address freed and reused by another code object is read
+ * again.  Line numbers from an
  * instruction's byte offset, per version: co_lnotab (3.8, 3.9),
  * co_linetable (3.10), the location table (3.11+).
  *

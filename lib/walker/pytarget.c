@@ -890,6 +890,8 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 			  "table", t->version);
 		goto out;
 	}
+	/* read into each frame's tag (walker_code_tag()) */
+	t->layout.code_filename = t->code.co_filename;
 	pytarget_fill_obj(t, maj, min);
 	/* initialised: the first interpreter is linked in */
 	if (pytarget_read(pid, t->runtime + t->layout.runtime_interp_head,

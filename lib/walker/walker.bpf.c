@@ -319,7 +319,7 @@ static long py_step(__u32 i, void *data)
 	struct scratch *s = w->s;
 	const struct walker_layout *l = w->l;
 	struct walker_py_frame *f;
-	__u64 frame = w->frame, code, back, base, ip;
+	__u64 frame = w->frame, code, back, base, ip, filename = 0;
 	__u32 rs, n, off, instr, tag = 0, pflags = 0;
 	__u8 owner;
 
@@ -390,6 +390,10 @@ static long py_step(__u32 i, void *data)
 	if (code && l->code_firstlineno != WALKER_NO_FIELD)
 		bpf_probe_read_user(&tag, sizeof(tag),
 				    (void *)(code + l->code_firstlineno));
+	/* 0: a layout from before the field (its reserved word) */
+	if (code && l->code_filename && l->code_filename != WALKER_NO_FIELD)
+		bpf_probe_read_user(&filename, sizeof(filename),
+				    (void *)(code + l->code_filename));
 
 	off = w->pyoff + n * PYF_SIZE;
 	if (off > USTACK_OFF_MAX - PYF_SIZE)
@@ -398,7 +402,7 @@ static long py_step(__u32 i, void *data)
 	f->code = code;
 	f->instr = instr;
 	f->flags = pflags;
-	f->tag = (__u16)tag;
+	f->tag = walker_code_tag(tag, filename);
 	w->n = n + 1;
 	w->frame = back;
 	return 0;

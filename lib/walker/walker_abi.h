@@ -84,7 +84,10 @@ struct walker_layout {
 					   0 for IFRAME (no f_lasti) */
 	__u32 code_tag_bits;		/* 3.14+: the mask of f_executable's
 					   tag bits, cleared (3; 0 before) */
-	__u32 reserved[4];
+	__u32 code_filename;		/* co_filename: read into the tag;
+					   0 (reserved before) or NO_FIELD:
+					   the tag is the first line's */
+	__u32 reserved[3];
 };
 
 /* What the user side knows of one process (map key: its tgid). */
@@ -179,10 +182,24 @@ struct walker_py_frame {
 					   (code + code_adaptive)); 0xffffffff:
 					   not started (3.8-3.10 f_lasti -1) */
 	__u16 flags;			/* WALKER_PYF_* */
-	__u16 tag;			/* low 16 bits of co_firstlineno: a freed
-					   address reused by another code object
-					   is told apart by it */
+	__u16 tag;			/* walker_code_tag(): a freed address
+					   reused by another code object is
+					   told apart by it */
 };
+
+/*
+ * A frame's tag: co_firstlineno mixed with the address of co_filename
+ * (a str object, 16-byte aligned).  Module bodies all start at line 1
+ * and each is freed once its module is imported, so the next one is
+ * often allocated at the same address: with the line alone, 40
+ * modules imported in turn were all named after the first.  Each
+ * module's file name is its own object, alive with the module.
+ */
+static inline __u16 walker_code_tag(__u32 firstlineno, __u64 filename)
+{
+	return (__u16)(firstlineno ^ (__u32)(filename >> 4) ^
+		       (__u32)(filename >> 20) ^ (__u32)(filename >> 36));
+}
 
 #define WALKER_PYF_ENTRY	1u	/* the first frame of a C-level
 					   _PyEval_EvalFrameDefault call */

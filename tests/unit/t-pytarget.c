@@ -100,6 +100,7 @@ static int names(pid_t pid)
 	while (fgets(line, sizeof(line), stdin)) {
 		unsigned long long addr;
 		uint32_t first;
+		uint64_t file;
 		char want[256];
 		const struct pycode *code;
 		const char *got;
@@ -110,8 +111,11 @@ static int names(pid_t pid)
 			snprintf(want, sizeof(want), "%s", line + pos);
 			code = NULL;
 			if (!pytarget_read(pid, addr + t.code.co_firstlineno,
-					   &first, 4))
-				code = pycode_get(c, &t, addr, (uint16_t)first);
+					   &first, 4) &&
+			    !pytarget_read(pid, addr + t.code.co_filename,
+					   &file, 8))
+				code = pycode_get(c, &t, addr,
+						  walker_code_tag(first, file));
 			got = code ? code->qualname : "(unread)";
 			if (code && !code->qualified) {
 				got = pyqual_lookup(q, &t, addr, code->filename,
