@@ -254,6 +254,16 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	wo.keep_stack_copy = o->keep_stack_copy;
 	wo.cmdline = (const char *const *)r->target.v;
 	wo.max_bytes = o->max_size;
+	/*
+	 * The kernel's symbols, read by a thread while the walker's
+	 * programs load (tens of milliseconds of the kernel's verifier,
+	 * which the program waits for) and as the program runs: the
+	 * session's copy, and the ranges the loop tells the walker's own
+	 * kernel frames by.
+	 */
+	record_kallsyms_begin(&r->kallsyms);
+	wo.kself_base = record_kallsyms_kself;
+	wo.kself_data = &r->kallsyms;
 	if (wrec_start(&w, &wo, &errnum, err, sizeof(err))) {
 		record_say(r, RECORD_MSG_ERROR, "cannot start the frame "
 			   "walker: %s", err);
@@ -304,8 +314,6 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		if (o->duration > 0)
 			stop_at = record_mono_now() + o->duration;
 	}
-	/* the kernel's symbols, read as the program runs */
-	record_kallsyms_begin(&r->kallsyms);
 	/*
 	 * Signals, once the program is forked (an ignored signal would stay
 	 * ignored in it across its exec).  Ctrl-C: with a program it is the

@@ -12,12 +12,15 @@
 #include "paths.h"
 #include "strbuf.h"
 #include "vdso.h"
+#include "walker/kself.h"
 
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -485,16 +488,17 @@ out:
 	return ret;
 }
 
-static int kallsyms_compress(struct strbuf *out)
+/*
+ * text (/proc/kallsyms, whole) as kallsyms.gz's bytes in out: its
+ * function symbols only.  0, or -errno (-EPERM: every address is zero).
+ */
+static int kallsyms_compress(const struct strbuf *text, struct strbuf *out)
 {
-	char line[1024];
 	unsigned char chunk[65536];
-	FILE *in = fopen("/proc/kallsyms", "re");
+	const char *line = text->buf, *end = text->buf + text->len;
 	z_stream z;
 	int ret = 0, named = 0, zr;
 
-	if (!in)
-		return -errno;
 	memset(&z, 0, sizeof(z));
 	/*
 	 * Level 1: every recording pays for this (Debian 12's 5.4 MB of
@@ -503,24 +507,27 @@ static int kallsyms_compress(struct strbuf *out)
 	 * reads it.
 	 */
 	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		fclose(in);
+			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	}
 	for (;;) {
-		const char *t = NULL;
-		int last = !fgets(line, sizeof(line), in);
+		const char *t = NULL, *nl;
+		int last = line >= end;
 
 		if (!last) {
-			t = strchr(line, ' ');
+			nl = memchr(line, '\n', (size_t)(end - line));
+			nl = nl ? nl + 1 : end;
+			t = memchr(line, ' ', (size_t)(nl - line));
 			/* function symbols only: "ADDR T NAME[\t[MOD]]" */
-			if (!t || !strchr("tTwW", t[1]) || t[1] == '\0' ||
-			    t[2] != ' ')
+			if (!t || t + 2 >= nl || !strchr("tTwW", t[1]) ||
+			    t[1] == '\0' || t[2] != ' ') {
+				line = nl;
 				continue;
+			}
 			if (strspn(line, "0") < (size_t)(t - line))
 				named = 1;
 			z.next_in = (unsigned char *)line;
-			z.avail_in = (uInt)strlen(line);
+			z.avail_in = (uInt)(nl - line);
+			line = nl;
 		}
 		do {
 			z.next_out = chunk;
@@ -536,13 +543,26 @@ static int kallsyms_compress(struct strbuf *out)
 			break;
 	}
 	deflateEnd(&z);
-	fclose(in);
 	/* kptr_restrict: every address reads as zero, useless */
 	if (!ret && !named)
 		ret = -EPERM;
 	if (ret)
 		strbuf_reset(out);
 	return ret;
+}
+
+/* The walker's kernel ranges (kself.h) from text, line by line. */
+static int kallsyms_kself(const struct strbuf *text, struct kself *k)
+{
+	const char *line = text->buf, *end = text->buf + text->len, *nl;
+
+	kself_begin(k);
+	for (; line < end; line = nl) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		nl = nl ? nl + 1 : end;
+		kself_line(k, line);
+	}
+	return kself_end(k);
 }
 
 static int kallsyms_write(const char *session, const struct strbuf *gz)
@@ -559,11 +579,14 @@ static int kallsyms_write(const char *session, const struct strbuf *gz)
 /* Read, compress and write at once: 0, or -errno. */
 static int save_kallsyms(const char *session)
 {
-	struct strbuf gz = STRBUF_INIT;
-	int ret = kallsyms_compress(&gz);
+	struct strbuf text = STRBUF_INIT, gz = STRBUF_INIT;
+	int ret = strbuf_read_file(&text, "/proc/kallsyms", 0);
 
 	if (!ret)
+		ret = kallsyms_compress(&text, &gz);
+	if (!ret)
 		ret = kallsyms_write(session, &gz);
+	strbuf_release(&text);
 	strbuf_release(&gz);
 	return ret;
 }
@@ -572,13 +595,36 @@ void record_kallsyms_init(struct record_kallsyms *k)
 {
 	memset(k, 0, sizeof(*k));
 	strbuf_init(&k->gz, 0);
+	pthread_mutex_init(&k->lock, NULL);
+	pthread_cond_init(&k->cond, NULL);
 }
 
+/*
+ * Read /proc/kallsyms once: the walker's ranges from it first, for the
+ * loop that may wait for them (record_kallsyms_kself()), then the
+ * session's copy.
+ */
 static void *kallsyms_thread(void *arg)
 {
 	struct record_kallsyms *k = arg;
+	struct strbuf text = STRBUF_INIT;
+	int err = strbuf_read_file(&text, "/proc/kallsyms", 0);
 
-	k->err = kallsyms_compress(&k->gz);
+	pthread_mutex_lock(&k->lock);
+	k->kself_err = err ? err : kallsyms_kself(&text, &k->kself);
+	k->kself_done = 1;
+	pthread_cond_broadcast(&k->cond);
+	pthread_mutex_unlock(&k->lock);
+	/*
+	 * The copy is needed only at the end: its 60 ms of deflate give
+	 * way to the loop that reads the walker's events (on two CPUs,
+	 * this thread and that loop shared one, and code objects waited
+	 * 20 ms to be named, and were freed first).  Linux's nice value
+	 * is per thread.
+	 */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	k->err = err ? err : kallsyms_compress(&text, &k->gz);
+	strbuf_release(&text);
 	return NULL;
 }
 
@@ -594,6 +640,24 @@ void record_kallsyms_begin(struct record_kallsyms *k)
 	if (!pthread_create(&k->thread, NULL, kallsyms_thread, k))
 		k->state = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int record_kallsyms_kself(void *data, struct kself *out)
+{
+	struct record_kallsyms *k = data;
+	int ret = -1;
+
+	if (k->state != 1 && k->state != 2)
+		return -1;
+	pthread_mutex_lock(&k->lock);
+	while (!k->kself_done)
+		pthread_cond_wait(&k->cond, &k->lock);
+	if (!k->kself_err) {
+		kself_copy(out, &k->kself);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return ret;
 }
 
 static void kallsyms_join(struct record_kallsyms *k)
@@ -622,4 +686,7 @@ void record_kallsyms_release(struct record_kallsyms *k)
 {
 	kallsyms_join(k);
 	strbuf_release(&k->gz);
+	kself_release(&k->kself);
+	pthread_mutex_destroy(&k->lock);
+	pthread_cond_destroy(&k->cond);
 }

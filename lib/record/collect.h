@@ -4,6 +4,7 @@
 
 #include "compat.h"
 #include "strbuf.h"
+#include "walker/kself.h"
 
 #include <pthread.h>
 
@@ -68,15 +69,18 @@ int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
  * kernel frames on another machine or after a reboot; none when the
  * kernel hides the addresses (kptr_restrict).  Reading and compressing
  * /proc/kallsyms costs about 100 ms of a core: bpf mode has a thread do
- * it (record_kallsyms_begin()), not after
- * the program ended, when the user waits for it, and not in the loop
- * that reads the walker's events (which names the program's interpreter
- * and code objects as they come: paused for 100 ms at the start, 111 of
- * a 1.6 s program's 638 samples lost their Python frames).  The
- * walker's own programs are loaded by then, so their [bpf] symbols are
- * in it.  record_kallsyms_keep() writes the file (1 MB) at the end, as
- * before, after perf.data and pycode had the disk; without a begin it
- * does both there (perf record's route).
+ * it (record_kallsyms_begin()), begun while the walker's programs load,
+ * not after the program ended, when the user waits for it, and not in
+ * the loop that reads the walker's events (which names the program's
+ * interpreter and code objects as they come: paused for 100 ms at the
+ * start, 111 of a 1.6 s program's 638 samples lost their Python
+ * frames).  The same reading gives that loop the kernel's ranges its
+ * own frames are told by (record_kallsyms_kself()).  The walker's
+ * programs are loaded after it began, so the copy does not name them;
+ * their frames are taken out of every stack (kself.h).
+ * record_kallsyms_keep() writes the file (1 MB) at the end, as before,
+ * after perf.data and pycode had the disk; without a begin it does
+ * both there (perf record's route).
  */
 struct record_kallsyms {
 	int state;		/* 0 not begun, 1 being read by the thread,
@@ -84,9 +88,20 @@ struct record_kallsyms {
 	pthread_t thread;
 	struct strbuf gz;	/* kallsyms.gz's bytes */
 	int err;		/* the reading's: 0 or -errno */
+	/* the walker's kernel ranges, once kself_done (under lock) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int kself_done, kself_err;
+	struct kself kself;
 };
 void record_kallsyms_init(struct record_kallsyms *k);
 void record_kallsyms_begin(struct record_kallsyms *k);
+/*
+ * wrec_opts' kself_base (data: the struct record_kallsyms): the ranges
+ * from the thread's reading, waiting for it if need be; -1 when none
+ * was begun or the reading failed.
+ */
+int record_kallsyms_kself(void *data, struct kself *out);
 /* <session>/kallsyms.gz, once; nothing when the symbols are hidden */
 void record_kallsyms_keep(struct record_kallsyms *k, const char *session);
 /* waits for the thread, if one still reads */

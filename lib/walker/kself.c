@@ -80,42 +80,52 @@ void kself_release(struct kself *k)
 	memset(k, 0, sizeof(*k));
 }
 
-int kself_load(struct kself *k, const char *kallsyms)
+void kself_begin(struct kself *k)
 {
-	FILE *f;
-	char line[512];
-	int open_range = 0, dispatchers = 0;
-	size_t i;
-
 	kself_release(k);
 	k->loaded = 1;
-	f = fopen(kallsyms, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		const char *name;
-		uint64_t addr;
-		int kind;
+}
 
-		if (parse(line, &addr, &name) || !addr)
-			continue;
-		/* the next symbol ends the range before it */
-		if (open_range) {
-			k->r[k->n - 1].end = addr;
-			open_range = 0;
-		}
-		kind = kind_of(name);
-		if (!kind)
-			continue;
-		ALLOC_GROW(k->r, k->n + 1, k->alloc);
-		k->r[k->n].start = addr;
-		/* a program's end: the next program's start (below) */
-		k->r[k->n].end = kind >= 3 ? addr + PROG_MAX : addr;
-		k->r[k->n].dispatcher = kind == 1;
-		k->r[k->n++].own = kind == 3;
-		open_range = kind < 3;
+void kself_line(struct kself *k, const char *line)
+{
+	const char *name;
+	uint64_t addr;
+	int kind;
+
+	if (parse(line, &addr, &name) || !addr)
+		return;
+	/* the next symbol ends the range before it */
+	if (k->open_range) {
+		k->r[k->n - 1].end = addr;
+		k->open_range = 0;
 	}
-	fclose(f);
+	kind = kind_of(name);
+	if (!kind)
+		return;
+	ALLOC_GROW(k->r, k->n + 1, k->alloc);
+	k->r[k->n].start = addr;
+	/* a program's end: the next program's start (kself_end()) */
+	k->r[k->n].end = kind >= 3 ? addr + PROG_MAX : addr;
+	k->r[k->n].dispatcher = kind == 1;
+	k->r[k->n++].own = kind == 3;
+	k->open_range = kind < 3;
+}
+
+void kself_add_own(struct kself *k, uint64_t start, uint64_t end)
+{
+	ALLOC_GROW(k->r, k->n + 1, k->alloc);
+	k->r[k->n].start = start;
+	k->r[k->n].end = end;
+	k->r[k->n].dispatcher = 0;
+	k->r[k->n++].own = 1;
+}
+
+int kself_end(struct kself *k)
+{
+	int dispatchers = 0;
+	size_t i;
+
+	k->open_range = 0;
 	/*
 	 * None at all when /proc/kallsyms shows the caller only zeros
 	 * (kptr_restrict: a user without CAP_SYSLOG, a setcap copy run by
@@ -129,6 +139,34 @@ int kself_load(struct kself *k, const char *kallsyms)
 	for (i = 0; i < k->n; i++)
 		dispatchers += k->r[i].dispatcher && k->r[i].end > k->r[i].start;
 	return dispatchers ? 0 : -1;
+}
+
+void kself_copy(struct kself *dst, const struct kself *src)
+{
+	kself_release(dst);
+	*dst = *src;
+	dst->r = NULL;
+	dst->alloc = 0;
+	if (src->n) {
+		dst->r = xmalloc(src->n * sizeof(*dst->r));
+		memcpy(dst->r, src->r, src->n * sizeof(*dst->r));
+		dst->alloc = src->n;
+	}
+}
+
+int kself_load(struct kself *k, const char *kallsyms)
+{
+	FILE *f;
+	char line[512];
+
+	kself_begin(k);
+	f = fopen(kallsyms, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		kself_line(k, line);
+	fclose(f);
+	return kself_end(k);
 }
 
 /* The range holding addr, or NULL. */

@@ -24,13 +24,36 @@ struct kself_range {
 };
 
 struct kself {
-	struct kself_range *r;	/* sorted by start */
+	struct kself_range *r;	/* sorted by start (kself_end()) */
 	size_t n, alloc;
 	int loaded;
+	int open_range;		/* kself_line(): the last range ends at the
+				   next symbol */
 };
 
 /* The ranges from kallsyms (a path); 0, or -1 (no dispatcher found). */
 int kself_load(struct kself *k, const char *kallsyms);
+
+/*
+ * The same from kallsyms' lines as another reader goes through them
+ * (record reads the file once, for the session's copy too):
+ * kself_begin(), kself_line() for each line in the file's order (with
+ * or without its newline), kself_end(): 0, or -1 (no dispatcher).
+ */
+void kself_begin(struct kself *k);
+void kself_line(struct kself *k, const char *line);
+int kself_end(struct kself *k);
+
+/*
+ * One of the walker's programs at [start, end), from the kernel's own
+ * account of its JIT-compiled code (walker_prog_ranges()): kallsyms
+ * read before the programs were loaded does not list them.  Then
+ * kself_end() again.
+ */
+void kself_add_own(struct kself *k, uint64_t start, uint64_t end);
+
+/* dst as a copy of src (dst released first). */
+void kself_copy(struct kself *dst, const struct kself *src);
 
 /* A dispatcher's address (0: none known), for a stack that lost it. */
 uint64_t kself_dispatcher(const struct kself *k);

@@ -670,6 +670,50 @@ uint64_t walker_lost(const struct walker *w)
 	return sum;
 }
 
+int walker_prog_ranges(const struct walker *w,
+		       void (*cb)(void *data, uint64_t start, uint64_t end),
+		       void *data)
+{
+	struct bpf_program *prog;
+	int n = 0;
+
+	bpf_object__for_each_program(prog, w->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info), i, nk, nl;
+		__u64 *ks;
+		__u32 *lens;
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;	/* not loaded */
+		nk = info.nr_jited_ksyms;
+		nl = info.nr_jited_func_lens;
+		if (!nk || nk != nl)
+			continue;
+		/* a program and its subprograms (bpf_loop() callbacks) */
+		ks = xcalloc(nk, sizeof(*ks));
+		lens = xcalloc(nl, sizeof(*lens));
+		memset(&info, 0, sizeof(info));
+		info.nr_jited_ksyms = nk;
+		info.jited_ksyms = (__u64)(uintptr_t)ks;
+		info.nr_jited_func_lens = nl;
+		info.jited_func_lens = (__u64)(uintptr_t)lens;
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    info.nr_jited_ksyms == nk)
+			for (i = 0; i < nk; i++)
+				/* 0: addresses hidden (kptr_restrict) */
+				if (ks[i] && lens[i]) {
+					cb(data, ks[i], ks[i] + lens[i]);
+					n++;
+				}
+		free(ks);
+		free(lens);
+	}
+	return n;
+}
+
 #else /* !PPR_HAVE_BPF */
 
 struct walker {
@@ -740,6 +784,13 @@ void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
 }
 
 uint64_t walker_lost(const struct walker *w)
+{
+	return 0;
+}
+
+int walker_prog_ranges(const struct walker *w,
+		       void (*cb)(void *data, uint64_t start, uint64_t end),
+		       void *data)
 {
 	return 0;
 }

@@ -85,6 +85,15 @@ int walker_poll(struct walker *w, int timeout_ms, walker_event_fn cb,
 /* Events the ring buffer could not take (counted in BPF). */
 uint64_t walker_lost(const struct walker *w);
 
+/*
+ * Where the kernel put the walker's loaded programs (and their
+ * subprograms), from their program info: cb(data, start, end) for
+ * each; how many.  0 when none could be told (addresses hidden).
+ */
+int walker_prog_ranges(const struct walker *w,
+		       void (*cb)(void *data, uint64_t start, uint64_t end),
+		       void *data);
+
 /* A decoded event: pointers into the event's bytes. */
 struct walker_decoded {
 	const struct walker_ev_hdr *hdr;	/* always */

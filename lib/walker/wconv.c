@@ -319,7 +319,8 @@ static unsigned kstack_start(struct wconv *c, const struct walker_decoded *d,
 	*nk = d->nr_kstack;
 	if (!*nk || !c->kallsyms)
 		return 0;
-	if (!c->kself.loaded)
+	if (!c->kself.loaded &&
+	    (!c->hooks.kself || c->hooks.kself(c->hooks.data, &c->kself) < 0))
 		kself_load(&c->kself, c->kallsyms);
 	own = kself_own(&c->kself, d->kstack, *nk, &above);
 	if (!own)

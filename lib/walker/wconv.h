@@ -63,6 +63,7 @@
 #include "walker/walker_abi.h"
 
 struct wconv;
+struct kself;
 
 /*
  * What the conversion tells the side that knows the processes (the
@@ -84,6 +85,12 @@ struct wconv_hooks {
 	/* each Python frame of each sample (and switch-out), to name it */
 	void (*py_frame)(void *data, pid_t pid,
 			 const struct walker_py_frame *f);
+	/*
+	 * The walker's own frames' ranges (kself.h), asked for at the
+	 * first kernel stack: 0 with *out filled, or -1 (or no hook):
+	 * the conversion reads them from kallsyms then.
+	 */
+	int (*kself)(void *data, struct kself *out);
 };
 
 struct wconv_opts {

@@ -14,6 +14,7 @@
 #include "walker/pythreads.h"
 #include "walker/pyqual.h"
 #include "walker/walker.h"
+#include "walker/kself.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -107,6 +108,8 @@ struct wrec {
 	uint64_t preattach_unended, preattach_unended_ns;
 	uint64_t preattach_unread;	/* threads whose state was unreadable */
 	uint64_t attach_ns;	/* wrec_attach()'s time */
+	int (*kself_base)(void *data, struct kself *out);	/* wrec_opts' */
+	void *kself_data;
 };
 
 #define PYCODE_PART "pycode.part"
@@ -316,6 +319,33 @@ static void spill(struct wrec *w, pid_t pid)
 	strbuf_release(&sb);
 }
 
+static void add_own(void *data, uint64_t start, uint64_t end)
+{
+	kself_add_own(data, start, end);
+}
+
+/*
+ * The walker's own frames' ranges without reading kallsyms in this
+ * loop (50 ms of a core, during which no event was read and code
+ * objects were freed before they were named): the caller's reading,
+ * begun before the programs were loaded, and the programs' own places
+ * from the kernel.  -1 (the conversion reads kallsyms) when either is
+ * missing.
+ */
+static int on_kself(void *data, struct kself *out)
+{
+	struct wrec *w = data;
+
+	if (!w->kself_base || w->kself_base(w->kself_data, out) < 0)
+		return -1;
+	if (walker_prog_ranges(w->walker, add_own, out) <= 0) {
+		kself_release(out);
+		return -1;
+	}
+	kself_end(out);
+	return 0;
+}
+
 static void on_proc_exit(void *data, pid_t pid)
 {
 	struct wrec *w = data;
@@ -423,6 +453,8 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	*errnum = 0;
 	w->spill_fd = -1;
 	w->wall = o->wall;
+	w->kself_base = o->kself_base;
+	w->kself_data = o->kself_data;
 	w->session_dir = o->session_dir ? xstrdup(o->session_dir) : NULL;
 	if (!w->session_dir && !o->record_fn) {
 		free(w);
@@ -479,6 +511,7 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	co.start_ns = mono_ns();
 	co.max_bytes = o->max_bytes;
 	co.hooks.data = w;
+	co.hooks.kself = on_kself;
 	co.hooks.no_proc = on_no_proc;
 	co.hooks.exec = on_proc_exec;
 	co.hooks.fork = on_proc_fork;

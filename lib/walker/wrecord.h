@@ -43,6 +43,8 @@
 #include <linux/types.h>
 #include "walker/pycode.h"
 #include "walker/pytarget.h"
+
+struct kself;
 #include "strbuf.h"
 #include "walker/wconv.h"
 
@@ -70,6 +72,16 @@ struct wrec_opts {
 					   data stops there (wconv.h); 0:
 					   no limit */
 	const char *const *cmdline;	/* perf.data's HEADER_CMDLINE */
+	/*
+	 * The kernel's ranges of the tracepoint plumbing (kself.h) from a
+	 * reading of kallsyms the caller does anyway (record: for the
+	 * session's copy, begun before the walker loads): 0 with *out
+	 * filled, waiting for it if need be, or -1.  The walker's own
+	 * programs are added from their program info.  NULL, or -1: the
+	 * conversion reads kallsyms itself at its first kernel stack.
+	 */
+	int (*kself_base)(void *data, struct kself *out);
+	void *kself_data;
 };
 
 /* What became of a process the recording inspected. */

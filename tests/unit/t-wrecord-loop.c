@@ -142,6 +142,14 @@ uint64_t walker_lost(const struct walker *w)
 	return F.lost;
 }
 
+/* no kernel stacks here: the own programs' ranges are never asked for */
+int walker_prog_ranges(const struct walker *w,
+		       void (*cb)(void *data, uint64_t start, uint64_t end),
+		       void *data)
+{
+	return 0;
+}
+
 enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 {
 	enum pytarget_status st = F.status[pid];
