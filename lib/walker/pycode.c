@@ -87,6 +87,7 @@ struct pycode_cache {
 	/* pycode_spill()'s entries named without their qualified name */
 	size_t spilled_unqualified;
 	char *spilled_example;
+	uint64_t reads;			/* pycode_get() misses read */
 };
 
 struct pycode_cache *pycode_cache_new(void)
@@ -291,6 +292,7 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	if (!addr || addr % 8 || k->co_firstlineno == NO ||
 	    k->co_filename == NO || k->co_linetable == NO)
 		return NULL;
+	c->reads++;
 	if (pytarget_read(t->pid, addr + k->co_firstlineno, &first, 4) ||
 	    rd_u64(t->pid, addr + k->co_filename, &file_p))
 		return NULL;
@@ -329,11 +331,14 @@ int pycode_qualify(struct pycode_cache *c, pid_t pid, uint64_t addr,
 		   uint16_t tag, const char *qualname)
 {
 	struct entry *e = lookup(c, pid, addr, tag);
+	char *dup;
 
 	if (!e || strlen(qualname) > MAX_NAME_CHARS)
 		return -1;
+	/* qualname may be the entry's own (a name that is already whole) */
+	dup = xstrdup(qualname);
 	free(e->qualname);
-	e->qualname = xstrdup(qualname);
+	e->qualname = dup;
 	e->pub.qualname = e->qualname;
 	e->pub.qualified = 1;
 	return 0;
@@ -880,4 +885,9 @@ int pycode_load(struct pycode_cache *c, const char *path, char *err,
 	if (r)
 		return set_err(err, errlen, "%s: %s", path, e2);
 	return 0;
+}
+
+uint64_t pycode_reads(const struct pycode_cache *c)
+{
+	return c->reads;
 }

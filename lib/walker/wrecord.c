@@ -108,9 +108,32 @@ struct wrec {
 	uint64_t preattach_unended, preattach_unended_ns;
 	uint64_t preattach_unread;	/* threads whose state was unreadable */
 	uint64_t attach_ns;	/* wrec_attach()'s time */
+	uint64_t quick_until;	/* mono_ns() until which polls are quick */
 	int (*kself_base)(void *data, struct kself *out);	/* wrec_opts' */
 	void *kself_data;
+	/* code objects to qualify after the poll (qual_pending()) */
+	struct qual_todo {
+		pid_t pid;
+		uint16_t tag;
+		uint64_t code;
+	} *qual_todo;
+	size_t nr_qual, alloc_qual;
 };
+
+/*
+ * A code object is read from the live process when a sample first
+ * names it.  One that runs once (a module's body as it is imported, a
+ * line of a .pth file) is often freed before the next 20 ms poll, and
+ * its frames stay unnamed: 47 to 78 of the 4,200 to 4,800 frames of a
+ * 1 s program whose start imports a few modules, each a module body
+ * sampled up to 9 times and gone when read.  New code objects come in
+ * bursts (a program's start, its imports), so from the attach on, and
+ * for WREC_QUICK_HOLD_NS after any poll that reads one, the polls wait
+ * at most WREC_QUICK_MS; otherwise the caller's timeout.  A quick poll
+ * costs a wakeup a millisecond, only while code is new.
+ */
+#define WREC_QUICK_MS 1
+#define WREC_QUICK_HOLD_NS 250000000ull	/* 250 ms */
 
 #define PYCODE_PART "pycode.part"
 
@@ -358,13 +381,15 @@ static void on_proc_exit(void *data, pid_t pid)
 	walker_del_proc(w->walker, pid);
 }
 
+static void qual_later(struct wrec *w, pid_t pid,
+		       const struct walker_py_frame *f);
+
 static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 {
 	struct wrec *w = data;
 	struct umap_ent *e = umap_find(&w->procs, (uint64_t)(uint32_t)pid);
 	struct lproc *p = e ? e->val : NULL;
 	const struct pycode *code;
-	const char *q;
 
 	w->frames++;
 	code = p && p->ok ? pycode_get(w->codes, &p->t, f->code, f->tag) :
@@ -374,10 +399,70 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 		return;
 	}
 	/* 3.8-3.10: co_name alone; the qualified name from the modules */
-	if (!code->qualified && p->t.code.co_qualname == WALKER_NO_FIELD &&
-	    (q = pyqual_lookup(w->qual, &p->t, f->code,
-				   code->filename, mono_ns())))
-		pycode_qualify(w->codes, pid, f->code, f->tag, q);
+	if (code->qualified || p->t.code.co_qualname != WALKER_NO_FIELD)
+		return;
+	/*
+	 * A module's body is named as it is: no module reaches its code,
+	 * so the walk of its file's modules found nothing, again at every
+	 * import of a program's start.
+	 */
+	if (!strcmp(code->qualname, "<module>")) {
+		pycode_qualify(w->codes, pid, f->code, f->tag, code->qualname);
+		return;
+	}
+	qual_later(w, pid, f);
+}
+
+/*
+ * The qualified names (3.8-3.10) of the code objects named in this
+ * poll: after every event of it is read, not as each frame is named.
+ * The walks of the modules took 23-26 ms of a program's first poll,
+ * while the code objects of its imports were freed before they were
+ * named.  At most QUAL_BUDGET_NS of them a poll, the rest at the next:
+ * a name may wait; a code object that is freed may not.
+ */
+#define QUAL_BUDGET_NS 2000000ull	/* 2 ms */
+
+static void qual_later(struct wrec *w, pid_t pid,
+		       const struct walker_py_frame *f)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_qual; i++)
+		if (w->qual_todo[i].code == f->code &&
+		    w->qual_todo[i].tag == f->tag &&
+		    w->qual_todo[i].pid == pid)
+			return;
+	ALLOC_GROW(w->qual_todo, w->nr_qual + 1, w->alloc_qual);
+	w->qual_todo[w->nr_qual].pid = pid;
+	w->qual_todo[w->nr_qual].code = f->code;
+	w->qual_todo[w->nr_qual++].tag = f->tag;
+}
+
+static void qual_pending(struct wrec *w, uint64_t budget_ns)
+{
+	uint64_t end = mono_ns() + budget_ns;
+	size_t i;
+
+	if (!w->nr_qual)
+		return;
+	for (i = 0; i < w->nr_qual && mono_ns() < end; i++) {
+		const struct qual_todo *t = &w->qual_todo[i];
+		struct lproc *p = lproc_find(w, t->pid);
+		const struct pycode *code = pycode_find(w->codes, t->pid,
+							t->code, t->tag);
+		const char *q;
+
+		if (!p || !p->ok || !code || code->qualified)
+			continue;
+		q = pyqual_lookup(w->qual, &p->t, t->code, code->filename,
+				  mono_ns());
+		if (q)
+			pycode_qualify(w->codes, t->pid, t->code, t->tag, q);
+	}
+	memmove(w->qual_todo, w->qual_todo + i,
+		(w->nr_qual - i) * sizeof(*w->qual_todo));
+	w->nr_qual -= i;
 }
 
 /*
@@ -435,6 +520,7 @@ void wrec_free(struct wrec *w)
 	free(w->attach_pids);
 	free(w->layouts);
 	free(w->notes);
+	free(w->qual_todo);
 	free(w->session_dir);
 	free(w);
 }
@@ -648,6 +734,8 @@ int wrec_attach(struct wrec *w, char *err, size_t errlen)
 		return -1;
 	wconv_set_attach(w->conv, attach_ns);
 	w->attach_ns = attach_ns;
+	/* a program's start, or the first look at a process: all new */
+	w->quick_until = mono_ns() + WREC_QUICK_HOLD_NS;
 	return 0;
 }
 
@@ -702,9 +790,18 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen)
 {
 	int r;
 
+	uint64_t reads;
+
 	if (w->finished)
 		return set_err(err, errlen, "the recording is finished");
+	if (w->quick_until && mono_ns() < w->quick_until &&
+	    timeout_ms > WREC_QUICK_MS)
+		timeout_ms = WREC_QUICK_MS;
+	reads = pycode_reads(w->codes);
 	r = walker_poll(w->walker, timeout_ms, on_event, w);
+	if (pycode_reads(w->codes) != reads)
+		w->quick_until = mono_ns() + WREC_QUICK_HOLD_NS;
+	qual_pending(w, QUAL_BUDGET_NS);
 	walker_preattach_poll(w->walker);
 	if (r < 0 && r != -EINTR)
 		return set_err(err, errlen, "cannot read the walker's events: "
@@ -773,6 +870,7 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 		if (walker_poll(w->walker, 0, on_event, w) <= 0)
 			break;
 	note_lost(w);
+	qual_pending(w, UINT64_MAX / 2);	/* all: the processes that live */
 	w->finished = 1;
 	end = mono_ns();
 	/* the waits under way at the attach that had not ended by now */

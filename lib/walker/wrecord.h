@@ -149,8 +149,9 @@ int wrec_add_pid(struct wrec *w, pid_t pid, unsigned flags, char *err,
 int wrec_attach(struct wrec *w, char *err, size_t errlen);
 
 /*
- * Wait up to timeout_ms for events, convert them, write what is old
- * enough (wconv_flush()).  0, or -1 with err (a write error: the
+ * Wait up to timeout_ms (1 ms for a while after a poll that read new
+ * code objects: see WREC_QUICK_MS) for events, convert them, write what
+ * is old enough (wconv_flush()).  0, or -1 with err (a write error: the
  * recording cannot go on).  An interrupted wait is not an error.  Once
  * max_bytes is reached (wrec_stats()' conv.stopped) nothing more is
  * written: the caller finishes.
