@@ -78,6 +78,46 @@ int main(void)
 	TAP_INT(own(&k, plain, 2), 0, "a task's own stack: none");
 	TAP_INT(own(&k, sw + 1, 3), 1, "the dispatcher alone at the top");
 	TAP_INT(above, 0, "  nothing above it");
+	kself_release(&k);
+
+	/*
+	 * record's way: the lines read before the walker's programs were
+	 * loaded (no py_step there), its programs added from their
+	 * program info (exact ends), then a copy for the loop
+	 */
+	{
+		static const char *const lines[] = {
+			"ffffffff81000000 T _text",
+			"ffffffff813a50b0 T __traceiter_sched_switch",
+			"ffffffff813a5100 T __pfx___traceiter_sched_wakeup",
+			"ffffffff814c9f50 T bpf_trace_run1",
+			"ffffffff814ca120 T __pfx_bpf_trace_run2",
+			"ffffffff814ca4d0 T bpf_trace_run4\n",
+			"ffffffff814ca6a0 T __pfx_bpf_trace_run5",
+			"ffffffff81f00000 T __schedule",
+			"ffffffffc0030000 t bpf_prog_0123456789abcdef_other\t[bpf]",
+		};
+		struct kself c;
+		size_t i;
+
+		memset(&c, 0, sizeof(c));
+		kself_begin(&k);
+		for (i = 0; i < ARRAY_SIZE(lines); i++)
+			kself_line(&k, lines[i]);
+		TAP_INT(kself_end(&k), 0, "lines: the dispatchers are found");
+		TAP_INT(own(&k, cut, 1), 0, "lines alone: the walker's "
+			"callback is not known");
+		kself_add_own(&k, 0xffffffffc00269a0ull, 0xffffffffc0026b00ull);
+		TAP_INT(kself_end(&k), 0, "and again with a program added");
+		kself_copy(&c, &k);
+		kself_release(&k);
+		TAP_INT(own(&c, cut, 1), 1, "the added program alone: its own");
+		TAP_OK(above == KSELF_CUT, "  a cut stack");
+		TAP_INT(own(&c, past, 2), 0, "the next program: not ours");
+		TAP_INT(own(&c, sw, 4), 2, "a switch-out's stack: 2 frames "
+			"are ours (in the copy)");
+		kself_release(&c);
+	}
 	unlink(path);
 	TAP_INT(kself_load(&k, path), -1, "no kallsyms: nothing found");
 	TAP_INT(own(&k, sw, 4), 0, "then no frame is taken for ours");
