@@ -376,12 +376,15 @@ struct profile_quality {
 	uint64_t walker_no_python;	/* samples with no Python frame */
 	uint64_t walker_cut_cap;	/* judged cut: deeper than its cap */
 	uint64_t walker_cut_read;	/* ... a frame it could not read */
+	uint64_t unwind_nostack;	/* CUT_UNWIND with a dump of 0 bytes:
+					   the kernel could copy none */
 	uint64_t walker_native_short;	/* Python frames past the native
 					   unwinding: the C frames between
 					   those calls are missing (the
 					   stack copy was full) */
 	uint64_t walker_native_stopped;	/* ... (the unwinding stopped
 					   inside a whole copy) */
+	uint64_t walker_native_nostack;	/* ... of them, a copy of 0 bytes */
 	/* off-CPU intervals (wall and off-cpu clocks) */
 	uint64_t offcpu;	/* intervals kept */
 	uint64_t offcpu_ns;	/* ...their nanoseconds */

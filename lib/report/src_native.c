@@ -270,6 +270,14 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 		ps.dump_sp = s.have_sp ? s.user_sp : 0;
 		ps.dump_len = s.dyn_size;
 		ps.dump_asked = s.stack_size;
+	} else if (s.attr->sample_stack_user && s.have_sp) {
+		/*
+		 * A dump of size 0 (perf script: "ustack: size 0"): the
+		 * kernel copied none of the stack (seen on samples in a
+		 * page fault).  Judged as cut inside the dump.
+		 */
+		ps.dump_known = 1;
+		ps.dump_sp = s.user_sp;
 	} else if (s.raw) {
 		/* unwound as recorded: what its copy was */
 		struct walkmerge_unwound uw;
@@ -287,9 +295,11 @@ static void do_sample(struct native_stream *r, const struct pd_record *rec)
 	 * bigger one would help), or the unwinding stopped inside a whole
 	 * copy (it would not).
 	 */
-	if (native_short && ps.dump_known && !ps.dump_full)
+	if (native_short && ps.dump_known && !ps.dump_full) {
 		r->wstats.native_stopped++;
-	else if (native_short)
+		if (!ps.dump_len)
+			r->wstats.native_nostack++;
+	} else if (native_short)
 		r->wstats.native_short++;
 	ps.own = own_tasks_has(&r->own, s.tid);
 	r->samples++;
@@ -756,6 +766,7 @@ int src_native_run(struct loader *l, char *err, size_t errlen)
 		q->walker_no_python = st.walker.no_python;
 		q->walker_native_short = st.walker.native_short;
 		q->walker_native_stopped = st.walker.native_stopped;
+		q->walker_native_nostack = st.walker.native_nostack;
 	}
 	return ret;
 }

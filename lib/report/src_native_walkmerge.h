@@ -35,6 +35,9 @@ struct walkmerge_stats {
 	 * (code without unwind information).
 	 */
 	uint64_t native_short, native_stopped;
+	uint64_t native_nostack;	/* of native_stopped: a copy of 0
+					   bytes (the kernel could copy
+					   none of the stack) */
 };
 
 /* What walkmerge() says of one sample. */

@@ -227,6 +227,9 @@ static enum stack_cut judge(struct loader *l, const struct sample *s,
 			}
 		} else {
 			cut = CUT_UNWIND;
+			/* a dump of nothing: no frame was there to unwind */
+			if (s->dump_known && !s->dump_len)
+				q->unwind_nostack++;
 		}
 	} else {
 		cut = q->max_stack && s->nr_frames >= q->max_stack ?

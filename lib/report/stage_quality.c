@@ -92,6 +92,14 @@ static const char *whose(const struct profile_quality *q)
 }
 
 /*
+ * A copy of the user stack of 0 bytes (perf script: "ustack: size 0"),
+ * seen on samples taken in a page fault (t3513 reproduces it with
+ * threads that grow deep stacks).
+ */
+#define NOSTACK_WHY "the kernel copied none of the user stack (the sample " \
+	"came in a page fault)"
+
+/*
  * Incomplete stacks: how many, and why, for each reason, of the Python
  * program's samples.
  */
@@ -127,6 +135,16 @@ static void quality_cuts(struct profile *p)
 				      "frame (the thread's frames changed while "
 				      "they were read, or memory was paged "
 				      "out); the walk stopped there";
+			else if (q->unwind_nostack == q->cut[r])
+				why = NOSTACK_WHY "; a bigger dump would not help";
+			else if (q->unwind_nostack)
+				extra = xasprintf("the unwinder stopped inside the "
+						  "stack dump (a frame without "
+						  "unwind information), or, for "
+						  "%llu of them, " NOSTACK_WHY
+						  "; a bigger dump would not "
+						  "help", (unsigned long long)
+						  q->unwind_nostack);
 			break;
 		case CUT_DEPTH:
 			if (q->walker_cut_cap == q->cut[r])
@@ -225,18 +243,35 @@ static void quality_walker(struct profile *p)
 				     pc, sizeof(pc)),
 			     count_str(q->walker_native_short, a, sizeof(a)),
 			     count_str(q->walker_samples, b, sizeof(b)));
-	if (q->walker_native_stopped)
+	if (q->walker_native_stopped) {
+		uint64_t nostack = q->walker_native_nostack;
+		char c[32], *why;
+
+		if (nostack == q->walker_native_stopped)
+			why = xstrdup(NOSTACK_WHY);
+		else if (nostack)
+			why = xasprintf("the unwinding stopped inside the "
+					"copied stack (at a frame without "
+					"unwind information, or a read outside "
+					"the copy), or, for %s of them, "
+					NOSTACK_WHY,
+					count_str(nostack, c, sizeof(c)));
+		else
+			why = xstrdup("the unwinding stopped inside the "
+				      "copied stack (at a frame without "
+				      "unwind information, or a read outside "
+				      "the copy)");
 		say(p, matters(q->walker_native_stopped, q->walker_samples),
 			     "%s of the frame walker's samples (%s of %s) "
 			     "lack the C functions between the outer Python "
-			     "calls: the unwinding stopped inside the copied "
-			     "stack (a frame without unwind information); "
-			     "every Python frame is there, and a bigger "
-			     "--stack-size would not help",
+			     "calls: %s; every Python frame is there, and a "
+			     "bigger --stack-size would not help",
 			     pct_str(q->walker_native_stopped,
 				     q->walker_samples, pc, sizeof(pc)),
 			     count_str(q->walker_native_stopped, a, sizeof(a)),
-			     count_str(q->walker_samples, b, sizeof(b)));
+			     count_str(q->walker_samples, b, sizeof(b)), why);
+		free(why);
+	}
 }
 
 /* The process pid's counts, added when first seen. */
