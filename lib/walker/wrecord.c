@@ -788,9 +788,8 @@ static void note_lost(struct wrec *w)
 
 int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen)
 {
-	int r;
-
 	uint64_t reads;
+	int r;
 
 	if (w->finished)
 		return set_err(err, errlen, "the recording is finished");
