@@ -87,7 +87,7 @@ struct pycode_cache {
 	/* pycode_spill()'s entries named without their qualified name */
 	size_t spilled_unqualified;
 	char *spilled_example;
-	uint64_t reads;			/* pycode_get() misses read */
+	uint64_t reads;			/* code objects pycode_get() read */
 };
 
 struct pycode_cache *pycode_cache_new(void)
@@ -292,7 +292,6 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	if (!addr || addr % 8 || k->co_firstlineno == NO ||
 	    k->co_filename == NO || k->co_linetable == NO)
 		return NULL;
-	c->reads++;
 	if (pytarget_read(t->pid, addr + k->co_firstlineno, &first, 4) ||
 	    rd_u64(t->pid, addr + k->co_filename, &file_p))
 		return NULL;
@@ -324,6 +323,7 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	e->pub.qualified = k->co_qualname != NO ||
 		!strcmp(e->qualname, "<module>");
 	add(c, e);
+	c->reads++;
 	return &e->pub;
 }
 

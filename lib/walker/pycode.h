@@ -41,7 +41,7 @@ void pycode_cache_free(struct pycode_cache *c);
 const struct pycode *pycode_get(struct pycode_cache *c,
 				const struct pytarget *t, uint64_t addr,
 				uint16_t tag);
-/* How many times pycode_get() has read a code object not cached. */
+/* How many code objects pycode_get() has read (not cached before). */
 uint64_t pycode_reads(const struct pycode_cache *c);
 /* The line of a byte offset in the code (0: unknown). */
 uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,

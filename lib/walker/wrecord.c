@@ -128,9 +128,11 @@ struct wrec {
  * 1 s program whose start imports a few modules, each a module body
  * sampled up to 9 times and gone when read.  New code objects come in
  * bursts (a program's start, its imports), so from the attach on, and
- * for WREC_QUICK_HOLD_NS after any poll that reads one, the polls wait
- * at most WREC_QUICK_MS; otherwise the caller's timeout.  A quick poll
- * costs a wakeup a millisecond, only while code is new.
+ * for WREC_QUICK_HOLD_NS after any poll that reads one (a code object
+ * that cannot be read, tried again at each of its samples, does not
+ * count), the polls wait at most WREC_QUICK_MS; otherwise the caller's
+ * timeout.  A quick poll costs a wakeup a millisecond, only while code
+ * is new.
  */
 #define WREC_QUICK_MS 1
 #define WREC_QUICK_HOLD_NS 250000000ull	/* 250 ms */
@@ -401,15 +403,6 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
 	/* 3.8-3.10: co_name alone; the qualified name from the modules */
 	if (code->qualified || p->t.code.co_qualname != WALKER_NO_FIELD)
 		return;
-	/*
-	 * A module's body is named as it is: no module reaches its code,
-	 * so the walk of its file's modules found nothing, again at every
-	 * import of a program's start.
-	 */
-	if (!strcmp(code->qualname, "<module>")) {
-		pycode_qualify(w->codes, pid, f->code, f->tag, code->qualname);
-		return;
-	}
 	qual_later(w, pid, f);
 }
 
