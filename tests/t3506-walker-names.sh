@@ -117,6 +117,36 @@ for v in 3.8 3.10 3.12; do
 	'
 done
 
+# The frozen importlib's code ("<frozen importlib._bootstrap_external>")
+# is named with its class too (SourceLoader.get_code, as the trampoline
+# names it): the walk for its names reads the frozen module itself, by
+# its name.  It read every module without a __file__ (builtins and each
+# of its classes: 25 ms each time), and in a short program most methods
+# of the frozen code had no class (3.8: 7 of 34 names had one, none of
+# the file loaders').  120 imports from files in turn.
+test_expect_success BPF 'python 3.8-3.10: frozen importlib methods named with their class' '
+	mkdir -p fz &&
+	i=1 &&
+	while test $i -le 40; do
+		printf "VALUE = %d\n" $i >fz/f$i.py &&
+		i=$((i + 1)) || return 1
+	done &&
+	printf "import importlib, sys\nsys.dont_write_bytecode = True\nfor r in range(3):\n    for i in range(1, 41):\n        sys.modules.pop(\"f%%d\" %% i, None)\n        importlib.import_module(\"f%%d\" %% i)\n" >fz/main.py &&
+	ok=0 &&
+	for v in 3.8 3.9 3.10; do
+		py=$(ppr_usable_python $v) || continue
+		ppr record -q --mode bpf -o fz$v --python "$py" fz/main.py \
+			>fzout 2>fzerr &&
+		ppr report -i fz$v --format collapsed --view python -o fz$v.col &&
+		tr ";" "\n" <fz$v.col | grep "(<frozen importlib" |
+			sed "s/ (.*//" | sort -u >fz$v.names &&
+		test_diag "python $v: $(grep -c "\." fz$v.names) of $(wc -l <fz$v.names) frozen importlib functions with a class" &&
+		grep -E "^(FileFinder|SourceLoader|FileLoader|PathFinder|_LoaderBasics|SourceFileLoader)\." fz$v.names &&
+		ok=$((ok + 1)) || return 1
+	done &&
+	test "$ok" -ge 1
+'
+
 # --wall: a thread's stack at a switch-out is taken by the walker's
 # sched_switch program, whose own frames (the JIT-compiled program,
 # named by the last symbol before it, and bpf_trace_runN) came above

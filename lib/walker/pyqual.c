@@ -325,9 +325,37 @@ static const char *module_file(struct walk *w, uint64_t key, uint64_t m)
 }
 
 /*
+ * Is key (a sys.modules name) the module of frozen code file ("<frozen
+ * NAME>")?  NAME itself, or importlib's own modules under the names
+ * they are set up by before importlib is imported: "<frozen
+ * importlib._bootstrap>" is "_frozen_importlib", "..._external"
+ * "_frozen_importlib_external".
+ */
+static int frozen_module(const char *key, const char *file)
+{
+	static const char boot[] = "importlib._bootstrap";
+	static const char alias[] = "_frozen_importlib";
+	size_t n, b = sizeof(boot) - 1, a = sizeof(alias) - 1;
+
+	if (strncmp(file, "<frozen ", 8))
+		return 0;
+	file += 8;
+	n = strlen(file);
+	if (!n || file[n - 1] != '>')
+		return 0;
+	n--;
+	if (strlen(key) == n && !strncmp(key, file, n))
+		return 1;
+	return n >= b && !strncmp(file, boot, b) && !strncmp(key, alias, a) &&
+	       strlen(key + a) == n - b && !strncmp(key + a, file + b, n - b);
+}
+
+/*
  * A module of sys.modules: walked when its __file__ is the file, or for
- * code of a frozen module ("<frozen importlib._bootstrap>", whose module
- * is "_frozen_importlib") when it has no __file__.
+ * code of a frozen module when it has no __file__ and its name is the
+ * frozen module's (frozen_module()).  Every module without a __file__
+ * was walked: builtins and each of its classes, 25 ms of the loop that
+ * names code objects, for each frozen file.
  */
 static int module(void *data, uint64_t key, uint64_t m)
 {
@@ -335,9 +363,15 @@ static int module(void *data, uint64_t key, uint64_t m)
 	const struct pytarget_obj *k = &w->o.t->obj;
 	const char *file = module_file(w, key, m);
 	uint64_t dict;
+	char *name;
+	int frozen = 0;
 
-	if ((strcmp(file, w->file) &&
-	     (*file || strncmp(w->file, "<frozen ", 8))) ||
+	if (!*file && !strncmp(w->file, "<frozen ", 8) &&
+	    (name = pyobj_str(&w->o, key))) {
+		frozen = frozen_module(name, w->file);
+		free(name);
+	}
+	if ((strcmp(file, w->file) && !frozen) ||
 	    pyobj_word(&w->o, m + k->md_dict, &dict) || !dict ||
 	    pyobj_kind(&w->o, dict) != PYOBJ_DICT)
 		return 0;

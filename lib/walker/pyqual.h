@@ -19,9 +19,10 @@
  *     trampoline's do once the enclosing code has run.
  *
  * Only the modules whose __file__ is the code object's co_filename are
- * walked (each module's __file__ is read once; for "<frozen ...>" code,
- * the modules without one): a walk reads one module's objects, not the
- * whole program's.  They are walked again when
+ * walked (each module's __file__ is read once; for "<frozen NAME>" code,
+ * the module NAME without one, or importlib's _frozen_importlib and
+ * _frozen_importlib_external): a walk reads one module's objects, not
+ * the whole program's.  They are walked again when
  * a code object of that file is asked for that the last walk did not
  * name, at most every 20 ms doubling to 8 s per file while walks find
  * nothing new: code whose function no module reaches (a lambda passed at
