@@ -305,12 +305,7 @@ test_expect_success BPF 'record --mode bpf: a process goes on sampled after its 
 # the loop long enough for a body to be freed before it is named (said
 # as unnamed frames): their count is printed, not asserted.
 test_expect_success BPF 'record --mode bpf: each imported module named for itself, on every version' '
-	mkdir -p mods &&
-	i=1 &&
-	while test $i -le 40; do
-		printf "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.01:\n    pass\nVALUE = %d\n" $i >mods/m$i.py &&
-		i=$((i + 1)) || return 1
-	done &&
+	modules40 mods m "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.01:\n    pass\nVALUE = %d\n" &&
 	printf "import importlib\nn = 0\nfor i in range(1, 41):\n    n += importlib.import_module(\"m%%d\" %% i).VALUE\nprint(n)\n" >mods/main.py &&
 	ok=0 &&
 	for v in 3.8 3.9 3.10 3.11 3.12 3.13; do

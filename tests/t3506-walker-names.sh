@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 test_description='bpf mode: Python thread names, 3.8-3.10 qualified names, kernel stacks without the walker'"'"'s own frames'
 . ./test-lib.sh
+. "$PPR_SRCDIR/tests/fixtures/walker-lib.sh"
 
 # What bpf mode reads from the target besides its frames (lib/walker/
 # pyobj.c): Python's names of its threads (pythreads.c) and, on CPython
@@ -125,12 +126,7 @@ done
 # of the frozen code had no class (3.8: 7 of 34 names had one, none of
 # the file loaders').  120 imports from files in turn.
 test_expect_success BPF 'python 3.8-3.10: frozen importlib methods named with their class' '
-	mkdir -p fz &&
-	i=1 &&
-	while test $i -le 40; do
-		printf "VALUE = %d\n" $i >fz/f$i.py &&
-		i=$((i + 1)) || return 1
-	done &&
+	modules40 fz f "VALUE = %d\n" &&
 	printf "import importlib, sys\nsys.dont_write_bytecode = True\nfor r in range(3):\n    for i in range(1, 41):\n        sys.modules.pop(\"f%%d\" %% i, None)\n        importlib.import_module(\"f%%d\" %% i)\n" >fz/main.py &&
 	ok=0 &&
 	for v in 3.8 3.9 3.10; do
