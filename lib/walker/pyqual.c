@@ -352,10 +352,13 @@ static int frozen_module(const char *key, const char *file)
 
 /*
  * A module of sys.modules: walked when its __file__ is the file, or for
- * code of a frozen module when it has no __file__ and its name is the
- * frozen module's (frozen_module()).  Every module without a __file__
- * was walked: builtins and each of its classes, 25 ms of the loop that
- * names code objects, for each frozen file.
+ * code of a frozen module when its name is the frozen module's
+ * (frozen_module()), __file__ or not: importing importlib gives its
+ * frozen modules a __file__ (3.10: ".../importlib/_bootstrap.py"), and
+ * a walk after that found no module for "<frozen importlib._bootstrap>"
+ * code.  Every module without a __file__ was walked: builtins and each
+ * of its classes, 25 ms of the loop that names code objects, for each
+ * frozen file.
  */
 static int module(void *data, uint64_t key, uint64_t m)
 {
@@ -366,7 +369,7 @@ static int module(void *data, uint64_t key, uint64_t m)
 	char *name;
 	int frozen = 0;
 
-	if (!*file && !strncmp(w->file, "<frozen ", 8) &&
+	if (!strncmp(w->file, "<frozen ", 8) &&
 	    (name = pyobj_str(&w->o, key))) {
 		frozen = frozen_module(name, w->file);
 		free(name);

@@ -411,8 +411,8 @@ static void on_frame(void *data, pid_t pid, const struct walker_py_frame *f)
  * poll: after every event of it is read, not as each frame is named.
  * The walks of the modules took 23-26 ms of a program's first poll,
  * while the code objects of its imports were freed before they were
- * named.  At most QUAL_BUDGET_NS of them a poll, the rest at the next:
- * a name may wait; a code object that is freed may not.
+ * named.  At most QUAL_BUDGET_NS of them a poll, the rest at the next
+ * (a quick one): a name may wait; a code object that is freed may not.
  */
 #define QUAL_BUDGET_NS 2000000ull	/* 2 ms */
 
@@ -786,7 +786,8 @@ int wrec_poll(struct wrec *w, int timeout_ms, char *err, size_t errlen)
 
 	if (w->finished)
 		return set_err(err, errlen, "the recording is finished");
-	if (w->quick_until && mono_ns() < w->quick_until &&
+	/* quick too while names wait to be qualified (qual_pending()) */
+	if (((w->quick_until && mono_ns() < w->quick_until) || w->nr_qual) &&
 	    timeout_ms > WREC_QUICK_MS)
 		timeout_ms = WREC_QUICK_MS;
 	reads = pycode_reads(w->codes);
