@@ -93,11 +93,14 @@ static const char *whose(const struct profile_quality *q)
 
 /*
  * A copy of the user stack of 0 bytes (perf script: "ustack: size 0"),
- * seen on samples taken in a page fault (t3513 reproduces it with
- * threads that grow deep stacks).
+ * seen on samples taken in a page fault (t2004 7 reproduces it with new
+ * threads that touch new memory).
  */
 #define NOSTACK_WHY "the kernel copied none of the user stack (the sample " \
 	"came in a page fault)"
+/* The frame walker's native unwinding stopped inside a whole copy. */
+#define STOPPED_WHY "the unwinding stopped inside the copied stack (at a " \
+	"frame without unwind information, or a read outside the copy)"
 
 /*
  * Incomplete stacks: how many, and why, for each reason, of the Python
@@ -250,17 +253,11 @@ static void quality_walker(struct profile *p)
 		if (nostack == q->walker_native_stopped)
 			why = xstrdup(NOSTACK_WHY);
 		else if (nostack)
-			why = xasprintf("the unwinding stopped inside the "
-					"copied stack (at a frame without "
-					"unwind information, or a read outside "
-					"the copy), or, for %s of them, "
+			why = xasprintf(STOPPED_WHY ", or, for %s of them, "
 					NOSTACK_WHY,
 					count_str(nostack, c, sizeof(c)));
 		else
-			why = xstrdup("the unwinding stopped inside the "
-				      "copied stack (at a frame without "
-				      "unwind information, or a read outside "
-				      "the copy)");
+			why = xstrdup(STOPPED_WHY);
 		say(p, matters(q->walker_native_stopped, q->walker_samples),
 			     "%s of the frame walker's samples (%s of %s) "
 			     "lack the C functions between the outer Python "
