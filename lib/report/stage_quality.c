@@ -109,7 +109,7 @@ static const char *whose(const struct profile_quality *q)
 static void quality_cuts(struct profile *p)
 {
 	const struct profile_quality *q = &p->quality;
-	char a[32], b[32], pc[16];
+	char a[32], b[32], c[32], pc[16];
 	int r;
 
 	for (r = CUT_DUMP; r < CUT_NR; r++) {
@@ -144,10 +144,11 @@ static void quality_cuts(struct profile *p)
 				extra = xasprintf("the unwinder stopped inside the "
 						  "stack dump (a frame without "
 						  "unwind information), or, for "
-						  "%llu of them, " NOSTACK_WHY
+						  "%s of them, " NOSTACK_WHY
 						  "; a bigger dump would not "
-						  "help", (unsigned long long)
-						  q->unwind_nostack);
+						  "help",
+						  count_str(q->unwind_nostack,
+							    c, sizeof(c)));
 			break;
 		case CUT_DEPTH:
 			if (q->walker_cut_cap == q->cut[r])
