@@ -6,8 +6,8 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 6-20
-# sanitize-set: 2-5 needs 1
+# sanitize-set: alone 7-21
+# sanitize-set: 2-6 needs 1
 
 # The frame walker (lib/walker/) walks the interpreter's frames in the
 # kernel at each cpu-clock sample: no trampoline, no PEP 523 hook, and it
@@ -26,6 +26,15 @@ test_expect_success BPF 'record --mode bpf: the program output and exit status p
 	test_grep "^deep done 50$" out &&
 	test_grep "^mode=bpf$" s1/meta &&
 	test_grep "^exit_status=7$" s1/meta
+'
+
+# The kernel's BPF statistics, on while the walker is attached, time its
+# programs: every sample was one run at least, and a run takes time.
+test_expect_success BPF 'record --mode bpf: the walker'"'"'s own time in the kernel is in meta' '
+	n=$(sed -n "s/^walker_samples=//p" s1/meta) &&
+	runs=$(sed -n "s/^walker_kernel_runs=//p" s1/meta) &&
+	ns=$(sed -n "s/^walker_kernel_ns=//p" s1/meta) &&
+	test "$n" -gt 0 && test "$runs" -ge "$n" && test "$ns" -gt "$runs"
 '
 
 test_expect_success BPF 'record --mode bpf: Python functions, with lines, in every format' '

@@ -200,6 +200,13 @@ static void say_stats(struct record_run *r, struct wrec *w)
 	if (st.conv.lost)
 		session_meta_set(&r->meta, "walker_lost", "%llu",
 				 (unsigned long long)st.conv.lost);
+	/* what the walker cost, for make bench and whoever asks */
+	if (st.cost_known) {
+		session_meta_set(&r->meta, "walker_kernel_ns", "%llu",
+				 (unsigned long long)st.cost_ns);
+		session_meta_set(&r->meta, "walker_kernel_runs", "%llu",
+				 (unsigned long long)st.cost_runs);
+	}
 	/*
 	 * intervals left out (their switch-out was lost), which report's
 	 * warnings count with perf's

@@ -43,6 +43,13 @@ struct walker {
 	/* the callback of the walker_poll() under way */
 	walker_event_fn cb;
 	void *cb_data;
+	/*
+	 * BPF_ENABLE_STATS' descriptor from the attach on: while it is
+	 * open the kernel times every program run (two clock reads a run),
+	 * so that walker_cost() can say what the walker cost; -1 when the
+	 * kernel would not (too old, or not root).
+	 */
+	int stats_fd;
 };
 
 /*
@@ -204,6 +211,7 @@ int walker_open(struct walker **out, const struct walker_opts *o,
 
 	w = xcalloc(1, sizeof(*w));
 	w->opts = *o;
+	w->stats_fd = -1;
 	w->skel = walker_bpf__open();
 	if (!w->skel) {
 		r = errno;
@@ -295,6 +303,8 @@ void walker_close(struct walker *w)
 	if (!w)
 		return;
 	detach_all(w);
+	if (w->stats_fd >= 0)
+		close(w->stats_fd);
 	free(w->event_links);
 	ring_buffer__free(w->rb);
 	walker_bpf__destroy(w->skel);
@@ -561,6 +571,9 @@ int walker_attach(struct walker *w, char *err, size_t errlen)
 					 BPF_ANY))
 		return bpf_fail(errno, "count the threads blocked at the attach",
 				NULL, err, errlen);
+	/* before the first run, so that every run is timed */
+	if (w->stats_fd < 0)
+		w->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (attach_events(w, err, errlen)) {
 		detach_all(w);
 		return -1;
@@ -668,6 +681,27 @@ uint64_t walker_lost(const struct walker *w)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+int walker_cost(const struct walker *w, uint64_t *ns, uint64_t *runs)
+{
+	struct bpf_program *prog;
+
+	*ns = *runs = 0;
+	if (w->stats_fd < 0)
+		return -1;
+	bpf_object__for_each_program(prog, w->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;	/* not loaded */
+		*ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+	return 0;
 }
 
 int walker_prog_ranges(const struct walker *w,
@@ -786,6 +820,12 @@ void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
 uint64_t walker_lost(const struct walker *w)
 {
 	return 0;
+}
+
+int walker_cost(const struct walker *w, uint64_t *ns, uint64_t *runs)
+{
+	*ns = *runs = 0;
+	return -1;
 }
 
 int walker_prog_ranges(const struct walker *w,

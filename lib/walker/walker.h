@@ -86,6 +86,14 @@ int walker_poll(struct walker *w, int timeout_ms, walker_event_fn cb,
 uint64_t walker_lost(const struct walker *w);
 
 /*
+ * The walker's own cost so far: the time its programs ran in the
+ * kernel (*ns) and how many times they ran (*runs), from the attach,
+ * on every CPU, whoever they interrupted.  0, or -1 when the kernel
+ * does not time them (see walker.c: stats_fd).
+ */
+int walker_cost(const struct walker *w, uint64_t *ns, uint64_t *runs);
+
+/*
  * Where the kernel put the walker's loaded programs (and their
  * subprograms), from their program info: cb(data, start, end) for
  * each; how many.  0 when none could be told (addresses hidden).

@@ -84,6 +84,9 @@ struct wrec {
 	size_t nr_notes, alloc_notes;
 	uint64_t lost_seen;		/* walker_lost() already written */
 	uint64_t events, inspections, frames, frames_unnamed;
+	/* walker_cost() at the finish; cost_known: it could be read */
+	uint64_t cost_ns, cost_runs;
+	int cost_known;
 	int finished;
 	/*
 	 * record: the session's pycode file as it is written, PYCODE_PART
@@ -864,6 +867,7 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 			break;
 	note_lost(w);
 	qual_pending(w, UINT64_MAX / 2);	/* all: the processes that live */
+	w->cost_known = !walker_cost(w->walker, &w->cost_ns, &w->cost_runs);
 	w->finished = 1;
 	end = mono_ns();
 	/* the waits under way at the attach that had not ended by now */
@@ -909,6 +913,9 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->preattach_unended = w->preattach_unended;
 	st->preattach_unread = w->preattach_unread;
 	st->preattach_unended_ns = w->preattach_unended_ns;
+	st->cost_known = w->cost_known;
+	st->cost_ns = w->cost_ns;
+	st->cost_runs = w->cost_runs;
 }
 
 /* part of whole as a percentage, "<1" below one in a hundred */

@@ -124,6 +124,12 @@ struct wrec_stats {
 	 * ptrace access): not followed, whatever they were doing
 	 */
 	uint64_t preattach_unread;
+	/*
+	 * The walker's programs' own time in the kernel and their runs
+	 * (walker_cost(), at wrec_finish()); cost_known: it was timed.
+	 */
+	uint64_t cost_ns, cost_runs;
+	int cost_known;
 };
 
 /*
