@@ -58,6 +58,9 @@
 #define MAX_TABLE 1048576u		/* line table bytes */
 #define PYCODE_FILE_HEADER "pyperf-run pycode 1\n"
 
+/* pycode_line()'s memo slots in each entry */
+#define LINE_MEMO 4
+
 struct entry {
 	struct pycode pub;
 	pid_t pid;
@@ -68,6 +71,16 @@ struct entry {
 	size_t table_len;
 	char *qualname, *filename;
 	struct entry *next;		/* same address */
+	/*
+	 * pycode_line()'s last answers: (instr + 1, line), 0 unused.  A
+	 * line is found by reading the table from its start, and a
+	 * report asks it of every frame of every sample: a third of a
+	 * report's time, before this memo.  The outer frames of repeated
+	 * stacks stand at the same few offsets, so a few slots take most
+	 * of the asks.
+	 */
+	uint32_t memo_instr[LINE_MEMO], memo_line[LINE_MEMO];
+	unsigned memo_next;		/* the slot replaced next */
 };
 
 /* A Python thread's name (threading.Thread.name), by its OS thread. */
@@ -535,8 +548,11 @@ static int64_t lnotab(const unsigned char *b, size_t len, int64_t line,
 uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,
 		     uint32_t instr)
 {
-	const struct entry *e = (const struct entry *)code;
+	/* every code is an entry, allocated writable: the memo is its own */
+	struct entry *e = (struct entry *)(uintptr_t)code;
 	int64_t line;
+	uint32_t found;
+	unsigned i;
 
 	(void)c;
 	if (!code || !code->named)
@@ -545,6 +561,9 @@ uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,
 	   before the code (-2): the function's first line */
 	if (instr >= 0xfffffff0u)
 		return code->firstlineno;
+	for (i = 0; i < LINE_MEMO; i++)
+		if (e->memo_instr[i] == instr + 1)
+			return e->memo_line[i];
 	if (e->format == 8)
 		line = lnotab(e->table, e->table_len, code->firstlineno, instr);
 	else if (e->format == 10)
@@ -553,7 +572,11 @@ uint32_t pycode_line(struct pycode_cache *c, const struct pycode *code,
 	else
 		line = loc_line(e->table, e->table_len, code->firstlineno,
 				instr);
-	return line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+	found = line > 0 && line <= UINT32_MAX ? (uint32_t)line : 0;
+	e->memo_instr[e->memo_next] = instr + 1;
+	e->memo_line[e->memo_next] = found;
+	e->memo_next = (e->memo_next + 1) % LINE_MEMO;
+	return found;
 }
 
 /* --- the session file ----------------------------------------------- */
