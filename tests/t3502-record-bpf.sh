@@ -6,7 +6,7 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 7-21
+# sanitize-set: alone 7-21,23
 # sanitize-set: 2-6 needs 1
 
 # The frame walker (lib/walker/) walks the interpreter's frames in the
@@ -342,6 +342,36 @@ test_expect_success BPF 'record --mode bpf: each imported module named for itsel
 		ok=$((ok + 1))
 	done &&
 	test "$ok" -ge 1
+'
+
+# bpf mode writes every sample itself, so record keeps only the kernel
+# symbols its stacks name (record_kallsyms_keep()), not all of them
+# (1 MB): the report names each kernel frame as from the whole list.
+test_expect_success BPF 'record --mode bpf: the session keeps the kernel symbols its stacks name, and names them as all of them would' '
+	cat >ksys.py <<-\EOF &&
+	import os, time
+	t = time.monotonic()
+	while time.monotonic() - t < 1.0:
+	    for i in range(200):
+	        os.stat("/")
+	        os.getpid()
+	    time.sleep(0.002)
+	EOF
+	ppr record -q --mode bpf --wall -o ks --python /usr/bin/python3 ksys.py \
+		>/dev/null 2>kerr &&
+	kept=$(gzip -dc ks/kallsyms.gz | wc -l) &&
+	all=$(grep -c "^[0-9a-f]* [tTwW] " /proc/kallsyms) &&
+	test_diag "kernel symbols: $kept kept of $all" &&
+	test "$kept" -gt 1 && test "$kept" -lt $((all / 20)) &&
+	ppr report -i ks --format collapsed -o kept.col &&
+	ppr report -i ks --format text -o kept.txt &&
+	test "$(grep -c "_\[k\]" kept.col)" -gt 10 &&
+	cp -R ks whole &&
+	grep "^[0-9a-f]* [tTwW] " /proc/kallsyms | gzip >whole/kallsyms.gz &&
+	ppr report -i whole --format collapsed -o whole.col &&
+	ppr report -i whole --format text -o whole.txt &&
+	test_cmp whole.col kept.col &&
+	test_cmp whole.txt kept.txt
 '
 
 test_done

@@ -244,6 +244,8 @@ static enum record_outcome bpf_execute(struct record_run *r)
 	double stop_at = -1;
 	int exited = 0, sigs = 0, errnum = 0, failed = 0, i, e;
 	int timed_out = 0;	/* --duration ended a launched program's */
+	uint64_t *pcs;
+	size_t n;
 	struct wrec_stats st;
 
 	if (o->kind == RECORD_TARGET_PIDS && (ret = check_pids(r)))
@@ -402,6 +404,9 @@ static enum record_outcome bpf_execute(struct record_run *r)
 		goto out;
 	}
 	say_stats(r, w);
+	/* the session's kernel symbols: those its samples name */
+	n = wrec_kernel_pcs(w, &pcs);
+	record_kallsyms_used(&r->kallsyms, pcs, n);
 	wrec_stats(w, &st);
 	if (st.conv.stopped) {
 		/* the finish's last flush may have reached it too */

@@ -594,37 +594,86 @@ static int save_kallsyms(const char *session)
 void record_kallsyms_init(struct record_kallsyms *k)
 {
 	memset(k, 0, sizeof(*k));
-	strbuf_init(&k->gz, 0);
+	strbuf_init(&k->text, 0);
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->cond, NULL);
+}
+
+static int kline_cmp(const void *a, const void *b)
+{
+	const struct kline *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * k->text's function symbols with an address, moved to its start, and
+ * k->lines indexing them by address.  0, or -EPERM: every address is
+ * zero (kptr_restrict).
+ */
+static int kallsyms_index(struct record_kallsyms *k)
+{
+	char *line = k->text.buf, *end = k->text.buf + k->text.len, *nl;
+	size_t kept = 0, alloc = 0;
+
+	for (; line < end; line = nl) {
+		uint64_t a = 0;
+		const char *p = line;
+		size_t len;
+
+		nl = memchr(line, '\n', (size_t)(end - line));
+		nl = nl ? nl + 1 : end;
+		for (; p < nl && ((*p >= '0' && *p <= '9') ||
+				  (*p >= 'a' && *p <= 'f')); p++)
+			a = a << 4 | (uint64_t)(*p <= '9' ? *p - '0' :
+						*p - 'a' + 10);
+		/* function symbols only: "ADDR T NAME[\t[MOD]]" */
+		if (!a || p + 3 >= nl || p[0] != ' ' || p[2] != ' ' ||
+		    !strchr("tTwW", p[1]) || p[1] == '\0')
+			continue;
+		len = (size_t)(nl - line);
+		/* before line: moved bytes never overtake unread ones */
+		memmove(k->text.buf + kept, line, len);
+		ALLOC_GROW(k->lines, k->nr_lines + 1, alloc);
+		k->lines[k->nr_lines].addr = a;
+		k->lines[k->nr_lines].off = (uint32_t)kept;
+		k->lines[k->nr_lines].len = (uint32_t)len;
+		k->nr_lines++;
+		kept += len;
+	}
+	k->text.len = kept;
+	if (!k->nr_lines)
+		return -EPERM;
+	qsort(k->lines, k->nr_lines, sizeof(*k->lines), kline_cmp);
+	return 0;
 }
 
 /*
  * Read /proc/kallsyms once: the walker's ranges from it first, for the
  * loop that may wait for them (record_kallsyms_kself()), then the
- * session's copy.
+ * session's copy's index.
  */
 static void *kallsyms_thread(void *arg)
 {
 	struct record_kallsyms *k = arg;
-	struct strbuf text = STRBUF_INIT;
-	int err = strbuf_read_file(&text, "/proc/kallsyms", 0);
+	int err = strbuf_read_file(&k->text, "/proc/kallsyms", 0);
 
 	pthread_mutex_lock(&k->lock);
-	k->kself_err = err ? err : kallsyms_kself(&text, &k->kself);
+	k->kself_err = err ? err : kallsyms_kself(&k->text, &k->kself);
 	k->kself_done = 1;
 	pthread_cond_broadcast(&k->cond);
 	pthread_mutex_unlock(&k->lock);
 	/*
-	 * The copy is needed only at the end: its 60 ms of deflate give
-	 * way to the loop that reads the walker's events (on two CPUs,
-	 * this thread and that loop shared one, and code objects waited
-	 * 20 ms to be named, and were freed first).  Linux's nice value
-	 * is per thread.
+	 * The index is needed only at the end: it gives way to the loop
+	 * that reads the walker's events (on two CPUs, this thread and
+	 * that loop shared one, and code objects waited 20 ms to be
+	 * named, and were freed first).  Linux's nice value is per
+	 * thread.
 	 */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
-	k->err = err ? err : kallsyms_compress(&text, &k->gz);
-	strbuf_release(&text);
+	k->err = err ? err : kallsyms_index(k);
 	return NULL;
 }
 
@@ -668,24 +717,106 @@ static void kallsyms_join(struct record_kallsyms *k)
 	k->state = 2;
 }
 
+void record_kallsyms_used(struct record_kallsyms *k, uint64_t *pcs,
+			  size_t n)
+{
+	free(k->used);
+	k->used = pcs;
+	k->nr_used = n;
+}
+
+/* the last line at or before pc, or nr_lines when none is */
+static size_t kline_at(const struct record_kallsyms *k, uint64_t pc)
+{
+	size_t lo = 0, hi = k->nr_lines;
+
+	if (!hi || pc < k->lines[0].addr)
+		return k->nr_lines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->lines[mid].addr <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* marks every line at address a, from line i (lines[i].addr == a) on */
+static size_t mark_addr(const struct record_kallsyms *k, char *mark,
+			size_t i)
+{
+	uint64_t a = k->lines[i].addr;
+
+	while (i > 0 && k->lines[i - 1].addr == a)
+		i--;
+	for (; i < k->nr_lines && k->lines[i].addr == a; i++)
+		mark[i] = 1;
+	return i;	/* the first line after them */
+}
+
+/*
+ * The lines that name k->used, in address order, into out: for each
+ * address and the one before it (a return address's call may be the
+ * last instruction of the function before), the symbol at or before
+ * it (every symbol at that address: a reader picks among them as from
+ * the whole file), and the symbols at the next address, where it ends
+ * for perf.  The first symbol always: the file is never empty.
+ */
+static void kallsyms_reduce(const struct record_kallsyms *k,
+			    struct strbuf *out)
+{
+	char *mark = xcalloc(k->nr_lines, 1);
+	size_t u, i;
+	int j;
+
+	mark_addr(k, mark, 0);
+	for (u = 0; u < k->nr_used; u++)
+		for (j = 0; j < 2; j++) {
+			uint64_t pc = k->used[u] - (uint64_t)j;
+
+			i = kline_at(k, pc);
+			if (i == k->nr_lines)
+				continue;
+			i = mark_addr(k, mark, i);
+			if (i < k->nr_lines)
+				mark_addr(k, mark, i);
+		}
+	for (i = 0; i < k->nr_lines; i++)
+		if (mark[i])
+			strbuf_add(out, k->text.buf + k->lines[i].off,
+				   k->lines[i].len);
+	free(mark);
+}
+
 void record_kallsyms_keep(struct record_kallsyms *k, const char *session)
 {
+	struct strbuf gz = STRBUF_INIT, part = STRBUF_INIT;
+
 	if (k->state == 3)
 		return;
 	if (!k->state) {
 		save_kallsyms(session);
 	} else {
 		kallsyms_join(k);
-		if (!k->err)
-			kallsyms_write(session, &k->gz);
+		if (!k->err && k->used)
+			kallsyms_reduce(k, &part);
+		if (!k->err &&
+		    !kallsyms_compress(k->used ? &part : &k->text, &gz))
+			kallsyms_write(session, &gz);
 	}
+	strbuf_release(&part);
+	strbuf_release(&gz);
 	k->state = 3;
 }
 
 void record_kallsyms_release(struct record_kallsyms *k)
 {
 	kallsyms_join(k);
-	strbuf_release(&k->gz);
+	strbuf_release(&k->text);
+	free(k->lines);
+	free(k->used);
 	kself_release(&k->kself);
 	pthread_mutex_destroy(&k->lock);
 	pthread_cond_destroy(&k->cond);

@@ -78,16 +78,32 @@ int record_save_vdso(const char *buildid_dir, char *id_hex, size_t id_len);
  * own frames are told by (record_kallsyms_kself()).  The walker's
  * programs are loaded after it began, so the copy does not name them;
  * their frames are taken out of every stack (kself.h).
- * record_kallsyms_keep() writes the file (1 MB) at the end, as before,
- * after perf.data and pycode had the disk; without a begin it does
- * both there (perf record's route).
+ * record_kallsyms_keep() writes the file at the end, after perf.data
+ * and pycode had the disk; without a begin it reads, compresses and
+ * writes there, whole (1 MB; perf record's route, whose kernel
+ * addresses are in perf's file).  After a begin, told the kernel
+ * addresses the samples hold (record_kallsyms_used(): bpf mode writes
+ * every sample itself), it keeps only the symbols that name them and
+ * the symbols after those, where they end: a few KB, not 1 MB, and
+ * every report of the session inflates and parses that much, not
+ * 5.4 MB of text (30 ms of each report, and of record's end).
  */
+struct kline {
+	uint64_t addr;
+	uint32_t off, len;	/* the line in text, its newline included */
+};
 struct record_kallsyms {
 	int state;		/* 0 not begun, 1 being read by the thread,
-				   2 read (gz, err), 3 kept or given up */
+				   2 read (text, lines, err), 3 kept or
+				   given up */
 	pthread_t thread;
-	struct strbuf gz;	/* kallsyms.gz's bytes */
+	struct strbuf text;	/* the function symbols' lines */
+	struct kline *lines;	/* in text, by address (then by order) */
+	size_t nr_lines;
 	int err;		/* the reading's: 0 or -errno */
+	/* record_kallsyms_used()'s: sorted, or NULL: keep them all */
+	uint64_t *used;
+	size_t nr_used;
 	/* the walker's kernel ranges, once kself_done (under lock) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -102,6 +118,13 @@ void record_kallsyms_begin(struct record_kallsyms *k);
  * was begun or the reading failed.
  */
 int record_kallsyms_kself(void *data, struct kself *out);
+/*
+ * The kernel addresses the session holds (pcs: sorted, n of them; the
+ * struct takes them, to free), for record_kallsyms_keep() to keep
+ * their symbols only; after a begin.
+ */
+void record_kallsyms_used(struct record_kallsyms *k, uint64_t *pcs,
+			  size_t n);
 /* <session>/kallsyms.gz, once; nothing when the symbols are hidden */
 void record_kallsyms_keep(struct record_kallsyms *k, const char *session);
 /* waits for the thread, if one still reads */

@@ -145,6 +145,7 @@ void wconv_free(struct wconv *c)
 	free(c->proc_root);
 	free(c->kallsyms);
 	kself_release(&c->kself);
+	umap_release(&c->kpcs);
 	unwind_free(c->uw);
 	free(c->pcs);
 	free(c->chain);
@@ -154,6 +155,25 @@ void wconv_free(struct wconv *c)
 const struct wconv_stats *wconv_stats(const struct wconv *c)
 {
 	return &c->st;
+}
+
+static int pc_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t wconv_kernel_pcs(const struct wconv *c, uint64_t **out)
+{
+	size_t i, n = 0;
+
+	*out = xcalloc(c->kpcs.nr + 1, sizeof(**out));
+	for (i = 0; i < c->kpcs.cap; i++)
+		if (c->kpcs.ents[i].used)
+			(*out)[n++] = c->kpcs.ents[i].key;
+	qsort(*out, n, sizeof(**out), pc_cmp);
+	return n;
 }
 
 int wconv_image(const struct wconv *c, unsigned char **buf, size_t *len,
@@ -425,10 +445,13 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 			chain[1] = leaf;
 		ps.callchain = chain;
 		ps.nr_callchain = 1 + (uint64_t)nk;
+		for (i = 1; i <= nk; i++)
+			umap_get(&c->kpcs, chain[i], NULL);
 	}
 	if (h->flags & WALKER_F_KERNEL_MODE) {
 		ps.misc = PERF_RECORD_MISC_KERNEL;
 		ps.ip = nk ? chain[1] : regs[REG_IP];
+		umap_get(&c->kpcs, ps.ip, NULL);
 	} else {
 		ps.misc = PERF_RECORD_MISC_USER;
 		ps.ip = regs[REG_IP];

@@ -250,6 +250,13 @@ int wconv_finish(struct wconv *c, uint64_t end_ns, char *err,
 const struct wconv_stats *wconv_stats(const struct wconv *c);
 
 /*
+ * Every kernel address the samples written so far hold (their kernel
+ * call chains and kernel-mode ips), sorted, in *out (the caller's, to
+ * free); how many.
+ */
+size_t wconv_kernel_pcs(const struct wconv *c, uint64_t **out);
+
+/*
  * The perf.data image of the events' attrs (no records), to decode the
  * records with (perfdata_open_mem()); before wconv_finish().  *buf is
  * the caller's.  0, or -1 with err.

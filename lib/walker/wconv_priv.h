@@ -139,6 +139,12 @@ struct wconv {
 	struct strbuf raw;
 	struct kself kself;	/* the walker's own frames (kself.h) */
 	/*
+	 * every kernel address written in a sample (key; val unused), so
+	 * that record keeps only the kernel symbols the session names
+	 * (wconv_kernel_pcs()); bounded by the kernel's text
+	 */
+	struct umap kpcs;
+	/*
 	 * The record-time unwinder: told of each process's mappings,
 	 * forks, execs and exits as they are written; with
 	 * keep_stack_copy (wconv_opts'), the copies are written too

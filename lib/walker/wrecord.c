@@ -896,6 +896,11 @@ const struct pycode_cache *wrec_codes(const struct wrec *w)
 	return w->codes;
 }
 
+size_t wrec_kernel_pcs(const struct wrec *w, uint64_t **out)
+{
+	return wconv_kernel_pcs(w->conv, out);
+}
+
 void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 {
 	memset(st, 0, sizeof(*st));

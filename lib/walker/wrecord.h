@@ -179,6 +179,8 @@ int wrec_image(const struct wrec *w, unsigned char **buf, size_t *len,
 
 /* The code objects named so far (owned by w). */
 const struct pycode_cache *wrec_codes(const struct wrec *w);
+/* wconv_kernel_pcs() of the recording's samples */
+size_t wrec_kernel_pcs(const struct wrec *w, uint64_t **out);
 
 /* The counts so far (procs owned by w, valid until wrec_free()). */
 void wrec_stats(const struct wrec *w, struct wrec_stats *st);
