@@ -87,6 +87,23 @@ void strbuf_addch(struct strbuf *sb, int c)
 	sb->buf[sb->len] = '\0';
 }
 
+void strbuf_addhex(struct strbuf *sb, const void *data, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *p = data;
+	char *o;
+	size_t i;
+
+	strbuf_grow(sb, 2 * len);
+	o = sb->buf + sb->len;
+	for (i = 0; i < len; i++) {
+		*o++ = digits[p[i] >> 4];
+		*o++ = digits[p[i] & 15];
+	}
+	sb->len += 2 * len;
+	sb->buf[sb->len] = '\0';
+}
+
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -26,6 +26,8 @@ void strbuf_reset(struct strbuf *sb);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
+/* len bytes as 2 * len lowercase hex digits */
+void strbuf_addhex(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PPR_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_setlen(struct strbuf *sb, size_t len);
