@@ -86,6 +86,31 @@ void kself_begin(struct kself *k)
 	k->loaded = 1;
 }
 
+/* The interrupt entries and softirq loops, for kself_irq(). */
+static void irq_line(struct kself *k, uint64_t addr, const char *name)
+{
+	static const char *const soft[2] = { "handle_softirqs",
+					     "__do_softirq" };
+	size_t len = strcspn(name, " \t\n");
+	int i;
+
+	/* the next symbol ends a softirq loop's range */
+	if (k->open_soft && addr > k->soft_lo[k->open_soft - 1]) {
+		k->soft_hi[k->open_soft - 1] = addr;
+		k->open_soft = 0;
+	}
+	if (len == 21 && !strncmp(name, "__irqentry_text_start", len))
+		k->hard_lo = addr;
+	else if (len == 19 && !strncmp(name, "__irqentry_text_end", len))
+		k->hard_hi = addr;
+	for (i = 0; i < 2; i++)
+		if (len == strlen(soft[i]) && !strncmp(name, soft[i], len) &&
+		    !k->soft_lo[i]) {
+			k->soft_lo[i] = addr;
+			k->open_soft = i + 1;
+		}
+}
+
 void kself_line(struct kself *k, const char *line)
 {
 	const char *name;
@@ -94,6 +119,7 @@ void kself_line(struct kself *k, const char *line)
 
 	if (parse(line, &addr, &name) || !addr)
 		return;
+	irq_line(k, addr, name);
 	/* the next symbol ends the range before it */
 	if (k->open_range) {
 		k->r[k->n - 1].end = addr;
@@ -126,6 +152,7 @@ int kself_end(struct kself *k)
 	size_t i;
 
 	k->open_range = 0;
+	k->open_soft = 0;
 	/*
 	 * None at all when /proc/kallsyms shows the caller only zeros
 	 * (kptr_restrict: a user without CAP_SYSLOG, a setcap copy run by
@@ -229,49 +256,33 @@ uint64_t kself_dispatcher(const struct kself *k)
 	return 0;
 }
 
-int kself_irq_ranges(const char *kallsyms, uint64_t *hard_lo,
-		     uint64_t *hard_hi, uint64_t soft_lo[2],
-		     uint64_t soft_hi[2])
+int kself_irq(const struct kself *k, uint64_t *hard_lo, uint64_t *hard_hi,
+	      uint64_t soft_lo[2], uint64_t soft_hi[2])
 {
-	static const char *const soft[2] = { "handle_softirqs",
-					     "__do_softirq" };
-	FILE *f;
-	char line[512];
-	int open_soft = -1, i;
+	int i;
 
-	*hard_lo = *hard_hi = 0;
-	for (i = 0; i < 2; i++)
-		soft_lo[i] = soft_hi[i] = 0;
-	f = fopen(kallsyms, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		const char *name;
-		uint64_t addr;
-		size_t len;
-
-		if (parse(line, &addr, &name) || !addr)
-			continue;
-		len = strcspn(name, " \t\n");
-		/* the next symbol ends a softirq loop's range */
-		if (open_soft >= 0 && addr > soft_lo[open_soft]) {
-			soft_hi[open_soft] = addr;
-			open_soft = -1;
-		}
-		if (len == 21 && !strncmp(name, "__irqentry_text_start", len))
-			*hard_lo = addr;
-		else if (len == 19 && !strncmp(name, "__irqentry_text_end", len))
-			*hard_hi = addr;
-		for (i = 0; i < 2; i++)
-			if (len == strlen(soft[i]) &&
-			    !strncmp(name, soft[i], len) && !soft_lo[i]) {
-				soft_lo[i] = addr;
-				open_soft = i;
-			}
+	*hard_lo = k->hard_lo;
+	*hard_hi = k->hard_hi;
+	for (i = 0; i < 2; i++) {
+		soft_lo[i] = k->soft_lo[i];
+		soft_hi[i] = k->soft_hi[i];
 	}
-	fclose(f);
 	if (!*hard_lo || *hard_hi <= *hard_lo ||
 	    (soft_hi[0] <= soft_lo[0] && soft_hi[1] <= soft_lo[1]))
 		return -1;
 	return 0;
+}
+
+int kself_irq_ranges(const char *kallsyms, uint64_t *hard_lo,
+		     uint64_t *hard_hi, uint64_t soft_lo[2],
+		     uint64_t soft_hi[2])
+{
+	struct kself k;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	kself_load(&k, kallsyms);	/* no dispatcher: no matter here */
+	ret = kself_irq(&k, hard_lo, hard_hi, soft_lo, soft_hi);
+	kself_release(&k);
+	return ret;
 }

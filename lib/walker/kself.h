@@ -11,7 +11,9 @@
  * always), all above the traced function (__schedule for a switch).  A
  * cpu-clock sample that hits while one of the programs runs has the same
  * frames on top of the task's own.  The address ranges come from
- * /proc/kallsyms (read once, at the first kernel stack).
+ * /proc/kallsyms: record reads it once, in a thread begun as the
+ * walker's programs load, for these ranges, the interrupt ranges
+ * (kself_irq()) and the session's copy.
  */
 #include "compat.h"
 
@@ -29,6 +31,10 @@ struct kself {
 	int loaded;
 	int open_range;		/* kself_line(): the last range ends at the
 				   next symbol */
+	/* kself_irq()'s ranges, found by kself_line() on the way */
+	uint64_t hard_lo, hard_hi, soft_lo[2], soft_hi[2];
+	int open_soft;		/* the softirq loop ending at the next
+				   symbol, + 1; 0: none */
 };
 
 /* The ranges from kallsyms (a path); 0, or -1 (no dispatcher found). */
@@ -84,5 +90,11 @@ unsigned kself_own(const struct kself *k, const unsigned char *stack,
 int kself_irq_ranges(const char *kallsyms, uint64_t *hard_lo,
 		     uint64_t *hard_hi, uint64_t soft_lo[2],
 		     uint64_t soft_hi[2]);
+/*
+ * The same from the lines a kself was given (kself_begin() ...
+ * kself_end(), or its copy): record reads kallsyms once for both.
+ */
+int kself_irq(const struct kself *k, uint64_t *hard_lo, uint64_t *hard_hi,
+	      uint64_t soft_lo[2], uint64_t soft_hi[2]);
 
 #endif

@@ -174,6 +174,23 @@ static size_t ring_size(size_t n)
 	return s;
 }
 
+/* The interrupt ranges for walker_config (walker_opts' kself_base). */
+static int irq_ranges(const struct walker_opts *o, uint64_t hard[2],
+		      uint64_t soft_lo[2], uint64_t soft_hi[2])
+{
+	struct kself k;
+	int r = -1;
+
+	memset(&k, 0, sizeof(k));
+	if (o->kself_base && !o->kself_base(o->kself_data, &k))
+		r = kself_irq(&k, &hard[0], &hard[1], soft_lo, soft_hi);
+	kself_release(&k);
+	if (r < 0)
+		r = kself_irq_ranges("/proc/kallsyms", &hard[0], &hard[1],
+				     soft_lo, soft_hi);
+	return r;
+}
+
 int walker_open(struct walker **out, const struct walker_opts *o,
 		int *errnum, char *err, size_t errlen)
 {
@@ -262,8 +279,7 @@ int walker_open(struct walker **out, const struct walker_opts *o,
 	cfg.follow_children = !!o->follow_children;
 	cfg.wall = !!o->wall;
 	cfg.wakers = o->wall && o->wakers;
-	if (cfg.wakers && kself_irq_ranges("/proc/kallsyms", &hard[0],
-					   &hard[1], soft_lo, soft_hi) < 0) {
+	if (cfg.wakers && irq_ranges(o, hard, soft_lo, soft_hi) < 0) {
 		walker_close(w);
 		if (errnum)
 			*errnum = ENOENT;

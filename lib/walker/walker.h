@@ -12,6 +12,7 @@
 #include "compat.h"
 #include <linux/types.h>
 #include "walker/walker_abi.h"
+#include "walker/kself.h"
 
 struct walker;
 
@@ -23,6 +24,14 @@ struct walker_opts {
 	int wall;			/* also switch-out / switch-in events */
 	int wakers;			/* with wall: sched_waking events */
 	size_t ring_bytes;		/* ring buffer size (0: default) */
+	/*
+	 * wakers: the kernel's ranges from a reading of kallsyms already
+	 * under way (wrec_opts'; kself_irq()), asked for once the
+	 * programs are loaded; NULL, or when it fails: /proc/kallsyms is
+	 * read here (kself_irq_ranges())
+	 */
+	int (*kself_base)(void *data, struct kself *out);
+	void *kself_data;
 };
 
 /*

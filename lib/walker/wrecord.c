@@ -551,6 +551,8 @@ int wrec_start(struct wrec **out, const struct wrec_opts *o, int *errnum,
 	wo.wakers = o->wall && o->wakers;
 	wo.ring_bytes = o->ring_bytes ? o->ring_bytes :
 			o->wall ? WREC_RING_WALL : 0;
+	wo.kself_base = o->kself_base;
+	wo.kself_data = o->kself_data;
 	if (walker_open(&w->walker, &wo, errnum, err, errlen) < 0) {
 		w->walker = NULL;
 		wrec_free(w);

@@ -56,6 +56,11 @@ int main(void)
 	      "ffffffff814ca4c0 T __pfx_bpf_trace_run4\n"
 	      "ffffffff814ca4d0 T bpf_trace_run4\n"
 	      "ffffffff814ca6a0 T __pfx_bpf_trace_run5\n"
+	      "ffffffff81e00000 T __irqentry_text_start\n"
+	      "ffffffff81e00100 T sysvec_apic_timer_interrupt\n"
+	      "ffffffff81e00400 T __irqentry_text_end\n"
+	      "ffffffff81e10000 T handle_softirqs\n"
+	      "ffffffff81e10400 T __irq_exit_rcu\n"
 	      "ffffffff81f00000 T __schedule\n"
 	      "ffffffff81f00200 T schedule\n"
 	      /* JIT-compiled programs: last, out of address order */
@@ -64,6 +69,22 @@ int main(void)
 	      f);
 	fclose(f);
 	TAP_INT(kself_load(&k, path), 0, "the dispatchers are found");
+	{
+		uint64_t hl, hh, sl[2], sh[2];
+
+		TAP_INT(kself_irq(&k, &hl, &hh, sl, sh), 0,
+			"the interrupt ranges are found on the way");
+		TAP_OK(hl == 0xffffffff81e00000ull &&
+		       hh == 0xffffffff81e00400ull, "  the interrupt entries");
+		TAP_OK(sl[0] == 0xffffffff81e10000ull &&
+		       sh[0] == 0xffffffff81e10400ull && !sl[1] && !sh[1],
+		       "  handle_softirqs, to the next symbol; no __do_softirq");
+		hl = hh = 0;
+		TAP_INT(kself_irq_ranges(path, &hl, &hh, sl, sh), 0,
+			"kself_irq_ranges() reads the same from the file");
+		TAP_OK(hl == 0xffffffff81e00000ull &&
+		       sh[0] == 0xffffffff81e10400ull, "  the same ranges");
+	}
 	TAP_INT((long)k.n, 5, "bpf_trace_run1 and 4, the iterator, the "
 		"two programs");
 	TAP_INT(own(&k, cut, 1), 1, "the walker's program alone: its own");
@@ -105,6 +126,12 @@ int main(void)
 		for (i = 0; i < ARRAY_SIZE(lines); i++)
 			kself_line(&k, lines[i]);
 		TAP_INT(kself_end(&k), 0, "lines: the dispatchers are found");
+		{
+			uint64_t hl, hh, sl[2], sh[2];
+
+			TAP_INT(kself_irq(&k, &hl, &hh, sl, sh), -1,
+				"lines without interrupt entries: none");
+		}
 		TAP_INT(own(&k, cut, 1), 0, "lines alone: the walker's "
 			"callback is not known");
 		kself_add_own(&k, 0xffffffffc00269a0ull, 0xffffffffc0026b00ull);
@@ -120,6 +147,12 @@ int main(void)
 	}
 	unlink(path);
 	TAP_INT(kself_load(&k, path), -1, "no kallsyms: nothing found");
+	{
+		uint64_t hl, hh, sl[2], sh[2];
+
+		TAP_INT(kself_irq_ranges(path, &hl, &hh, sl, sh), -1,
+			"  and no interrupt ranges");
+	}
 	TAP_INT(own(&k, sw, 4), 0, "then no frame is taken for ours");
 	kself_release(&k);
 	return tap_done();
