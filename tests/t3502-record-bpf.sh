@@ -6,7 +6,7 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 7-21,23
+# sanitize-set: alone 7-21,23-24
 # sanitize-set: 2-6 needs 1
 
 # The frame walker (lib/walker/) walks the interpreter's frames in the
@@ -372,6 +372,45 @@ test_expect_success BPF 'record --mode bpf: the session keeps the kernel symbols
 	ppr report -i whole --format text -o whole.txt &&
 	test_cmp whole.col kept.col &&
 	test_cmp whole.txt kept.txt
+'
+
+# exec() in a loop: each new function's code object is often put where
+# the last one was freed, with the same file name object ("<string>")
+# and first line; its name (another object, often at the freed one's
+# address too) has its own hash, which the tag mixes in
+# (walker_code_tag()): all 30 were named after the first.
+test_expect_success BPF 'record --mode bpf: functions made by exec() in turn, each named for itself, on every version' '
+	cat >execs.py <<-\EOF &&
+	import time
+	for i in range(30):
+	    ns = {}
+	    exec("def f%d():\n    t = time.process_time()\n    while time.process_time() - t < 0.02:\n        pass\n" % i, {"time": time}, ns)
+	    ns["f%d" % i]()
+	print("execs done")
+	EOF
+	ok=0 &&
+	for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+		py=$(ppr_usable_python $v) || continue
+		ppr record -q --mode bpf -o ex$v --python "$py" execs.py \
+			>xout 2>xerr &&
+		test_grep "^execs done$" xout &&
+		ppr report -i ex$v --format collapsed --view python -o ex$v.col &&
+		python3 - ex$v.col $v >ex.res <<-\EOF || { cat ex.res; return 1; }
+		import collections, re, sys
+		n = collections.Counter()
+		for line in open(sys.argv[1]):
+		    stack, _, w = line.rstrip("\n").rpartition(" ")
+		    for m in set(re.findall(r"(?:^|;)(f[0-9]+) \(<string>", stack)):
+		        n[m] += int(w)
+		print("%s: %d functions named, samples each %d to %d"
+		      % (sys.argv[2], len(n), min(n.values() or [0]),
+		         max(n.values() or [0])))
+		sys.exit(not (len(n) >= 25 and max(n.values()) <= 60))
+		EOF
+		test_diag "$(cat ex.res)" &&
+		ok=$((ok + 1))
+	done &&
+	test "$ok" -ge 1
 '
 
 test_done

@@ -11,9 +11,9 @@
  * NULL, never a crash: the target runs on while it is read, so a code
  * object can be freed under us.
  *
- * Entries are keyed by (pid, address, tag): the tag mixes co_firstlineno
- * and co_filename's address (walker_code_tag()), which the walker read
- * with the frame.  An address
+ * Entries are keyed by (pid, address, tag): the tag mixes co_firstlineno,
+ * co_filename's address and co_name's hash (walker_code_tag()), which
+ * the walker read with the frame.  An address
  * freed and reused by another code object gives a different tag and a
  * new entry; the old one stays for the samples that named it.
  *
@@ -290,6 +290,42 @@ static unsigned table_format(unsigned minor)
 	return minor <= 9 ? 8 : minor == 10 ? 10 : 11;
 }
 
+/*
+ * The name part of the walker's tag of the code object at addr, read
+ * as the walker reads it (walker_code_tag(), walker.bpf.c): co_name's
+ * hash, else its address, or 0 when the layout reads no name.
+ */
+static uint64_t tag_name(const struct pytarget *t, uint64_t addr)
+{
+	const struct walker_layout *l = &t->layout;
+	uint64_t name = 0;
+	int64_t hash;
+
+	if (!l->code_name || l->code_name == NO ||
+	    rd_u64(t->pid, addr + l->code_name, &name))
+		return 0;
+	if (name && l->str_hash && l->str_hash != NO &&
+	    !pytarget_read(t->pid, name + l->str_hash, &hash, sizeof(hash)) &&
+	    hash != -1)
+		return (uint64_t)hash;
+	return name;
+}
+
+int pycode_tag(const struct pytarget *t, uint64_t addr, uint16_t *tag)
+{
+	const struct pytarget_code *k = &t->code;
+	uint64_t file_p = 0;
+	uint32_t first = 0;
+
+	if (k->co_firstlineno == NO ||
+	    pytarget_read(t->pid, addr + k->co_firstlineno, &first, 4) ||
+	    (t->layout.code_filename && t->layout.code_filename != NO &&
+	     rd_u64(t->pid, addr + t->layout.code_filename, &file_p)))
+		return -1;
+	*tag = walker_code_tag(first, file_p, tag_name(t, addr));
+	return 0;
+}
+
 const struct pycode *pycode_get(struct pycode_cache *c,
 				const struct pytarget *t, uint64_t addr,
 				uint16_t tag)
@@ -298,6 +334,7 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	struct entry *e = lookup(c, t->pid, addr, tag);
 	uint64_t name_p, file_p, table_p;
 	int32_t first;
+	uint16_t now;		/* the tag the walker would give it now */
 	unsigned minor = t->hexversion >> 16 & 0xff;
 
 	if (e)
@@ -309,7 +346,7 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	    rd_u64(t->pid, addr + k->co_filename, &file_p))
 		return NULL;
 	/* a freed address reused by another code object: not ours */
-	if (walker_code_tag((uint32_t)first, file_p) != tag || first < 0)
+	if (pycode_tag(t, addr, &now) || now != tag || first < 0)
 		return NULL;
 	if (rd_u64(t->pid, addr + (k->co_qualname != NO ? k->co_qualname :
 				   k->co_name), &name_p) ||

@@ -5,7 +5,8 @@
  * Code objects named from outside the process: qualname, filename,
  * first line and the line table, read with process_vm_readv(2), kept
  * in a cache keyed by (pid, address) and checked against the frame's
- * tag (walker_code_tag(): its first line and file name's address) so
+ * tag (walker_code_tag(): its first line, its file name's address and
+ * its name's hash) so
  * that an address freed and reused by another code object is read
  * again.  Line numbers from an
  * instruction's byte offset, per version: co_lnotab (3.8, 3.9),
@@ -41,6 +42,11 @@ void pycode_cache_free(struct pycode_cache *c);
 const struct pycode *pycode_get(struct pycode_cache *c,
 				const struct pytarget *t, uint64_t addr,
 				uint16_t tag);
+/*
+ * The tag the walker gives the code object at addr in t's process
+ * (walker_code_tag()), its fields read now: for tests.  0, or -1.
+ */
+int pycode_tag(const struct pytarget *t, uint64_t addr, uint16_t *tag);
 /* How many code objects pycode_get() has read (not cached before). */
 uint64_t pycode_reads(const struct pycode_cache *c);
 /* The line of a byte offset in the code (0: unknown). */

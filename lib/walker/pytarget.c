@@ -750,6 +750,32 @@ static void pytarget_fill_obj(struct pytarget *t, unsigned maj, unsigned min)
 		memset(&t->obj, 0xff, sizeof(t->obj));
 }
 
+/*
+ * The window of a code object that holds the tag's three fields
+ * (walker_layout.code_read), or 0 when one is missing or they lie
+ * further apart than the walker reads at once: then the tag has no
+ * file name or name (walker_code_tag() of the first line; never seen).
+ */
+static __u32 code_window(struct walker_layout *l)
+{
+	__u32 lo = l->code_firstlineno, hi = lo + 4;
+
+	if (l->code_firstlineno == WALKER_NO_FIELD ||
+	    l->code_filename == WALKER_NO_FIELD ||
+	    l->code_name == WALKER_NO_FIELD)
+		goto none;
+	lo = lo < l->code_filename ? lo : l->code_filename;
+	lo = lo < l->code_name ? lo : l->code_name;
+	hi = hi > l->code_filename + 8 ? hi : l->code_filename + 8;
+	hi = hi > l->code_name + 8 ? hi : l->code_name + 8;
+	if (hi - lo <= WALKER_CODE_SPAN && lo <= 0xffff)
+		return lo | (hi - lo) << 16;
+none:
+	/* the recorder's side (pycode_tag()) reads what the walker does */
+	l->code_filename = l->code_name = 0;
+	return 0;
+}
+
 enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 {
 	struct obj objs[MAX_OBJS];
@@ -892,6 +918,11 @@ enum pytarget_status pytarget_inspect(pid_t pid, struct pytarget *t)
 	}
 	/* read into each frame's tag (walker_code_tag()) */
 	t->layout.code_filename = t->code.co_filename;
+	t->layout.code_name = t->code.co_name;
+	/* PyASCIIObject: Py_ssize_t length, then Py_hash_t hash (3.3+) */
+	t->layout.str_hash = t->code.str_length == WALKER_NO_FIELD ?
+			     WALKER_NO_FIELD : t->code.str_length + 8;
+	t->layout.code_read = code_window(&t->layout);
 	pytarget_fill_obj(t, maj, min);
 	/* initialised: the first interpreter is linked in */
 	if (pytarget_read(pid, t->runtime + t->layout.runtime_interp_head,

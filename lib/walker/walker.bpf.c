@@ -55,6 +55,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define EV_MAX		(USTACK_OFF_MAX + WALKER_USTACK_MAX)
 /* One frame as read from the target: walker.c refuses larger layouts. */
 #define FBUF_MAX	256
+/* the most of a code object py_step() reads at once (<= FBUF_MAX) */
+#define CODE_SPAN	WALKER_CODE_SPAN
 
 #define PAGE		4096ull
 #define PF_EXITING	0x00000004	/* include/linux/sched.h */
@@ -319,7 +321,9 @@ static long py_step(__u32 i, void *data)
 	struct scratch *s = w->s;
 	const struct walker_layout *l = w->l;
 	struct walker_py_frame *f;
-	__u64 frame = w->frame, code, back, base, ip, filename = 0;
+	__u64 frame = w->frame, code, back, base, ip, filename = 0, name = 0;
+	__u32 rlen, roff;
+	__s64 hash;
 	__u32 rs, n, off, instr, tag = 0, pflags = 0;
 	__u8 owner;
 
@@ -387,13 +391,28 @@ static long py_step(__u32 i, void *data)
 		    rd8(s->fbuf, l->frame_is_entry))
 			pflags = WALKER_PYF_ENTRY;
 	}
-	if (code && l->code_firstlineno != WALKER_NO_FIELD)
+	/*
+	 * co_firstlineno, co_filename and co_name (walker_code_tag()), in
+	 * one read of the code object: the window code_read gives (the
+	 * user side made it cover the three).  A read costs some 60 to 70
+	 * ns, and three were most of a frame's walk; one window, not a
+	 * choice made here, keeps the verifier's paths few (it had twice
+	 * the instructions to check).  fbuf's frame is read out by now; a
+	 * field outside the window reads as 0 (rd32(), rd64()).  Without a
+	 * window (a layout from before it): the first line alone.
+	 */
+	rlen = l->code_read >> 16;
+	roff = l->code_read & 0xffff;
+	if (code && rlen && rlen <= CODE_SPAN) {
+		if (!bpf_probe_read_user(s->fbuf, rlen, (void *)(code + roff))) {
+			tag = rd32(s->fbuf, l->code_firstlineno - roff);
+			filename = rd64(s->fbuf, l->code_filename - roff);
+			name = rd64(s->fbuf, l->code_name - roff);
+		}
+	} else if (code && l->code_firstlineno != WALKER_NO_FIELD) {
 		bpf_probe_read_user(&tag, sizeof(tag),
 				    (void *)(code + l->code_firstlineno));
-	/* 0: a layout from before the field (its reserved word) */
-	if (code && l->code_filename && l->code_filename != WALKER_NO_FIELD)
-		bpf_probe_read_user(&filename, sizeof(filename),
-				    (void *)(code + l->code_filename));
+	}
 
 	off = w->pyoff + n * PYF_SIZE;
 	if (off > USTACK_OFF_MAX - PYF_SIZE)
@@ -402,7 +421,12 @@ static long py_step(__u32 i, void *data)
 	f->code = code;
 	f->instr = instr;
 	f->flags = pflags;
-	f->tag = walker_code_tag(tag, filename);
+	/* co_name's hash, or its address (walker_code_tag()) */
+	if (name && l->str_hash && l->str_hash != WALKER_NO_FIELD &&
+	    !bpf_probe_read_user(&hash, sizeof(hash),
+				 (void *)(name + l->str_hash)) && hash != -1)
+		name = (__u64)hash;
+	f->tag = walker_code_tag(tag, filename, name);
 	w->n = n + 1;
 	w->frame = back;
 	return 0;

@@ -87,8 +87,22 @@ struct walker_layout {
 	__u32 code_filename;		/* co_filename: read into the tag;
 					   0 (reserved before) or NO_FIELD:
 					   the tag is the first line's */
-	__u32 reserved[3];
+	__u32 code_name;		/* co_name: its hash read into the
+					   tag; 0 (reserved before) or
+					   NO_FIELD: not */
+	__u32 str_hash;			/* a str's hash from its start;
+					   0 or NO_FIELD: the name's address
+					   is read into the tag instead */
+	__u32 code_read;		/* the window of the code object the
+					   walker reads the three fields of
+					   the tag in: offset | length << 16
+					   (length <= WALKER_CODE_SPAN, every
+					   field read inside it); 0 (reserved
+					   before): the first line alone */
 };
+
+/* the most of a code object the walker reads at once (code_read) */
+#define WALKER_CODE_SPAN 128u
 
 /* What the user side knows of one process (map key: its tgid). */
 struct walker_proc {
@@ -189,16 +203,28 @@ struct walker_py_frame {
 
 /*
  * A frame's tag: co_firstlineno mixed with the address of co_filename
- * (a str object, 16-byte aligned).  Module bodies all start at line 1
- * and each is freed once its module is imported, so the next one is
- * often allocated at the same address: with the line alone, 40
- * modules imported in turn were all named after the first.  Each
- * module's file name is its own object, alive with the module.
+ * (a str object, 16-byte aligned) and with name: co_name's hash (a
+ * str's hash is its text's; -1 until computed, and every code object's
+ * name is interned, which computes it), else its address when the hash
+ * is -1 or cannot be read, or 0 when the layout reads no name.
+ * Module bodies all start at line 1 and each is freed once its module
+ * is imported, so the next one is often allocated at the same address:
+ * with the line alone, 40 modules imported in turn were all named after
+ * the first.  Each module's file name is its own object, alive with the
+ * module.  Functions made by exec() in turn share the file name object
+ * ("<string>") and the first line, and their names' objects are freed
+ * and allocated again at the same few addresses: with the file name's
+ * address, 30 of them were all named after the first; their names'
+ * hashes differ.
  */
-static inline __u16 walker_code_tag(__u32 firstlineno, __u64 filename)
+static inline __u16 walker_code_tag(__u32 firstlineno, __u64 filename,
+				    __u64 name)
 {
+	__u64 n = name ^ (name >> 4);
+
 	return (__u16)(firstlineno ^ (__u32)(filename >> 4) ^
-		       (__u32)(filename >> 20) ^ (__u32)(filename >> 36));
+		       (__u32)(filename >> 20) ^ (__u32)(filename >> 36) ^
+		       n ^ (n >> 16) ^ (n >> 32) ^ (n >> 48));
 }
 
 #define WALKER_PYF_ENTRY	1u	/* the first frame of a C-level

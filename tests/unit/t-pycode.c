@@ -37,13 +37,11 @@ static int compare(struct pycode_cache *c, pid_t pid,
 
 	for (i = 0; i < nw; i++) {
 		const struct pycode *pc;
-		uint64_t file = 0;
 		int ok;
 
 		/* the frame's tag, as the walker takes it (the live pass) */
-		if (t && !pytarget_read(pid, w[i].addr + t->code.co_filename,
-					&file, 8))
-			w[i].tag = walker_code_tag(w[i].first, file);
+		if (t)
+			pycode_tag(t, w[i].addr, &w[i].tag);
 		pc = t ? pycode_get(c, t, w[i].addr, w[i].tag) :
 			 pycode_find(c, pid, w[i].addr, w[i].tag);
 
@@ -207,6 +205,8 @@ static void fake_objects(void)
 	t.pid = getpid();
 	t.hexversion = 0x030b07f0;
 	t.code = *k;
+	/* the walker's tag: the first line and the file name (no name) */
+	t.layout.code_filename = k->co_filename;
 	memcpy(code + k->co_firstlineno, &first, 4);
 	fake_str(name, k, "Fake.run", 1);
 	fake_str(file, k, "caf\xe9.py", 0);	/* kind 1, not ASCII */
@@ -216,17 +216,17 @@ static void fake_objects(void)
 	put64(code, k->co_qualname, (uintptr_t)name);
 	put64(code, k->co_filename, (uintptr_t)file);
 	put64(code, k->co_linetable, (uintptr_t)table);
-	tag = walker_code_tag(7, (uintptr_t)file);
+	tag = walker_code_tag(7, (uintptr_t)file, 0);
 	p = pycode_get(c, &t, (uintptr_t)code, tag);
 	TAP_OK(p && p->named && !strcmp(p->qualname, "Fake.run") &&
 	       !strcmp(p->filename, "caf\xc3\xa9.py") && p->firstlineno == 7,
 	       "a code object built in memory is read (latin-1 to UTF-8)");
 	TAP_INT(pycode_line(c, p, 0), 8, "its line table is read");
 	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, walker_code_tag(8,
-			   (uintptr_t)file)),
+			   (uintptr_t)file, 0)),
 	       "a tag of another first line: NULL");
 	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, walker_code_tag(7,
-			   (uintptr_t)name)),
+			   (uintptr_t)name, 0)),
 	       "a tag of another file name (a module body at the address "
 	       "of one freed): NULL");
 	TAP_OK(!pycode_get(c, &t, (uintptr_t)code + 4, tag),
@@ -261,6 +261,31 @@ static void fake_objects(void)
 	put64(table, k->bytes_size, 2);
 	TAP_OK(pycode_get(c, &t, (uintptr_t)code, tag) != NULL,
 	       "repaired, it reads again");
+	pycode_cache_free(c);
+	/*
+	 * With co_name in the tag (walker_code_tag()): its hash, or its
+	 * address while the hash is -1 (not computed)
+	 */
+	c = pycode_cache_new();
+	t.layout.code_filename = k->co_filename;
+	t.layout.code_name = k->co_name;
+	t.layout.str_hash = k->str_length + 8;
+	put64(code, k->co_name, (uintptr_t)name);
+	put64(name, k->str_length + 8, 0x123456789abcdef0ull);
+	TAP_OK(!pycode_tag(&t, (uintptr_t)code, &tag) &&
+	       tag == walker_code_tag(7, (uintptr_t)file,
+				      0x123456789abcdef0ull),
+	       "the tag has the name's hash");
+	TAP_OK(pycode_get(c, &t, (uintptr_t)code, tag) != NULL,
+	       "  and names the code object");
+	TAP_OK(!pycode_get(c, &t, (uintptr_t)code, walker_code_tag(7,
+			   (uintptr_t)file, 0x123456789abcdef1ull)),
+	       "a tag of another name's hash (a function made by exec() "
+	       "where the last one was freed): NULL");
+	put64(name, k->str_length + 8, (uint64_t)-1);
+	TAP_OK(!pycode_tag(&t, (uintptr_t)code, &tag) &&
+	       tag == walker_code_tag(7, (uintptr_t)file, (uintptr_t)name),
+	       "a hash not computed: the name's address");
 	pycode_cache_free(c);
 }
 

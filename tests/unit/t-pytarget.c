@@ -99,8 +99,7 @@ static int names(pid_t pid)
 	printf("ok - %zu threads named\n", pythreads_read(c, &t));
 	while (fgets(line, sizeof(line), stdin)) {
 		unsigned long long addr;
-		uint32_t first;
-		uint64_t file;
+		uint16_t tag;
 		char want[256];
 		const struct pycode *code;
 		const char *got;
@@ -110,12 +109,8 @@ static int names(pid_t pid)
 		if (sscanf(line, "code %llx %n", &addr, &pos) == 1 && pos) {
 			snprintf(want, sizeof(want), "%s", line + pos);
 			code = NULL;
-			if (!pytarget_read(pid, addr + t.code.co_firstlineno,
-					   &first, 4) &&
-			    !pytarget_read(pid, addr + t.code.co_filename,
-					   &file, 8))
-				code = pycode_get(c, &t, addr,
-						  walker_code_tag(first, file));
+			if (!pycode_tag(&t, addr, &tag))
+				code = pycode_get(c, &t, addr, tag);
 			got = code ? code->qualname : "(unread)";
 			if (code && !code->qualified) {
 				got = pyqual_lookup(q, &t, addr, code->filename,
