@@ -6,7 +6,7 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 7-21,23-24
+# sanitize-set: alone 7-21,23-25
 # sanitize-set: 2-6 needs 1
 
 # The frame walker (lib/walker/) walks the interpreter's frames in the
@@ -411,6 +411,39 @@ test_expect_success BPF 'record --mode bpf: functions made by exec() in turn, ea
 		ok=$((ok + 1))
 	done &&
 	test "$ok" -ge 1
+'
+
+# The recorder polls every millisecond only while code objects come in
+# bursts (imports; WREC_QUICK_BURST): a server attached to meets a new
+# function now and then, and each held the polls quick for 250 ms.  A
+# program making one new function every 300 ms kept the old recorder
+# waking 700 to 900 times a second; polls every 20 ms wake it about 50.
+test_expect_success BPF 'record -p: a new function now and then does not make the recorder poll every millisecond' '
+	cat >trickle.py <<-\EOF &&
+	import sys, time
+	print("ready now", flush=True)
+	for i in range(200):
+	    ns = {}
+	    exec("def f%d():\n    t = time.process_time()\n    while time.process_time() - t < 0.05:\n        pass\n" % i, {"time": time}, ns)
+	    ns["f%d" % i]()
+	    time.sleep(0.25)
+	EOF
+	/usr/bin/python3 trickle.py >trickled 2>&1 &
+	tpid=$! &&
+	wait_ready trickled &&
+	{ "$PPR_BIN" record -q -p $tpid --duration 8 -o tr 2>tr.err & } &&
+	rpid=$! &&
+	wait_for 30 attached $rpid &&
+	sleep 1 &&
+	w0=$(sed -n "s/^voluntary_ctxt_switches:[^0-9]*//p" /proc/$rpid/status) &&
+	sleep 3 &&
+	w1=$(sed -n "s/^voluntary_ctxt_switches:[^0-9]*//p" /proc/$rpid/status) &&
+	wait $rpid &&
+	stop_target $tpid &&
+	test_diag "the recorder woke $(( (w1 - w0) / 3 )) times a second" &&
+	test $(( (w1 - w0) / 3 )) -lt 300 &&
+	ppr report -i tr --format collapsed -o tr.col &&
+	test "$(grep -c "f[0-9]* (<string>" tr.col)" -ge 10
 '
 
 test_done
