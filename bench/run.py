@@ -1577,6 +1577,65 @@ def gunicorn_ready(log_path, limit=30.0):
     return port, worker
 
 
+def server_windows(tool, scratch, url, worker, conds, window, reps,
+                   conns, tag, on_session=None):
+    """Requests/s of `wrk -t1 -cCONNS -dWINDOWs URL` windows, interleaved:
+    REPS rounds of one window under each of CONDS, (label, record
+    options or None for no recorder), in turn.  Each recording is
+    `record --mode bpf OPTIONS -p WORKER --duration WINDOW+1`, attached
+    before its window and detached after it; on_session(label, round,
+    session, stderr) is called for each.  A warm-up window comes first.
+    Returns ({label: [requests/s]}, why): why is None, "warm-up" (a
+    request failed then), or what stopped the rounds."""
+    rates = {c: [] for c, _ in conds}
+
+    def load(secs_):
+        outf = tempfile.TemporaryFile()
+        run(["wrk", "-t1", "-c%d" % conns, "-d%ds" % secs_, url],
+            stdout=outf, timeout=60 + secs_)
+        outf.seek(0)
+        text = outf.read().decode("utf-8", "replace")
+        outf.close()
+        return text
+
+    # warm the worker up (imports, first requests)
+    if wrk_rate(load(1)) is None:
+        return rates, "warm-up"
+    for i in range(reps):
+        for c, opts in conds:
+            log("(%s) server, %s, window %d of %d" % (tag, c, i + 1, reps))
+            rec = None
+            if opts is not None:
+                sess = os.path.join(scratch, "%s-srv-%d" % (tag, len(c)))
+                shutil.rmtree(sess, ignore_errors=True)
+                errf = tempfile.TemporaryFile()
+                rec = subprocess.Popen(
+                    [tool.ppr, "record", "--mode", "bpf"] + opts +
+                    ["-p", worker, "--duration", str(window + 1),
+                     "-o", sess], stdin=DEVNULL, stdout=DEVNULL,
+                    stderr=errf)
+                if not wait_attached(rec.pid):
+                    rec.kill()
+                    rec.wait()
+                    return rates, "record -p did not attach within 15 s"
+            rate = wrk_rate(load(window))
+            if rec:
+                # the whole window was recorded: still attached
+                attached = rec.poll() is None
+                rec.wait(timeout=120)
+                errf.seek(0)
+                err = errf.read().decode("utf-8", "replace")
+                errf.close()
+                if rec.returncode != 0 or not attached:
+                    return rates, "record -p: %s" % first_line(err, 60)
+                if on_session:
+                    on_session(c, i, sess, err)
+            if rate is None:
+                return rates, "wrk: a request failed (%s)" % c
+            rates[c].append(rate)
+    return rates, None
+
+
 def wakers_server(args, tool, scratch):
     """Debian's gunicorn serving tests/fixtures/flask-app.py with one
     gthread worker of 4 threads (as t3511), loaded by wrk: requests/s
@@ -1601,71 +1660,29 @@ def wakers_server(args, tool, scratch):
          "--bind", "127.0.0.1:0", "flask-app:app"],
         env=env, stdin=DEVNULL, stdout=logf, stderr=logf)
     conds = ("none", "--wall", "--wall --wakers")
-    rates = {c: [] for c in conds}
-    sizes = []      # (--wall (bytes, records), --wakers (bytes, records, st))
+    sizes = {}      # round -> {cond: (bytes, samples, wake_stats, events)}
     why = None
+
+    def on_session(c, rnd, sess, err):
+        data = os.path.join(sess, "perf.data")
+        sizes.setdefault(rnd, {})[c] = (
+            os.path.getsize(data), int(read_meta(sess).get("samples", "0")),
+            wake_stats(err), event_bytes(data) if "--wakers" in c else None)
+
     try:
         port, worker = gunicorn_ready(log_path)
         if not (port and worker):
             return sub + na("gunicorn did not start") + "\n"
-        url = "http://127.0.0.1:%s/work" % port
-
-        def load(secs_):
-            outf = tempfile.TemporaryFile()
-            run(["wrk", "-t1", "-c8", "-d%ds" % secs_, url], stdout=outf,
-                timeout=60 + secs_)
-            outf.seek(0)
-            text = outf.read().decode("utf-8", "replace")
-            outf.close()
-            return text
-
-        # warm the worker up (imports, first requests)
-        if wrk_rate(load(1)) is None:
-            return sub + na("wrk: a request failed while warming up") + "\n"
-        for i in range(reps):
-            pair = {}
-            for c in conds:
-                log("(k) server, %s, window %d of %d" % (c, i + 1, reps))
-                rec = None
-                if c != "none":
-                    sess = os.path.join(scratch, "k-srv-%d" % len(c))
-                    shutil.rmtree(sess, ignore_errors=True)
-                    errf = tempfile.TemporaryFile()
-                    rec = subprocess.Popen(
-                        [tool.ppr, "record", "--mode", "bpf"] + c.split() +
-                        ["-p", worker, "--duration", str(window + 1),
-                         "-o", sess], stdin=DEVNULL, stdout=DEVNULL,
-                        stderr=errf)
-                    if not wait_attached(rec.pid):
-                        rec.kill()
-                        rec.wait()
-                        why = "record -p did not attach within 15 s"
-                        break
-                text = load(window)
-                rate = wrk_rate(text)
-                if rec:
-                    # the whole window was recorded: still attached
-                    attached = rec.poll() is None
-                    rec.wait(timeout=120)
-                    errf.seek(0)
-                    err = errf.read().decode("utf-8", "replace")
-                    errf.close()
-                    if rec.returncode != 0 or not attached:
-                        why = "record -p: %s" % first_line(err, 60)
-                        break
-                    data = os.path.join(sess, "perf.data")
-                    pair[c] = (os.path.getsize(data),
-                               int(read_meta(sess).get("samples", "0")),
-                               wake_stats(err),
-                               event_bytes(data) if "--wakers" in c
-                               else None)
-                if rate is None:
-                    why = "wrk: a request failed (%s)" % c
-                    break
-                rates[c].append(rate)
-            if why:
-                break
-            sizes.append(pair)
+        rates, why = server_windows(
+            tool, scratch, "http://127.0.0.1:%s/work" % port, worker,
+            [(c, None if c == "none" else c.split()) for c in conds],
+            window, reps, 8, "k", on_session)
+        if why == "warm-up":
+            return sub + na("wrk: a request failed while warming up") + \
+                "\n"
+        # the rounds every recording of finished
+        sizes = [sizes[r] for r in sorted(sizes)
+                 if len(sizes[r]) == len(conds) - 1]
     finally:
         server.terminate()
         try:
@@ -1787,6 +1804,7 @@ def part_l(args, pythons, tool, scratch):
     why = None
     rate_plain = rate_rec = None
     res = None
+    wrates, wwhy, wreps, wwin = None, None, max(5, args.reps), 4
     try:
         port, worker = gunicorn_ready(log_path)
         if not (port and worker):
@@ -1803,6 +1821,10 @@ def part_l(args, pythons, tool, scratch):
             out = p.communicate(timeout=120 + minutes * 60)[0]
             return wrk_rate(out.decode("utf-8", "replace"))
 
+        # the throughput's cost, in interleaved windows first
+        wrates, wwhy = server_windows(
+            tool, scratch, url, worker,
+            [("none", None), ("record -p", [])], wwin, wreps, 4, "l")
         # warm up, then a window without the recorder
         rate_of(load(2))
         log("(l) %d s of wrk without the recorder" % window)
@@ -1891,9 +1913,29 @@ def part_l(args, pythons, tool, scratch):
                 "" if res.code == 0 else " (exit %d)" % res.code))
     if rate_plain and rate_rec:
         text += ("Requests/s: %.0f in a %d s window without the recorder, "
-                 "%.0f over the recording: **%.3fx**. (One window each, "
-                 "not interleaved: table k interleaves.)\n"
+                 "%.0f over the recording: %.3fx (one window each, not "
+                 "interleaved: see below).\n"
                  % (rate_plain, window, rate_rec, rate_rec / rate_plain))
+    text += ("\n#### (l2) Throughput while attached, interleaved\n\n"
+             "The same server before the long recording: `wrk -t1 -c4 "
+             "-d%ds` windows, interleaved (no recorder, `record --mode bpf "
+             "-p WORKER --duration %d` attached before its window and "
+             "detached after it, no recorder, ...), %d of each. "
+             "Requests/s: the best window (the one other programs "
+             "disturbed least) / the median. Goal: >= 0.97x.\n\n"
+             % (wwin, wwin + 1, wreps))
+    if wwhy:
+        text += na("wrk: a request failed while warming up"
+                   if wwhy == "warm-up" else wwhy) + "\n"
+    elif wrates and all(wrates[c] for c in ("none", "record -p")):
+        best = {c: max(v) for c, v in wrates.items()}
+        med = {c: statistics.median(v) for c, v in wrates.items()}
+        text += table(["recorder", "requests/s (best / median)",
+                       "vs none (best / median)"],
+                      [[c, "%.0f / %.0f" % (best[c], med[c]),
+                        "**%.3f** / **%.3f**" % (best[c] / best["none"],
+                                                 med[c] / med["none"])]
+                       for c in ("none", "record -p")]) + "\n"
     return text
 
 
