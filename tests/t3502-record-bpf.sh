@@ -316,32 +316,9 @@ test_expect_success BPF 'record --mode bpf: a process goes on sampled after its 
 test_expect_success BPF 'record --mode bpf: each imported module named for itself, on every version' '
 	modules40 mods m "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.01:\n    pass\nVALUE = %d\n" &&
 	printf "import importlib\nn = 0\nfor i in range(1, 41):\n    n += importlib.import_module(\"m%%d\" %% i).VALUE\nprint(n)\n" >mods/main.py &&
-	ok=0 &&
-	for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
-		py=$(ppr_usable_python $v) || continue
-		ppr record -q --mode bpf -o mods$v --python "$py" mods/main.py \
-			>mout 2>merr &&
-		test_grep "^820$" mout &&
-		ppr report -i mods$v --format collapsed --view python \
-			-o mods$v.col &&
-		python3 - mods$v.col $v >mods.res <<-\EOF || { cat mods.res; return 1; }
-		import collections, re, sys
-		n = collections.Counter()
-		for line in open(sys.argv[1]):
-		    stack, _, w = line.rstrip("\n").rpartition(" ")
-		    for m in set(re.findall(r"<module> \([^)]*/mods/(m[0-9]+)\.py", stack)):
-		        n[m] += int(w)
-		v = tuple(int(x) for x in sys.argv[2].split("."))
-		print("%s: %d modules named, samples each %d to %d"
-		      % (sys.argv[2], len(n), min(n.values() or [0]),
-		         max(n.values() or [0])))
-		sys.exit(not (n and max(n.values()) <= 30 and
-		              (v < (3, 11) or len(n) == 40)))
-		EOF
-		test_diag "$(cat mods.res)" &&
-		ok=$((ok + 1))
-	done &&
-	test "$ok" -ge 1
+	named_each mods mods/main.py 820 \
+		"<module> \\([^)]*/mods/(m[0-9]+)\\.py" modules \
+		"n and max(n.values()) <= 30 and (v < (3, 11) or len(n) == 40)"
 '
 
 # bpf mode writes every sample itself, so record keeps only the kernel
@@ -388,29 +365,9 @@ test_expect_success BPF 'record --mode bpf: functions made by exec() in turn, ea
 	    ns["f%d" % i]()
 	print("execs done")
 	EOF
-	ok=0 &&
-	for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
-		py=$(ppr_usable_python $v) || continue
-		ppr record -q --mode bpf -o ex$v --python "$py" execs.py \
-			>xout 2>xerr &&
-		test_grep "^execs done$" xout &&
-		ppr report -i ex$v --format collapsed --view python -o ex$v.col &&
-		python3 - ex$v.col $v >ex.res <<-\EOF || { cat ex.res; return 1; }
-		import collections, re, sys
-		n = collections.Counter()
-		for line in open(sys.argv[1]):
-		    stack, _, w = line.rstrip("\n").rpartition(" ")
-		    for m in set(re.findall(r"(?:^|;)(f[0-9]+) \(<string>", stack)):
-		        n[m] += int(w)
-		print("%s: %d functions named, samples each %d to %d"
-		      % (sys.argv[2], len(n), min(n.values() or [0]),
-		         max(n.values() or [0])))
-		sys.exit(not (len(n) >= 25 and max(n.values()) <= 60))
-		EOF
-		test_diag "$(cat ex.res)" &&
-		ok=$((ok + 1))
-	done &&
-	test "$ok" -ge 1
+	named_each ex execs.py "execs done" \
+		"(?:^|;)(f[0-9]+) \\(<string>" functions \
+		"len(n) >= 25 and max(n.values()) <= 60"
 '
 
 # The recorder polls every millisecond only while code objects come in
