@@ -101,7 +101,7 @@ struct record_kallsyms {
 	struct kline *lines;	/* in text, by address (then by order) */
 	size_t nr_lines;
 	int err;		/* the reading's: 0 or -errno */
-	/* record_kallsyms_used()'s: sorted, or NULL: keep them all */
+	/* record_kallsyms_used()'s, or NULL: keep them all */
 	uint64_t *used;
 	size_t nr_used;
 	/* the walker's kernel ranges, once kself_done (under lock) */
@@ -119,9 +119,9 @@ void record_kallsyms_begin(struct record_kallsyms *k);
  */
 int record_kallsyms_kself(void *data, struct kself *out);
 /*
- * The kernel addresses the session holds (pcs: sorted, n of them; the
- * struct takes them, to free), for record_kallsyms_keep() to keep
- * their symbols only; after a begin.
+ * The kernel addresses the session holds (pcs: n of them, in any
+ * order; the struct takes them, to free), for record_kallsyms_keep() to
+ * keep their symbols only; after a begin.
  */
 void record_kallsyms_used(struct record_kallsyms *k, uint64_t *pcs,
 			  size_t n);

@@ -157,13 +157,6 @@ const struct wconv_stats *wconv_stats(const struct wconv *c)
 	return &c->st;
 }
 
-static int pc_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 size_t wconv_kernel_pcs(const struct wconv *c, uint64_t **out)
 {
 	size_t i, n = 0;
@@ -172,7 +165,6 @@ size_t wconv_kernel_pcs(const struct wconv *c, uint64_t **out)
 	for (i = 0; i < c->kpcs.cap; i++)
 		if (c->kpcs.ents[i].used)
 			(*out)[n++] = c->kpcs.ents[i].key;
-	qsort(*out, n, sizeof(**out), pc_cmp);
 	return n;
 }
 
@@ -451,7 +443,8 @@ static int write_sample(struct wconv *c, const struct walker_decoded *d,
 	if (h->flags & WALKER_F_KERNEL_MODE) {
 		ps.misc = PERF_RECORD_MISC_KERNEL;
 		ps.ip = nk ? chain[1] : regs[REG_IP];
-		umap_get(&c->kpcs, ps.ip, NULL);
+		if (!nk)	/* else kept with the chain above */
+			umap_get(&c->kpcs, ps.ip, NULL);
 	} else {
 		ps.misc = PERF_RECORD_MISC_USER;
 		ps.ip = regs[REG_IP];

@@ -251,8 +251,8 @@ const struct wconv_stats *wconv_stats(const struct wconv *c);
 
 /*
  * Every kernel address the samples written so far hold (their kernel
- * call chains and kernel-mode ips), sorted, in *out (the caller's, to
- * free); how many.
+ * call chains and kernel-mode ips), each once, in no order, in *out
+ * (the caller's, to free); how many.
  */
 size_t wconv_kernel_pcs(const struct wconv *c, uint64_t **out);
 
