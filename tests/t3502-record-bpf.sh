@@ -6,7 +6,7 @@ test_description='record --mode bpf and record -p: the in-kernel frame walker, e
 # Which subtests use none or only some of the ones before them, for
 # make sanitize-set (tests/sanitize-set.py; numbered as the sanitizer
 # pass runs them):
-# sanitize-set: alone 7-21,23-25
+# sanitize-set: alone 7-21,23-26
 # sanitize-set: 2-6 needs 1
 
 # The frame walker (lib/walker/) walks the interpreter's frames in the
@@ -401,6 +401,45 @@ test_expect_success BPF 'record -p: a new function now and then does not make th
 	test $(( (w1 - w0) / 3 )) -lt 300 &&
 	ppr report -i tr --format collapsed -o tr.col &&
 	test "$(grep -c "f[0-9]* (<string>" tr.col)" -ge 10
+'
+
+# A shallow stack is shorter than the copy asked for (32 KiB): a copy of
+# the whole size fails, the kernel clears it, and the walker probes the
+# stack's pages one by one before copying again: 2.5 us of a 5.6 us
+# sample.  The walker keeps where each thread's stack ended, so that the
+# next copies stop there and read in one go: about one probing a thread
+# (the launched child's before its exec, then each thread's first), not
+# one a sample (1,500 here before).  The stacks stay whole.
+test_expect_success BPF 'record --mode bpf: a thread'"'"'s stack pages are probed once, not at every sample' '
+	cat >shallow.py <<-\EOF &&
+	import threading, time
+	def spin():
+	    t = time.thread_time()
+	    while time.thread_time() - t < 0.4:
+	        sum(range(2000))
+	ts = [threading.Thread(target=spin) for _ in range(4)]
+	for t in ts:
+	    t.start()
+	for t in ts:
+	    t.join()
+	EOF
+	ppr record -q --mode bpf -o sh -- /usr/bin/python3 shallow.py &&
+	n=$(sed -n "s/^walker_samples=//p" sh/meta) &&
+	probes=$(sed -n "s/^walker_ustack_probes=//p" sh/meta) &&
+	test_diag "$probes probings of the stack pages in $n samples of 5 threads" &&
+	test "$n" -ge 800 && test "$probes" -ge 1 && test "$probes" -le 15 &&
+	ppr report -i sh --format collapsed -o sh.col &&
+	python3 - sh.col <<-\PY
+	import sys
+	spin = whole = 0
+	for line in open(sys.argv[1]):
+	    stack, _, w = line.rstrip("\n").rpartition(" ")
+	    if ";spin (" in stack:
+	        spin += int(w)
+	        whole += int(w) * stack.startswith("Thread._bootstrap (")
+	print("spin: %d samples, %d from Thread._bootstrap" % (spin, whole))
+	sys.exit(not (spin >= 700 and whole == spin))
+	PY
 '
 
 test_done

@@ -207,6 +207,8 @@ static void say_stats(struct record_run *r, struct wrec *w)
 		session_meta_set(&r->meta, "walker_kernel_runs", "%llu",
 				 (unsigned long long)st.cost_runs);
 	}
+	session_meta_set(&r->meta, "walker_ustack_probes", "%llu",
+			 (unsigned long long)st.ustack_probes);
 	/*
 	 * intervals left out (their switch-out was lost), which report's
 	 * warnings count with perf's

@@ -4,22 +4,11 @@
 #include "walker/kself.h"
 #include "alloc.h"
 #include "byteorder.h"
+#include "kallsyms.h"
 
 #include <ctype.h>
 
 #define TOP_FRAMES 16
-
-/* "ffffffff814ca4d0 T bpf_trace_run4": the address and name, or -1. */
-static int parse(const char *line, uint64_t *addr, const char **name)
-{
-	char *end;
-
-	*addr = strtoull(line, &end, 16);
-	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
-		return -1;
-	*name = end + 3;
-	return 0;
-}
 
 /*
  * A JIT-compiled BPF program's name in kallsyms: "bpf_prog_", its
@@ -40,7 +29,8 @@ static const char *bpf_prog_name(const char *name)
 /*
  * 1: a dispatcher, 2: tracepoint plumbing, 3: one of the walker's
  * programs (walker.bpf.c: its walker_* programs and their bpf_loop()
- * callbacks), 4: another BPF program, 0: none of these.
+ * callbacks, py_step, ts_step and probe_step), 4: another BPF program,
+ * 0: none of these.
  */
 static int kind_of(const char *name)
 {
@@ -58,6 +48,7 @@ static int kind_of(const char *name)
 	len = strcspn(prog, " \t\n");
 	if ((len == 7 && (!strncmp(prog, "py_step", 7) ||
 			  !strncmp(prog, "ts_step", 7))) ||
+	    (len == 10 && !strncmp(prog, "probe_step", 10)) ||
 	    !strncmp(prog, "walker_", 7))
 		return 3;
 	return 4;
@@ -113,12 +104,15 @@ static void irq_line(struct kself *k, uint64_t addr, const char *name)
 
 void kself_line(struct kself *k, const char *line)
 {
+	struct kallsyms_line l;
 	const char *name;
 	uint64_t addr;
 	int kind;
 
-	if (parse(line, &addr, &name) || !addr)
+	if (kallsyms_parse(line, NULL, &l, NULL) || !l.addr)
 		return;
+	addr = l.addr;
+	name = l.name;
 	irq_line(k, addr, name);
 	/* the next symbol ends the range before it */
 	if (k->open_range) {

@@ -681,7 +681,8 @@ void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
 	}
 }
 
-uint64_t walker_lost(const struct walker *w)
+/* The sum over the CPUs of a per-CPU array's first value. */
+static uint64_t percpu_sum(const struct bpf_map *map)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
 	__u64 *v;
@@ -691,12 +692,22 @@ uint64_t walker_lost(const struct walker *w)
 	if (ncpu <= 0)
 		return 0;
 	v = xcalloc((size_t)ncpu, sizeof(*v));
-	if (!bpf_map__lookup_elem(w->skel->maps.lost, &k0, sizeof(k0), v,
+	if (!bpf_map__lookup_elem(map, &k0, sizeof(k0), v,
 				  (size_t)ncpu * sizeof(*v), 0))
 		for (i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
 	return sum;
+}
+
+uint64_t walker_lost(const struct walker *w)
+{
+	return percpu_sum(w->skel->maps.lost);
+}
+
+uint64_t walker_ustack_probes(const struct walker *w)
+{
+	return percpu_sum(w->skel->maps.ustack_probes);
 }
 
 int walker_cost(const struct walker *w, uint64_t *ns, uint64_t *runs)
@@ -834,6 +845,11 @@ void walker_preattach_rest(const struct walker *w, uint64_t attach_ns,
 }
 
 uint64_t walker_lost(const struct walker *w)
+{
+	return 0;
+}
+
+uint64_t walker_ustack_probes(const struct walker *w)
 {
 	return 0;
 }

@@ -93,6 +93,11 @@ int walker_poll(struct walker *w, int timeout_ms, walker_event_fn cb,
 		void *data);
 /* Events the ring buffer could not take (counted in BPF). */
 uint64_t walker_lost(const struct walker *w);
+/*
+ * Copies of a user stack that probed its pages (the thread's stack end
+ * was not known yet, or had changed): about one a thread.
+ */
+uint64_t walker_ustack_probes(const struct walker *w);
 
 /*
  * The walker's own cost so far: the time its programs ran in the

@@ -87,6 +87,7 @@ struct wrec {
 	/* walker_cost() at the finish; cost_known: it could be read */
 	uint64_t cost_ns, cost_runs;
 	int cost_known;
+	uint64_t ustack_probes;		/* walker_ustack_probes(), likewise */
 	int finished;
 	/*
 	 * record: the session's pycode file as it is written, PYCODE_PART
@@ -897,6 +898,7 @@ int wrec_finish(struct wrec *w, char *err, size_t errlen)
 	note_lost(w);
 	qual_pending(w, UINT64_MAX / 2);	/* all: the processes that live */
 	w->cost_known = !walker_cost(w->walker, &w->cost_ns, &w->cost_runs);
+	w->ustack_probes = walker_ustack_probes(w->walker);
 	w->finished = 1;
 	end = mono_ns();
 	/* the waits under way at the attach that had not ended by now */
@@ -950,6 +952,7 @@ void wrec_stats(const struct wrec *w, struct wrec_stats *st)
 	st->cost_known = w->cost_known;
 	st->cost_ns = w->cost_ns;
 	st->cost_runs = w->cost_runs;
+	st->ustack_probes = w->ustack_probes;
 }
 
 /* part of whole as a percentage, "<1" below one in a hundred */

@@ -130,6 +130,7 @@ struct wrec_stats {
 	 */
 	uint64_t cost_ns, cost_runs;
 	int cost_known;
+	uint64_t ustack_probes;		/* walker_ustack_probes() */
 };
 
 /*

@@ -142,6 +142,12 @@ uint64_t walker_lost(const struct walker *w)
 	return F.lost;
 }
 
+/* the finish's count of copies that probed pages: none here */
+uint64_t walker_ustack_probes(const struct walker *w)
+{
+	return 0;
+}
+
 /* not timed here: the finish reads no cost */
 int walker_cost(const struct walker *w, uint64_t *ns, uint64_t *runs)
 {
