@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "byteorder.h"
 #include "fileio.h"
+#include "kallsyms.h"
 #include "numparse.h"
 #include "paths.h"
 #include "strbuf.h"
@@ -615,29 +616,23 @@ static int kline_cmp(const void *a, const void *b)
  */
 static int kallsyms_index(struct record_kallsyms *k)
 {
-	char *line = k->text.buf, *end = k->text.buf + k->text.len, *nl;
+	const char *line = k->text.buf, *end = k->text.buf + k->text.len;
+	const char *nl;
 	size_t kept = 0, alloc = 0;
 
 	for (; line < end; line = nl) {
-		uint64_t a = 0;
-		const char *p = line;
+		struct kallsyms_line l;
 		size_t len;
 
-		nl = memchr(line, '\n', (size_t)(end - line));
-		nl = nl ? nl + 1 : end;
-		for (; p < nl && ((*p >= '0' && *p <= '9') ||
-				  (*p >= 'a' && *p <= 'f')); p++)
-			a = a << 4 | (uint64_t)(*p <= '9' ? *p - '0' :
-						*p - 'a' + 10);
-		/* function symbols only: "ADDR T NAME[\t[MOD]]" */
-		if (!a || p + 3 >= nl || p[0] != ' ' || p[2] != ' ' ||
-		    !strchr("tTwW", p[1]) || p[1] == '\0')
+		/* function symbols with an address only */
+		if (kallsyms_parse(line, end, &l, &nl) || !l.addr ||
+		    !kallsyms_is_text(l.type))
 			continue;
 		len = (size_t)(nl - line);
 		/* before line: moved bytes never overtake unread ones */
 		memmove(k->text.buf + kept, line, len);
 		ALLOC_GROW(k->lines, k->nr_lines + 1, alloc);
-		k->lines[k->nr_lines].addr = a;
+		k->lines[k->nr_lines].addr = l.addr;
 		k->lines[k->nr_lines].off = (uint32_t)kept;
 		k->lines[k->nr_lines].len = (uint32_t)len;
 		k->nr_lines++;

@@ -10,6 +10,7 @@
  */
 #include "compat.h"
 #include "alloc.h"
+#include "kallsyms.h"
 #include "unwind/unwind_priv.h"
 
 #include <dlfcn.h>
@@ -117,7 +118,8 @@ static int ksym_cmp(const void *a, const void *b)
  */
 static void ksyms_load(struct unwind *u)
 {
-	char path[4096], *buf = NULL, *p, *e;
+	char path[4096], *buf = NULL;
+	const char *p, *next;
 	size_t alloc = 0, len = 0, kalloc = 0;
 	gzFile fp = NULL;
 	int sorted = 1;		/* the lines came in address order */
@@ -151,35 +153,22 @@ static void ksyms_load(struct unwind *u)
 	gzclose(fp);
 	buf[len] = '\0';
 	u->kbuf = buf;
-	for (p = buf; p < buf + len; p = e + 1) {
-		uint64_t a = 0;
-		char *name, *mod;
-		size_t nl;
+	for (p = buf; p < buf + len; p = next) {
+		struct kallsyms_line l;
 
-		e = memchr(p, '\n', (size_t)(buf + len - p));
-		if (!e)
-			e = buf + len;
-		*e = '\0';
-		for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f');
-		     p++)
-			a = a << 4 | (uint64_t)(*p <= '9' ? *p - '0' :
-						*p - 'a' + 10);
-		if (!a || p[0] != ' ' || !p[1] || p[2] != ' ')
+		if (kallsyms_parse(p, buf + len, &l, &next) || !l.addr ||
+		    !kallsyms_is_text(l.type))
 			continue;
-		if (p[1] != 't' && p[1] != 'T' && p[1] != 'w' && p[1] != 'W')
-			continue;
-		name = p + 3;
-		nl = strcspn(name, "\t");
-		mod = name[nl] ? name + nl + 1 : NULL;
-		name[nl] = '\0';
-		if (!*name)
-			continue;
+		/* the name and module NUL-terminated in place */
+		((char *)l.name)[l.name_len] = '\0';
+		if (l.mod)
+			((char *)l.mod)[l.mod_len] = '\0';
 		ALLOC_GROW(u->ksyms, u->nr_ksyms + 1, kalloc);
-		if (u->nr_ksyms && a < u->ksyms[u->nr_ksyms - 1].addr)
+		if (u->nr_ksyms && l.addr < u->ksyms[u->nr_ksyms - 1].addr)
 			sorted = 0;
-		u->ksyms[u->nr_ksyms].addr = a;
-		u->ksyms[u->nr_ksyms].name = name;
-		u->ksyms[u->nr_ksyms].dso = mod && *mod == '[' ? mod :
+		u->ksyms[u->nr_ksyms].addr = l.addr;
+		u->ksyms[u->nr_ksyms].name = l.name;
+		u->ksyms[u->nr_ksyms].dso = l.mod && *l.mod == '[' ? l.mod :
 			"[kernel.kallsyms]";
 		u->nr_ksyms++;
 	}
