@@ -12,8 +12,16 @@ import threading
 import time
 
 
+# Each thread waits here, at its deepest frame, until all have started:
+# started one by one while the others already spun, the 50th waited for
+# the GIL behind 49 (8 to 11 s before "ready"; the attach then found the
+# process gone).
+GO = threading.Event()
+
+
 def work(end):
     s = 0
+    GO.wait()
     while time.monotonic() < end:
         for i in range(500):
             s += i * i
@@ -34,6 +42,7 @@ def main():
                for _ in range(nthreads)]
     for t in threads:
         t.start()
+    GO.set()
     print("ready %d" % os.getpid(), flush=True)
     for t in threads:
         t.join()
