@@ -526,12 +526,11 @@ static long probe_step(__u32 i, void *data)
  */
 static __always_inline __u32 copy_ustack(struct scratch *s, __u64 off, __u64 sp,
 					 __u64 want, __u32 *flags,
-					 __u64 pid_tgid,
-					 struct task_struct *task)
+					 __u64 pid_tgid, __u64 start)
 {
 	struct ustack_end *known, seen;
 	struct probe_pages pc;
-	__u64 end, len, start = task->start_time, *n;
+	__u64 end, len, *n;
 	__u32 k0 = 0;
 	int cut = 0;
 
@@ -655,31 +654,54 @@ struct user_parts {
  */
 #define OFFCPU_USTACK ((__u32)WALKER_OFFCPU_USTACK)
 
+/* walk_user()'s scalar arguments. */
+struct walk_in {
+	__u64 pid_tgid;
+	__u64 fsbase, start_time;	/* the task's */
+	__u32 nk;
+	int full;
+	__u32 flags;			/* WALKER_F_*, added to */
+	__u32 pad;
+};
+
 /*
  * The Python frames and the user stack of the thread whose registers
  * are in place in s->ev, after nk kernel frames: the one walk a sample,
  * a switch-out and a waking share.  full 0: neither (the end only); 1:
  * the configured copy of the user stack; 2: a waker's (WAKER_USTACK); 3:
  * a switch-out's (OFFCPU_USTACK).
+ *
+ * A global function: the verifier checks it once, on its own, and each
+ * caller's paths only against its signature.  Inlined, it was checked
+ * again on every path to each call: sched_switch's program, which calls
+ * it twice, took 45,875 instructions and 75 ms to load.  Its pointers
+ * may be NULL to the verifier: checked first.  A BPF function takes five
+ * arguments at most: the scalars come in struct walk_in, and what it
+ * writes in *out is unknown to its callers' verification (they bound
+ * what they use of it again).
  */
-static __always_inline void walk_user(struct scratch *s, __u32 nk,
-				      __u64 pid_tgid,
-				      const struct walker_proc *proc,
-				      struct task_struct *task, int full,
-				      __u32 *flags, struct user_parts *out)
+__noinline int walk_user(struct scratch *s, const struct walker_proc *proc,
+			 struct walk_in *in, struct user_parts *out)
 {
-	const __u64 *regs = (const __u64 *)(s->ev + REGS_OFF);
+	const __u64 *regs;
 	struct walker_config *cfg;
 	const struct walker_layout *l;
 	struct py_walk w = { .s = s };
-	__u32 k0 = 0, pyoff, uoff, ulen, want, max;
-	__u64 ts, size;
+	__u32 k0 = 0, pyoff, uoff, ulen, want, max, nk;
+	__u64 ts, size, pid_tgid;
+	int full;
 
+	if (!s || !proc || !in || !out)
+		return 0;
+	pid_tgid = in->pid_tgid;
+	nk = in->nk;
+	full = in->full;
+	regs = (const __u64 *)(s->ev + REGS_OFF);
 	out->nr_py = out->ulen = out->want = 0;
 	out->end = 0;
 	cfg = bpf_map_lookup_elem(&wconfig, &k0);
 	if (!cfg)
-		return;
+		return 0;
 	if (nk > WALKER_MAX_KSTACK)
 		nk = WALKER_MAX_KSTACK;
 	pyoff = KSTACK_OFF + nk * 8;
@@ -687,15 +709,15 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 	if (!full) {
 		;
 	} else if (!proc->runtime) {
-		*flags |= WALKER_F_NO_PROC;
+		in->flags |= WALKER_F_NO_PROC;
 	} else {
 		__u32 li = proc->layout;
 
 		l = bpf_map_lookup_elem(&layouts, &li);
 		ts = l ? find_tstate(pid_tgid, proc->runtime, l,
-				     task->thread.fsbase) : 0;
+				     in->fsbase) : 0;
 		if (!l || !ts) {
-			*flags |= WALKER_F_NO_TSTATE;
+			in->flags |= WALKER_F_NO_TSTATE;
 		} else {
 			max = cfg->max_py_frames;
 			if (max > WALKER_MAX_PY_FRAMES)
@@ -708,7 +730,7 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 			bpf_loop(2 * WALKER_MAX_PY_FRAMES + 2, py_step, &w, 0);
 			if (w.frame && !(w.flags & (WALKER_F_PY_READ | WALKER_F_PY_CUT)))
 				w.flags |= WALKER_F_PY_CUT;
-			*flags |= w.flags;
+			in->flags |= w.flags;
 		}
 	}
 	if (w.n > WALKER_MAX_PY_FRAMES)
@@ -722,8 +744,8 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 		want = OFFCPU_USTACK;
 	ulen = 0;
 	if (full && uoff <= USTACK_OFF_MAX)
-		ulen = copy_ustack(s, uoff, regs[7], want, flags, pid_tgid,
-				   task);
+		ulen = copy_ustack(s, uoff, regs[7], want, &in->flags,
+				   pid_tgid, in->start_time);
 	if (ulen > WALKER_USTACK_MAX)
 		ulen = WALKER_USTACK_MAX;
 	if (ulen & 7) {
@@ -735,11 +757,32 @@ static __always_inline void walk_user(struct scratch *s, __u32 nk,
 	}
 	size = (__u64)uoff + ((ulen + 7) & ~7u);
 	if (size > EV_MAX)
-		return;
+		return 0;
 	out->nr_py = w.n;
 	out->ulen = ulen;
 	out->want = want;
 	out->end = size;
+	return 0;
+}
+
+/* walk_user() for task, with the scalars packed; *flags added to. */
+static __always_inline void walk(struct scratch *s,
+				 const struct walker_proc *proc,
+				 struct task_struct *task, __u64 pid_tgid,
+				 __u32 nk, int full, __u32 *flags,
+				 struct user_parts *out)
+{
+	struct walk_in in = {
+		.pid_tgid = pid_tgid,
+		.fsbase = task->thread.fsbase,
+		.start_time = task->start_time,
+		.nk = nk,
+		.full = full,
+		.flags = *flags,
+	};
+
+	walk_user(s, proc, &in, out);
+	*flags = in.flags;
 }
 
 /*
@@ -780,7 +823,7 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 					  struct task_struct *task, int kernel,
 					  __u64 prev_state)
 {
-	struct user_parts u;
+	struct user_parts u = {};
 	__u32 flags = 0, nk = 0;
 	__u64 size;
 
@@ -788,8 +831,8 @@ static __always_inline void finish_sample(void *ctx, struct scratch *s,
 		flags |= WALKER_F_KERNEL_MODE;
 		nk = take_kstack(ctx, s, &flags);
 	}
-	walk_user(s, nk, pid_tgid, proc, task,
-		  type == WALKER_EV_OFFCPU ? 3 : 1, &flags, &u);
+	walk(s, proc, task, pid_tgid, nk, type == WALKER_EV_OFFCPU ? 3 : 1,
+	     &flags, &u);
 	if (!sample_head(s, type, pid_tgid, flags, prev_state, nk, &u, &size))
 		output(s->ev + HDR_SLACK, size);
 }
@@ -893,7 +936,7 @@ static __always_inline void emit_preattach(struct scratch *s, __u64 pid_tgid,
 	struct walker_sample *ws = (void *)(s->ev + HDR_SLACK);
 	__u32 flags = WALKER_F_KERNEL_MODE | WALKER_F_BEFORE_ATTACH;
 	__u32 nk = pa->nr_kstack;
-	struct user_parts u;
+	struct user_parts u = {};
 	__u64 size;
 
 	flags |= pa->flags & WALKER_F_KSTACK_ERR;
@@ -904,7 +947,7 @@ static __always_inline void emit_preattach(struct scratch *s, __u64 pid_tgid,
 		flags |= WALKER_F_KSTACK_ERR;
 	}
 	task_regs((__u64 *)(s->ev + REGS_OFF), task);
-	walk_user(s, nk, pid_tgid, proc, task, 3, &flags, &u);
+	walk(s, proc, task, pid_tgid, nk, 3, &flags, &u);
 	if (sample_head(s, WALKER_EV_OFFCPU, pid_tgid, flags, pa->state, nk,
 			&u, &size))
 		return;
@@ -1147,9 +1190,9 @@ int BPF_PROG(walker_waking, struct task_struct *p)
 	struct walker_proc none = {};
 	struct walker_waking *ev;
 	struct task_struct *cur;
-	struct user_parts u;
+	struct user_parts u = {};
 	struct scratch *s;
-	__u64 pid_tgid, *r;
+	__u64 pid_tgid, *r, size;
 
 	if (!cfg || !cfg->wakers || !watched(p->tgid))
 		return 0;
@@ -1174,16 +1217,22 @@ int BPF_PROG(walker_waking, struct task_struct *p)
 		for (i = 0; i < WALKER_NR_REGS; i++)
 			r[i] = 0;
 	}
-	walk_user(s, nk, pid_tgid, proc ? proc : &none, cur, proc ? 2 : 0,
-		  &flags, &u);
-	if (!u.end || u.end > EV_MAX)
+	walk(s, proc ? proc : &none, cur, pid_tgid, nk, proc ? 2 : 0, &flags,
+	     &u);
+	/*
+	 * u is what walk_user() wrote: unknown to the verifier, so the
+	 * bounded size is read once and kept in a register
+	 */
+	size = u.end;
+	barrier_var(size);
+	if (!size || size > EV_MAX)
 		return 0;
 	ev = (void *)s->ev;
 	if (context == WALKER_WAKE_TASK)
-		fill_hdr(&ev->hdr, WALKER_EV_WAKING, u.end, pid_tgid >> 32,
+		fill_hdr(&ev->hdr, WALKER_EV_WAKING, size, pid_tgid >> 32,
 			 (__u32)pid_tgid);
 	else
-		fill_hdr(&ev->hdr, WALKER_EV_WAKING, u.end, 0, 0);
+		fill_hdr(&ev->hdr, WALKER_EV_WAKING, size, 0, 0);
 	ev->hdr.flags = flags;
 	ev->wakee_pid = p->tgid;
 	ev->wakee_tid = p->pid;
@@ -1195,6 +1244,6 @@ int BPF_PROG(walker_waking, struct task_struct *p)
 	ev->ustack_len = u.ulen;
 	ev->ustack_asked = u.want;
 	ev->pad = 0;
-	output(s->ev, u.end);
+	output(s->ev, size);
 	return 0;
 }
