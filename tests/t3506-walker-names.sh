@@ -180,7 +180,7 @@ test_expect_success BPF '--wall: kernel stacks end where the program'"'"'s own s
 	# BPF program of the machine stays in the stacks that ran it: once
 	# a sample in an exec'"'"'s commit_creds ended in __bpf_prog_enter_recur,
 	# the entry of a trampoline (fentry, LSM) that was not the walker'"'"'s
-	! grep -E "bpf_prog_[0-9a-f]+_(walker_[a-z]+|ts_step|py_step|probe_step|walk_user)|_einittext|bpf_trace_run[0-9]+_\\[k\\];\\[off-cpu" wall.col &&
+	! grep -E "bpf_prog_[0-9a-f]+_(walker_[a-z]+|ts_step|py_step|probe_step|wake_step|walk_user)|_einittext|bpf_trace_run[0-9]+_\\[k\\];\\[off-cpu" wall.col &&
 	! grep -E "bpf_trace_run[0-9]+_\\[k\\];[^ ]" wall.col
 '
 

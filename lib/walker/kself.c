@@ -29,8 +29,8 @@ static const char *bpf_prog_name(const char *name)
 /*
  * 1: a dispatcher, 2: tracepoint plumbing, 3: one of the walker's
  * programs (walker.bpf.c: its walker_* programs and their bpf_loop()
- * callbacks, py_step, ts_step and probe_step, and walk_user, the
- * function they share), 4: another BPF program, 0: none of these.
+ * callbacks, py_step, ts_step, probe_step and wake_step, and walk_user,
+ * the function they share), 4: another BPF program, 0: none of these.
  */
 static int kind_of(const char *name)
 {
@@ -49,6 +49,7 @@ static int kind_of(const char *name)
 	if ((len == 7 && (!strncmp(prog, "py_step", 7) ||
 			  !strncmp(prog, "ts_step", 7))) ||
 	    (len == 10 && !strncmp(prog, "probe_step", 10)) ||
+	    (len == 9 && !strncmp(prog, "wake_step", 9)) ||
 	    (len == 9 && !strncmp(prog, "walk_user", 9)) ||
 	    !strncmp(prog, "walker_", 7))
 		return 3;

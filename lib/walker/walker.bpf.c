@@ -1129,28 +1129,52 @@ int BPF_PROG(walker_exit, struct task_struct *p)
 	return 0;
 }
 
+/* wake_context()'s walk of the kernel stack, one frame a step. */
+struct wake_walk {
+	const struct scratch *s;
+	const struct walker_config *cfg;
+	__u32 nk;
+	__u32 context;
+};
+
+static long wake_step(__u32 i, void *data)
+{
+	struct wake_walk *w = data;
+	const struct walker_config *cfg = w->cfg;
+	__u64 a, off = (__u64)i * 8;
+
+	/* the bound checked on the offset used (clang may keep two) */
+	barrier_var(off);
+	if (i >= w->nk || off > (WALKER_MAX_KSTACK - 1) * 8)
+		return 1;
+	a = *(const __u64 *)(w->s->ev + KSTACK_OFF + off);
+	if (a >= cfg->hardirq_lo && a < cfg->hardirq_hi) {
+		w->context = WALKER_WAKE_HARDIRQ;
+		return 1;
+	}
+	if ((a >= cfg->softirq_lo[0] && a < cfg->softirq_hi[0]) ||
+	    (a >= cfg->softirq_lo[1] && a < cfg->softirq_hi[1])) {
+		w->context = WALKER_WAKE_SOFTIRQ;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * The context a waking ran in, from its kernel stack (nk frames in
  * s->ev): the innermost return address in an interrupt entry (hard) or
- * in the softirq loop (soft) decides; none: the task's own.
+ * in the softirq loop (soft) decides; none: the task's own.  A
+ * bpf_loop() callback: a plain loop of WALKER_MAX_KSTACK frames was
+ * checked by the verifier frame by frame.
  */
 static __always_inline __u32 wake_context(const struct scratch *s, __u32 nk,
 					  const struct walker_config *cfg)
 {
-	__u64 a;
-	__u32 i;
+	struct wake_walk w = { .s = s, .cfg = cfg, .nk = nk,
+			       .context = WALKER_WAKE_TASK };
 
-	for (i = 0; i < WALKER_MAX_KSTACK; i++) {
-		if (i >= nk)
-			break;
-		a = *(const __u64 *)(s->ev + KSTACK_OFF + i * 8);
-		if (a >= cfg->hardirq_lo && a < cfg->hardirq_hi)
-			return WALKER_WAKE_HARDIRQ;
-		if ((a >= cfg->softirq_lo[0] && a < cfg->softirq_hi[0]) ||
-		    (a >= cfg->softirq_lo[1] && a < cfg->softirq_hi[1]))
-			return WALKER_WAKE_SOFTIRQ;
-	}
-	return WALKER_WAKE_TASK;
+	bpf_loop(WALKER_MAX_KSTACK, wake_step, &w, 0);
+	return w.context;
 }
 
 /*

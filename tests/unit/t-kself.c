@@ -44,6 +44,7 @@ int main(void)
 	const uint64_t other[] = { 0xffffffffc0030010ull };
 	const uint64_t probe[] = { 0xffffffffc0040010ull };
 	const uint64_t walk[] = { 0xffffffffc0050010ull };
+	const uint64_t wake[] = { 0xffffffffc0060010ull };
 	const uint64_t past[] = { 0xffffffffc0026a10ull,
 				  0xffffffffc0030010ull };
 
@@ -69,7 +70,8 @@ int main(void)
 	      "ffffffffc0030000 t bpf_prog_0123456789abcdef_other\t[bpf]\n"
 	      "ffffffffc00269a0 t bpf_prog_ecca940703ef60d7_py_step\t[bpf]\n"
 	      "ffffffffc0040000 t bpf_prog_1111111111111111_probe_step\t[bpf]\n"
-	      "ffffffffc0050000 t bpf_prog_2222222222222222_walk_user\t[bpf]\n",
+	      "ffffffffc0050000 t bpf_prog_2222222222222222_walk_user\t[bpf]\n"
+	      "ffffffffc0060000 t bpf_prog_3333333333333333_wake_step\t[bpf]\n",
 	      f);
 	fclose(f);
 	TAP_INT(kself_load(&k, path), 0, "the dispatchers are found");
@@ -89,12 +91,14 @@ int main(void)
 		TAP_OK(hl == 0xffffffff81e00000ull &&
 		       sh[0] == 0xffffffff81e10400ull, "  the same ranges");
 	}
-	TAP_INT((long)k.n, 7, "bpf_trace_run1 and 4, the iterator, the "
-		"four programs");
+	TAP_INT((long)k.n, 8, "bpf_trace_run1 and 4, the iterator, the "
+		"five programs");
 	TAP_INT(own(&k, probe, 1), 1, "probe_step, the stack copy's "
 		"bpf_loop() callback: its own");
 	TAP_INT(own(&k, walk, 1), 1, "walk_user, the programs' shared "
 		"function: its own");
+	TAP_INT(own(&k, wake, 1), 1, "wake_step, the waking's callback: "
+		"its own");
 	TAP_INT(own(&k, cut, 1), 1, "the walker's program alone: its own");
 	TAP_OK(above == KSELF_CUT, "  a cut stack");
 	TAP_INT(own(&k, other, 1), 0, "another BPF program's: not ours");
