@@ -1044,12 +1044,20 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 	strvec_push(lines, sb.buf);
 	if (c->py_cut) {
 		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%llu samples (", (unsigned long long)c->py_cut);
+		int one = c->py_cut == 1;
+
+		strbuf_addf(&sb, "%llu sample%s (", (unsigned long long)c->py_cut,
+			    one ? "" : "s");
 		pct(&sb, c->py_cut, c->samples);
-		strbuf_addf(&sb, "%%) have their Python stacks cut: %llu at "
-			    "the frame limit, the others at a frame that "
-			    "could not be read",
-			    (unsigned long long)c->flags[2]);
+		if (one)
+			strbuf_addf(&sb, "%%) has its Python stack cut, %s",
+				    c->flags[2] ? "at the frame limit" :
+				    "at a frame that could not be read");
+		else
+			strbuf_addf(&sb, "%%) have their Python stacks cut: "
+				    "%llu at the frame limit, the others at a "
+				    "frame that could not be read",
+				    (unsigned long long)c->flags[2]);
 		strvec_push(lines, sb.buf);
 	}
 	if (st->frames_unnamed)
@@ -1067,13 +1075,16 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			     st->unqualified_example);
 	if (c->walker_own) {
 		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%llu samples (", (unsigned long long)
-			    c->walker_own);
+		int one = c->walker_own == 1;
+
+		strbuf_addf(&sb, "%llu sample%s (", (unsigned long long)
+			    c->walker_own, one ? "" : "s");
 		pct(&sb, c->walker_own, c->samples);
-		strbuf_addstr(&sb, "%) were taken while the walker's own BPF "
-			      "programs ran in the program's threads: "
-			      "pyperf-run's cost, under bpf_trace_run* in "
-			      "their kernel stacks");
+		strbuf_addf(&sb, "%%) %s taken while the walker's own BPF "
+			    "programs ran in the program's threads: "
+			    "pyperf-run's cost, under bpf_trace_run* in "
+			    "%s kernel stack%s", one ? "was" : "were",
+			    one ? "its" : "their", one ? "" : "s");
 		strvec_push(lines, sb.buf);
 	}
 	if (c->lost)

@@ -389,6 +389,57 @@ static void stream_mode(void)
 	wrec_free(w);
 }
 
+/* A line of lines that starts with head and ends with tail. */
+static int has_line(const struct strvec *lines, const char *head,
+		    const char *tail)
+{
+	size_t i, h = strlen(head), t = strlen(tail);
+
+	for (i = 0; i < lines->nr; i++) {
+		size_t n = strlen(lines->v[i]);
+
+		if (n >= h + t && !strncmp(lines->v[i], head, h) &&
+		    !strcmp(lines->v[i] + n - t, tail))
+			return 1;
+	}
+	return 0;
+}
+
+/* The counted sentences agree with their count: one, or more. */
+static void describe_counts(void)
+{
+	struct wrec_stats st;
+	struct strvec lines = STRVEC_INIT;
+
+	memset(&st, 0, sizeof(st));
+	st.conv.samples = st.conv.samples_py = 200;
+	st.conv.py_cut = 1;
+	st.conv.walker_own = 1;
+	wrec_describe(&st, &lines);
+	TAP_OK(has_line(&lines, "1 sample (", "%) has its Python stack cut, "
+			"at a frame that could not be read"),
+	       "one cut stack: its sentence in the singular");
+	TAP_OK(has_line(&lines, "1 sample (", "%) was taken while the walker's "
+			"own BPF programs ran in the program's threads: "
+			"pyperf-run's cost, under bpf_trace_run* in its kernel "
+			"stack"),
+	       "one sample in the walker's own programs: likewise");
+	strvec_clear(&lines);
+	st.conv.py_cut = 3;
+	st.conv.flags[2] = 1;
+	st.conv.walker_own = 2;
+	wrec_describe(&st, &lines);
+	TAP_OK(has_line(&lines, "3 samples (", "%) have their Python stacks "
+			"cut: 1 at the frame limit, the others at a frame that "
+			"could not be read") &&
+	       has_line(&lines, "2 samples (", "%) were taken while the "
+			"walker's own BPF programs ran in the program's "
+			"threads: pyperf-run's cost, under bpf_trace_run* in "
+			"their kernel stacks"),
+	       "several: in the plural");
+	strvec_clear(&lines);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/t-wrecord-loop-XXXXXX";
@@ -546,5 +597,6 @@ int main(void)
 	TAP_INT(F.closed, 1, "the walker closed");
 	paths_remove_tree(dir);	/* with the pycode file the loop saved */
 	stream_mode();
+	describe_counts();
 	return tap_done();
 }
