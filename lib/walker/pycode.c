@@ -311,6 +311,19 @@ static uint64_t tag_name(const struct pytarget *t, uint64_t addr)
 	return name;
 }
 
+/*
+ * The walker's tag of the code object at addr from its first line and
+ * its co_filename pointer, read already: the file name counts only
+ * where the layout has the walker read it.
+ */
+static uint16_t tag_of(const struct pytarget *t, uint64_t addr,
+		       uint32_t first, uint64_t file_p)
+{
+	if (!t->layout.code_filename || t->layout.code_filename == NO)
+		file_p = 0;
+	return walker_code_tag(first, file_p, tag_name(t, addr));
+}
+
 int pycode_tag(const struct pytarget *t, uint64_t addr, uint16_t *tag)
 {
 	const struct pytarget_code *k = &t->code;
@@ -322,7 +335,7 @@ int pycode_tag(const struct pytarget *t, uint64_t addr, uint16_t *tag)
 	    (t->layout.code_filename && t->layout.code_filename != NO &&
 	     rd_u64(t->pid, addr + t->layout.code_filename, &file_p)))
 		return -1;
-	*tag = walker_code_tag(first, file_p, tag_name(t, addr));
+	*tag = tag_of(t, addr, first, file_p);
 	return 0;
 }
 
@@ -334,7 +347,6 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	struct entry *e = lookup(c, t->pid, addr, tag);
 	uint64_t name_p, file_p, table_p;
 	int32_t first;
-	uint16_t now;		/* the tag the walker would give it now */
 	unsigned minor = t->hexversion >> 16 & 0xff;
 
 	if (e)
@@ -346,7 +358,7 @@ const struct pycode *pycode_get(struct pycode_cache *c,
 	    rd_u64(t->pid, addr + k->co_filename, &file_p))
 		return NULL;
 	/* a freed address reused by another code object: not ours */
-	if (pycode_tag(t, addr, &now) || now != tag || first < 0)
+	if (first < 0 || tag_of(t, addr, (uint32_t)first, file_p) != tag)
 		return NULL;
 	if (rd_u64(t->pid, addr + (k->co_qualname != NO ? k->co_qualname :
 				   k->co_name), &name_p) ||

@@ -1043,9 +1043,9 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 	}
 	strvec_push(lines, sb.buf);
 	if (c->py_cut) {
-		strbuf_reset(&sb);
 		int one = c->py_cut == 1;
 
+		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%llu sample%s (", (unsigned long long)c->py_cut,
 			    one ? "" : "s");
 		pct(&sb, c->py_cut, c->samples);
@@ -1074,9 +1074,9 @@ void wrec_describe(const struct wrec_stats *st, struct strvec *lines)
 			     "classes led to these", st->unqualified,
 			     st->unqualified_example);
 	if (c->walker_own) {
-		strbuf_reset(&sb);
 		int one = c->walker_own == 1;
 
+		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%llu sample%s (", (unsigned long long)
 			    c->walker_own, one ? "" : "s");
 		pct(&sb, c->walker_own, c->samples);
